@@ -1,0 +1,18 @@
+//! Measurements: what a target reports and how jopcal stores it.
+//!
+//! This crate owns the `@jopcal` result-line grammar (parsed with `nom`, see
+//! [`result_line`]), the `measurements.csv` file format ([`measurements`]) and
+//! the write-to-temp-then-rename discipline every output file follows
+//! ([`atomic`]). It knows nothing about how the lines reached the host.
+
+pub mod atomic;
+pub mod clock;
+pub mod measurements;
+pub mod outdir;
+pub mod result_line;
+pub mod transcript;
+
+pub use measurements::{Measurement, MeasurementWriter, Unit};
+pub use outdir::OutDir;
+pub use result_line::{parse_line, LineError, Record, ResultLine};
+pub use transcript::{scan, Ending, Transcript, TranscriptError};

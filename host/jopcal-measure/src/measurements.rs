@@ -1,0 +1,234 @@
+//! `measurements.csv`: one row per measured run of one workload.
+//!
+//! Columns, in order: `target, target_config, benchmark, iterations, cycles,
+//! unit, run, timestamp, tool_version, suite_hash, log`. `unit` is `cycles`
+//! for JOP targets and `ns` for the host JVM, so host timings are never taken
+//! for JOP cycles. The provenance columns say when, with which tool version and
+//! which workload sources a row was measured, and where its raw log is.
+//!
+//! Rows are appended durably as they arrive ([`MeasurementWriter`]): a failure
+//! later in a run never loses the rows already measured.
+
+use serde::{Deserialize, Serialize};
+use std::fs;
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+
+/// The file name inside an output directory.
+pub const FILE_NAME: &str = "measurements.csv";
+
+/// What the `cycles` column counts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Unit {
+    /// JOP clock cycles, read from the target's cycle counter.
+    Cycles,
+    /// Nanoseconds of host wall time (the host JVM target).
+    Ns,
+}
+
+impl std::fmt::Display for Unit {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Unit::Cycles => "cycles",
+            Unit::Ns => "ns",
+        })
+    }
+}
+
+/// One row of `measurements.csv`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Measurement {
+    pub target: String,
+    pub target_config: String,
+    pub benchmark: String,
+    pub iterations: u64,
+    pub cycles: u64,
+    pub unit: Unit,
+    pub run: u32,
+    pub timestamp: String,
+    pub tool_version: String,
+    pub suite_hash: String,
+    pub log: String,
+}
+
+/// Errors reading a measurements file, naming file and line.
+#[derive(Debug, thiserror::Error)]
+pub enum MeasurementsError {
+    #[error("{path}: {source}")]
+    Io { path: PathBuf, source: io::Error },
+    #[error("{path}:{line}: {message}")]
+    Parse { path: PathBuf, line: u64, message: String },
+}
+
+/// Appends rows durably to `measurements.csv.partial`; [`finish`](Self::finish)
+/// renames it to `measurements.csv`. Dropped unfinished, the partial file stays.
+pub struct MeasurementWriter {
+    partial: PathBuf,
+    target: PathBuf,
+    file: fs::File,
+    rows: usize,
+}
+
+impl MeasurementWriter {
+    /// Starts a new measurements file in `dir` (created if missing).
+    pub fn create(dir: &Path) -> io::Result<Self> {
+        fs::create_dir_all(dir)?;
+        let target = dir.join(FILE_NAME);
+        let partial = dir.join(format!("{FILE_NAME}.partial"));
+        let mut file = fs::File::create(&partial)?;
+        let mut header = csv::Writer::from_writer(Vec::new());
+        header
+            .write_record(HEADER)
+            .and_then(|_| header.flush().map_err(csv::Error::from))
+            .map_err(io::Error::other)?;
+        file.write_all(&header.into_inner().map_err(|e| io::Error::other(e.to_string()))?)?;
+        file.sync_data()?;
+        Ok(Self {
+            partial,
+            target,
+            file,
+            rows: 0,
+        })
+    }
+
+    /// Appends one row and forces it to disk before returning.
+    pub fn append(&mut self, m: &Measurement) -> io::Result<()> {
+        let mut w = csv::WriterBuilder::new().has_headers(false).from_writer(Vec::new());
+        w.serialize(m).map_err(io::Error::other)?;
+        let bytes = w.into_inner().map_err(|e| io::Error::other(e.to_string()))?;
+        self.file.write_all(&bytes)?;
+        self.file.sync_data()?;
+        self.rows += 1;
+        Ok(())
+    }
+
+    /// Rows appended so far.
+    pub fn rows(&self) -> usize {
+        self.rows
+    }
+
+    /// Path of the file being appended to.
+    pub fn partial_path(&self) -> &Path {
+        &self.partial
+    }
+
+    /// Publishes the file as `measurements.csv` (atomic rename).
+    pub fn finish(self) -> io::Result<PathBuf> {
+        self.file.sync_all()?;
+        fs::rename(&self.partial, &self.target)?;
+        Ok(self.target)
+    }
+}
+
+const HEADER: [&str; 11] = [
+    "target",
+    "target_config",
+    "benchmark",
+    "iterations",
+    "cycles",
+    "unit",
+    "run",
+    "timestamp",
+    "tool_version",
+    "suite_hash",
+    "log",
+];
+
+/// Reads a measurements file, rejecting rows that are malformed or report zero cycles.
+pub fn read(path: &Path) -> Result<Vec<Measurement>, MeasurementsError> {
+    let data = fs::read(path).map_err(|source| MeasurementsError::Io {
+        path: path.to_owned(),
+        source,
+    })?;
+    let mut reader = csv::ReaderBuilder::new().comment(Some(b'#')).from_reader(&data[..]);
+    let mut out = Vec::new();
+    for row in reader.deserialize::<Measurement>() {
+        let m = row.map_err(|e| {
+            let line = e.position().map(|p| p.line()).unwrap_or(0);
+            let message = match e.kind() {
+                csv::ErrorKind::Deserialize { err, .. } => err.to_string(),
+                _ => e.to_string(),
+            };
+            MeasurementsError::Parse {
+                path: path.to_owned(),
+                line,
+                message,
+            }
+        })?;
+        if m.cycles == 0 {
+            return Err(MeasurementsError::Parse {
+                path: path.to_owned(),
+                line: out.len() as u64 + 2,
+                message: format!("benchmark '{}' has zero cycles", m.benchmark),
+            });
+        }
+        out.push(m);
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sample(bench: &str, cycles: u64) -> Measurement {
+        Measurement {
+            target: "host".into(),
+            target_config: "java 17".into(),
+            benchmark: bench.into(),
+            iterations: 3,
+            cycles,
+            unit: Unit::Ns,
+            run: 1,
+            timestamp: "2026-11-22T00:00:00Z".into(),
+            tool_version: "0.1.0".into(),
+            suite_hash: "abc".into(),
+            log: "logs/x.log".into(),
+        }
+    }
+
+    #[test]
+    fn rows_survive_an_unfinished_writer_and_finish_publishes() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut w = MeasurementWriter::create(dir.path()).unwrap();
+        w.append(&sample("A", 10)).unwrap();
+        let partial = w.partial_path().to_owned();
+        drop(w);
+        assert_eq!(read(&partial).unwrap(), vec![sample("A", 10)]);
+
+        let mut w = MeasurementWriter::create(dir.path()).unwrap();
+        w.append(&sample("A", 10)).unwrap();
+        w.append(&sample("B, with comma", 20)).unwrap();
+        let path = w.finish().unwrap();
+        assert_eq!(read(&path).unwrap(), vec![sample("A", 10), sample("B, with comma", 20)]);
+        assert!(!partial.exists());
+    }
+
+    #[test]
+    fn errors_name_file_and_line() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("m.csv");
+        fs::write(
+            &p,
+            "target,target_config,benchmark,iterations,cycles,unit,run,timestamp,tool_version,suite_hash,log\n\
+             host,j,A,1,5,ns,1,t,v,h,l\n\
+             host,j,B,1,-5,ns,1,t,v,h,l\n",
+        )
+        .unwrap();
+        let e = read(&p).unwrap_err().to_string();
+        assert!(e.starts_with(&format!("{}:3: ", p.display())), "{e}");
+
+        fs::write(
+            &p,
+            "target,target_config,benchmark,iterations,cycles,unit,run,timestamp,tool_version,suite_hash,log\n\
+             host,j,A,1,0,cycles,1,t,v,h,l\n",
+        )
+        .unwrap();
+        let e = read(&p).unwrap_err().to_string();
+        assert!(e.ends_with(":2: benchmark 'A' has zero cycles"), "{e}");
+
+        fs::write(&p, "target\nx\n").unwrap();
+        assert!(read(&p).unwrap_err().to_string().contains(":2: "));
+    }
+}

@@ -1,0 +1,83 @@
+//! Output directories. A verb writes into `--out DIR`; if DIR already holds the
+//! files of an earlier run (it has a `.jopcal-run` stamp), those files are moved
+//! into `DIR/previous/<stamp>/` first, so no earlier result is ever overwritten.
+
+use std::fs;
+use std::io;
+use std::path::{Path, PathBuf};
+
+/// Marks a directory as holding one jopcal run; its content is the run's stamp.
+pub const STAMP_FILE: &str = ".jopcal-run";
+/// Where earlier runs are kept inside an output directory.
+pub const PREVIOUS_DIR: &str = "previous";
+
+/// An output directory prepared for a new run.
+#[derive(Debug, Clone)]
+pub struct OutDir {
+    pub path: PathBuf,
+    /// Where the earlier run's files went, if there was one.
+    pub archived: Option<PathBuf>,
+}
+
+impl OutDir {
+    /// Creates `path` if missing and archives an earlier run found in it.
+    pub fn prepare(path: &Path, stamp: &str) -> io::Result<OutDir> {
+        fs::create_dir_all(path)?;
+        let stamp_path = path.join(STAMP_FILE);
+        let mut archived = None;
+        if stamp_path.exists() {
+            let old = fs::read_to_string(&stamp_path).unwrap_or_default();
+            let old = old.trim();
+            let mut dest = path.join(PREVIOUS_DIR).join(if old.is_empty() { "unknown" } else { old });
+            let mut n = 1;
+            while dest.exists() {
+                n += 1;
+                dest = path.join(PREVIOUS_DIR).join(format!("{old}-{n}"));
+            }
+            fs::create_dir_all(&dest)?;
+            for entry in fs::read_dir(path)? {
+                let entry = entry?;
+                if entry.file_name() == PREVIOUS_DIR {
+                    continue;
+                }
+                fs::rename(entry.path(), dest.join(entry.file_name()))?;
+            }
+            archived = Some(dest);
+        }
+        fs::write(&stamp_path, format!("{stamp}\n"))?;
+        Ok(OutDir {
+            path: path.to_owned(),
+            archived,
+        })
+    }
+
+    /// A path inside the directory.
+    pub fn join(&self, rel: impl AsRef<Path>) -> PathBuf {
+        self.path.join(rel)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn earlier_run_is_archived_not_overwritten() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("run");
+        let first = OutDir::prepare(&out, "20260101-000000").unwrap();
+        assert!(first.archived.is_none());
+        fs::write(first.join("measurements.csv"), "first").unwrap();
+
+        let second = OutDir::prepare(&out, "20260101-000100").unwrap();
+        let kept = second.archived.unwrap();
+        assert_eq!(kept, out.join("previous").join("20260101-000000"));
+        assert_eq!(fs::read_to_string(kept.join("measurements.csv")).unwrap(), "first");
+        assert!(!out.join("measurements.csv").exists());
+
+        // Same stamp again (two runs in one second) gets a distinct folder.
+        OutDir::prepare(&out, "20260101-000100").unwrap();
+        let third = OutDir::prepare(&out, "x").unwrap();
+        assert_eq!(third.archived.unwrap(), out.join("previous").join("20260101-000100-2"));
+    }
+}

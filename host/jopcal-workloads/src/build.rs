@@ -1,0 +1,193 @@
+//! Compiling a suite with `javac --release 8`, cached by content: the class
+//! files live in `<cache>/classes/<hash>/`, where the hash covers every source
+//! file (path and bytes), the javac version and the flags. An unchanged suite
+//! is never recompiled; a half-built cache entry is never used (it is built in
+//! a temporary directory and renamed into place).
+
+use crate::jdk::Jdk;
+use sha2::{Digest, Sha256};
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// Source folders of a firmware tree, relative to its root.
+pub const SOURCE_DIRS: [&str; 2] = ["src", "host-stubs"];
+/// The javac flags: Java 8 class files (version 52), as the suite targets.
+pub const JAVAC_FLAGS: [&str; 4] = ["--release", "8", "-encoding", "UTF-8"];
+const COMPLETE: &str = ".complete";
+
+/// Class files of a built suite.
+#[derive(Debug, Clone)]
+pub struct BuiltSuite {
+    pub classes: PathBuf,
+    /// Hex SHA-256 of sources + compiler (first 16 digits name the cache entry).
+    pub hash: String,
+    /// True when the class files came from the cache.
+    pub cached: bool,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum BuildError {
+    #[error("{path}: {source}")]
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("no Java sources under {0}")]
+    NoSources(PathBuf),
+    #[error("javac failed ({errors} error(s)); first: {first}")]
+    Javac { errors: usize, first: String },
+}
+
+fn io(path: &Path) -> impl FnOnce(std::io::Error) -> BuildError + '_ {
+    move |source| BuildError::Io {
+        path: path.to_owned(),
+        source,
+    }
+}
+
+/// All `.java` files below `root`'s source folders, sorted, as (relative, absolute).
+pub fn java_sources(root: &Path) -> Result<Vec<(String, PathBuf)>, BuildError> {
+    fn walk(dir: &Path, root: &Path, out: &mut Vec<(String, PathBuf)>) -> Result<(), BuildError> {
+        for entry in fs::read_dir(dir).map_err(io(dir))? {
+            let path = entry.map_err(io(dir))?.path();
+            if path.is_dir() {
+                walk(&path, root, out)?;
+            } else if path.extension().is_some_and(|e| e == "java") {
+                let rel = path.strip_prefix(root).unwrap_or(&path).to_string_lossy().replace('\\', "/");
+                out.push((rel, path));
+            }
+        }
+        Ok(())
+    }
+    let mut out = Vec::new();
+    for d in SOURCE_DIRS {
+        let dir = root.join(d);
+        if dir.is_dir() {
+            walk(&dir, root, &mut out)?;
+        }
+    }
+    if out.is_empty() {
+        return Err(BuildError::NoSources(root.to_owned()));
+    }
+    out.sort();
+    Ok(out)
+}
+
+/// The content hash of a suite as a given javac would compile it.
+pub fn suite_hash(sources: &[(String, PathBuf)], javac_version: &str) -> Result<String, BuildError> {
+    let mut h = Sha256::new();
+    h.update(javac_version.as_bytes());
+    h.update([0]);
+    h.update(JAVAC_FLAGS.join(" ").as_bytes());
+    h.update([0]);
+    for (rel, abs) in sources {
+        let bytes = fs::read(abs).map_err(io(abs))?;
+        h.update(rel.as_bytes());
+        h.update([0]);
+        h.update((bytes.len() as u64).to_le_bytes());
+        h.update(&bytes);
+    }
+    Ok(h.finalize().iter().map(|b| format!("{b:02x}")).collect())
+}
+
+/// Compiles the suite under `root` (or reuses the cache under `cache_root`).
+pub fn build_suite(root: &Path, jdk: &Jdk, cache_root: &Path) -> Result<BuiltSuite, BuildError> {
+    let sources = java_sources(root)?;
+    let hash = suite_hash(&sources, &jdk.version)?;
+    let classes_root = cache_root.join("classes");
+    let dest = classes_root.join(&hash[..16]);
+    if dest.join(COMPLETE).is_file() {
+        return Ok(BuiltSuite {
+            classes: dest,
+            hash,
+            cached: true,
+        });
+    }
+    fs::create_dir_all(&classes_root).map_err(io(&classes_root))?;
+    let tmp = classes_root.join(format!(".building-{}-{}", std::process::id(), &hash[..16]));
+    if tmp.exists() {
+        fs::remove_dir_all(&tmp).map_err(io(&tmp))?;
+    }
+    fs::create_dir_all(&tmp).map_err(io(&tmp))?;
+    let out = Command::new(&jdk.javac)
+        .args(JAVAC_FLAGS)
+        .arg("-d")
+        .arg(&tmp)
+        .args(sources.iter().map(|(_, abs)| abs))
+        .output()
+        .map_err(io(&jdk.javac))?;
+    if !out.status.success() {
+        let _ = fs::remove_dir_all(&tmp);
+        let text = String::from_utf8_lossy(&out.stderr);
+        return Err(javac_error(&text));
+    }
+    fs::write(tmp.join(COMPLETE), &hash).map_err(io(&tmp))?;
+    if dest.exists() {
+        // A stale, incomplete entry (a crash mid-build before this scheme) or a
+        // concurrent build that won the race: keep a complete one, replace otherwise.
+        if dest.join(COMPLETE).is_file() {
+            let _ = fs::remove_dir_all(&tmp);
+            return Ok(BuiltSuite {
+                classes: dest,
+                hash,
+                cached: true,
+            });
+        }
+        fs::remove_dir_all(&dest).map_err(io(&dest))?;
+    }
+    fs::rename(&tmp, &dest).map_err(io(&dest))?;
+    Ok(BuiltSuite {
+        classes: dest,
+        hash,
+        cached: false,
+    })
+}
+
+/// Condenses javac's diagnostics to one line: the first `file:line: error: ...`.
+fn javac_error(stderr: &str) -> BuildError {
+    let errors = stderr.lines().filter(|l| l.contains(": error:")).count();
+    let first = stderr
+        .lines()
+        .find(|l| l.contains(": error:"))
+        .or_else(|| stderr.lines().find(|l| !l.trim().is_empty()))
+        .unwrap_or("javac printed nothing")
+        .trim()
+        .to_string();
+    BuildError::Javac {
+        errors: errors.max(1),
+        first,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hash_changes_with_content_and_compiler() {
+        let dir = tempfile::tempdir().unwrap();
+        let src = dir.path().join("src");
+        fs::create_dir_all(&src).unwrap();
+        fs::write(src.join("A.java"), "class A {}").unwrap();
+        let s = java_sources(dir.path()).unwrap();
+        assert_eq!(s[0].0, "src/A.java");
+        let h1 = suite_hash(&s, "javac 17").unwrap();
+        assert_eq!(h1, suite_hash(&s, "javac 17").unwrap());
+        assert_ne!(h1, suite_hash(&s, "javac 21").unwrap());
+        fs::write(src.join("A.java"), "class A { }").unwrap();
+        assert_ne!(h1, suite_hash(&s, "javac 17").unwrap());
+    }
+
+    #[test]
+    fn javac_output_condenses_to_first_error() {
+        let e = javac_error("src/A.java:3: error: ';' expected\n  int x\n       ^\nsrc/B.java:1: error: x\n2 errors\n");
+        assert_eq!(e.to_string(), "javac failed (2 error(s)); first: src/A.java:3: error: ';' expected");
+    }
+
+    #[test]
+    fn empty_tree_is_an_error() {
+        let dir = tempfile::tempdir().unwrap();
+        assert!(matches!(java_sources(dir.path()), Err(BuildError::NoSources(_))));
+    }
+}

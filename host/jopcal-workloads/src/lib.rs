@@ -1,0 +1,16 @@
+//! Workloads: the Java programs jopcal measures, from source to a host run.
+//!
+//! Owns the suite manifest (`jop-firmware/suite.toml`, [`suite`]), finding a
+//! JDK ([`jdk`]), compiling the sources with `javac --release 8` into a cache
+//! keyed by a hash of their content ([`build`]), and running a workload on the
+//! host JVM with a timeout while keeping its raw output ([`host`]).
+
+pub mod build;
+pub mod host;
+pub mod jdk;
+pub mod suite;
+
+pub use build::{build_suite, BuiltSuite};
+pub use host::{run_java, Captured, JavaRun};
+pub use jdk::Jdk;
+pub use suite::{Suite, WorkloadSpec};

@@ -1,0 +1,134 @@
+//! The suite manifest: `suite.toml` in the firmware directory lists every
+//! workload with its bench name, its main class and what it stresses.
+
+use serde::Deserialize;
+use std::path::{Path, PathBuf};
+
+/// One workload of a suite.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+pub struct WorkloadSpec {
+    /// The bench name its result lines carry.
+    pub name: String,
+    /// Fully qualified main class that runs this workload alone.
+    pub main: String,
+    /// What the workload stresses (documentation only).
+    #[serde(default)]
+    pub kind: String,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Manifest {
+    workload: Vec<WorkloadSpec>,
+}
+
+/// A suite: its source directory and its workloads in manifest order.
+#[derive(Debug, Clone)]
+pub struct Suite {
+    /// The firmware directory holding `suite.toml`, `src/` and `host-stubs/`.
+    pub root: PathBuf,
+    pub workloads: Vec<WorkloadSpec>,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum SuiteError {
+    #[error("{path}: {source}")]
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("{path}: {message}")]
+    Invalid { path: PathBuf, message: String },
+    #[error("unknown benchmark '{name}' (the suite has: {known})")]
+    UnknownBench { name: String, known: String },
+}
+
+/// The manifest's file name.
+pub const MANIFEST: &str = "suite.toml";
+
+impl Suite {
+    /// Loads `root/suite.toml`.
+    pub fn load(root: &Path) -> Result<Suite, SuiteError> {
+        let path = root.join(MANIFEST);
+        let text = std::fs::read_to_string(&path).map_err(|source| SuiteError::Io {
+            path: path.clone(),
+            source,
+        })?;
+        let manifest: Manifest = toml::from_str(&text).map_err(|e| SuiteError::Invalid {
+            path: path.clone(),
+            message: location(&text, e.span()).map_or_else(
+                || e.message().to_string(),
+                |(l, c)| format!("line {l}, column {c}: {}", e.message()),
+            ),
+        })?;
+        let mut seen = std::collections::HashSet::new();
+        for w in &manifest.workload {
+            if !seen.insert(w.name.as_str()) {
+                return Err(SuiteError::Invalid {
+                    path,
+                    message: format!("workload '{}' is listed twice", w.name),
+                });
+            }
+        }
+        Ok(Suite {
+            root: root.to_owned(),
+            workloads: manifest.workload,
+        })
+    }
+
+    /// The workloads named in `names` (all of them when `names` is empty).
+    pub fn select(&self, names: &[String]) -> Result<Vec<WorkloadSpec>, SuiteError> {
+        if names.is_empty() {
+            return Ok(self.workloads.clone());
+        }
+        names
+            .iter()
+            .map(|n| {
+                self.workloads
+                    .iter()
+                    .find(|w| w.name.eq_ignore_ascii_case(n))
+                    .cloned()
+                    .ok_or_else(|| SuiteError::UnknownBench {
+                        name: n.clone(),
+                        known: self.workloads.iter().map(|w| w.name.as_str()).collect::<Vec<_>>().join(", "),
+                    })
+            })
+            .collect()
+    }
+}
+
+/// 1-based line and column of a byte span's start.
+pub fn location(text: &str, span: Option<std::ops::Range<usize>>) -> Option<(usize, usize)> {
+    let start = span?.start.min(text.len());
+    let before = &text[..start];
+    let line = before.matches('\n').count() + 1;
+    let col = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+    Some((line, col))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bad_manifest_names_line() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join(MANIFEST), "[[workload]]\nname = \"A\"\nmain = 3\n").unwrap();
+        let e = Suite::load(dir.path()).unwrap_err().to_string();
+        assert!(e.contains("suite.toml: line 3, column 8"), "{e}");
+    }
+
+    #[test]
+    fn select_by_name_and_unknown() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(
+            dir.path().join(MANIFEST),
+            "[[workload]]\nname = \"Sieve\"\nmain = \"a.Sieve\"\n[[workload]]\nname = \"Fib\"\nmain = \"a.Fib\"\n",
+        )
+        .unwrap();
+        let s = Suite::load(dir.path()).unwrap();
+        assert_eq!(s.select(&["fib".into()]).unwrap()[0].name, "Fib");
+        let e = s.select(&["Nope".into()]).unwrap_err().to_string();
+        assert_eq!(e, "unknown benchmark 'Nope' (the suite has: Sieve, Fib)");
+    }
+}

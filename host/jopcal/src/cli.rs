@@ -1,0 +1,123 @@
+//! The command line: one verb per stage of the pipeline (clap derive).
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use std::path::PathBuf;
+
+#[derive(Debug, Parser)]
+#[command(name = "jopcal", version, about = "Validate and calibrate cycle estimators for JOP-family Java processors", long_about = None)]
+pub struct Cli {
+    /// Directory of the workload suite (holds suite.toml, src/, host-stubs/).
+    /// Default: $JOPCAL_FIRMWARE, else jop-firmware/ found from the current directory up.
+    #[arg(long, global = true, value_name = "DIR")]
+    pub firmware: Option<PathBuf>,
+
+    #[command(subcommand)]
+    pub verb: Verb,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Verb {
+    /// The whole pipeline: build, measure, profile, estimate, reconcile, calibrate, plot.
+    Validate(ValidateArgs),
+    /// Run workloads on a target and write measurements.csv.
+    Run(RunArgs),
+    /// Profile workloads on the host JVM (calling-context tree, exact bytecode counts).
+    Profile(Pending),
+    /// Estimate target cycles from profiles with a timing model.
+    Estimate(Pending),
+    /// Print a timing model's resolved per-opcode cycle table.
+    Table(Pending),
+    /// Compare measured and estimated cycles: accuracy tables.
+    Reconcile(Pending),
+    /// Fit a timing model's parameters to measurements.
+    Calibrate(Pending),
+    /// Re-render tables and plots of an earlier validate run.
+    Report(Pending),
+    /// Compare two measurement sets and fail on cycle regressions.
+    Regress(Pending),
+    /// Download a .jop image to a board over serial or TCP.
+    Upload(Pending),
+    /// Start the virtual JOP board.
+    Emu(Pending),
+    /// Build or run the Verilator simulation bench.
+    Sim(Pending),
+    /// List the targets and whether each can be used here.
+    Targets,
+}
+
+/// Where workloads run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Target {
+    /// The host JVM (measures nanoseconds, not JOP cycles).
+    Host,
+    /// The virtual JOP board built into jopcal.
+    Emu,
+    /// A JOP board on a serial port or TCP.
+    Board,
+    /// A Verilator-simulated JOP RTL.
+    Verilator,
+    /// The JOP tree's own bytecode simulator.
+    Jopsim,
+}
+
+impl Target {
+    /// The target used when none is given. The design's default is `emu`; until the
+    /// virtual board exists (issue 6) the only target that runs is the host JVM.
+    pub const DEFAULT: Target = Target::Host;
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Target::Host => "host",
+            Target::Emu => "emu",
+            Target::Board => "board",
+            Target::Verilator => "verilator",
+            Target::Jopsim => "jopsim",
+        }
+    }
+}
+
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    /// Where the workloads run.
+    #[arg(long, value_enum, default_value_t = Target::DEFAULT)]
+    pub target: Target,
+    /// Only these benchmarks (repeatable; default: the whole suite).
+    #[arg(long = "bench", value_name = "NAME")]
+    pub benches: Vec<String>,
+    /// Measure every workload this many times (the `run` column).
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
+    pub runs: u32,
+    /// Output directory (created if missing; an earlier run in it is moved to previous/).
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+    /// Seconds one workload may take before it is killed.
+    #[arg(long, default_value_t = 120)]
+    pub timeout: u64,
+    /// Extra option for the host JVM, e.g. --jvm-arg=-Xint (repeatable; host target).
+    #[arg(long = "jvm-arg", value_name = "ARG", allow_hyphen_values = true)]
+    pub jvm_args: Vec<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct ValidateArgs {
+    /// Where the workloads run.
+    #[arg(long, value_enum, default_value_t = Target::DEFAULT)]
+    pub target: Target,
+    /// The workload suite: `builtin` (jop-firmware/).
+    #[arg(long, default_value = "builtin")]
+    pub suite: String,
+    /// Output directory (created if missing; an earlier run in it is moved to previous/).
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+    /// Seconds one workload may take before it is killed.
+    #[arg(long, default_value_t = 120)]
+    pub timeout: u64,
+}
+
+/// Arguments of a verb that has not been implemented yet: it accepts anything
+/// and exits with "not implemented yet: <verb>".
+#[derive(Debug, Args)]
+pub struct Pending {
+    #[arg(trailing_var_arg = true, allow_hyphen_values = true, hide = true)]
+    pub args: Vec<String>,
+}

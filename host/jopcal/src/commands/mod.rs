@@ -1,0 +1,31 @@
+//! One module per implemented verb; the rest answer "not implemented yet".
+
+mod run;
+mod targets;
+mod validate;
+
+use crate::cli::{Cli, Verb};
+use anyhow::{bail, Result};
+
+pub fn dispatch(cli: Cli) -> Result<()> {
+    let firmware = cli.firmware.as_deref();
+    match cli.verb {
+        Verb::Validate(a) => validate::validate(firmware, &a),
+        Verb::Run(a) => run::run(firmware, &a),
+        Verb::Targets => targets::targets(firmware),
+        Verb::Profile(_) => pending("profile"),
+        Verb::Estimate(_) => pending("estimate"),
+        Verb::Table(_) => pending("table"),
+        Verb::Reconcile(_) => pending("reconcile"),
+        Verb::Calibrate(_) => pending("calibrate"),
+        Verb::Report(_) => pending("report"),
+        Verb::Regress(_) => pending("regress"),
+        Verb::Upload(_) => pending("upload"),
+        Verb::Emu(_) => pending("emu"),
+        Verb::Sim(_) => pending("sim"),
+    }
+}
+
+fn pending(verb: &str) -> Result<()> {
+    bail!("not implemented yet: {verb}")
+}

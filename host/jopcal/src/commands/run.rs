@@ -1,0 +1,159 @@
+//! `jopcal run`: measure workloads on a target into measurements.csv.
+
+use crate::cli::{RunArgs, Target};
+use crate::context;
+use crate::progress::Progress;
+use anyhow::{bail, Context, Result};
+use jopcal_measure::{atomic, clock, Measurement, MeasurementWriter, OutDir, Unit};
+use jopcal_workloads::host::{interpret, run_java, JavaRun};
+use jopcal_workloads::{build_suite, BuiltSuite, Jdk, Suite, WorkloadSpec};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// What a measurement pass produced.
+pub struct Measured {
+    pub out: OutDir,
+    pub csv: PathBuf,
+    pub rows: Vec<Measurement>,
+    /// `(bench, one-line reason)` for every workload run that was rejected.
+    pub failures: Vec<(String, String)>,
+}
+
+/// Everything needed to run the suite on the host JVM.
+pub struct HostSetup {
+    pub jdk: Jdk,
+    pub suite: Suite,
+    pub built: BuiltSuite,
+}
+
+/// Finds the JDK and the suite and compiles it (or takes it from the cache).
+pub fn prepare_host(firmware: Option<&Path>) -> Result<HostSetup> {
+    let root = context::firmware_dir(firmware)?;
+    let suite = Suite::load(&root)?;
+    let jdk = Jdk::detect()?;
+    let cache = context::cache_dir(&root);
+    let built = build_suite(&root, &jdk, &cache).with_context(|| format!("building the suite in {}", root.display()))?;
+    eprintln!(
+        "     build {} workloads, {} ({}), class files {}",
+        suite.workloads.len(),
+        jdk.version,
+        if built.cached { "cached" } else { "compiled" },
+        built.classes.display()
+    );
+    Ok(HostSetup { jdk, suite, built })
+}
+
+pub fn run(firmware: Option<&Path>, a: &RunArgs) -> Result<()> {
+    let stamp = clock::now_stamp();
+    let out = context::out_dir(a.out.as_deref(), "run", &stamp);
+    let m = measure(firmware, a.target, &a.benches, a.runs, &out, &stamp, a.timeout, &a.jvm_args)?;
+    println!("{}", m.csv.display());
+    fail_on_rejected(&m)
+}
+
+/// Turns rejected workload runs into the verb's error (after the good rows were kept).
+pub fn fail_on_rejected(m: &Measured) -> Result<()> {
+    match m.failures.as_slice() {
+        [] => Ok(()),
+        [(bench, why)] => bail!("workload {bench}: {why}"),
+        many => bail!(
+            "{} workload runs failed ({}); first: {}: {}",
+            many.len(),
+            many.iter().map(|(b, _)| b.as_str()).collect::<Vec<_>>().join(", "),
+            many[0].0,
+            many[0].1
+        ),
+    }
+}
+
+/// Runs the selected workloads `runs` times on `target`, appending each
+/// accepted result to `<out>/measurements.csv` as it arrives.
+#[allow(clippy::too_many_arguments)]
+pub fn measure(
+    firmware: Option<&Path>,
+    target: Target,
+    benches: &[String],
+    runs: u32,
+    out: &Path,
+    stamp: &str,
+    timeout: u64,
+    jvm_args: &[String],
+) -> Result<Measured> {
+    if target != Target::Host {
+        bail!("not implemented yet: target {}", target.name());
+    }
+    let setup = prepare_host(firmware)?;
+    let selected = setup.suite.select(benches)?;
+    let out = OutDir::prepare(out, stamp).with_context(|| format!("preparing {}", out.display()))?;
+    if let Some(old) = &out.archived {
+        eprintln!("     note: the earlier run in {} was moved to {}", out.path.display(), old.display());
+    }
+    let mut writer = MeasurementWriter::create(&out.path).with_context(|| format!("creating measurements in {}", out.path.display()))?;
+    let target_config = std::iter::once(setup.jdk.version.replace("javac", "jdk"))
+        .chain(jvm_args.iter().cloned())
+        .collect::<Vec<_>>()
+        .join(" ");
+    let timeout_d = Duration::from_secs(timeout);
+    let progress = Progress::new("measure", selected.len() as u64 * u64::from(runs));
+    let mut rows = Vec::new();
+    let mut failures = Vec::new();
+    for run_no in 1..=runs {
+        for w in &selected {
+            progress.working_on(&w.name);
+            let log_rel = format!("logs/{}-run{run_no}.log", w.name);
+            let outcome = measure_one(&setup, w, jvm_args, timeout_d, &out.join(&log_rel));
+            match outcome {
+                Ok(reported) => {
+                    for r in reported.into_iter().filter(|r| r.bench == w.name) {
+                        let m = Measurement {
+                            target: target.name().into(),
+                            target_config: target_config.clone(),
+                            benchmark: r.bench,
+                            iterations: r.iterations,
+                            cycles: r.cycles,
+                            unit: Unit::Ns,
+                            run: run_no,
+                            timestamp: clock::now_rfc3339(),
+                            tool_version: env!("CARGO_PKG_VERSION").into(),
+                            suite_hash: setup.built.hash[..16].to_string(),
+                            log: log_rel.clone(),
+                        };
+                        writer
+                            .append(&m)
+                            .with_context(|| format!("appending to {}", writer.partial_path().display()))?;
+                        progress.finished(&format!("{} run {run_no}: {} {}", w.name, m.cycles, m.unit));
+                        rows.push(m);
+                    }
+                }
+                Err(why) => {
+                    progress.finished(&format!("{} run {run_no}: FAILED: {why}", w.name));
+                    failures.push((w.name.clone(), why));
+                }
+            }
+        }
+    }
+    progress.done();
+    let csv = writer.finish().context("publishing measurements.csv")?;
+    Ok(Measured { out, csv, rows, failures })
+}
+
+/// Runs one workload once; `Err` is a one-line reason naming the raw log.
+fn measure_one(
+    setup: &HostSetup,
+    w: &WorkloadSpec,
+    jvm_args: &[String],
+    timeout: Duration,
+    log: &Path,
+) -> Result<Vec<jopcal_workloads::host::Reported>, String> {
+    let run = JavaRun {
+        classpath: vec![setup.built.classes.clone()],
+        main: w.main.clone(),
+        jvm_args: jvm_args.to_vec(),
+        args: vec![],
+        timeout,
+    };
+    let captured = run_java(&setup.jdk, &run).map_err(|e| format!("cannot start {}: {e}", setup.jdk.java.display()))?;
+    atomic::write_atomic(log, captured.log_text(&run.command_line(&setup.jdk)).as_bytes())
+        .map_err(|e| format!("cannot write {}: {e}", log.display()))?;
+    interpret(&w.name, &captured, timeout).map_err(|e| format!("{e} (raw output: {})", log.display()))
+}

@@ -1,0 +1,30 @@
+//! `jopcal targets`: which targets exist and whether each can run here.
+
+use crate::cli::Target;
+use anyhow::Result;
+use clap::ValueEnum;
+use std::path::Path;
+
+pub fn targets(_firmware: Option<&Path>) -> Result<()> {
+    println!("{:<10} {:<8} {:<44} description", "target", "default", "status");
+    for t in Target::value_variants() {
+        let status = match t {
+            Target::Host => match jopcal_workloads::Jdk::detect() {
+                Ok(jdk) => format!("available ({})", jdk.version),
+                Err(e) => format!("unavailable: {}", first_clause(&e.to_string())),
+            },
+            _ => "not implemented yet".to_string(),
+        };
+        let about = t
+            .to_possible_value()
+            .and_then(|v| v.get_help().map(ToString::to_string))
+            .unwrap_or_default();
+        let default = if *t == Target::DEFAULT { "yes" } else { "" };
+        println!("{:<10} {:<8} {:<44} {about}", t.name(), default, status);
+    }
+    Ok(())
+}
+
+fn first_clause(s: &str) -> &str {
+    s.split(':').next().unwrap_or(s)
+}

@@ -1,0 +1,46 @@
+//! Where things are: the suite's firmware directory, the build cache, and the
+//! default output directory of a verb.
+
+use anyhow::{bail, Result};
+use std::path::{Path, PathBuf};
+
+/// Locates the firmware directory: `--firmware`, `$JOPCAL_FIRMWARE`, a
+/// `jop-firmware/suite.toml` found from the current directory upwards, or the
+/// checkout this binary was built from.
+pub fn firmware_dir(explicit: Option<&Path>) -> Result<PathBuf> {
+    let manifest = jopcal_workloads::suite::MANIFEST;
+    if let Some(dir) = explicit.map(Path::to_path_buf).or_else(|| std::env::var_os("JOPCAL_FIRMWARE").map(PathBuf::from)) {
+        if !dir.join(manifest).is_file() {
+            bail!("{}: no {manifest} in this directory (not a jopcal firmware/suite directory)", dir.display());
+        }
+        return Ok(dir);
+    }
+    let cwd = std::env::current_dir()?;
+    for dir in cwd.ancestors() {
+        let candidate = dir.join("jop-firmware");
+        if candidate.join(manifest).is_file() {
+            return Ok(candidate);
+        }
+    }
+    let built_from = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../jop-firmware");
+    if built_from.join(manifest).is_file() {
+        return Ok(built_from.canonicalize().unwrap_or(built_from));
+    }
+    bail!("cannot find the built-in suite (jop-firmware/{manifest}): run from the jopcal checkout or pass --firmware DIR")
+}
+
+/// The build cache: `$JOPCAL_CACHE`, else `target/jopcal-cache` beside the firmware.
+pub fn cache_dir(firmware: &Path) -> PathBuf {
+    if let Some(c) = std::env::var_os("JOPCAL_CACHE") {
+        return PathBuf::from(c);
+    }
+    let root = firmware.parent().unwrap_or(Path::new("."));
+    root.join("target").join("jopcal-cache")
+}
+
+/// `--out` if given, else `out/<verb>-<stamp>` (a new directory per run).
+pub fn out_dir(explicit: Option<&Path>, verb: &str, stamp: &str) -> PathBuf {
+    explicit
+        .map(Path::to_path_buf)
+        .unwrap_or_else(|| PathBuf::from("out").join(format!("{verb}-{stamp}")))
+}

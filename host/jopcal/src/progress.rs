@@ -1,0 +1,53 @@
+//! Progress for work that takes more than a second: an indicatif bar on a
+//! terminal, one line per finished item otherwise (CI logs, pipes).
+
+use indicatif::{ProgressBar, ProgressStyle};
+use std::io::IsTerminal;
+
+pub struct Progress {
+    bar: Option<ProgressBar>,
+    stage: String,
+}
+
+impl Progress {
+    pub fn new(stage: &str, len: u64) -> Progress {
+        let bar = std::io::stderr().is_terminal().then(|| {
+            let b = ProgressBar::new(len);
+            b.set_style(
+                ProgressStyle::with_template("{prefix:>10} [{bar:30}] {pos}/{len} {msg} ({elapsed})")
+                    .expect("valid template")
+                    .progress_chars("=> "),
+            );
+            b.set_prefix(stage.to_string());
+            b
+        });
+        Progress {
+            bar,
+            stage: stage.to_string(),
+        }
+    }
+
+    /// Says what is being worked on now.
+    pub fn working_on(&self, what: &str) {
+        if let Some(b) = &self.bar {
+            b.set_message(what.to_string());
+        }
+    }
+
+    /// One item finished; `line` is kept in the terminal scrollback / printed.
+    pub fn finished(&self, line: &str) {
+        match &self.bar {
+            Some(b) => {
+                b.println(format!("{:>10} {line}", self.stage));
+                b.inc(1);
+            }
+            None => eprintln!("{:>10} {line}", self.stage),
+        }
+    }
+
+    pub fn done(self) {
+        if let Some(b) = self.bar {
+            b.finish_and_clear();
+        }
+    }
+}
