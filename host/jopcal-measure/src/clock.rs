@@ -21,7 +21,10 @@ fn civil(secs: u64) -> (i64, u32, u32, u32, u32, u32) {
 }
 
 fn now_secs() -> u64 {
-    SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0)
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or(0)
 }
 
 /// RFC 3339 UTC timestamp of a Unix time, e.g. `2026-11-22T07:26:08Z`.

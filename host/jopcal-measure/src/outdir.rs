@@ -28,7 +28,9 @@ impl OutDir {
         if stamp_path.exists() {
             let old = fs::read_to_string(&stamp_path).unwrap_or_default();
             let old = old.trim();
-            let mut dest = path.join(PREVIOUS_DIR).join(if old.is_empty() { "unknown" } else { old });
+            let mut dest = path
+                .join(PREVIOUS_DIR)
+                .join(if old.is_empty() { "unknown" } else { old });
             let mut n = 1;
             while dest.exists() {
                 n += 1;

@@ -138,8 +138,12 @@ pub fn parse_record(line: &str) -> Result<Option<Record<'_>>, LineError> {
         .parse(&line[start..])
         .map_err(|_| err(&line[start..], "expected @jopcal".into()))?;
     let (rest, _) = blanks(rest).expect("take_while cannot fail");
-    let (mut rest, kind) =
-        kind(rest).map_err(|_| err(rest, "expected a record kind (result, error, done) after @jopcal".into()))?;
+    let (mut rest, kind) = kind(rest).map_err(|_| {
+        err(
+            rest,
+            "expected a record kind (result, error, done) after @jopcal".into(),
+        )
+    })?;
     let mut pairs = Vec::new();
     loop {
         let (after_blanks, gap) = blanks(rest).expect("take_while cannot fail");
@@ -147,7 +151,10 @@ pub fn parse_record(line: &str) -> Result<Option<Record<'_>>, LineError> {
             break;
         }
         if gap.is_empty() {
-            return Err(err(after_blanks, "expected a space before the next key=value pair".into()));
+            return Err(err(
+                after_blanks,
+                "expected a space before the next key=value pair".into(),
+            ));
         }
         rest = after_blanks;
         let (after_key, k) = key(rest).map_err(|_| {
@@ -265,7 +272,9 @@ mod tests {
 
     #[test]
     fn keeps_extra_pairs_and_output_before_the_marker() {
-        let r = parse_line("hello@jopcal result cycles=5 iter=1 bench=A unit=ns").unwrap().unwrap();
+        let r = parse_line("hello@jopcal result cycles=5 iter=1 bench=A unit=ns")
+            .unwrap()
+            .unwrap();
         match r {
             ResultLine::Result { bench, extra, .. } => {
                 assert_eq!(bench, "A");
@@ -284,7 +293,10 @@ mod tests {
 
     #[test]
     fn done_with_and_without_status() {
-        assert_eq!(parse_line("@jopcal done").unwrap(), Some(ResultLine::Done { status: None }));
+        assert_eq!(
+            parse_line("@jopcal done").unwrap(),
+            Some(ResultLine::Done { status: None })
+        );
         assert_eq!(
             parse_line("@jopcal done status=failed").unwrap(),
             Some(ResultLine::Done {
@@ -298,10 +310,16 @@ mod tests {
         let e = err("@jopcal result bench=Sieve iter=10 cycles=-5");
         assert_eq!(e.column, 43);
         assert_eq!(e.message, "'cycles' must be a non-negative integer, found '-5'");
-        assert_eq!(e.to_string(), "column 43: 'cycles' must be a non-negative integer, found '-5'");
+        assert_eq!(
+            e.to_string(),
+            "column 43: 'cycles' must be a non-negative integer, found '-5'"
+        );
 
         let e = err("@jopcal result bench=Sieve iter=10");
-        assert_eq!((e.column, e.message.as_str()), (35, "'result' line lacks required key 'cycles'"));
+        assert_eq!(
+            (e.column, e.message.as_str()),
+            (35, "'result' line lacks required key 'cycles'")
+        );
 
         let e = err("@jopcal result bench=Sieve iter10 cycles=1");
         assert_eq!((e.column, e.message.as_str()), (34, "expected '=' after key 'iter10'"));
@@ -317,7 +335,10 @@ mod tests {
         assert!(e.message.starts_with("unknown record kind 'resalt'"));
 
         let e = err("@jopcal");
-        assert_eq!((e.column, e.message.as_str()), (8, "expected a record kind (result, error, done) after @jopcal"));
+        assert_eq!(
+            (e.column, e.message.as_str()),
+            (8, "expected a record kind (result, error, done) after @jopcal")
+        );
 
         let e = err("@jopcal result bench=A iter=1 cycles=1 =x");
         assert_eq!((e.column, e.message.as_str()), (40, "expected key=value, found '='"));

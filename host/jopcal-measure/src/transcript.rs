@@ -78,13 +78,19 @@ mod tests {
     #[test]
     fn jvm_exit_ends_and_missing_is_reported() {
         assert_eq!(scan("x\nJVM exit!\r\n").unwrap().ending, Ending::JvmExit);
-        assert_eq!(scan("@jopcal result bench=A iter=1 cycles=5\n").unwrap().ending, Ending::Missing);
+        assert_eq!(
+            scan("@jopcal result bench=A iter=1 cycles=5\n").unwrap().ending,
+            Ending::Missing
+        );
     }
 
     #[test]
     fn malformed_line_names_line_and_column() {
         let e = scan("ok\n@jopcal result bench=A iter=x cycles=1\n").unwrap_err();
         assert_eq!(e.line, 2);
-        assert_eq!(e.to_string(), "line 2, column 29: 'iter' must be a non-negative integer, found 'x'");
+        assert_eq!(
+            e.to_string(),
+            "line 2, column 29: 'iter' must be a non-negative integer, found 'x'"
+        );
     }
 }

@@ -29,10 +29,7 @@ pub struct BuiltSuite {
 #[derive(Debug, thiserror::Error)]
 pub enum BuildError {
     #[error("{path}: {source}")]
-    Io {
-        path: PathBuf,
-        source: std::io::Error,
-    },
+    Io { path: PathBuf, source: std::io::Error },
     #[error("no Java sources under {0}")]
     NoSources(PathBuf),
     #[error("javac failed ({errors} error(s)); first: {first}")]
@@ -54,7 +51,11 @@ pub fn java_sources(root: &Path) -> Result<Vec<(String, PathBuf)>, BuildError> {
             if path.is_dir() {
                 walk(&path, root, out)?;
             } else if path.extension().is_some_and(|e| e == "java") {
-                let rel = path.strip_prefix(root).unwrap_or(&path).to_string_lossy().replace('\\', "/");
+                let rel = path
+                    .strip_prefix(root)
+                    .unwrap_or(&path)
+                    .to_string_lossy()
+                    .replace('\\', "/");
                 out.push((rel, path));
             }
         }
@@ -182,7 +183,10 @@ mod tests {
     #[test]
     fn javac_output_condenses_to_first_error() {
         let e = javac_error("src/A.java:3: error: ';' expected\n  int x\n       ^\nsrc/B.java:1: error: x\n2 errors\n");
-        assert_eq!(e.to_string(), "javac failed (2 error(s)); first: src/A.java:3: error: ';' expected");
+        assert_eq!(
+            e.to_string(),
+            "javac failed (2 error(s)); first: src/A.java:3: error: ';' expected"
+        );
     }
 
     #[test]

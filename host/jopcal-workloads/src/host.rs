@@ -140,7 +140,9 @@ pub fn interpret(bench: &str, c: &Captured, timeout: Duration) -> Result<Vec<Rep
     let t = scan(&c.stdout).map_err(|e| WorkloadFailure::Malformed(e.to_string()))?;
     if let Some((_, e)) = t.errors.first() {
         let text = e.to_string();
-        return Err(WorkloadFailure::SelfCheck(text.trim_start_matches("@jopcal error ").to_string()));
+        return Err(WorkloadFailure::SelfCheck(
+            text.trim_start_matches("@jopcal error ").to_string(),
+        ));
     }
     if c.timed_out {
         return Err(WorkloadFailure::Timeout(timeout.as_secs()));
@@ -205,14 +207,31 @@ mod tests {
         let ok = cap("@jopcal result bench=A iter=2 cycles=9\n@jopcal done\n", Some(0), false);
         assert_eq!(interpret("A", &ok, T).unwrap()[0].cycles, 9);
         let cases = [
-            (cap("@jopcal result bench=A iter=2 cycles=x\n", Some(0), false),
-             "malformed result line: stdout line 1, column 38: 'cycles' must be a non-negative integer, found 'x'"),
-            (cap("@jopcal error bench=A reason=checksum expected=1 got=2\n@jopcal done status=failed\n", Some(1), false),
-             "the workload reported an error: bench=A reason=checksum expected=1 got=2"),
-            (cap("@jopcal result bench=A iter=2 cycles=9\n", None, true), "no '@jopcal done' within 5 s (killed)"),
+            (
+                cap("@jopcal result bench=A iter=2 cycles=x\n", Some(0), false),
+                "malformed result line: stdout line 1, column 38: 'cycles' must be a non-negative integer, found 'x'",
+            ),
+            (
+                cap(
+                    "@jopcal error bench=A reason=checksum expected=1 got=2\n@jopcal done status=failed\n",
+                    Some(1),
+                    false,
+                ),
+                "the workload reported an error: bench=A reason=checksum expected=1 got=2",
+            ),
+            (
+                cap("@jopcal result bench=A iter=2 cycles=9\n", None, true),
+                "no '@jopcal done' within 5 s (killed)",
+            ),
             (cap("", Some(3), false), "java exited with status 3"),
-            (cap("@jopcal result bench=A iter=2 cycles=9\n", Some(0), false), "output ended without '@jopcal done'"),
-            (cap("@jopcal result bench=B iter=2 cycles=9\n@jopcal done\n", Some(0), false), "no '@jopcal result' line for A"),
+            (
+                cap("@jopcal result bench=A iter=2 cycles=9\n", Some(0), false),
+                "output ended without '@jopcal done'",
+            ),
+            (
+                cap("@jopcal result bench=B iter=2 cycles=9\n@jopcal done\n", Some(0), false),
+                "no '@jopcal result' line for A",
+            ),
         ];
         for (c, want) in cases {
             assert_eq!(interpret("A", &c, T).unwrap_err().to_string(), want);

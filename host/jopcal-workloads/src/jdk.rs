@@ -25,9 +25,7 @@ pub enum JdkError {
 
 fn on_path(name: &str) -> Option<PathBuf> {
     let path = std::env::var_os("PATH")?;
-    std::env::split_paths(&path)
-        .map(|d| d.join(name))
-        .find(|p| p.is_file())
+    std::env::split_paths(&path).map(|d| d.join(name)).find(|p| p.is_file())
 }
 
 impl Jdk {
@@ -42,11 +40,18 @@ impl Jdk {
                 (_, None) => return Err(JdkError::Missing("javac is not on PATH".into())),
             },
         };
-        let out = Command::new(&javac).arg("-version").output().map_err(|e| JdkError::Broken {
-            javac: javac.clone(),
-            message: e.to_string(),
-        })?;
-        let text = String::from_utf8_lossy(if out.stdout.is_empty() { &out.stderr } else { &out.stdout });
+        let out = Command::new(&javac)
+            .arg("-version")
+            .output()
+            .map_err(|e| JdkError::Broken {
+                javac: javac.clone(),
+                message: e.to_string(),
+            })?;
+        let text = String::from_utf8_lossy(if out.stdout.is_empty() {
+            &out.stderr
+        } else {
+            &out.stdout
+        });
         let version = text.lines().next().unwrap_or("").trim().to_string();
         let major: u32 = version
             .strip_prefix("javac ")

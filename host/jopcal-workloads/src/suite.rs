@@ -33,10 +33,7 @@ pub struct Suite {
 #[derive(Debug, thiserror::Error)]
 pub enum SuiteError {
     #[error("{path}: {source}")]
-    Io {
-        path: PathBuf,
-        source: std::io::Error,
-    },
+    Io { path: PathBuf, source: std::io::Error },
     #[error("{path}: {message}")]
     Invalid { path: PathBuf, message: String },
     #[error("unknown benchmark '{name}' (the suite has: {known})")]
@@ -90,7 +87,12 @@ impl Suite {
                     .cloned()
                     .ok_or_else(|| SuiteError::UnknownBench {
                         name: n.clone(),
-                        known: self.workloads.iter().map(|w| w.name.as_str()).collect::<Vec<_>>().join(", "),
+                        known: self
+                            .workloads
+                            .iter()
+                            .map(|w| w.name.as_str())
+                            .collect::<Vec<_>>()
+                            .join(", "),
                     })
             })
             .collect()

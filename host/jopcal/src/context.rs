@@ -9,9 +9,15 @@ use std::path::{Path, PathBuf};
 /// checkout this binary was built from.
 pub fn firmware_dir(explicit: Option<&Path>) -> Result<PathBuf> {
     let manifest = jopcal_workloads::suite::MANIFEST;
-    if let Some(dir) = explicit.map(Path::to_path_buf).or_else(|| std::env::var_os("JOPCAL_FIRMWARE").map(PathBuf::from)) {
+    if let Some(dir) = explicit
+        .map(Path::to_path_buf)
+        .or_else(|| std::env::var_os("JOPCAL_FIRMWARE").map(PathBuf::from))
+    {
         if !dir.join(manifest).is_file() {
-            bail!("{}: no {manifest} in this directory (not a jopcal firmware/suite directory)", dir.display());
+            bail!(
+                "{}: no {manifest} in this directory (not a jopcal firmware/suite directory)",
+                dir.display()
+            );
         }
         return Ok(dir);
     }
@@ -26,7 +32,9 @@ pub fn firmware_dir(explicit: Option<&Path>) -> Result<PathBuf> {
     if built_from.join(manifest).is_file() {
         return Ok(built_from.canonicalize().unwrap_or(built_from));
     }
-    bail!("cannot find the built-in suite (jop-firmware/{manifest}): run from the jopcal checkout or pass --firmware DIR")
+    bail!(
+        "cannot find the built-in suite (jop-firmware/{manifest}): run from the jopcal checkout or pass --firmware DIR"
+    )
 }
 
 /// The build cache: `$JOPCAL_CACHE`, else `target/jopcal-cache` beside the firmware.

@@ -22,17 +22,21 @@ pub struct Measured {
 /// Everything needed to run the suite on the host JVM.
 pub struct HostSetup {
     pub jdk: Jdk,
-    pub suite: Suite,
+    /// The workloads to run, in suite order unless named explicitly.
+    pub selected: Vec<WorkloadSpec>,
     pub built: BuiltSuite,
 }
 
-/// Finds the JDK and the suite and compiles it (or takes it from the cache).
-pub fn prepare_host(firmware: Option<&Path>) -> Result<HostSetup> {
+/// Finds the suite, checks the benchmark names, finds the JDK and compiles the
+/// suite (or takes it from the cache).
+pub fn prepare_host(firmware: Option<&Path>, benches: &[String]) -> Result<HostSetup> {
     let root = context::firmware_dir(firmware)?;
     let suite = Suite::load(&root)?;
+    let selected = suite.select(benches)?;
     let jdk = Jdk::detect()?;
     let cache = context::cache_dir(&root);
-    let built = build_suite(&root, &jdk, &cache).with_context(|| format!("building the suite in {}", root.display()))?;
+    let built =
+        build_suite(&root, &jdk, &cache).with_context(|| format!("building the suite in {}", root.display()))?;
     eprintln!(
         "     build {} workloads, {} ({}), class files {}",
         suite.workloads.len(),
@@ -40,13 +44,22 @@ pub fn prepare_host(firmware: Option<&Path>) -> Result<HostSetup> {
         if built.cached { "cached" } else { "compiled" },
         built.classes.display()
     );
-    Ok(HostSetup { jdk, suite, built })
+    Ok(HostSetup { jdk, selected, built })
 }
 
 pub fn run(firmware: Option<&Path>, a: &RunArgs) -> Result<()> {
     let stamp = clock::now_stamp();
     let out = context::out_dir(a.out.as_deref(), "run", &stamp);
-    let m = measure(firmware, a.target, &a.benches, a.runs, &out, &stamp, a.timeout, &a.jvm_args)?;
+    let m = measure(
+        firmware,
+        a.target,
+        &a.benches,
+        a.runs,
+        &out,
+        &stamp,
+        a.timeout,
+        &a.jvm_args,
+    )?;
     println!("{}", m.csv.display());
     fail_on_rejected(&m)
 }
@@ -82,13 +95,18 @@ pub fn measure(
     if target != Target::Host {
         bail!("not implemented yet: target {}", target.name());
     }
-    let setup = prepare_host(firmware)?;
-    let selected = setup.suite.select(benches)?;
+    let setup = prepare_host(firmware, benches)?;
+    let selected = &setup.selected;
     let out = OutDir::prepare(out, stamp).with_context(|| format!("preparing {}", out.display()))?;
     if let Some(old) = &out.archived {
-        eprintln!("     note: the earlier run in {} was moved to {}", out.path.display(), old.display());
+        eprintln!(
+            "     note: the earlier run in {} was moved to {}",
+            out.path.display(),
+            old.display()
+        );
     }
-    let mut writer = MeasurementWriter::create(&out.path).with_context(|| format!("creating measurements in {}", out.path.display()))?;
+    let mut writer = MeasurementWriter::create(&out.path)
+        .with_context(|| format!("creating measurements in {}", out.path.display()))?;
     let target_config = std::iter::once(setup.jdk.version.replace("javac", "jdk"))
         .chain(jvm_args.iter().cloned())
         .collect::<Vec<_>>()
@@ -98,7 +116,7 @@ pub fn measure(
     let mut rows = Vec::new();
     let mut failures = Vec::new();
     for run_no in 1..=runs {
-        for w in &selected {
+        for w in selected {
             progress.working_on(&w.name);
             let log_rel = format!("logs/{}-run{run_no}.log", w.name);
             let outcome = measure_one(&setup, w, jvm_args, timeout_d, &out.join(&log_rel));
@@ -134,7 +152,12 @@ pub fn measure(
     }
     progress.done();
     let csv = writer.finish().context("publishing measurements.csv")?;
-    Ok(Measured { out, csv, rows, failures })
+    Ok(Measured {
+        out,
+        csv,
+        rows,
+        failures,
+    })
 }
 
 /// Runs one workload once; `Err` is a one-line reason naming the raw log.

@@ -1,0 +1,322 @@
+//! Integration tests: they drive the real `jopcal` binary on the real host JVM.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn jopcal() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_jopcal"))
+}
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../..")
+        .canonicalize()
+        .unwrap()
+}
+
+fn text(o: &Output) -> (String, String) {
+    (
+        String::from_utf8_lossy(&o.stdout).into_owned(),
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+    )
+}
+
+const VERBS: [&str; 13] = [
+    "validate",
+    "run",
+    "profile",
+    "estimate",
+    "table",
+    "reconcile",
+    "calibrate",
+    "report",
+    "regress",
+    "upload",
+    "emu",
+    "sim",
+    "targets",
+];
+
+#[test]
+fn help_lists_every_verb_and_every_verb_has_help() {
+    let o = jopcal().arg("--help").output().unwrap();
+    assert!(o.status.success());
+    let (out, _) = text(&o);
+    for v in VERBS {
+        assert!(
+            out.lines().any(|l| l.trim_start().starts_with(v)),
+            "--help lacks {v}:\n{out}"
+        );
+        let o = jopcal().args([v, "--help"]).output().unwrap();
+        assert!(o.status.success(), "{v} --help failed");
+    }
+}
+
+#[test]
+fn pending_verbs_say_so_and_fail() {
+    for v in [
+        "profile",
+        "estimate",
+        "reconcile",
+        "calibrate",
+        "report",
+        "regress",
+        "upload",
+        "emu",
+        "sim",
+    ] {
+        let o = jopcal().arg(v).output().unwrap();
+        assert_eq!(o.status.code(), Some(1), "{v}");
+        let (out, err) = text(&o);
+        assert!(out.is_empty(), "{v} printed output: {out}");
+        assert_eq!(err.trim(), format!("jopcal: error: not implemented yet: {v}"));
+    }
+}
+
+fn suite_names() -> Vec<String> {
+    let manifest = fs::read_to_string(repo().join("jop-firmware/suite.toml")).unwrap();
+    manifest
+        .lines()
+        .filter_map(|l| l.strip_prefix("name = \""))
+        .map(|l| l.trim_end_matches('"').to_string())
+        .collect()
+}
+
+#[test]
+fn run_on_host_writes_one_row_per_workload_and_keeps_logs() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("run");
+    let o = jopcal()
+        .current_dir(repo())
+        .args(["run", "--target", "host", "--out"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    let (stdout, stderr) = text(&o);
+    assert!(o.status.success(), "{stderr}");
+    assert_eq!(stdout.trim(), out.join("measurements.csv").display().to_string());
+    let csv = fs::read_to_string(out.join("measurements.csv")).unwrap();
+    let mut lines = csv.lines();
+    assert_eq!(
+        lines.next().unwrap(),
+        "target,target_config,benchmark,iterations,cycles,unit,run,timestamp,tool_version,suite_hash,log"
+    );
+    let rows: Vec<Vec<&str>> = lines.map(|l| l.split(',').collect()).collect();
+    let names = suite_names();
+    assert!(names.len() >= 12, "the suite must have at least 12 workloads");
+    assert_eq!(rows.iter().map(|r| r[2].to_string()).collect::<Vec<_>>(), names);
+    for r in &rows {
+        assert_eq!(r[0], "host");
+        assert_eq!(r[5], "ns", "host timings must be labelled ns");
+        assert!(r[4].parse::<u64>().unwrap() > 0);
+        let log = fs::read_to_string(out.join(r[10])).unwrap();
+        assert!(log.contains("@jopcal done"), "{log}");
+    }
+    assert!(!out.join("measurements.csv.partial").exists());
+}
+
+#[test]
+fn suite_compiles_to_java_8_class_files_and_all_lists_every_workload() {
+    let dir = tempfile::tempdir().unwrap();
+    let o = jopcal()
+        .current_dir(repo())
+        .env("JOPCAL_CACHE", dir.path())
+        .args(["run", "--bench", "Fib", "--out"])
+        .arg(dir.path().join("o"))
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", text(&o).1);
+    let mut classes = Vec::new();
+    fn walk(d: &Path, out: &mut Vec<PathBuf>) {
+        for e in fs::read_dir(d).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                walk(&p, out)
+            } else if p.extension().is_some_and(|x| x == "class") {
+                out.push(p)
+            }
+        }
+    }
+    walk(&dir.path().join("classes"), &mut classes);
+    assert!(classes.len() > 15);
+    for c in &classes {
+        let b = fs::read(c).unwrap();
+        assert_eq!(&b[..4], &[0xca, 0xfe, 0xba, 0xbe]);
+        assert_eq!(
+            u16::from_be_bytes([b[6], b[7]]),
+            52,
+            "{} is not a Java 8 class file",
+            c.display()
+        );
+    }
+    let all = fs::read_to_string(repo().join("jop-firmware/src/jopcal/suite/All.java")).unwrap();
+    let in_all: Vec<String> = all
+        .lines()
+        .filter_map(|l| l.split("Harness.measure(new ").nth(1))
+        .map(|l| l.split('(').next().unwrap().to_string())
+        .collect();
+    assert_eq!(in_all, suite_names());
+}
+
+/// A firmware tree of test workloads that misbehave in the ways a lab sees.
+fn bad_firmware(dir: &Path) -> PathBuf {
+    let root = dir.join("fw");
+    let src = root.join("src/t");
+    fs::create_dir_all(&src).unwrap();
+    let prog = |name: &str, body: &str| {
+        fs::write(
+            src.join(format!("{name}.java")),
+            format!("package t;\npublic class {name} {{\n public static void main(String[] a) throws Exception {{\n{body}\n }}\n}}\n"),
+        )
+        .unwrap();
+    };
+    prog(
+        "Good",
+        r#"System.out.println("@jopcal result bench=Good iter=1 cycles=42"); System.out.println("@jopcal done");"#,
+    );
+    prog(
+        "Malformed",
+        r#"System.out.println("hello"); System.out.println("@jopcal result bench=Malformed iter=1 cycles=4x2"); System.out.println("@jopcal done");"#,
+    );
+    prog(
+        "Crash",
+        r#"System.out.println("@jopcal result bench=Crash iter=1 cycles=1"); throw new IllegalStateException("boom");"#,
+    );
+    prog(
+        "Hang",
+        r#"System.out.println("@jopcal result bench=Hang iter=1 cycles=1"); Thread.sleep(60000);"#,
+    );
+    prog(
+        "NoDone",
+        r#"System.out.println("@jopcal result bench=NoDone iter=1 cycles=1");"#,
+    );
+    prog(
+        "Wrong",
+        r#"System.out.println("@jopcal error bench=Wrong reason=checksum expected=1 got=2"); System.out.println("@jopcal done status=failed"); System.exit(1);"#,
+    );
+    let mut manifest = String::new();
+    for n in ["Good", "Malformed", "Crash", "Hang", "NoDone", "Wrong"] {
+        manifest.push_str(&format!("[[workload]]\nname = \"{n}\"\nmain = \"t.{n}\"\n"));
+    }
+    fs::write(root.join("suite.toml"), manifest).unwrap();
+    root
+}
+
+#[test]
+fn misbehaving_workloads_get_named_errors_and_good_rows_are_kept() {
+    let dir = tempfile::tempdir().unwrap();
+    let fw = bad_firmware(dir.path());
+    let out = dir.path().join("out");
+    let run = |bench: &str| {
+        let o = jopcal()
+            .env("JOPCAL_CACHE", dir.path().join("cache"))
+            .arg("--firmware")
+            .arg(&fw)
+            .args(["run", "--timeout", "3", "--bench", bench, "--out"])
+            .arg(&out)
+            .output()
+            .unwrap();
+        let (_, err) = text(&o);
+        (o.status.code(), err.lines().last().unwrap_or("").to_string())
+    };
+    let log = |b: &str| out.join(format!("logs/{b}-run1.log")).display().to_string();
+    assert_eq!(run("Good").0, Some(0));
+    let cases = [
+        ("Malformed", format!("jopcal: error: workload Malformed: malformed result line: stdout line 2, column 46: 'cycles' must be a non-negative integer, found '4x2' (raw output: {})", log("Malformed"))),
+        ("Crash", format!("jopcal: error: workload Crash: java exited with status 1: Exception in thread \"main\" java.lang.IllegalStateException: boom (raw output: {})", log("Crash"))),
+        ("Hang", format!("jopcal: error: workload Hang: no '@jopcal done' within 3 s (killed) (raw output: {})", log("Hang"))),
+        ("NoDone", format!("jopcal: error: workload NoDone: output ended without '@jopcal done' (raw output: {})", log("NoDone"))),
+        ("Wrong", format!("jopcal: error: workload Wrong: the workload reported an error: bench=Wrong reason=checksum expected=1 got=2 (raw output: {})", log("Wrong"))),
+    ];
+    for (bench, want) in cases {
+        assert_eq!(run(bench), (Some(1), want));
+        assert!(Path::new(&log(bench)).is_file(), "raw log of {bench} kept");
+    }
+
+    // A failing workload does not lose the good one's row measured before it.
+    let o = jopcal()
+        .env("JOPCAL_CACHE", dir.path().join("cache"))
+        .arg("--firmware")
+        .arg(&fw)
+        .args(["run", "--timeout", "3", "--bench", "Good", "--bench", "NoDone", "--out"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1));
+    let csv = fs::read_to_string(out.join("measurements.csv")).unwrap();
+    assert_eq!(csv.lines().count(), 2, "{csv}");
+    assert!(csv.lines().nth(1).unwrap().starts_with("host,"));
+    // ...and every earlier run in the same --out was archived, not overwritten.
+    let previous = fs::read_dir(out.join("previous")).unwrap().count();
+    assert_eq!(previous, 6, "six earlier runs archived");
+}
+
+#[test]
+fn missing_jdk_is_one_line_naming_what_to_install() {
+    let dir = tempfile::tempdir().unwrap();
+    let o = jopcal()
+        .current_dir(repo())
+        .env("PATH", dir.path())
+        .env_remove("JAVA_HOME")
+        .args(["run", "--out"])
+        .arg(dir.path().join("o"))
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1));
+    let (_, err) = text(&o);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.contains("no JDK found") && err.contains("apt-get install default-jdk-headless"),
+        "{err}"
+    );
+}
+
+#[test]
+fn unknown_benchmark_and_bad_firmware_dir_are_clear_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    let o = jopcal()
+        .current_dir(repo())
+        .args(["run", "--bench", "Nope", "--out"])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    let (_, err) = text(&o);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        err.starts_with("jopcal: error: unknown benchmark 'Nope' (the suite has: Sieve, "),
+        "{err}"
+    );
+
+    let o = jopcal().arg("--firmware").arg(dir.path()).arg("run").output().unwrap();
+    let (_, err) = text(&o);
+    assert_eq!(
+        err.trim(),
+        format!(
+            "jopcal: error: {}: no suite.toml in this directory (not a jopcal firmware/suite directory)",
+            dir.path().display()
+        )
+    );
+}
+
+#[test]
+fn validate_writes_summary_and_names_missing_stages() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("v");
+    let o = jopcal()
+        .current_dir(repo())
+        .args(["validate", "--out"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    let (stdout, stderr) = text(&o);
+    assert!(o.status.success(), "{stderr}");
+    assert_eq!(stdout.trim(), out.join("summary.json").display().to_string());
+    let s = fs::read_to_string(out.join("summary.json")).unwrap();
+    assert!(s.contains("\"complete\": false"), "{s}");
+    assert!(
+        s.contains("\"name\": \"estimate\",\n      \"status\": \"not implemented yet\""),
+        "{s}"
+    );
+    assert_eq!(s.matches("\"iterations\"").count(), suite_names().len());
+}
