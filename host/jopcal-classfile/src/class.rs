@@ -84,6 +84,9 @@ pub struct ClassFileError {
 
 type R<'a, T> = IResult<&'a [u8], T>;
 
+/// `(access, name, descriptor, code)` of a field or method, as read.
+type Member = (u16, String, String, Option<Code>);
+
 fn u8_(i: &[u8]) -> R<'_, u8> {
     be_u8.parse(i)
 }
@@ -305,35 +308,34 @@ pub fn parse_class<'a>(bytes: &'a [u8]) -> Result<ClassFile, ClassFileError> {
         i = r;
     }
     // Fields and methods share a layout: access, name, descriptor, attributes.
-    let members =
-        |mut i: &'a [u8], what: &str| -> Result<(&'a [u8], Vec<(u16, String, String, Option<Code>)>), ClassFileError> {
-            let (r, n) = u16_(i).map_err(p.truncated(i, what))?;
+    let members = |mut i: &'a [u8], what: &str| -> Result<(&'a [u8], Vec<Member>), ClassFileError> {
+        let (r, n) = u16_(i).map_err(p.truncated(i, what))?;
+        i = r;
+        let mut out = Vec::with_capacity(n as usize);
+        for _ in 0..n {
+            let at = i;
+            let (r, (acc, name, desc, n_attr)) = (be_u16, be_u16, be_u16, be_u16)
+                .parse(i)
+                .map_err(p.truncated(at, what))?;
+            let name = utf8(name, at)?;
+            let desc = utf8(desc, at)?;
             i = r;
-            let mut out = Vec::with_capacity(n as usize);
-            for _ in 0..n {
+            let mut code = None;
+            for _ in 0..n_attr {
                 let at = i;
-                let (r, (acc, name, desc, n_attr)) = (be_u16, be_u16, be_u16, be_u16)
-                    .parse(i)
-                    .map_err(p.truncated(at, what))?;
-                let name = utf8(name, at)?;
-                let desc = utf8(desc, at)?;
-                i = r;
-                let mut code = None;
-                for _ in 0..n_attr {
-                    let at = i;
-                    let (r, (attr_name, len)) = (be_u16, be_u32).parse(i).map_err(p.truncated(at, "attribute"))?;
-                    let (r, body) = take::<_, _, nom::error::Error<&[u8]>>(len)
-                        .parse(r)
-                        .map_err(p.truncated(at, "attribute"))?;
-                    if utf8(attr_name, at)? == "Code" {
-                        code = Some(parse_code(&p, body, &name)?);
-                    }
-                    i = r;
+                let (r, (attr_name, len)) = (be_u16, be_u32).parse(i).map_err(p.truncated(at, "attribute"))?;
+                let (r, body) = take::<_, _, nom::error::Error<&[u8]>>(len)
+                    .parse(r)
+                    .map_err(p.truncated(at, "attribute"))?;
+                if utf8(attr_name, at)? == "Code" {
+                    code = Some(parse_code(&p, body, &name)?);
                 }
-                out.push((acc, name, desc, code));
+                i = r;
             }
-            Ok((i, out))
-        };
+            out.push((acc, name, desc, code));
+        }
+        Ok((i, out))
+    };
     let (i, fields) = members(i, "field table")?;
     let (i, methods) = members(i, "method table")?;
     // Class attributes are skipped but must be well-formed.
