@@ -26,7 +26,7 @@ pub enum Verb {
     /// Estimate target cycles from profiles with a timing model.
     Estimate(Pending),
     /// Print a timing model's resolved per-opcode cycle table.
-    Table(Pending),
+    Table(TableArgs),
     /// Compare measured and estimated cycles: accuracy tables.
     Reconcile(Pending),
     /// Fit a timing model's parameters to measurements.
@@ -120,4 +120,25 @@ pub struct ValidateArgs {
 pub struct Pending {
     #[arg(trailing_var_arg = true, allow_hyphen_values = true, hide = true)]
     pub args: Vec<String>,
+}
+
+/// Output format of `jopcal table`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum TableFormat {
+    Csv,
+    Md,
+    Tex,
+}
+
+#[derive(Debug, Args)]
+pub struct TableArgs {
+    /// Timing model file (default: calibration/jop-wcet.toml of this checkout).
+    #[arg(long, value_name = "FILE")]
+    pub model: Option<PathBuf>,
+    /// Override a model parameter, e.g. --param r=3 --param w=5 (repeatable).
+    #[arg(long = "param", value_name = "NAME=VALUE")]
+    pub params: Vec<String>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = TableFormat::Csv)]
+    pub format: TableFormat,
 }

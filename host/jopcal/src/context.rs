@@ -52,3 +52,20 @@ pub fn out_dir(explicit: Option<&Path>, verb: &str, stamp: &str) -> PathBuf {
         .map(Path::to_path_buf)
         .unwrap_or_else(|| PathBuf::from("out").join(format!("{verb}-{stamp}")))
 }
+
+/// `--model` if given, else `calibration/jop-wcet.toml` beside the firmware directory.
+pub fn model_path(explicit: Option<&Path>, firmware: Option<&Path>) -> Result<PathBuf> {
+    if let Some(p) = explicit {
+        return Ok(p.to_path_buf());
+    }
+    let fw = firmware_dir(firmware)?;
+    let p = fw
+        .parent()
+        .unwrap_or(Path::new("."))
+        .join("calibration")
+        .join("jop-wcet.toml");
+    if !p.is_file() {
+        bail!("{}: default timing model not found; pass --model FILE", p.display());
+    }
+    Ok(p)
+}

@@ -320,3 +320,71 @@ fn validate_writes_summary_and_names_missing_stages() {
     );
     assert_eq!(s.matches("\"iterations\"").count(), suite_names().len());
 }
+
+#[test]
+fn table_prints_the_published_values_and_rejects_bad_models() {
+    let o = jopcal()
+        .current_dir(repo())
+        .args(["table", "--param", "r=3", "--param", "w=5"])
+        .output()
+        .unwrap();
+    let (out, err) = text(&o);
+    assert!(o.status.success(), "{err}");
+    let mut lines = out.lines();
+    let header = lines.next().unwrap();
+    assert!(
+        header.starts_with("opcode,") && header.contains("hit") && header.contains("miss"),
+        "{header}"
+    );
+    let find = |op: &str| {
+        out.lines()
+            .find(|l| l.starts_with(&format!("{op},")))
+            .unwrap()
+            .to_string()
+    };
+    assert_eq!(find("invokevirtual"), "invokevirtual,105,206,microcode");
+    assert_eq!(find("invokestatic"), "invokestatic,77,178,microcode");
+    assert_eq!(find("ireturn"), "ireturn,23,151,microcode");
+    assert_eq!(find("return"), "return,21,150,microcode");
+    assert_eq!(find("getfield"), "getfield,14,14,microcode");
+    assert_eq!(find("iload_0"), "iload_0,1,1,microcode");
+
+    for (fmt, marker) in [
+        ("md", "| invokevirtual | 100 | 135 | microcode |"),
+        ("tex", "\\texttt{invokevirtual} & 100 & 135"),
+    ] {
+        let o = jopcal()
+            .current_dir(repo())
+            .args(["table", "--format", fmt])
+            .output()
+            .unwrap();
+        assert!(text(&o).0.contains(marker), "{fmt}");
+    }
+
+    let dir = tempfile::tempdir().unwrap();
+    let bad = dir.path().join("bad.toml");
+    let good = fs::read_to_string(repo().join("calibration/jop-wcet.toml")).unwrap();
+    fs::write(
+        &bad,
+        good.replace("getfield = \"8 + 2 * r\"", "getfield = \"8 + 2 * rr\""),
+    )
+    .unwrap();
+    let line = good.lines().position(|l| l.starts_with("getfield =")).unwrap() + 1;
+    let o = jopcal().arg("table").arg("--model").arg(&bad).output().unwrap();
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(
+        text(&o).1.trim(),
+        format!(
+            "jopcal: error: {}:{line}:12: opcode 'getfield': unknown name 'rr'",
+            bad.display()
+        )
+    );
+    let o = jopcal()
+        .current_dir(repo())
+        .args(["table", "--param", "q=1"])
+        .output()
+        .unwrap();
+    assert!(text(&o)
+        .1
+        .starts_with("jopcal: error: unknown parameter 'q' (the model has: "));
+}

@@ -1,6 +1,7 @@
 //! One module per implemented verb; the rest answer "not implemented yet".
 
 mod run;
+mod table;
 mod targets;
 mod validate;
 
@@ -15,7 +16,7 @@ pub fn dispatch(cli: Cli) -> Result<()> {
         Verb::Targets => targets::targets(firmware),
         Verb::Profile(_) => pending("profile"),
         Verb::Estimate(_) => pending("estimate"),
-        Verb::Table(_) => pending("table"),
+        Verb::Table(a) => table::table(firmware, &a),
         Verb::Reconcile(_) => pending("reconcile"),
         Verb::Calibrate(_) => pending("calibrate"),
         Verb::Report(_) => pending("report"),

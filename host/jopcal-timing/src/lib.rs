@@ -1,0 +1,17 @@
+//! The timing model: what a bytecode costs on a JOP.
+//!
+//! Owns the timing-table file format (`calibration/*.toml`, [`model`]), the
+//! small formula language its entries are written in ([`expr`]), the
+//! method-cache simulator that decides hit or miss for every invoke and return
+//! ([`cache`]), and the resolved per-opcode table in the form calibrated tables
+//! are published ([`table`]). No cycle count is a constant in this code: they
+//! all come from the model file and its parameters.
+
+pub mod cache;
+pub mod expr;
+pub mod model;
+pub mod table;
+
+pub use cache::{CacheConfig, MethodCache};
+pub use expr::Expr;
+pub use model::{Cost, ModelError, TimingModel};

@@ -1,0 +1,424 @@
+//! Timing-table files (`calibration/*.toml`): loading, validation and
+//! evaluation. See `calibration/jop-wcet.toml` for the format. A model is
+//! checked completely when it loads (every opcode present, every name
+//! defined, no formula defined through itself), so evaluation cannot fail.
+
+use crate::expr::Expr;
+use jopcal_classfile::opcode;
+use serde::Deserialize;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use toml::Spanned;
+
+/// How one opcode is charged.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Cost {
+    /// Implemented in microcode/hardware: the formula is the cost.
+    Formula(Expr),
+    /// Implemented in Java on JOP: dispatch cost plus the routine's own cost parameter.
+    Java { dispatch: Expr, routine: String },
+}
+
+/// A loaded, validated timing model with its current parameter values.
+#[derive(Debug, Clone)]
+pub struct TimingModel {
+    pub name: String,
+    pub description: String,
+    pub path: PathBuf,
+    params: BTreeMap<String, f64>,
+    formulas: BTreeMap<String, Expr>,
+    cache_hit: Expr,
+    cache_miss: Expr,
+    opcodes: Vec<Cost>,
+    native: BTreeMap<String, Expr>,
+}
+
+/// A problem with a model file or a parameter override, in one line.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ModelError {
+    #[error("{path}: {message}")]
+    File { path: String, message: String },
+    #[error("{path}:{line}:{column}: {message}")]
+    At {
+        path: String,
+        line: usize,
+        column: usize,
+        message: String,
+    },
+    #[error("unknown parameter '{name}' (the model has: {known})")]
+    UnknownParam { name: String, known: String },
+    #[error("parameter override '{0}' is not NAME=NUMBER")]
+    BadOverride(String),
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawModel {
+    model: RawMeta,
+    params: BTreeMap<String, Spanned<f64>>,
+    cache: RawCache,
+    #[serde(default)]
+    formulas: BTreeMap<String, Spanned<String>>,
+    opcodes: BTreeMap<Spanned<String>, Spanned<RawCost>>,
+    #[serde(default)]
+    native: BTreeMap<String, Spanned<String>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawMeta {
+    name: String,
+    #[serde(default)]
+    description: String,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawCache {
+    hit: Spanned<String>,
+    miss: Spanned<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum RawCost {
+    Formula(String),
+    Java { java: String, routine: String },
+}
+
+/// Names every formula may use besides parameters and formulas.
+pub const CONTEXT_NAMES: [&str; 2] = ["b", "n"];
+
+fn line_col(text: &str, offset: usize) -> (usize, usize) {
+    let before = &text[..offset.min(text.len())];
+    let line = before.matches('\n').count() + 1;
+    let col = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+    (line, col)
+}
+
+impl TimingModel {
+    /// Loads and validates a model file.
+    pub fn load(path: &Path) -> Result<TimingModel, ModelError> {
+        let text = std::fs::read_to_string(path).map_err(|e| ModelError::File {
+            path: path.display().to_string(),
+            message: e.to_string(),
+        })?;
+        Self::parse(&text, path)
+    }
+
+    /// Parses and validates model text; `path` is used in error messages.
+    pub fn parse(text: &str, path: &Path) -> Result<TimingModel, ModelError> {
+        let p = path.display().to_string();
+        let at = |offset: usize, message: String| {
+            let (line, column) = line_col(text, offset);
+            ModelError::At {
+                path: p.clone(),
+                line,
+                column,
+                message,
+            }
+        };
+        let raw: RawModel = toml::from_str(text).map_err(|e| match e.span() {
+            Some(s) => at(s.start, e.message().trim().to_string()),
+            None => ModelError::File {
+                path: p.clone(),
+                message: e.message().trim().to_string(),
+            },
+        })?;
+        // A formula in a TOML string: its columns start one past the opening quote.
+        let formula = |s: &Spanned<String>, what: &str| -> Result<Expr, ModelError> {
+            Expr::parse(s.get_ref()).map_err(|e| at(s.span().start + e.column, format!("{what}: {}", e.message)))
+        };
+        let params: BTreeMap<String, f64> = raw.params.iter().map(|(k, v)| (k.clone(), *v.get_ref())).collect();
+        for (k, v) in &raw.params {
+            if CONTEXT_NAMES.contains(&k.as_str()) {
+                return Err(at(
+                    v.span().start,
+                    format!("parameter name '{k}' is reserved for the cache context"),
+                ));
+            }
+            if !v.get_ref().is_finite() {
+                return Err(at(v.span().start, format!("parameter '{k}' is not a finite number")));
+            }
+        }
+        let mut formulas = BTreeMap::new();
+        let mut spans: Vec<(String, usize, Expr)> = Vec::new();
+        for (k, v) in &raw.formulas {
+            if params.contains_key(k) {
+                return Err(at(v.span().start, format!("'{k}' is both a parameter and a formula")));
+            }
+            let e = formula(v, &format!("formula '{k}'"))?;
+            spans.push((format!("formula '{k}'"), v.span().start, e.clone()));
+            formulas.insert(k.clone(), e);
+        }
+        let cache_hit = formula(&raw.cache.hit, "cache.hit")?;
+        let cache_miss = formula(&raw.cache.miss, "cache.miss")?;
+        spans.push(("cache.hit".into(), raw.cache.hit.span().start, cache_hit.clone()));
+        spans.push(("cache.miss".into(), raw.cache.miss.span().start, cache_miss.clone()));
+        let mut opcodes: Vec<Option<Cost>> = vec![None; opcode::all().count()];
+        for (name, cost) in &raw.opcodes {
+            let Some(op) = opcode::by_mnemonic(name.get_ref()) else {
+                return Err(at(name.span().start, format!("unknown opcode '{}'", name.get_ref())));
+            };
+            let start = cost.span().start;
+            let what = format!("opcode '{}'", name.get_ref());
+            let c = match cost.get_ref() {
+                RawCost::Formula(s) => {
+                    let e = Expr::parse(s).map_err(|e| at(start + e.column, format!("{what}: {}", e.message)))?;
+                    Cost::Formula(e)
+                }
+                RawCost::Java { java, routine } => {
+                    let e = Expr::parse(java).map_err(|e| at(start, format!("{what}: java: {}", e.message)))?;
+                    if !params.contains_key(routine) {
+                        return Err(at(
+                            start,
+                            format!("{what}: routine parameter '{routine}' is not in [params]"),
+                        ));
+                    }
+                    Cost::Java {
+                        dispatch: e,
+                        routine: routine.clone(),
+                    }
+                }
+            };
+            let e = match &c {
+                Cost::Formula(e) | Cost::Java { dispatch: e, .. } => e.clone(),
+            };
+            spans.push((what, start, e));
+            opcodes[op as usize] = Some(c);
+        }
+        let mut native = BTreeMap::new();
+        for (k, v) in &raw.native {
+            let e = formula(v, &format!("native '{k}'"))?;
+            spans.push((format!("native '{k}'"), v.span().start, e.clone()));
+            native.insert(k.clone(), e);
+        }
+        for (what, start, e) in &spans {
+            for n in e.names() {
+                if !(params.contains_key(n) || formulas.contains_key(n) || CONTEXT_NAMES.contains(&n)) {
+                    return Err(at(*start, format!("{what}: unknown name '{n}'")));
+                }
+            }
+        }
+        // Formulas may use formulas, but not themselves, directly or not.
+        for (k, _) in &raw.formulas {
+            let mut stack = vec![(k.as_str(), vec![k.as_str()])];
+            while let Some((cur, path)) = stack.pop() {
+                for n in formulas[cur].names() {
+                    if n == k {
+                        let start = raw.formulas[k].span().start;
+                        return Err(at(
+                            start,
+                            format!("formula '{k}' is defined through itself ({} -> {k})", path.join(" -> ")),
+                        ));
+                    }
+                    if formulas.contains_key(n) && !path.contains(&n) {
+                        let mut p2 = path.clone();
+                        p2.push(n);
+                        stack.push((n, p2));
+                    }
+                }
+            }
+        }
+        let missing: Vec<&str> = opcode::all()
+            .filter(|(op, _)| opcodes[*op as usize].is_none())
+            .map(|(_, n)| n)
+            .collect();
+        if !missing.is_empty() {
+            return Err(ModelError::File {
+                path: p,
+                message: format!("[opcodes] lacks {} opcode(s): {}", missing.len(), missing.join(", ")),
+            });
+        }
+        Ok(TimingModel {
+            name: raw.model.name,
+            description: raw.model.description,
+            path: path.to_owned(),
+            params,
+            formulas,
+            cache_hit,
+            cache_miss,
+            opcodes: opcodes.into_iter().map(|c| c.expect("checked above")).collect(),
+            native,
+        })
+    }
+
+    /// Sets a parameter; unknown names are an error (a typo must not be ignored).
+    pub fn set_param(&mut self, name: &str, value: f64) -> Result<(), ModelError> {
+        match self.params.get_mut(name) {
+            Some(v) => {
+                *v = value;
+                Ok(())
+            }
+            None => Err(ModelError::UnknownParam {
+                name: name.to_string(),
+                known: self.params.keys().cloned().collect::<Vec<_>>().join(", "),
+            }),
+        }
+    }
+
+    /// Applies `NAME=NUMBER` overrides (the CLI's `--param`).
+    pub fn apply_overrides(&mut self, overrides: &[String]) -> Result<(), ModelError> {
+        for o in overrides {
+            let (k, v) = o.split_once('=').ok_or_else(|| ModelError::BadOverride(o.clone()))?;
+            let v: f64 = v.trim().parse().map_err(|_| ModelError::BadOverride(o.clone()))?;
+            if !v.is_finite() {
+                return Err(ModelError::BadOverride(o.clone()));
+            }
+            self.set_param(k.trim(), v)?;
+        }
+        Ok(())
+    }
+
+    /// Current parameter values.
+    pub fn params(&self) -> &BTreeMap<String, f64> {
+        &self.params
+    }
+
+    /// The cost description of an opcode.
+    pub fn opcode(&self, op: u8) -> Option<&Cost> {
+        self.opcodes.get(op as usize)
+    }
+
+    fn lookup(&self, name: &str, b: f64, n: f64) -> f64 {
+        match name {
+            "b" => b,
+            "n" => n,
+            _ => match self.params.get(name) {
+                Some(v) => *v,
+                None => self
+                    .formulas
+                    .get(name)
+                    .map_or(0.0, |f| f.eval(&|x| self.lookup(x, b, n))),
+            },
+        }
+    }
+
+    /// Evaluates any formula of this model in the context (`b`, `n`).
+    pub fn eval(&self, e: &Expr, b: f64, n: u32) -> f64 {
+        e.eval(&|x| self.lookup(x, b, f64::from(n)))
+    }
+
+    /// The cache load cost `b` of a method of `n_words` words.
+    pub fn load_cost(&self, hit: bool, n_words: u32) -> f64 {
+        let e = if hit { &self.cache_hit } else { &self.cache_miss };
+        self.eval(e, 0.0, n_words)
+    }
+
+    /// `(dispatch or formula part, Java routine part)` of an opcode's cost.
+    pub fn cost_parts(&self, op: u8, b: f64, n: u32) -> (f64, f64) {
+        match &self.opcodes[op as usize] {
+            Cost::Formula(e) => (self.eval(e, b, n), 0.0),
+            Cost::Java { dispatch, routine } => (self.eval(dispatch, b, n), self.params[routine]),
+        }
+    }
+
+    /// Total cycles of `op` when the method it enters/returns to loads in `b` cycles and has `n` words.
+    pub fn cost(&self, op: u8, b: f64, n: u32) -> f64 {
+        let (a, r) = self.cost_parts(op, b, n);
+        a + r
+    }
+
+    /// True when JOP implements `op` in Java.
+    pub fn is_java(&self, op: u8) -> bool {
+        matches!(self.opcodes[op as usize], Cost::Java { .. })
+    }
+
+    /// The cost of one of JOP's own bytecodes (`jopsys_rd`, ...), if the model has it.
+    pub fn native_cost(&self, name: &str) -> Option<f64> {
+        self.native.get(name).map(|e| self.eval(e, 0.0, 0))
+    }
+
+    /// Names of JOP's own bytecodes in the model.
+    pub fn native_names(&self) -> impl Iterator<Item = &str> {
+        self.native.keys().map(String::as_str)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn minimal(opcodes_extra: &str) -> String {
+        let mut s = String::from("[model]\nname = \"t\"\n[params]\nr = 1\nw = 2\nimpl_x = 5\n[cache]\nhit = \"4\"\nmiss = \"6 + (n + 1) * (2 + r - 1)\"\n[opcodes]\n");
+        for (_, n) in opcode::all() {
+            if n != "iadd" && n != "idiv" {
+                s.push_str(&format!("{n} = \"1\"\n"));
+            }
+        }
+        s.push_str(opcodes_extra);
+        s
+    }
+
+    fn parse(text: &str) -> Result<TimingModel, String> {
+        TimingModel::parse(text, Path::new("m.toml")).map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn loads_java_entries_and_evaluates() {
+        let m = parse(&minimal(
+            "iadd = \"r + w\"\nidiv = { java = \"80 + r\", routine = \"impl_x\" }\n",
+        ))
+        .unwrap();
+        assert_eq!(m.cost(opcode::by_mnemonic("iadd").unwrap(), 4.0, 0), 3.0);
+        assert_eq!(m.cost_parts(opcode::by_mnemonic("idiv").unwrap(), 4.0, 0), (81.0, 5.0));
+        assert_eq!(m.load_cost(false, 32), 72.0);
+    }
+
+    #[test]
+    fn errors_name_file_line_and_column() {
+        let text = minimal("iadd = \"r + ww\"\nidiv = \"1\"\n");
+        let line = text.lines().position(|l| l.starts_with("iadd")).unwrap() + 1;
+        assert_eq!(
+            parse(&text).unwrap_err(),
+            format!("m.toml:{line}:8: opcode 'iadd': unknown name 'ww'")
+        );
+
+        let text = minimal("iadd = \"r + \"\nidiv = \"1\"\n");
+        assert_eq!(
+            parse(&text).unwrap_err(),
+            format!("m.toml:{line}:13: opcode 'iadd': formula ends too early")
+        );
+
+        let text = minimal("idiv = \"1\"\n");
+        assert_eq!(parse(&text).unwrap_err(), "m.toml: [opcodes] lacks 1 opcode(s): iadd");
+
+        let text = minimal("iadd = \"1\"\nidiv = \"1\"\nfrob = \"1\"\n");
+        let line = text.lines().position(|l| l.starts_with("frob")).unwrap() + 1;
+        assert_eq!(
+            parse(&text).unwrap_err(),
+            format!("m.toml:{line}:1: unknown opcode 'frob'")
+        );
+
+        let text = minimal("iadd = \"1\"\nidiv = { java = \"1\", routine = \"impl_y\" }\n");
+        assert!(parse(&text)
+            .unwrap_err()
+            .ends_with("opcode 'idiv': routine parameter 'impl_y' is not in [params]"));
+
+        let text = minimal("iadd = \"1\"\nidiv = \"1\"\n") + "[formulas]\na = \"b2 + 1\"\nb2 = \"a\"\n";
+        assert!(
+            parse(&text).unwrap_err().contains("is defined through itself"),
+            "{}",
+            parse(&text).unwrap_err()
+        );
+
+        let e = parse("[model\nname=1").unwrap_err();
+        assert!(e.starts_with("m.toml:1:"), "{e}");
+    }
+
+    #[test]
+    fn overrides_are_checked() {
+        let mut m = parse(&minimal("iadd = \"r\"\nidiv = \"1\"\n")).unwrap();
+        m.apply_overrides(&["r=3".into()]).unwrap();
+        assert_eq!(m.cost(opcode::by_mnemonic("iadd").unwrap(), 0.0, 0), 3.0);
+        assert_eq!(
+            m.apply_overrides(&["rr=3".into()]).unwrap_err().to_string(),
+            "unknown parameter 'rr' (the model has: impl_x, r, w)"
+        );
+        assert_eq!(
+            m.apply_overrides(&["r:3".into()]).unwrap_err().to_string(),
+            "parameter override 'r:3' is not NAME=NUMBER"
+        );
+        assert!(m.apply_overrides(&["r=inf".into()]).is_err());
+    }
+}
