@@ -63,7 +63,7 @@ impl CacheConfig {
         if self.blocks == 0 || self.bytes == 0 {
             return Err("a method cache needs at least one block and one byte".into());
         }
-        if self.bytes % (4 * self.blocks) != 0 {
+        if !self.bytes.is_multiple_of(4 * self.blocks) {
             return Err(format!(
                 "{} bytes do not split into {} blocks of whole 32-bit words",
                 self.bytes, self.blocks

@@ -201,7 +201,7 @@ impl TimingModel {
             }
         }
         // Formulas may use formulas, but not themselves, directly or not.
-        for (k, _) in &raw.formulas {
+        for k in raw.formulas.keys() {
             let mut stack = vec![(k.as_str(), vec![k.as_str()])];
             while let Some((cur, path)) = stack.pop() {
                 for n in formulas[cur].names() {
