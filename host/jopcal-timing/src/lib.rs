@@ -8,6 +8,7 @@
 //! all come from the model file and its parameters.
 
 pub mod cache;
+pub mod estimate;
 pub mod expr;
 pub mod model;
 pub mod table;

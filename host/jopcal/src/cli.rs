@@ -24,7 +24,7 @@ pub enum Verb {
     /// Profile workloads on the host JVM (calling-context tree, exact bytecode counts).
     Profile(Pending),
     /// Estimate target cycles from profiles with a timing model.
-    Estimate(Pending),
+    Estimate(EstimateArgs),
     /// Print a timing model's resolved per-opcode cycle table.
     Table(TableArgs),
     /// Compare measured and estimated cycles: accuracy tables.
@@ -141,4 +141,23 @@ pub struct TableArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = TableFormat::Csv)]
     pub format: TableFormat,
+}
+
+#[derive(Debug, Args)]
+pub struct EstimateArgs {
+    /// Directory of .jopprof profiles (as written by `jopcal profile`).
+    #[arg(long, value_name = "DIR")]
+    pub profiles: PathBuf,
+    /// Timing model file (default: calibration/jop-wcet.toml of this checkout).
+    #[arg(long, value_name = "FILE")]
+    pub model: Option<PathBuf>,
+    /// Override a model parameter, e.g. --param r=3 (repeatable).
+    #[arg(long = "param", value_name = "NAME=VALUE")]
+    pub params: Vec<String>,
+    /// Method-cache mode: hit, miss or fifo:<bytes>:<blocks> (repeatable).
+    #[arg(long = "cache", value_name = "MODE", default_values_t = ["hit".to_string(), "miss".to_string(), "fifo:1024:16".to_string()])]
+    pub caches: Vec<String>,
+    /// Output: a .csv file (the JSON breakdown goes beside it), or a directory for estimates.csv.
+    #[arg(long, value_name = "PATH", default_value = "estimates.csv")]
+    pub out: PathBuf,
 }

@@ -388,3 +388,114 @@ fn table_prints_the_published_values_and_rejects_bad_models() {
         .1
         .starts_with("jopcal: error: unknown parameter 'q' (the model has: "));
 }
+
+/// The two-call program of the timing crate's unit test, as a profile file.
+fn two_call_profile(dir: &Path) {
+    use jopcal_profile::{encode, Event, MethodInfo, Node, Profile};
+    let m = |n: &str, len| MethodInfo {
+        class: "t/T".into(),
+        name: n.into(),
+        descriptor: "(I)I".into(),
+        bytecode_len: len,
+        native: false,
+    };
+    let mut root = Node {
+        calls: 1,
+        callsite: -1,
+        ..Node::default()
+    };
+    root.opcodes.insert(0x60, 1); // iadd
+    root.opcodes.insert(0xb8, 2); // invokestatic
+    let mut f = Node {
+        parent: Some(0),
+        method: 1,
+        callsite: 3,
+        invoke_opcode: 0xb8,
+        calls: 2,
+        ..Node::default()
+    };
+    f.opcodes.insert(0x1a, 2); // iload_0
+    f.opcodes.insert(0xac, 2); // ireturn
+    let p = Profile {
+        benchmark: "T".into(),
+        region: "harness".into(),
+        complete: true,
+        methods: vec![m("run", 20), m("f", 130)],
+        nodes: vec![root, f],
+        entry_stack: vec![0],
+        events: vec![Event::Invoke(1), Event::Return, Event::Invoke(1), Event::Return],
+    };
+    fs::write(dir.join("T.jopprof"), encode(&p)).unwrap();
+}
+
+#[test]
+fn estimate_computes_hand_checked_cycles_and_rejects_bad_input() {
+    let dir = tempfile::tempdir().unwrap();
+    let profiles = dir.path().join("profiles");
+    fs::create_dir(&profiles).unwrap();
+    two_call_profile(&profiles);
+    let out = dir.path().join("est.csv");
+    let o = jopcal()
+        .current_dir(repo())
+        .args(["estimate", "--param", "r=1", "--param", "w=2", "--profiles"])
+        .arg(&profiles)
+        .arg("--out")
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", text(&o).1);
+    let csv = fs::read_to_string(&out).unwrap();
+    let cycles: Vec<(String, String)> = csv
+        .lines()
+        .skip(1)
+        .map(|l| {
+            let f: Vec<&str> = l.split(',').collect();
+            (f[2].to_string(), f[3].to_string())
+        })
+        .collect();
+    assert_eq!(
+        cycles,
+        vec![
+            ("hit".into(), "197".into()),
+            ("miss".into(), "287".into()),
+            ("fifo:1024:16".into(), "234".into())
+        ]
+    );
+    let json = fs::read_to_string(dir.path().join("est.json")).unwrap();
+    assert!(json.contains("\"context\": \"T.run > T.f@3\""), "{json}");
+
+    let run = |args: &[&str]| {
+        let o = jopcal()
+            .current_dir(repo())
+            .args(["estimate", "--profiles"])
+            .arg(&profiles)
+            .args(args)
+            .arg("--out")
+            .arg(&out)
+            .output()
+            .unwrap();
+        (o.status.code(), text(&o).1.trim().to_string())
+    };
+    assert_eq!(
+        run(&["--cache", "lru"]),
+        (
+            Some(1),
+            "jopcal: error: cache mode 'lru' is not hit, miss or fifo:<bytes>:<blocks>".into()
+        )
+    );
+    assert_eq!(run(&["--param", "x=1"]).0, Some(1));
+    let mut bytes = fs::read(profiles.join("T.jopprof")).unwrap();
+    bytes.truncate(bytes.len() - 2);
+    fs::write(profiles.join("T.jopprof"), &bytes).unwrap();
+    let (code, err) = run(&[]);
+    assert_eq!(code, Some(1));
+    assert!(
+        err.starts_with(&format!(
+            "jopcal: error: {}: byte ",
+            profiles.join("T.jopprof").display()
+        )),
+        "{err}"
+    );
+    // The earlier estimates file is untouched by the failed runs.
+    assert_eq!(fs::read_to_string(&out).unwrap(), csv);
+}

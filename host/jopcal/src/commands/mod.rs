@@ -1,5 +1,6 @@
 //! One module per implemented verb; the rest answer "not implemented yet".
 
+mod estimate;
 mod run;
 mod table;
 mod targets;
@@ -15,7 +16,7 @@ pub fn dispatch(cli: Cli) -> Result<()> {
         Verb::Run(a) => run::run(firmware, &a),
         Verb::Targets => targets::targets(firmware),
         Verb::Profile(_) => pending("profile"),
-        Verb::Estimate(_) => pending("estimate"),
+        Verb::Estimate(a) => estimate::estimate(firmware, &a),
         Verb::Table(a) => table::table(firmware, &a),
         Verb::Reconcile(_) => pending("reconcile"),
         Verb::Calibrate(_) => pending("calibrate"),

@@ -1,0 +1,472 @@
+//! The `.jopprof` binary format, version 1. All integers are unsigned LEB128
+//! varints unless said otherwise; strings are a varint byte length and UTF-8.
+//!
+//! ```text
+//! magic        8 bytes "JOPCALP\n"
+//! version      varint (1)
+//! flags        varint (bit 0: complete)
+//! benchmark    string
+//! region       string ("harness" or "main")
+//! methods      varint count, then per method:
+//!                class string, name string, descriptor string,
+//!                bytecode_len varint, native byte (0/1)
+//! nodes        varint count, then per node (node 0 is the root):
+//!                parent varint (0 = none, else parent + 1), method varint,
+//!                callsite zigzag varint (-1 at the root), invoke_opcode byte,
+//!                calls varint,
+//!                opcodes varint count, then (opcode byte, count varint)...
+//!                blocks varint count, then (start_pc varint, count varint)...
+//! entry_stack  varint count, then node ids
+//! events       varint count, then per event: 0 = return, 1 = unwind,
+//!                k + 2 = invoke entering node k
+//! ```
+//! Nothing may follow the events. A reader rejects a newer version, and any
+//! truncation or inconsistency, naming the byte offset.
+
+use crate::model::{Event, MethodInfo, Node, Profile};
+use jopcal_classfile::opcode::mnemonic;
+use serde_json::{json, Map, Value};
+use std::path::{Path, PathBuf};
+
+pub const MAGIC: &[u8; 8] = b"JOPCALP\n";
+pub const FORMAT_VERSION: u64 = 1;
+/// File extension of binary profiles.
+pub const EXTENSION: &str = "jopprof";
+
+#[derive(Debug, thiserror::Error)]
+pub enum ProfileError {
+    #[error("{path}: {source}")]
+    Io { path: PathBuf, source: std::io::Error },
+    #[error("{path}: byte {offset}: {message}")]
+    Corrupt {
+        path: PathBuf,
+        offset: usize,
+        message: String,
+    },
+    #[error("{0}: no .jopprof profiles in this directory")]
+    Empty(PathBuf),
+}
+
+fn put(out: &mut Vec<u8>, mut v: u64) {
+    loop {
+        let b = (v & 0x7f) as u8;
+        v >>= 7;
+        if v == 0 {
+            out.push(b);
+            return;
+        }
+        out.push(b | 0x80);
+    }
+}
+
+fn put_str(out: &mut Vec<u8>, s: &str) {
+    put(out, s.len() as u64);
+    out.extend_from_slice(s.as_bytes());
+}
+
+fn zigzag(v: i64) -> u64 {
+    ((v << 1) ^ (v >> 63)) as u64
+}
+
+fn unzigzag(v: u64) -> i64 {
+    ((v >> 1) as i64) ^ -((v & 1) as i64)
+}
+
+/// Encodes a profile.
+pub fn encode(p: &Profile) -> Vec<u8> {
+    let mut o = Vec::with_capacity(64 + p.events.len() * 2 + p.nodes.len() * 16);
+    o.extend_from_slice(MAGIC);
+    put(&mut o, FORMAT_VERSION);
+    put(&mut o, u64::from(p.complete));
+    put_str(&mut o, &p.benchmark);
+    put_str(&mut o, &p.region);
+    put(&mut o, p.methods.len() as u64);
+    for m in &p.methods {
+        put_str(&mut o, &m.class);
+        put_str(&mut o, &m.name);
+        put_str(&mut o, &m.descriptor);
+        put(&mut o, u64::from(m.bytecode_len));
+        o.push(u8::from(m.native));
+    }
+    put(&mut o, p.nodes.len() as u64);
+    for n in &p.nodes {
+        put(&mut o, n.parent.map_or(0, |x| u64::from(x) + 1));
+        put(&mut o, u64::from(n.method));
+        put(&mut o, zigzag(i64::from(n.callsite)));
+        o.push(n.invoke_opcode);
+        put(&mut o, n.calls);
+        put(&mut o, n.opcodes.len() as u64);
+        for (op, c) in &n.opcodes {
+            o.push(*op);
+            put(&mut o, *c);
+        }
+        put(&mut o, n.blocks.len() as u64);
+        for (pc, c) in &n.blocks {
+            put(&mut o, u64::from(*pc));
+            put(&mut o, *c);
+        }
+    }
+    put(&mut o, p.entry_stack.len() as u64);
+    for id in &p.entry_stack {
+        put(&mut o, u64::from(*id));
+    }
+    put(&mut o, p.events.len() as u64);
+    for e in &p.events {
+        put(
+            &mut o,
+            match e {
+                Event::Return => 0,
+                Event::Unwind => 1,
+                Event::Invoke(k) => u64::from(*k) + 2,
+            },
+        );
+    }
+    o
+}
+
+struct Reader<'a> {
+    data: &'a [u8],
+    pos: usize,
+}
+
+type R<T> = Result<T, (usize, String)>;
+
+impl Reader<'_> {
+    fn fail<T>(&self, message: impl Into<String>) -> R<T> {
+        Err((self.pos, message.into()))
+    }
+
+    fn byte(&mut self) -> R<u8> {
+        match self.data.get(self.pos) {
+            Some(b) => {
+                self.pos += 1;
+                Ok(*b)
+            }
+            None => self.fail("truncated profile"),
+        }
+    }
+
+    fn var(&mut self) -> R<u64> {
+        let start = self.pos;
+        let mut v: u64 = 0;
+        for shift in (0..70).step_by(7) {
+            let b = self.byte()?;
+            if shift == 63 && b > 1 {
+                return Err((start, "varint overflows 64 bits".into()));
+            }
+            v |= u64::from(b & 0x7f) << shift;
+            if b & 0x80 == 0 {
+                return Ok(v);
+            }
+        }
+        Err((start, "varint longer than 10 bytes".into()))
+    }
+
+    fn u32(&mut self, what: &str) -> R<u32> {
+        let at = self.pos;
+        let v = self.var()?;
+        u32::try_from(v).map_err(|_| (at, format!("{what} {v} out of range")))
+    }
+
+    /// A count of items of at least `min_size` bytes each: bounded by what is left.
+    fn count(&mut self, what: &str, min_size: usize) -> R<usize> {
+        let at = self.pos;
+        let n = self.var()?;
+        let left = (self.data.len() - self.pos) / min_size.max(1);
+        if n as u128 > left as u128 {
+            return Err((at, format!("{what} count {n} exceeds the rest of the file")));
+        }
+        Ok(n as usize)
+    }
+
+    fn string(&mut self, what: &str) -> R<String> {
+        let n = self.count(what, 1)?;
+        let at = self.pos;
+        let s = std::str::from_utf8(&self.data[self.pos..self.pos + n])
+            .map_err(|_| (at, format!("{what} is not UTF-8")))?;
+        self.pos += n;
+        Ok(s.to_string())
+    }
+}
+
+/// Decodes a profile; `Err((offset, message))` on any problem.
+pub fn decode(data: &[u8]) -> Result<Profile, (usize, String)> {
+    if data.len() < MAGIC.len() || &data[..MAGIC.len()] != MAGIC {
+        return Err((0, "not a jopcal profile (bad magic)".into()));
+    }
+    let mut r = Reader { data, pos: MAGIC.len() };
+    let version = r.var()?;
+    if version != FORMAT_VERSION {
+        return Err((
+            8,
+            format!("profile format version {version}; this jopcal reads version {FORMAT_VERSION}"),
+        ));
+    }
+    let flags = r.var()?;
+    let benchmark = r.string("benchmark name")?;
+    let region = r.string("region")?;
+    let n_methods = r.count("method", 5)?;
+    let mut methods = Vec::with_capacity(n_methods);
+    for _ in 0..n_methods {
+        let class = r.string("class name")?;
+        let name = r.string("method name")?;
+        let descriptor = r.string("descriptor")?;
+        let bytecode_len = r.u32("bytecode length")?;
+        let native = match r.byte()? {
+            0 => false,
+            1 => true,
+            b => return Err((r.pos - 1, format!("native flag {b} is not 0 or 1"))),
+        };
+        methods.push(MethodInfo {
+            class,
+            name,
+            descriptor,
+            bytecode_len,
+            native,
+        });
+    }
+    let n_nodes = r.count("node", 7)?;
+    let mut nodes = Vec::with_capacity(n_nodes);
+    for _ in 0..n_nodes {
+        let parent = match r.u32("parent")? {
+            0 => None,
+            p => Some(p - 1),
+        };
+        let method = r.u32("method index")?;
+        let at = r.pos;
+        let callsite = i32::try_from(unzigzag(r.var()?)).map_err(|_| (at, "call site out of range".to_string()))?;
+        let invoke_opcode = r.byte()?;
+        let calls = r.var()?;
+        let n_ops = r.count("opcode", 2)?;
+        let mut opcodes = std::collections::BTreeMap::new();
+        for _ in 0..n_ops {
+            let op = r.byte()?;
+            let c = r.var()?;
+            opcodes.insert(op, c);
+        }
+        let n_blocks = r.count("block", 2)?;
+        let mut blocks = std::collections::BTreeMap::new();
+        for _ in 0..n_blocks {
+            let pc = r.u32("block start")?;
+            let c = r.var()?;
+            blocks.insert(pc, c);
+        }
+        nodes.push(Node {
+            parent,
+            method,
+            callsite,
+            invoke_opcode,
+            calls,
+            opcodes,
+            blocks,
+        });
+    }
+    let n_stack = r.count("entry stack", 1)?;
+    let mut entry_stack = Vec::with_capacity(n_stack);
+    for _ in 0..n_stack {
+        entry_stack.push(r.u32("entry stack node")?);
+    }
+    let n_events = r.count("event", 1)?;
+    let mut events = Vec::with_capacity(n_events);
+    for _ in 0..n_events {
+        events.push(match r.var()? {
+            0 => Event::Return,
+            1 => Event::Unwind,
+            k => Event::Invoke(u32::try_from(k - 2).map_err(|_| (r.pos, "event node out of range".to_string()))?),
+        });
+    }
+    if r.pos != data.len() {
+        return Err((
+            r.pos,
+            format!("{} bytes after the end of the profile", data.len() - r.pos),
+        ));
+    }
+    let p = Profile {
+        benchmark,
+        region,
+        complete: flags & 1 == 1,
+        methods,
+        nodes,
+        entry_stack,
+        events,
+    };
+    p.validate().map_err(|m| (data.len(), m))?;
+    Ok(p)
+}
+
+/// Reads one `.jopprof` file.
+pub fn read_file(path: &Path) -> Result<Profile, ProfileError> {
+    let data = std::fs::read(path).map_err(|source| ProfileError::Io {
+        path: path.to_owned(),
+        source,
+    })?;
+    decode(&data).map_err(|(offset, message)| ProfileError::Corrupt {
+        path: path.to_owned(),
+        offset,
+        message,
+    })
+}
+
+/// Reads every `.jopprof` file of a directory, sorted by file name.
+pub fn read_dir(dir: &Path) -> Result<Vec<Profile>, ProfileError> {
+    let io = |source| ProfileError::Io {
+        path: dir.to_owned(),
+        source,
+    };
+    let mut paths: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map_err(io)?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == EXTENSION))
+        .collect();
+    paths.sort();
+    if paths.is_empty() {
+        return Err(ProfileError::Empty(dir.to_owned()));
+    }
+    paths.iter().map(|p| read_file(p)).collect()
+}
+
+/// The JSON view: the tree with, per node, `method`, `callsite`, `calls`,
+/// `bytecodes`, `opcodes` (mnemonic → count) and `children`.
+pub fn to_json(p: &Profile) -> Value {
+    let mut built: Vec<Option<Value>> = vec![None; p.nodes.len()];
+    let children = p.children();
+    // Children have larger ids than their parents: build bottom-up, no recursion.
+    for i in (0..p.nodes.len()).rev() {
+        let n = &p.nodes[i];
+        let mut ops = Map::new();
+        for (op, c) in &n.opcodes {
+            let name = mnemonic(*op).map_or_else(|| format!("opcode_{op}"), str::to_string);
+            ops.insert(name, json!(c));
+        }
+        let kids: Vec<Value> = children[i].iter().filter_map(|k| built[*k as usize].take()).collect();
+        built[i] = Some(json!({
+            "method": p.methods[n.method as usize].qualified(),
+            "callsite": n.callsite,
+            "calls": n.calls,
+            "bytecodes": n.bytecodes(),
+            "opcodes": Value::Object(ops),
+            "children": kids,
+        }));
+    }
+    json!({
+        "format_version": FORMAT_VERSION,
+        "benchmark": p.benchmark,
+        "region": p.region,
+        "complete": p.complete,
+        "bytecodes": p.bytecodes(),
+        "events": p.events.len(),
+        "root": built[0].take().unwrap_or(Value::Null),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    pub fn sample() -> Profile {
+        let m = |c: &str, n: &str, d: &str, len| MethodInfo {
+            class: c.into(),
+            name: n.into(),
+            descriptor: d.into(),
+            bytecode_len: len,
+            native: false,
+        };
+        let mut root = Node {
+            calls: 1,
+            callsite: -1,
+            ..Node::default()
+        };
+        root.opcodes.insert(0xb8, 2); // invokestatic x2
+        root.opcodes.insert(0x60, 1);
+        let mut child = Node {
+            parent: Some(0),
+            method: 1,
+            callsite: 4,
+            invoke_opcode: 0xb8,
+            calls: 2,
+            ..Node::default()
+        };
+        child.opcodes.insert(0x1a, 2);
+        child.opcodes.insert(0xac, 2);
+        child.blocks.insert(0, 2);
+        Profile {
+            benchmark: "T".into(),
+            region: "harness".into(),
+            complete: true,
+            methods: vec![m("a/Main", "run", "(I)I", 20), m("a/Main", "f", "(I)I", 130)],
+            nodes: vec![root, child],
+            entry_stack: vec![0],
+            events: vec![Event::Invoke(1), Event::Return, Event::Invoke(1), Event::Return],
+        }
+    }
+
+    #[test]
+    fn round_trip_and_json_view() {
+        let p = sample();
+        let bytes = encode(&p);
+        assert_eq!(decode(&bytes).unwrap(), p);
+        let j = to_json(&p);
+        assert_eq!(j["root"]["callsite"], -1);
+        assert_eq!(j["root"]["children"][0]["method"], "a.Main.f(I)I");
+        assert_eq!(j["root"]["children"][0]["opcodes"]["iload_0"], 2);
+        assert_eq!(j["root"]["children"][0]["calls"], 2);
+        assert_eq!(j["bytecodes"], 7);
+    }
+
+    #[test]
+    fn corruption_names_the_byte() {
+        let bytes = encode(&sample());
+        assert_eq!(
+            decode(&bytes[..bytes.len() - 1]).unwrap_err().1,
+            "event count 4 exceeds the rest of the file"
+        );
+        assert_eq!(
+            decode(b"JOPCALQ\n").unwrap_err(),
+            (0, "not a jopcal profile (bad magic)".to_string())
+        );
+        let mut v2 = bytes.clone();
+        v2[8] = 2;
+        assert_eq!(
+            decode(&v2).unwrap_err().1,
+            "profile format version 2; this jopcal reads version 1"
+        );
+        let mut extra = bytes.clone();
+        extra.push(0);
+        assert_eq!(
+            decode(&extra).unwrap_err(),
+            (bytes.len(), "1 bytes after the end of the profile".to_string())
+        );
+    }
+
+    #[test]
+    fn files_and_directories() {
+        let dir = tempfile::tempdir().unwrap();
+        assert!(matches!(read_dir(dir.path()), Err(ProfileError::Empty(_))));
+        std::fs::write(dir.path().join("T.jopprof"), encode(&sample())).unwrap();
+        std::fs::write(dir.path().join("U.jopprof"), b"JOPCALP\n\x01").unwrap();
+        let e = read_dir(dir.path()).unwrap_err().to_string();
+        assert!(e.ends_with("U.jopprof: byte 9: truncated profile"), "{e}");
+    }
+
+    proptest! {
+        #[test]
+        fn corrupted_profiles_never_panic(pos in 0usize..200, byte in any::<u8>(), cut in 0usize..200) {
+            let mut b = encode(&sample());
+            let p = pos % b.len();
+            b[p] = byte;
+            b.truncate(cut.max(p + 1).min(b.len()));
+            let _ = decode(&b);
+        }
+
+        #[test]
+        fn arbitrary_bytes_never_panic(mut b in proptest::collection::vec(any::<u8>(), 0..200)) {
+            let _ = decode(&b);
+            if b.len() >= 9 {
+                b[..8].copy_from_slice(MAGIC);
+                b[8] = 1;
+                let _ = decode(&b);
+            }
+        }
+    }
+}

@@ -1,0 +1,16 @@
+//! Profiles: what ran on the host JVM, in the form the estimator needs.
+//!
+//! A profile is a calling-context tree (CCT): node 0 is the context in which
+//! the measured region began; every other node is one (caller context, call
+//! site, callee) with its invocation count, the invoke opcode at the call site,
+//! exact per-opcode execution counts and per-basic-block counts. Beside the
+//! tree, the call/return event stream of the region lets any method-cache
+//! configuration be replayed offline. This crate owns the data model, the
+//! versioned binary format (`.jopprof`, see [`format`]) and its JSON view; the
+//! profiler agent writes it and the estimator reads it.
+
+pub mod format;
+pub mod model;
+
+pub use format::{decode, encode, read_dir, read_file, to_json, ProfileError, EXTENSION, FORMAT_VERSION};
+pub use model::{Event, MethodInfo, Node, Profile};

@@ -1,0 +1,164 @@
+//! The profile data model.
+
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// A method as the profiled JVM loaded it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MethodInfo {
+    /// Internal class name, e.g. `jopcal/suite/Sieve`.
+    pub class: String,
+    pub name: String,
+    pub descriptor: String,
+    /// Length of the method's bytecode in bytes (0 for native and abstract methods).
+    pub bytecode_len: u32,
+    pub native: bool,
+}
+
+impl MethodInfo {
+    /// `class.name descriptor`, as in JOP's link maps.
+    pub fn qualified(&self) -> String {
+        format!("{}.{}{}", self.class.replace('/', "."), self.name, self.descriptor)
+    }
+
+    /// The return opcode this method's normal returns execute (by its descriptor).
+    pub fn return_opcode(&self) -> u8 {
+        match self.descriptor.rsplit(')').next().and_then(|r| r.chars().next()) {
+            Some('V') => 177,
+            Some('J') => 173,
+            Some('F') => 174,
+            Some('D') => 175,
+            Some('L' | '[') => 176,
+            _ => 172,
+        }
+    }
+}
+
+/// One calling context.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct Node {
+    /// Parent node (none for the root).
+    pub parent: Option<u32>,
+    /// Index into [`Profile::methods`].
+    pub method: u32,
+    /// Bytecode index of the invoke in the caller (-1 at the root).
+    pub callsite: i32,
+    /// Opcode of that invoke (0 at the root).
+    pub invoke_opcode: u8,
+    /// Invocations of this context inside the region.
+    pub calls: u64,
+    /// Executed bytecodes by exact opcode (index = opcode byte), inside the region.
+    pub opcodes: BTreeMap<u8, u64>,
+    /// Executions per basic block, keyed by the block's first bytecode index.
+    pub blocks: BTreeMap<u32, u64>,
+}
+
+impl Node {
+    /// Bytecodes executed in this context.
+    pub fn bytecodes(&self) -> u64 {
+        self.opcodes.values().sum()
+    }
+}
+
+/// One entry of the call/return stream.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Event {
+    /// The context (node) entered by an invoke.
+    Invoke(u32),
+    /// A normal return to the caller's context.
+    Return,
+    /// A frame left by an exception (no return bytecode ran).
+    Unwind,
+}
+
+/// A complete profile of one benchmark.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Profile {
+    pub benchmark: String,
+    /// `harness` (between Harness.start() and stop()) or `main` (the dynamic extent of main).
+    pub region: String,
+    /// False when the program ended abnormally inside the region: the counts are
+    /// what was profiled up to that point.
+    pub complete: bool,
+    pub methods: Vec<MethodInfo>,
+    /// Node 0 is the root: the context where the region began.
+    pub nodes: Vec<Node>,
+    /// Node ids from the outermost frame to the root's context when the region
+    /// began, so returns past the root can be replayed (may be empty).
+    pub entry_stack: Vec<u32>,
+    pub events: Vec<Event>,
+}
+
+impl Profile {
+    /// Total bytecodes executed in the region.
+    pub fn bytecodes(&self) -> u64 {
+        self.nodes.iter().map(Node::bytecodes).sum()
+    }
+
+    /// Children of each node (indices), built once.
+    pub fn children(&self) -> Vec<Vec<u32>> {
+        let mut c = vec![Vec::new(); self.nodes.len()];
+        for (i, n) in self.nodes.iter().enumerate() {
+            if let Some(p) = n.parent {
+                c[p as usize].push(i as u32);
+            }
+        }
+        c
+    }
+
+    /// Checks internal consistency: indices in range, a tree rooted at 0.
+    pub fn validate(&self) -> Result<(), String> {
+        if self.nodes.is_empty() {
+            return Err("profile has no nodes".into());
+        }
+        for (i, n) in self.nodes.iter().enumerate() {
+            if n.method as usize >= self.methods.len() {
+                return Err(format!("node {i} names method {} of {}", n.method, self.methods.len()));
+            }
+            match (i, n.parent) {
+                (0, None) => {}
+                (0, Some(_)) => return Err("node 0 (the root) has a parent".into()),
+                (_, None) => return Err(format!("node {i} has no parent")),
+                (_, Some(p)) if p as usize >= i => return Err(format!("node {i} has parent {p}, not an earlier node")),
+                _ => {}
+            }
+        }
+        for e in &self.events {
+            if let Event::Invoke(id) = e {
+                if *id as usize >= self.nodes.len() || *id == 0 {
+                    return Err(format!("event stream invokes node {id}, which does not exist"));
+                }
+            }
+        }
+        for id in &self.entry_stack {
+            if *id as usize >= self.nodes.len() {
+                return Err(format!("entry stack names node {id}, which does not exist"));
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn return_opcode_from_descriptor() {
+        let m = |d: &str| MethodInfo {
+            class: "a/B".into(),
+            name: "m".into(),
+            descriptor: d.into(),
+            bytecode_len: 1,
+            native: false,
+        };
+        assert_eq!(m("()V").return_opcode(), 177);
+        assert_eq!(m("(I)I").return_opcode(), 172);
+        assert_eq!(m("(I)Z").return_opcode(), 172);
+        assert_eq!(m("()J").return_opcode(), 173);
+        assert_eq!(m("()[I").return_opcode(), 176);
+        assert_eq!(m("(Ljava/lang/String;)Ljava/lang/Object;").return_opcode(), 176);
+        assert_eq!(m("()D").return_opcode(), 175);
+        assert_eq!(m("()V").qualified(), "a.B.m()V");
+    }
+}

@@ -1,0 +1,325 @@
+//! From a profile to estimated target cycles.
+//!
+//! Every executed bytecode is charged by the model. Invokes and returns are
+//! charged per event of the profile's call/return stream, with the cache load
+//! cost `b` of the method entered (invoke) or returned to (return) decided by
+//! the cache mode: always hit, always miss, or the exact FIFO simulation
+//! replaying the stream. At the start of the region the methods on the entry
+//! stack are loaded, outermost first, as they are on the target when the
+//! region begins. Calls to `com.jopdesign.sys.Native` methods are JOP's own
+//! bytecodes (`Native.rd` is `jopsys_rd`): they are charged as such, and the
+//! host stand-in's code behind them is not.
+
+use crate::cache::{words_of, CacheMode, MethodCache};
+use crate::model::TimingModel;
+use jopcal_classfile::opcode::{is_invoke, is_return, mnemonic};
+use jopcal_profile::{Event, Profile};
+use std::collections::BTreeMap;
+
+/// The class whose methods are JOP's own bytecodes.
+pub const JOP_NATIVE_CLASS: &str = "com/jopdesign/sys/Native";
+
+/// An estimate of one benchmark under one model and cache mode.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Estimate {
+    pub benchmark: String,
+    pub model: String,
+    pub cache: CacheMode,
+    pub cycles: f64,
+    /// Bytecodes charged.
+    pub bytecodes: u64,
+    /// Cycles of the dispatch into bytecodes JOP implements in Java.
+    pub java_dispatch_cycles: f64,
+    /// Cycles of those routines' own cost parameters (0 until calibrated).
+    pub java_routine_cycles: f64,
+    /// Cycles of invokes and returns (cache load costs included).
+    pub invoke_return_cycles: f64,
+    pub cache_hits: u64,
+    pub cache_misses: u64,
+    /// Per opcode mnemonic: (executions, cycles).
+    pub per_opcode: BTreeMap<String, (u64, f64)>,
+    /// Exclusive cycles per CCT node (index = node id).
+    pub per_node: Vec<f64>,
+    /// Whether the profile was complete.
+    pub complete: bool,
+}
+
+enum CacheState {
+    Hit,
+    Miss,
+    Fifo(MethodCache),
+}
+
+impl CacheState {
+    /// Accesses `method` (id, words): true on a hit.
+    fn access(&mut self, id: u32, words: u32) -> bool {
+        match self {
+            CacheState::Hit => true,
+            CacheState::Miss => false,
+            CacheState::Fifo(c) => c.access(id, words),
+        }
+    }
+}
+
+/// Estimates `profile` with `model` under `mode`.
+pub fn estimate(profile: &Profile, model: &TimingModel, mode: CacheMode) -> Estimate {
+    let mut e = Estimate {
+        benchmark: profile.benchmark.clone(),
+        model: model.name.clone(),
+        cache: mode,
+        cycles: 0.0,
+        bytecodes: 0,
+        java_dispatch_cycles: 0.0,
+        java_routine_cycles: 0.0,
+        invoke_return_cycles: 0.0,
+        cache_hits: 0,
+        cache_misses: 0,
+        per_opcode: BTreeMap::new(),
+        per_node: vec![0.0; profile.nodes.len()],
+        complete: profile.complete,
+    };
+    let words: Vec<u32> = profile.methods.iter().map(|m| words_of(m.bytecode_len)).collect();
+    let jop_native: Vec<Option<f64>> = profile
+        .methods
+        .iter()
+        .map(|m| {
+            (m.class == JOP_NATIVE_CLASS)
+                .then(|| model.native_cost(&format!("jopsys_{}", m.name)))
+                .flatten()
+        })
+        .collect();
+    // Nodes inside a JOP-native call are the host stand-in's code: not charged.
+    let mut skipped = vec![false; profile.nodes.len()];
+    for (i, n) in profile.nodes.iter().enumerate() {
+        let inside = n
+            .parent
+            .is_some_and(|p| skipped[p as usize] || jop_native[profile.nodes[p as usize].method as usize].is_some());
+        skipped[i] = inside;
+    }
+    let b_hit = model.load_cost(true, 0);
+    let add = |e: &mut Estimate, node: usize, name: &str, count: u64, cycles: f64| {
+        e.cycles += cycles;
+        e.bytecodes += count;
+        e.per_node[node] += cycles;
+        let entry = e.per_opcode.entry(name.to_string()).or_insert((0, 0.0));
+        entry.0 += count;
+        entry.1 += cycles;
+    };
+    // 1. Everything but invokes and returns: a fixed cost per execution.
+    for (i, n) in profile.nodes.iter().enumerate() {
+        if skipped[i] || jop_native[n.method as usize].is_some() {
+            continue;
+        }
+        for (&op, &count) in &n.opcodes {
+            if is_invoke(op) || is_return(op) {
+                continue;
+            }
+            let (fixed, routine) = model.cost_parts(op, b_hit, 0);
+            let name = mnemonic(op).unwrap_or("?");
+            if model.is_java(op) {
+                e.java_dispatch_cycles += fixed * count as f64;
+                e.java_routine_cycles += routine * count as f64;
+            }
+            add(&mut e, i, name, count, (fixed + routine) * count as f64);
+        }
+    }
+    // 2. Invokes and returns, event by event.
+    let mut cache = match mode {
+        CacheMode::Hit => CacheState::Hit,
+        CacheMode::Miss => CacheState::Miss,
+        CacheMode::Fifo(cfg) => CacheState::Fifo(MethodCache::new(cfg)),
+    };
+    let mut stack: Vec<u32> = if profile.entry_stack.is_empty() {
+        vec![0]
+    } else {
+        profile.entry_stack.clone()
+    };
+    for id in &stack {
+        let m = profile.nodes[*id as usize].method;
+        cache.access(m, words[m as usize]);
+    }
+    let count_access = |hit: bool, e: &mut Estimate| {
+        if hit {
+            e.cache_hits += 1;
+        } else {
+            e.cache_misses += 1;
+        }
+    };
+    for ev in &profile.events {
+        match *ev {
+            Event::Invoke(k) => {
+                let node = &profile.nodes[k as usize];
+                let caller = node.parent.unwrap_or(0) as usize;
+                stack.push(k);
+                if skipped[k as usize] {
+                    continue;
+                }
+                if let Some(c) = jop_native[node.method as usize] {
+                    add(
+                        &mut e,
+                        caller,
+                        &format!("jopsys_{}", profile.methods[node.method as usize].name),
+                        1,
+                        c,
+                    );
+                    continue;
+                }
+                let m = node.method;
+                let hit = cache.access(m, words[m as usize]);
+                count_access(hit, &mut e);
+                let b = model.load_cost(hit, words[m as usize]);
+                let c = model.cost(node.invoke_opcode, b, words[m as usize]);
+                e.invoke_return_cycles += c;
+                add(&mut e, caller, mnemonic(node.invoke_opcode).unwrap_or("?"), 1, c);
+            }
+            Event::Return | Event::Unwind => {
+                let Some(done) = stack.pop() else { continue };
+                let node = &profile.nodes[done as usize];
+                if skipped[done as usize] || jop_native[node.method as usize].is_some() {
+                    continue;
+                }
+                let back_to = stack.last().map(|n| profile.nodes[*n as usize].method);
+                let b = match back_to {
+                    Some(m) => {
+                        let hit = cache.access(m, words[m as usize]);
+                        count_access(hit, &mut e);
+                        model.load_cost(hit, words[m as usize])
+                    }
+                    // Returning past the region's entry: the caller is unknown; assume it is cached.
+                    None => b_hit,
+                };
+                if matches!(ev, Event::Return) {
+                    let op = profile.methods[node.method as usize].return_opcode();
+                    let n = back_to.map_or(0, |m| words[m as usize]);
+                    let c = model.cost(op, b, n);
+                    e.invoke_return_cycles += c;
+                    add(&mut e, done as usize, mnemonic(op).unwrap_or("?"), 1, c);
+                }
+            }
+        }
+    }
+    e
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cache::CacheConfig;
+    use jopcal_profile::{MethodInfo, Node};
+    use std::path::Path;
+
+    /// run() (20 bytes = 5 words) executes iadd once and calls f twice
+    /// (invokestatic); f (130 bytes = 33 words) executes iload_0 and ireturn.
+    fn two_calls() -> Profile {
+        let m = |n: &str, len| MethodInfo {
+            class: "t/T".into(),
+            name: n.into(),
+            descriptor: "(I)I".into(),
+            bytecode_len: len,
+            native: false,
+        };
+        let mut root = Node {
+            calls: 1,
+            callsite: -1,
+            ..Node::default()
+        };
+        root.opcodes.insert(0x60, 1);
+        root.opcodes.insert(0xb8, 2);
+        let mut f = Node {
+            parent: Some(0),
+            method: 1,
+            callsite: 3,
+            invoke_opcode: 0xb8,
+            calls: 2,
+            ..Node::default()
+        };
+        f.opcodes.insert(0x1a, 2);
+        f.opcodes.insert(0xac, 2);
+        Profile {
+            benchmark: "T".into(),
+            region: "harness".into(),
+            complete: true,
+            methods: vec![m("run", 20), m("f", 130)],
+            nodes: vec![root, f],
+            entry_stack: vec![0],
+            events: vec![Event::Invoke(1), Event::Return, Event::Invoke(1), Event::Return],
+        }
+    }
+
+    fn jop(r: &str) -> TimingModel {
+        let mut m =
+            TimingModel::load(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../../calibration/jop-wcet.toml")).unwrap();
+        m.apply_overrides(&[r.to_string(), "w=2".into()]).unwrap();
+        m
+    }
+
+    #[test]
+    fn hand_computed_cycles_in_every_cache_mode() {
+        let p = two_calls();
+        let m = jop("r=1");
+        // hit: iadd 1 + 2 x iload_0 1 + 2 x invokestatic 74 + 2 x ireturn 23
+        assert_eq!(estimate(&p, &m, CacheMode::Hit).cycles, 197.0);
+        // miss: invoke b = 6 + 34*2 = 74 -> 74 + 37 = 111; return to run b = 6 + 6*2 = 18 -> 23 + 8 = 31
+        assert_eq!(
+            estimate(&p, &m, CacheMode::Miss).cycles,
+            1.0 + 2.0 + 2.0 * 111.0 + 2.0 * 31.0
+        );
+        // 1 KB / 16 blocks: f misses once, then everything hits.
+        let big = estimate(
+            &p,
+            &m,
+            CacheMode::Fifo(CacheConfig {
+                bytes: 1024,
+                blocks: 16,
+            }),
+        );
+        assert_eq!(big.cycles, 1.0 + 2.0 + 111.0 + 23.0 + 74.0 + 23.0);
+        assert_eq!((big.cache_hits, big.cache_misses), (3, 1));
+        // 128 B / 2 blocks: f (33 words) takes both blocks and evicts run, every access misses.
+        let small = estimate(&p, &m, CacheMode::Fifo(CacheConfig { bytes: 128, blocks: 2 }));
+        assert_eq!(small.cycles, 1.0 + 2.0 + 2.0 * 111.0 + 2.0 * 31.0);
+        assert_eq!(small.per_opcode["invokestatic"], (2, 222.0));
+        assert_eq!(small.per_node, vec![1.0 + 222.0, 2.0 + 62.0]);
+    }
+
+    #[test]
+    fn java_implemented_cycles_are_reported_apart() {
+        let mut p = two_calls();
+        p.nodes[1].opcodes.insert(0x6c, 3); // idiv x3
+        let mut m = jop("r=1");
+        m.set_param("impl_idiv", 40.0).unwrap();
+        let e = estimate(&p, &m, CacheMode::Hit);
+        assert_eq!(e.java_dispatch_cycles, 3.0 * 82.0);
+        assert_eq!(e.java_routine_cycles, 3.0 * 40.0);
+        assert_eq!(e.cycles, 197.0 + 3.0 * 122.0);
+    }
+
+    #[test]
+    fn native_rd_is_charged_as_jopsys_rd() {
+        let mut p = two_calls();
+        p.methods.push(MethodInfo {
+            class: JOP_NATIVE_CLASS.into(),
+            name: "rd".into(),
+            descriptor: "(I)I".into(),
+            bytecode_len: 30,
+            native: false,
+        });
+        let mut rd = Node {
+            parent: Some(0),
+            method: 2,
+            callsite: 9,
+            invoke_opcode: 0xb8,
+            calls: 1,
+            ..Node::default()
+        };
+        rd.opcodes.insert(0x1a, 7); // the host stand-in's own code: not charged
+        rd.opcodes.insert(0xac, 1);
+        p.nodes.push(rd);
+        p.nodes[0].opcodes.insert(0xb8, 3);
+        p.events.push(Event::Invoke(2));
+        p.events.push(Event::Return);
+        let e = estimate(&p, &jop("r=1"), CacheMode::Hit);
+        assert_eq!(e.cycles, 197.0 + 5.0);
+        assert_eq!(e.per_opcode["jopsys_rd"], (1, 5.0));
+    }
+}

@@ -1,0 +1,152 @@
+//! `jopcal estimate`: profiles + timing model -> estimates.csv and a JSON breakdown.
+
+use crate::cli::EstimateArgs;
+use crate::context;
+use anyhow::{anyhow, Context, Result};
+use jopcal_measure::{atomic, clock, OutDir};
+use jopcal_timing::cache::CacheMode;
+use jopcal_timing::estimate::{estimate as run_estimate, Estimate};
+use jopcal_timing::table::number;
+use jopcal_timing::TimingModel;
+use serde_json::{json, Value};
+use std::path::{Path, PathBuf};
+
+/// Where the CSV and the JSON breakdown go.
+fn outputs(out: &Path) -> Result<(PathBuf, PathBuf)> {
+    if out.extension().is_some_and(|e| e == "csv") {
+        return Ok((out.to_owned(), out.with_extension("json")));
+    }
+    let dir = OutDir::prepare(out, &clock::now_stamp()).with_context(|| format!("preparing {}", out.display()))?;
+    Ok((dir.join("estimates.csv"), dir.join("estimates.json")))
+}
+
+pub fn estimate(firmware: Option<&Path>, a: &EstimateArgs) -> Result<()> {
+    let modes: Vec<CacheMode> = a
+        .caches
+        .iter()
+        .map(|c| c.parse::<CacheMode>().map_err(|e| anyhow!(e)))
+        .collect::<Result<_>>()?;
+    let model_path = context::model_path(a.model.as_deref(), firmware)?;
+    let mut model = TimingModel::load(&model_path)?;
+    model.apply_overrides(&a.params)?;
+    let profiles = jopcal_profile::read_dir(&a.profiles)?;
+    let mut estimates: Vec<Estimate> = Vec::new();
+    for p in &profiles {
+        if !p.complete {
+            eprintln!(
+                "  estimate warning: profile of {} is marked incomplete (the program ended inside the region)",
+                p.benchmark
+            );
+        }
+        for m in &modes {
+            estimates.push(run_estimate(p, &model, *m));
+        }
+    }
+    let (csv_path, json_path) = outputs(&a.out)?;
+    let mut w = csv::Writer::from_writer(Vec::new());
+    w.write_record([
+        "benchmark",
+        "model",
+        "cache_mode",
+        "cycles",
+        "bytecodes",
+        "java_dispatch_cycles",
+        "java_routine_cycles",
+        "invoke_return_cycles",
+        "cache_hits",
+        "cache_misses",
+        "profile_complete",
+    ])?;
+    for e in &estimates {
+        w.write_record([
+            e.benchmark.clone(),
+            e.model.clone(),
+            e.cache.to_string(),
+            number(e.cycles),
+            e.bytecodes.to_string(),
+            number(e.java_dispatch_cycles),
+            number(e.java_routine_cycles),
+            number(e.invoke_return_cycles),
+            e.cache_hits.to_string(),
+            e.cache_misses.to_string(),
+            e.complete.to_string(),
+        ])?;
+    }
+    let csv_bytes = w.into_inner().map_err(|e| anyhow!(e.to_string()))?;
+    let breakdown: Vec<Value> = estimates
+        .iter()
+        .zip(profiles.iter().flat_map(|p| std::iter::repeat_n(p, modes.len())))
+        .map(|(e, p)| breakdown_json(e, p))
+        .collect();
+    let json_text = serde_json::to_string_pretty(&json!({
+        "model": model.name,
+        "model_file": model_path.display().to_string(),
+        "params": model.params(),
+        "estimates": breakdown,
+    }))? + "\n";
+    atomic::write_atomic(&csv_path, &csv_bytes).with_context(|| format!("writing {}", csv_path.display()))?;
+    atomic::write_atomic(&json_path, json_text.as_bytes())
+        .with_context(|| format!("writing {}", json_path.display()))?;
+    let java: f64 = estimates
+        .iter()
+        .map(|e| e.java_routine_cycles + e.java_dispatch_cycles)
+        .sum();
+    let total: f64 = estimates.iter().map(|e| e.cycles).sum();
+    if total > 0.0 {
+        eprintln!(
+            "  estimate {} benchmark(s) x {} cache mode(s); {:.1}% of the cycles come from bytecodes JOP implements in Java",
+            profiles.len(),
+            modes.len(),
+            100.0 * java / total
+        );
+    }
+    println!("{}", csv_path.display());
+    Ok(())
+}
+
+/// Per-opcode and per-context breakdown of one estimate, largest first.
+fn breakdown_json(e: &Estimate, p: &jopcal_profile::Profile) -> Value {
+    let mut ops: Vec<(&String, &(u64, f64))> = e.per_opcode.iter().collect();
+    ops.sort_by(|a, b| b.1 .1.total_cmp(&a.1 .1));
+    let mut nodes: Vec<(usize, f64)> = e
+        .per_node
+        .iter()
+        .copied()
+        .enumerate()
+        .filter(|(_, c)| *c > 0.0)
+        .collect();
+    nodes.sort_by(|a, b| b.1.total_cmp(&a.1));
+    let path = |mut i: usize| {
+        let mut parts = Vec::new();
+        loop {
+            let n = &p.nodes[i];
+            let m = &p.methods[n.method as usize];
+            parts.push(if n.callsite >= 0 {
+                format!(
+                    "{}.{}@{}",
+                    m.class.rsplit('/').next().unwrap_or(&m.class),
+                    m.name,
+                    n.callsite
+                )
+            } else {
+                format!("{}.{}", m.class.rsplit('/').next().unwrap_or(&m.class), m.name)
+            });
+            match n.parent {
+                Some(q) => i = q as usize,
+                None => break,
+            }
+        }
+        parts.reverse();
+        parts.join(" > ")
+    };
+    json!({
+        "benchmark": e.benchmark,
+        "cache_mode": e.cache.to_string(),
+        "cycles": e.cycles,
+        "java_dispatch_cycles": e.java_dispatch_cycles,
+        "java_routine_cycles": e.java_routine_cycles,
+        "invoke_return_cycles": e.invoke_return_cycles,
+        "per_opcode": ops.iter().map(|(k, (n, c))| json!({"opcode": k, "count": n, "cycles": c})).collect::<Vec<_>>(),
+        "per_context": nodes.iter().map(|(i, c)| json!({"context": path(*i), "cycles": c})).collect::<Vec<_>>(),
+    })
+}
