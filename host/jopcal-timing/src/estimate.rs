@@ -97,14 +97,10 @@ pub fn estimate(profile: &Profile, model: &TimingModel, mode: CacheMode) -> Esti
         skipped[i] = inside;
     }
     let b_hit = model.load_cost(true, 0);
-    let add = |e: &mut Estimate, node: usize, name: &str, count: u64, cycles: f64| {
-        e.cycles += cycles;
-        e.bytecodes += count;
-        e.per_node[node] += cycles;
-        let entry = e.per_opcode.entry(name.to_string()).or_insert((0, 0.0));
-        entry.0 += count;
-        entry.1 += cycles;
-    };
+    // Accumulators indexed by opcode byte; JOP's own bytecodes are kept by name.
+    let mut op_count = [0u64; 256];
+    let mut op_cycles = [0f64; 256];
+    let mut jop_ops: BTreeMap<String, (u64, f64)> = BTreeMap::new();
     // 1. Everything but invokes and returns: a fixed cost per execution.
     for (i, n) in profile.nodes.iter().enumerate() {
         if skipped[i] || jop_native[n.method as usize].is_some() {
@@ -115,15 +111,39 @@ pub fn estimate(profile: &Profile, model: &TimingModel, mode: CacheMode) -> Esti
                 continue;
             }
             let (fixed, routine) = model.cost_parts(op, b_hit, 0);
-            let name = mnemonic(op).unwrap_or("?");
             if model.is_java(op) {
                 e.java_dispatch_cycles += fixed * count as f64;
                 e.java_routine_cycles += routine * count as f64;
             }
-            add(&mut e, i, name, count, (fixed + routine) * count as f64);
+            let c = (fixed + routine) * count as f64;
+            op_count[op as usize] += count;
+            op_cycles[op as usize] += c;
+            e.per_node[i] += c;
         }
     }
-    // 2. Invokes and returns, event by event.
+    // 2. Invokes and returns, event by event. Costs depend only on the node and
+    // on hit or miss, so they are resolved once per node: [miss, hit].
+    let mut invoke_cost = vec![[0.0f64; 2]; profile.nodes.len()];
+    let mut return_cost = vec![[0.0f64; 2]; profile.nodes.len()];
+    let mut return_op = vec![0u8; profile.nodes.len()];
+    for (k, node) in profile.nodes.iter().enumerate() {
+        let m = node.method as usize;
+        for hit in [false, true] {
+            let b = model.load_cost(hit, words[m]);
+            invoke_cost[k][usize::from(hit)] = model.cost(node.invoke_opcode, b, words[m]);
+            if let Some(p) = node.parent {
+                let caller = profile.nodes[p as usize].method as usize;
+                let b = model.load_cost(hit, words[caller]);
+                return_op[k] = profile.methods[m].return_opcode();
+                return_cost[k][usize::from(hit)] = model.cost(return_op[k], b, words[caller]);
+            }
+        }
+    }
+    let unknown_caller_return: Vec<f64> = profile
+        .methods
+        .iter()
+        .map(|m| model.cost(m.return_opcode(), b_hit, 0))
+        .collect();
     let mut cache = match mode {
         CacheMode::Hit => CacheState::Hit,
         CacheMode::Miss => CacheState::Miss,
@@ -138,66 +158,95 @@ pub fn estimate(profile: &Profile, model: &TimingModel, mode: CacheMode) -> Esti
         let m = profile.nodes[*id as usize].method;
         cache.access(m, words[m as usize]);
     }
-    let count_access = |hit: bool, e: &mut Estimate| {
-        if hit {
-            e.cache_hits += 1;
-        } else {
-            e.cache_misses += 1;
-        }
-    };
+    let (mut hits, mut misses) = (0u64, 0u64);
     for ev in &profile.events {
         match *ev {
             Event::Invoke(k) => {
-                let node = &profile.nodes[k as usize];
+                let ku = k as usize;
+                let node = &profile.nodes[ku];
                 let caller = node.parent.unwrap_or(0) as usize;
                 stack.push(k);
-                if skipped[k as usize] {
+                if skipped[ku] {
                     continue;
                 }
                 if let Some(c) = jop_native[node.method as usize] {
-                    add(
-                        &mut e,
-                        caller,
-                        &format!("jopsys_{}", profile.methods[node.method as usize].name),
-                        1,
-                        c,
-                    );
+                    let name = format!("jopsys_{}", profile.methods[node.method as usize].name);
+                    let entry = jop_ops.entry(name).or_insert((0, 0.0));
+                    entry.0 += 1;
+                    entry.1 += c;
+                    e.per_node[caller] += c;
                     continue;
                 }
                 let m = node.method;
                 let hit = cache.access(m, words[m as usize]);
-                count_access(hit, &mut e);
-                let b = model.load_cost(hit, words[m as usize]);
-                let c = model.cost(node.invoke_opcode, b, words[m as usize]);
-                e.invoke_return_cycles += c;
-                add(&mut e, caller, mnemonic(node.invoke_opcode).unwrap_or("?"), 1, c);
+                if hit {
+                    hits += 1;
+                } else {
+                    misses += 1;
+                }
+                let c = invoke_cost[ku][usize::from(hit)];
+                op_count[node.invoke_opcode as usize] += 1;
+                op_cycles[node.invoke_opcode as usize] += c;
+                e.per_node[caller] += c;
             }
             Event::Return | Event::Unwind => {
                 let Some(done) = stack.pop() else { continue };
-                let node = &profile.nodes[done as usize];
-                if skipped[done as usize] || jop_native[node.method as usize].is_some() {
+                let du = done as usize;
+                let node = &profile.nodes[du];
+                if skipped[du] || jop_native[node.method as usize].is_some() {
                     continue;
                 }
-                let back_to = stack.last().map(|n| profile.nodes[*n as usize].method);
-                let b = match back_to {
-                    Some(m) => {
+                let c = match stack.last() {
+                    Some(&top) => {
+                        let m = profile.nodes[top as usize].method;
                         let hit = cache.access(m, words[m as usize]);
-                        count_access(hit, &mut e);
-                        model.load_cost(hit, words[m as usize])
+                        if hit {
+                            hits += 1;
+                        } else {
+                            misses += 1;
+                        }
+                        // The stack top is the caller context; when the stream
+                        // and the tree disagree, cost the return by the method.
+                        if node.parent == Some(top) {
+                            return_cost[du][usize::from(hit)]
+                        } else {
+                            let b = model.load_cost(hit, words[m as usize]);
+                            model.cost(
+                                profile.methods[node.method as usize].return_opcode(),
+                                b,
+                                words[m as usize],
+                            )
+                        }
                     }
                     // Returning past the region's entry: the caller is unknown; assume it is cached.
-                    None => b_hit,
+                    None => unknown_caller_return[node.method as usize],
                 };
                 if matches!(ev, Event::Return) {
                     let op = profile.methods[node.method as usize].return_opcode();
-                    let n = back_to.map_or(0, |m| words[m as usize]);
-                    let c = model.cost(op, b, n);
-                    e.invoke_return_cycles += c;
-                    add(&mut e, done as usize, mnemonic(op).unwrap_or("?"), 1, c);
+                    op_count[op as usize] += 1;
+                    op_cycles[op as usize] += c;
+                    e.per_node[du] += c;
                 }
             }
         }
     }
+    e.cache_hits = hits;
+    e.cache_misses = misses;
+    for op in 0..=255u8 {
+        let i = op as usize;
+        if op_count[i] > 0 || op_cycles[i] != 0.0 {
+            e.per_opcode
+                .insert(mnemonic(op).unwrap_or("?").to_string(), (op_count[i], op_cycles[i]));
+            if is_invoke(op) || is_return(op) {
+                e.invoke_return_cycles += op_cycles[i];
+            }
+        }
+    }
+    for (name, v) in jop_ops {
+        e.per_opcode.insert(name, v);
+    }
+    e.bytecodes = e.per_opcode.values().map(|v| v.0).sum();
+    e.cycles = e.per_opcode.values().map(|v| v.1).sum();
     e
 }
 
