@@ -364,41 +364,8 @@ mod tests {
     use super::*;
     use proptest::prelude::*;
 
-    pub fn sample() -> Profile {
-        let m = |c: &str, n: &str, d: &str, len| MethodInfo {
-            class: c.into(),
-            name: n.into(),
-            descriptor: d.into(),
-            bytecode_len: len,
-            native: false,
-        };
-        let mut root = Node {
-            calls: 1,
-            callsite: -1,
-            ..Node::default()
-        };
-        root.opcodes.insert(0xb8, 2); // invokestatic x2
-        root.opcodes.insert(0x60, 1);
-        let mut child = Node {
-            parent: Some(0),
-            method: 1,
-            callsite: 4,
-            invoke_opcode: 0xb8,
-            calls: 2,
-            ..Node::default()
-        };
-        child.opcodes.insert(0x1a, 2);
-        child.opcodes.insert(0xac, 2);
-        child.blocks.insert(0, 2);
-        Profile {
-            benchmark: "T".into(),
-            region: "harness".into(),
-            complete: true,
-            methods: vec![m("a/Main", "run", "(I)I", 20), m("a/Main", "f", "(I)I", 130)],
-            nodes: vec![root, child],
-            entry_stack: vec![0],
-            events: vec![Event::Invoke(1), Event::Return, Event::Invoke(1), Event::Return],
-        }
+    fn sample() -> Profile {
+        crate::examples::two_calls()
     }
 
     #[test]
@@ -408,7 +375,7 @@ mod tests {
         assert_eq!(decode(&bytes).unwrap(), p);
         let j = to_json(&p);
         assert_eq!(j["root"]["callsite"], -1);
-        assert_eq!(j["root"]["children"][0]["method"], "a.Main.f(I)I");
+        assert_eq!(j["root"]["children"][0]["method"], "t.T.f(I)I");
         assert_eq!(j["root"]["children"][0]["opcodes"]["iload_0"], 2);
         assert_eq!(j["root"]["children"][0]["calls"], 2);
         assert_eq!(j["bytecodes"], 7);

@@ -9,6 +9,7 @@
 //! versioned binary format (`.jopprof`, see [`format`]) and its JSON view; the
 //! profiler agent writes it and the estimator reads it.
 
+pub mod examples;
 pub mod format;
 pub mod model;
 

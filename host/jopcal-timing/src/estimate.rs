@@ -257,42 +257,8 @@ mod tests {
     use jopcal_profile::{MethodInfo, Node};
     use std::path::Path;
 
-    /// run() (20 bytes = 5 words) executes iadd once and calls f twice
-    /// (invokestatic); f (130 bytes = 33 words) executes iload_0 and ireturn.
     fn two_calls() -> Profile {
-        let m = |n: &str, len| MethodInfo {
-            class: "t/T".into(),
-            name: n.into(),
-            descriptor: "(I)I".into(),
-            bytecode_len: len,
-            native: false,
-        };
-        let mut root = Node {
-            calls: 1,
-            callsite: -1,
-            ..Node::default()
-        };
-        root.opcodes.insert(0x60, 1);
-        root.opcodes.insert(0xb8, 2);
-        let mut f = Node {
-            parent: Some(0),
-            method: 1,
-            callsite: 3,
-            invoke_opcode: 0xb8,
-            calls: 2,
-            ..Node::default()
-        };
-        f.opcodes.insert(0x1a, 2);
-        f.opcodes.insert(0xac, 2);
-        Profile {
-            benchmark: "T".into(),
-            region: "harness".into(),
-            complete: true,
-            methods: vec![m("run", 20), m("f", 130)],
-            nodes: vec![root, f],
-            entry_stack: vec![0],
-            events: vec![Event::Invoke(1), Event::Return, Event::Invoke(1), Event::Return],
-        }
+        jopcal_profile::examples::two_calls()
     }
 
     fn jop(r: &str) -> TimingModel {

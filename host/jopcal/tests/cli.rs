@@ -57,7 +57,6 @@ fn help_lists_every_verb_and_every_verb_has_help() {
 fn pending_verbs_say_so_and_fail() {
     for v in [
         "profile",
-        "estimate",
         "reconcile",
         "calibrate",
         "report",
@@ -389,43 +388,10 @@ fn table_prints_the_published_values_and_rejects_bad_models() {
         .starts_with("jopcal: error: unknown parameter 'q' (the model has: "));
 }
 
-/// The two-call program of the timing crate's unit test, as a profile file.
+/// The two-call example profile (hand-checked in the estimator's tests), as a file.
 fn two_call_profile(dir: &Path) {
-    use jopcal_profile::{encode, Event, MethodInfo, Node, Profile};
-    let m = |n: &str, len| MethodInfo {
-        class: "t/T".into(),
-        name: n.into(),
-        descriptor: "(I)I".into(),
-        bytecode_len: len,
-        native: false,
-    };
-    let mut root = Node {
-        calls: 1,
-        callsite: -1,
-        ..Node::default()
-    };
-    root.opcodes.insert(0x60, 1); // iadd
-    root.opcodes.insert(0xb8, 2); // invokestatic
-    let mut f = Node {
-        parent: Some(0),
-        method: 1,
-        callsite: 3,
-        invoke_opcode: 0xb8,
-        calls: 2,
-        ..Node::default()
-    };
-    f.opcodes.insert(0x1a, 2); // iload_0
-    f.opcodes.insert(0xac, 2); // ireturn
-    let p = Profile {
-        benchmark: "T".into(),
-        region: "harness".into(),
-        complete: true,
-        methods: vec![m("run", 20), m("f", 130)],
-        nodes: vec![root, f],
-        entry_stack: vec![0],
-        events: vec![Event::Invoke(1), Event::Return, Event::Invoke(1), Event::Return],
-    };
-    fs::write(dir.join("T.jopprof"), encode(&p)).unwrap();
+    let p = jopcal_profile::examples::two_calls();
+    fs::write(dir.join("T.jopprof"), jopcal_profile::encode(&p)).unwrap();
 }
 
 #[test]
