@@ -10,5 +10,9 @@ fuzz_target!(|data: &[u8]| {
     framed.extend_from_slice(data);
     if let Ok(p) = jopcal_profile::decode(&framed) {
         let _ = jopcal_profile::to_json(&p);
+        let model = jopcal_timing::TimingModel::load(std::path::Path::new("../calibration/jop-wcet.toml")).unwrap();
+        for mode in ["hit", "miss", "fifo:64:2"] {
+            let _ = jopcal_timing::estimate::estimate(&p, &model, mode.parse().unwrap());
+        }
     }
 });

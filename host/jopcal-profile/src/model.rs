@@ -122,6 +122,19 @@ impl Profile {
                 (_, Some(p)) if p as usize >= i => return Err(format!("node {i} has parent {p}, not an earlier node")),
                 _ => {}
             }
+            if i > 0 && !(182..=186).contains(&n.invoke_opcode) {
+                return Err(format!(
+                    "node {i} was entered by opcode {}, which is not an invoke",
+                    n.invoke_opcode
+                ));
+            }
+            if let Some(op) = n
+                .opcodes
+                .keys()
+                .find(|op| jopcal_classfile::opcode::mnemonic(**op).is_none())
+            {
+                return Err(format!("node {i} counts opcode {op}, which is not a JVM opcode"));
+            }
         }
         for e in &self.events {
             if let Event::Invoke(id) = e {

@@ -309,6 +309,21 @@ mod tests {
         assert_eq!(e.cycles, 197.0 + 3.0 * 122.0);
     }
 
+    proptest::proptest! {
+        /// Whatever decodes as a profile can be estimated without a panic.
+        #[test]
+        fn decoded_profiles_never_panic_the_estimator(pos in 0usize..300, byte in proptest::prelude::any::<u8>()) {
+            let mut b = jopcal_profile::encode(&two_calls());
+            let p = pos % b.len();
+            b[p] = byte;
+            if let Ok(p) = jopcal_profile::decode(&b) {
+                for mode in [CacheMode::Hit, CacheMode::Miss, CacheMode::Fifo(CacheConfig { bytes: 64, blocks: 2 })] {
+                    let _ = estimate(&p, &jop("r=1"), mode);
+                }
+            }
+        }
+    }
+
     #[test]
     fn native_rd_is_charged_as_jopsys_rd() {
         let mut p = two_calls();
