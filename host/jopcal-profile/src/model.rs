@@ -122,6 +122,9 @@ impl Profile {
                 (_, Some(p)) if p as usize >= i => return Err(format!("node {i} has parent {p}, not an earlier node")),
                 _ => {}
             }
+            if i == 0 && n.invoke_opcode != 0 {
+                return Err(format!("the root node has invoke opcode {}, not 0", n.invoke_opcode));
+            }
             if i > 0 && !(182..=186).contains(&n.invoke_opcode) {
                 return Err(format!(
                     "node {i} was entered by opcode {}, which is not an invoke",

@@ -306,10 +306,12 @@ impl TimingModel {
     }
 
     /// `(dispatch or formula part, Java routine part)` of an opcode's cost.
+    /// Bytes that are not JVM opcodes cost nothing (profiles reject them on reading).
     pub fn cost_parts(&self, op: u8, b: f64, n: u32) -> (f64, f64) {
-        match &self.opcodes[op as usize] {
-            Cost::Formula(e) => (self.eval(e, b, n), 0.0),
-            Cost::Java { dispatch, routine } => (self.eval(dispatch, b, n), self.params[routine]),
+        match self.opcodes.get(op as usize) {
+            Some(Cost::Formula(e)) => (self.eval(e, b, n), 0.0),
+            Some(Cost::Java { dispatch, routine }) => (self.eval(dispatch, b, n), self.params[routine]),
+            None => (0.0, 0.0),
         }
     }
 
@@ -321,7 +323,7 @@ impl TimingModel {
 
     /// True when JOP implements `op` in Java.
     pub fn is_java(&self, op: u8) -> bool {
-        matches!(self.opcodes[op as usize], Cost::Java { .. })
+        matches!(self.opcodes.get(op as usize), Some(Cost::Java { .. }))
     }
 
     /// The cost of one of JOP's own bytecodes (`jopsys_rd`, ...), if the model has it.
