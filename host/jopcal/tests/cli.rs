@@ -314,7 +314,11 @@ fn validate_writes_summary_and_names_missing_stages() {
     let s = fs::read_to_string(out.join("summary.json")).unwrap();
     assert!(s.contains("\"complete\": false"), "{s}");
     assert!(
-        s.contains("\"name\": \"estimate\",\n      \"status\": \"not implemented yet\""),
+        s.contains("\"name\": \"profile\",\n      \"status\": \"not implemented yet\""),
+        "{s}"
+    );
+    assert!(
+        s.contains("\"name\": \"estimate\",\n      \"status\": \"skipped: needs the profile stage"),
         "{s}"
     );
     assert_eq!(s.matches("\"iterations\"").count(), suite_names().len());
