@@ -1,9 +1,10 @@
 //! The class-file container: magic, versions, constant pool, fields, methods
 //! and each method's `Code` attribute. Errors carry the byte offset.
 
+use crate::num::{u16_, u32_, u8_};
 use nom::bytes::complete::take;
 use nom::number::complete::{be_f32, be_f64, be_i32, be_i64, be_u16, be_u32, be_u8};
-use nom::{IResult, Parser};
+use nom::Parser;
 
 /// A constant-pool entry (index 0 and the slot after a long/double are `Unusable`).
 #[derive(Debug, Clone, PartialEq)]
@@ -82,20 +83,8 @@ pub struct ClassFileError {
     pub message: String,
 }
 
-type R<'a, T> = IResult<&'a [u8], T>;
-
 /// `(access, name, descriptor, code)` of a field or method, as read.
 type Member = (u16, String, String, Option<Code>);
-
-fn u8_(i: &[u8]) -> R<'_, u8> {
-    be_u8.parse(i)
-}
-fn u16_(i: &[u8]) -> R<'_, u16> {
-    be_u16.parse(i)
-}
-fn u32_(i: &[u8]) -> R<'_, u32> {
-    be_u32.parse(i)
-}
 
 /// Decodes the JVM's modified UTF-8 (NUL as C0 80, supplementary characters as surrogate pairs).
 pub fn modified_utf8(bytes: &[u8]) -> Option<String> {

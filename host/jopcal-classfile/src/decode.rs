@@ -3,9 +3,10 @@
 //! (aligned to the start of the code array), and the operand bytes of
 //! `invokeinterface` and `invokedynamic`.
 
+use crate::num::{i16_, i32_, u16_, u8_};
 use crate::opcode::{layout, mnemonic, Layout, Opcode};
 use nom::number::complete::{be_i16, be_i32, be_i8, be_u16, be_u8};
-use nom::{IResult, Parser};
+use nom::Parser;
 
 /// One decoded instruction.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -83,21 +84,6 @@ impl Instruction {
 pub struct DecodeError {
     pub pc: u32,
     pub message: String,
-}
-
-type R<'a, T> = IResult<&'a [u8], T>;
-
-fn u8_(i: &[u8]) -> R<'_, u8> {
-    be_u8.parse(i)
-}
-fn u16_(i: &[u8]) -> R<'_, u16> {
-    be_u16.parse(i)
-}
-fn i16_(i: &[u8]) -> R<'_, i16> {
-    be_i16.parse(i)
-}
-fn i32_(i: &[u8]) -> R<'_, i32> {
-    be_i32.parse(i)
 }
 
 /// Decodes a whole code array.

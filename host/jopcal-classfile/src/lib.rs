@@ -12,6 +12,7 @@
 pub mod blocks;
 pub mod class;
 pub mod decode;
+mod num;
 pub mod opcode;
 
 pub use blocks::{basic_blocks, BasicBlock, BlockMode};
