@@ -53,18 +53,12 @@ fn help_lists_every_verb_and_every_verb_has_help() {
     }
 }
 
+/// Verbs whose issues have landed; every other verb must say it is pending.
+const IMPLEMENTED: [&str; 5] = ["validate", "run", "table", "estimate", "targets"];
+
 #[test]
 fn pending_verbs_say_so_and_fail() {
-    for v in [
-        "profile",
-        "reconcile",
-        "calibrate",
-        "report",
-        "regress",
-        "upload",
-        "emu",
-        "sim",
-    ] {
+    for v in VERBS.into_iter().filter(|v| !IMPLEMENTED.contains(v)) {
         let o = jopcal().arg(v).output().unwrap();
         assert_eq!(o.status.code(), Some(1), "{v}");
         let (out, err) = text(&o);
