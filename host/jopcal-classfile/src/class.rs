@@ -145,21 +145,16 @@ impl<'a> Parser_<'a> {
     }
 }
 
-/// Parses a whole class file.
-pub fn parse_class<'a>(bytes: &'a [u8]) -> Result<ClassFile, ClassFileError> {
-    let p = Parser_ { all: bytes };
-    let i = bytes;
-    let (i, magic) = u32_(i).map_err(p.truncated(i, "header"))?;
-    if magic != 0xCAFE_BABE {
-        return Err(ClassFileError {
-            offset: 0,
-            message: format!("not a class file (magic 0x{magic:08x})"),
-        });
-    }
-    let (i, (minor, major)) = (be_u16, be_u16).parse(i).map_err(p.truncated(i, "header"))?;
-    let (mut i, cp_count) = u16_(i).map_err(p.truncated(i, "header"))?;
+/// Reads constant-pool entries from `i`: `count` slots (index 0 included, as in
+/// the class file), or, without a count, until the bytes run out (the form
+/// JVMTI's GetConstantPool returns).
+fn read_pool<'a>(
+    p: &Parser_<'a>,
+    mut i: &'a [u8],
+    count: Option<usize>,
+) -> Result<(&'a [u8], Vec<Constant>), ClassFileError> {
     let mut pool = vec![Constant::Unusable];
-    while pool.len() < cp_count as usize {
+    while count.map_or(!i.is_empty(), |n| pool.len() < n) {
         let at = i;
         let (r, tag) = u8_(i).map_err(p.truncated(at, "constant pool"))?;
         let t = p.truncated(at, "constant pool");
@@ -264,6 +259,63 @@ pub fn parse_class<'a>(bytes: &'a [u8]) -> Result<ClassFile, ClassFileError> {
         }
         i = r;
     }
+    Ok((i, pool))
+}
+
+/// Parses the bare constant-pool entries that JVMTI's `GetConstantPool`
+/// returns (no count, no header); slot 0 is `Unusable` as in a class file.
+pub fn parse_constant_pool(bytes: &[u8]) -> Result<Vec<Constant>, ClassFileError> {
+    let p = Parser_ { all: bytes };
+    read_pool(&p, bytes, None).map(|(_, pool)| pool)
+}
+
+/// Resolves a Utf8 constant of `pool`.
+pub fn pool_utf8(pool: &[Constant], idx: u16) -> Option<&str> {
+    match pool.get(idx as usize) {
+        Some(Constant::Utf8(s)) => Some(s),
+        _ => None,
+    }
+}
+
+/// `(class, name, descriptor)` of a Field/Method/InterfaceMethod ref in `pool`;
+/// for an InvokeDynamic entry, `("", name, descriptor)`.
+pub fn pool_member_ref(pool: &[Constant], idx: u16) -> Option<(&str, &str, &str)> {
+    let (class, nat) = match pool.get(idx as usize)? {
+        Constant::Fieldref { class, name_and_type }
+        | Constant::Methodref { class, name_and_type }
+        | Constant::InterfaceMethodref { class, name_and_type } => (Some(*class), *name_and_type),
+        Constant::InvokeDynamic { name_and_type, .. } => (None, *name_and_type),
+        _ => return None,
+    };
+    let class = match class {
+        None => "",
+        Some(c) => match pool.get(c as usize)? {
+            Constant::Class(n) => pool_utf8(pool, *n)?,
+            _ => return None,
+        },
+    };
+    match pool.get(nat as usize)? {
+        Constant::NameAndType { name, descriptor } => {
+            Some((class, pool_utf8(pool, *name)?, pool_utf8(pool, *descriptor)?))
+        }
+        _ => None,
+    }
+}
+
+/// Parses a whole class file.
+pub fn parse_class<'a>(bytes: &'a [u8]) -> Result<ClassFile, ClassFileError> {
+    let p = Parser_ { all: bytes };
+    let i = bytes;
+    let (i, magic) = u32_(i).map_err(p.truncated(i, "header"))?;
+    if magic != 0xCAFE_BABE {
+        return Err(ClassFileError {
+            offset: 0,
+            message: format!("not a class file (magic 0x{magic:08x})"),
+        });
+    }
+    let (i, (minor, major)) = (be_u16, be_u16).parse(i).map_err(p.truncated(i, "header"))?;
+    let (i, cp_count) = u16_(i).map_err(p.truncated(i, "header"))?;
+    let (i, pool) = read_pool(&p, i, Some(cp_count as usize))?;
     if pool.len() != cp_count as usize {
         return Err(p.err(i, "a long or double constant overruns the constant pool"));
     }
@@ -401,27 +453,11 @@ impl ClassFile {
 
     /// Resolves a Utf8 constant.
     pub fn utf8(&self, idx: u16) -> Option<&str> {
-        match self.constant_pool.get(idx as usize) {
-            Some(Constant::Utf8(s)) => Some(s),
-            _ => None,
-        }
+        pool_utf8(&self.constant_pool, idx)
     }
 
     /// `(class, name, descriptor)` of a Field/Method/InterfaceMethod ref.
     pub fn member_ref(&self, idx: u16) -> Option<(&str, &str, &str)> {
-        let (class, nat) = match self.constant_pool.get(idx as usize)? {
-            Constant::Fieldref { class, name_and_type }
-            | Constant::Methodref { class, name_and_type }
-            | Constant::InterfaceMethodref { class, name_and_type } => (*class, *name_and_type),
-            _ => return None,
-        };
-        let class = match self.constant_pool.get(class as usize)? {
-            Constant::Class(n) => self.utf8(*n)?,
-            _ => return None,
-        };
-        match self.constant_pool.get(nat as usize)? {
-            Constant::NameAndType { name, descriptor } => Some((class, self.utf8(*name)?, self.utf8(*descriptor)?)),
-            _ => None,
-        }
+        pool_member_ref(&self.constant_pool, idx)
     }
 }

@@ -12,7 +12,8 @@
 //!                bytecode_len varint, native byte (0/1)
 //! nodes        varint count, then per node (node 0 is the root):
 //!                parent varint (0 = none, else parent + 1), method varint,
-//!                callsite zigzag varint (-1 at the root), invoke_opcode byte,
+//!                callsite zigzag varint (-1 at the root), invoke_opcode byte
+//!                (0 at the root and where the JVM entered the method itself),
 //!                calls varint,
 //!                opcodes varint count, then (opcode byte, count varint)...
 //!                blocks varint count, then (start_pc varint, count varint)...

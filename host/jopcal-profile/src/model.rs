@@ -43,7 +43,9 @@ pub struct Node {
     pub method: u32,
     /// Bytecode index of the invoke in the caller (-1 at the root).
     pub callsite: i32,
-    /// Opcode of that invoke (0 at the root).
+    /// Opcode of that invoke; 0 at the root and for contexts the JVM entered
+    /// on its own (static initializers, class loading, exception constructors,
+    /// upcalls from native code), which no invoke bytecode of the caller ran.
     pub invoke_opcode: u8,
     /// Invocations of this context inside the region.
     pub calls: u64,
@@ -54,6 +56,11 @@ pub struct Node {
 }
 
 impl Node {
+    /// True when the JVM entered this context on its own, not an invoke bytecode.
+    pub fn entered_by_jvm(&self) -> bool {
+        self.parent.is_some() && self.invoke_opcode == 0
+    }
+
     /// Bytecodes executed in this context.
     pub fn bytecodes(&self) -> u64 {
         self.opcodes.values().sum()
@@ -125,7 +132,7 @@ impl Profile {
             if i == 0 && n.invoke_opcode != 0 {
                 return Err(format!("the root node has invoke opcode {}, not 0", n.invoke_opcode));
             }
-            if i > 0 && !(182..=186).contains(&n.invoke_opcode) {
+            if i > 0 && n.invoke_opcode != 0 && !(182..=186).contains(&n.invoke_opcode) {
                 return Err(format!(
                     "node {i} was entered by opcode {}, which is not an invoke",
                     n.invoke_opcode

@@ -8,7 +8,12 @@
 //! stack are loaded, outermost first, as they are on the target when the
 //! region begins. Calls to `com.jopdesign.sys.Native` methods are JOP's own
 //! bytecodes (`Native.rd` is `jopsys_rd`): they are charged as such, and the
-//! host stand-in's code behind them is not.
+//! host stand-in's code behind them is not. Contexts the JVM entered on its
+//! own (static initializers, class loading, exception constructors; invoke
+//! opcode 0 in the profile) are not charged at all, nor anything below them:
+//! JOP runs static initializers at boot and never loads classes, so that work
+//! is the host JVM's and not the program's. Their bytecodes are reported as
+//! `jvm_entered_bytecodes`.
 
 use crate::cache::{words_of, CacheMode, MethodCache};
 use crate::model::TimingModel;
@@ -40,6 +45,8 @@ pub struct Estimate {
     pub per_opcode: BTreeMap<String, (u64, f64)>,
     /// Exclusive cycles per CCT node (index = node id).
     pub per_node: Vec<f64>,
+    /// Bytecodes in contexts the host JVM entered on its own (not charged).
+    pub jvm_entered_bytecodes: u64,
     /// Whether the profile was complete.
     pub complete: bool,
 }
@@ -61,6 +68,19 @@ impl CacheState {
     }
 }
 
+/// True when node `i` lies below a call of a JOP-native method.
+fn inside_native(profile: &Profile, jop_native: &[Option<f64>], i: usize) -> bool {
+    let mut at = profile.nodes[i].parent;
+    while let Some(p) = at {
+        let n = &profile.nodes[p as usize];
+        if jop_native[n.method as usize].is_some() {
+            return true;
+        }
+        at = n.parent;
+    }
+    false
+}
+
 /// Estimates `profile` with `model` under `mode`.
 pub fn estimate(profile: &Profile, model: &TimingModel, mode: CacheMode) -> Estimate {
     let mut e = Estimate {
@@ -76,6 +96,7 @@ pub fn estimate(profile: &Profile, model: &TimingModel, mode: CacheMode) -> Esti
         cache_misses: 0,
         per_opcode: BTreeMap::new(),
         per_node: vec![0.0; profile.nodes.len()],
+        jvm_entered_bytecodes: 0,
         complete: profile.complete,
     };
     let words: Vec<u32> = profile.methods.iter().map(|m| words_of(m.bytecode_len)).collect();
@@ -88,13 +109,17 @@ pub fn estimate(profile: &Profile, model: &TimingModel, mode: CacheMode) -> Esti
                 .flatten()
         })
         .collect();
-    // Nodes inside a JOP-native call are the host stand-in's code: not charged.
+    // Nodes inside a JOP-native call are the host stand-in's code, and nodes
+    // the JVM entered on its own are the host JVM's work: neither is charged.
     let mut skipped = vec![false; profile.nodes.len()];
     for (i, n) in profile.nodes.iter().enumerate() {
         let inside = n
             .parent
             .is_some_and(|p| skipped[p as usize] || jop_native[profile.nodes[p as usize].method as usize].is_some());
-        skipped[i] = inside;
+        skipped[i] = inside || n.entered_by_jvm();
+        if skipped[i] && !inside_native(profile, &jop_native, i) {
+            e.jvm_entered_bytecodes += n.bytecodes();
+        }
     }
     let b_hit = model.load_cost(true, 0);
     // Accumulators indexed by opcode byte; JOP's own bytecodes are kept by name.
@@ -295,6 +320,45 @@ mod tests {
         assert_eq!(small.cycles, 1.0 + 2.0 + 2.0 * 111.0 + 2.0 * 31.0);
         assert_eq!(small.per_opcode["invokestatic"], (2, 222.0));
         assert_eq!(small.per_node, vec![1.0 + 222.0, 2.0 + 62.0]);
+    }
+
+    #[test]
+    fn contexts_the_jvm_entered_are_not_charged() {
+        // A static initializer (entered by the JVM) under run(), which calls f once more.
+        let mut p = two_calls();
+        p.methods.push(MethodInfo {
+            class: "t/T".into(),
+            name: "<clinit>".into(),
+            descriptor: "()V".into(),
+            bytecode_len: 40,
+            native: false,
+        });
+        let mut clinit = Node {
+            parent: Some(0),
+            method: 2,
+            callsite: 0,
+            invoke_opcode: 0,
+            calls: 1,
+            ..Node::default()
+        };
+        clinit.opcodes.insert(0x03, 5); // iconst_0 x5
+        clinit.opcodes.insert(0xb8, 1);
+        clinit.opcodes.insert(0xb1, 1);
+        let mut f_below = p.nodes[1].clone();
+        f_below.parent = Some(2);
+        f_below.calls = 1;
+        f_below.opcodes = [(0x1a, 1), (0xac, 1)].into();
+        p.nodes.push(clinit);
+        p.nodes.push(f_below);
+        p.events
+            .splice(0..0, [Event::Invoke(2), Event::Invoke(3), Event::Return, Event::Return]);
+        p.validate().unwrap();
+        let m = jop("r=1");
+        for mode in [CacheMode::Hit, CacheMode::Miss] {
+            let e = estimate(&p, &m, mode);
+            assert_eq!(e.cycles, estimate(&two_calls(), &m, mode).cycles);
+            assert_eq!(e.jvm_entered_bytecodes, 7 + 2);
+        }
     }
 
     #[test]

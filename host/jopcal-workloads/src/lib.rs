@@ -3,11 +3,13 @@
 //! Owns the suite manifest (`jop-firmware/suite.toml`, [`suite`]), finding a
 //! JDK ([`jdk`]), compiling the sources with `javac --release 8` into a cache
 //! keyed by a hash of their content ([`build`]), and running a workload on the
-//! host JVM with a timeout while keeping its raw output ([`host`]).
+//! host JVM with a timeout while keeping its raw output ([`host`]), and running
+//! a program under the profiler agent ([`profile`]).
 
 pub mod build;
 pub mod host;
 pub mod jdk;
+pub mod profile;
 pub mod suite;
 
 pub use build::{build_suite, BuiltSuite};

@@ -22,7 +22,7 @@ pub enum Verb {
     /// Run workloads on a target and write measurements.csv.
     Run(RunArgs),
     /// Profile workloads on the host JVM (calling-context tree, exact bytecode counts).
-    Profile(Pending),
+    Profile(ProfileArgs),
     /// Estimate target cycles from profiles with a timing model.
     Estimate(EstimateArgs),
     /// Print a timing model's resolved per-opcode cycle table.
@@ -120,6 +120,55 @@ pub struct ValidateArgs {
 pub struct Pending {
     #[arg(trailing_var_arg = true, allow_hyphen_values = true, hide = true)]
     pub args: Vec<String>,
+}
+
+/// Which part of a program `jopcal profile` counts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum RegionArg {
+    /// Between the jop-firmware harness's Harness.start() and Harness.stop() (all threads).
+    Harness,
+    /// The dynamic extent of the main class's main(String[]).
+    Main,
+}
+
+/// Extra files `jopcal profile` writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ProfileFormat {
+    /// Only the binary .jopprof files.
+    Binary,
+    /// Also a JSON view (<bench>.json) of each tree.
+    Json,
+}
+
+#[derive(Debug, Args)]
+pub struct ProfileArgs {
+    /// The workload suite to profile: `builtin` (jop-firmware/). Not with --cp/--main.
+    #[arg(long, value_name = "SUITE", conflicts_with_all = ["cp", "main"])]
+    pub suite: Option<String>,
+    /// Only these benchmarks of the suite (repeatable; default: all).
+    #[arg(long = "bench", value_name = "NAME")]
+    pub benches: Vec<String>,
+    /// Class path of an arbitrary program (':'-separated), with --main.
+    #[arg(long, value_name = "PATH", requires = "main")]
+    pub cp: Option<String>,
+    /// Main class of that program.
+    #[arg(long, value_name = "CLASS", requires = "cp")]
+    pub main: Option<String>,
+    /// What to count (default: harness for the suite, main for --main programs).
+    #[arg(long, value_enum)]
+    pub region: Option<RegionArg>,
+    /// Output directory for <bench>.jopprof (an earlier run in it is moved to previous/).
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+    /// Also write a JSON view of each profile.
+    #[arg(long, value_enum, default_value_t = ProfileFormat::Binary)]
+    pub format: ProfileFormat,
+    /// Seconds one program may run before it is killed.
+    #[arg(long, default_value_t = 300)]
+    pub timeout: u64,
+    /// Extra option for the JVM (repeatable).
+    #[arg(long = "jvm-arg", value_name = "ARG", allow_hyphen_values = true)]
+    pub jvm_args: Vec<String>,
 }
 
 /// Output format of `jopcal table`.

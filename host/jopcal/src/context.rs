@@ -69,3 +69,31 @@ pub fn model_path(explicit: Option<&Path>, firmware: Option<&Path>) -> Result<Pa
     }
     Ok(p)
 }
+
+/// The profiler agent library: `$JOPCAL_AGENT`, else `libjopcal_agent.so` next
+/// to this executable or in its `deps/` (where cargo leaves it when it builds
+/// the CLI).
+pub fn agent_path() -> Result<PathBuf> {
+    use jopcal_workloads::profile::AGENT_FILE;
+    if let Some(p) = std::env::var_os("JOPCAL_AGENT").map(PathBuf::from) {
+        if !p.is_file() {
+            bail!("JOPCAL_AGENT={}: no such file", p.display());
+        }
+        return Ok(p);
+    }
+    let exe = std::env::current_exe()?;
+    let dir = exe.parent().unwrap_or(Path::new("."));
+    // cargo refreshes deps/ whenever it builds the CLI, and the copy beside
+    // the executable only when the agent is built by name: take the newer.
+    let newest = [dir.join(AGENT_FILE), dir.join("deps").join(AGENT_FILE)]
+        .into_iter()
+        .filter_map(|p| Some((std::fs::metadata(&p).ok()?.modified().ok()?, p)))
+        .max();
+    if let Some((_, p)) = newest {
+        return Ok(p);
+    }
+    bail!(
+        "the profiler agent {AGENT_FILE} is not next to {} nor in its deps/: build it with `cargo build --release -p jopcal-agent`, or set JOPCAL_AGENT",
+        exe.display()
+    )
+}

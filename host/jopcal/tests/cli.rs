@@ -54,7 +54,7 @@ fn help_lists_every_verb_and_every_verb_has_help() {
 }
 
 /// Verbs whose issues have landed; every other verb must say it is pending.
-const IMPLEMENTED: [&str; 5] = ["validate", "run", "table", "estimate", "targets"];
+const IMPLEMENTED: [&str; 6] = ["validate", "run", "profile", "table", "estimate", "targets"];
 
 #[test]
 fn pending_verbs_say_so_and_fail() {
@@ -306,16 +306,31 @@ fn validate_writes_summary_and_names_missing_stages() {
     assert!(o.status.success(), "{stderr}");
     assert_eq!(stdout.trim(), out.join("summary.json").display().to_string());
     let s = fs::read_to_string(out.join("summary.json")).unwrap();
-    assert!(s.contains("\"complete\": false"), "{s}");
-    assert!(
-        s.contains("\"name\": \"profile\",\n      \"status\": \"not implemented yet\""),
-        "{s}"
-    );
-    assert!(
-        s.contains("\"name\": \"estimate\",\n      \"status\": \"skipped: needs the profile stage"),
-        "{s}"
-    );
-    assert_eq!(s.matches("\"iterations\"").count(), suite_names().len());
+    let j: serde_json::Value = serde_json::from_str(&s).unwrap();
+    assert_eq!(j["complete"], false, "{s}");
+    let status = |stage: &str| {
+        j["stages"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|x| x["name"] == stage)
+            .map(|x| x["status"].as_str().unwrap().to_string())
+            .unwrap()
+    };
+    assert_eq!(status("profile"), "done");
+    assert_eq!(status("estimate"), "done");
+    assert_eq!(status("reconcile"), "not implemented yet");
+    let benches = j["benchmarks"].as_array().unwrap();
+    assert_eq!(benches.len(), suite_names().len());
+    for b in benches {
+        let est = b["estimates"].as_array().unwrap();
+        assert_eq!(est.len(), 3, "hit, miss, fifo for {}", b["name"]);
+        // hit <= fifo <= miss for every benchmark.
+        let c: Vec<f64> = est.iter().map(|e| e["cycles"].as_f64().unwrap()).collect();
+        assert!(c[0] > 0.0 && c[0] <= c[2] && c[2] <= c[1], "{}: {c:?}", b["name"]);
+    }
+    assert!(out.join("profiles/Sieve.jopprof").is_file());
+    assert!(out.join("estimates.csv").is_file());
 }
 
 #[test]

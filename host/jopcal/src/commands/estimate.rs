@@ -4,6 +4,7 @@ use crate::cli::EstimateArgs;
 use crate::context;
 use anyhow::{anyhow, Context, Result};
 use jopcal_measure::{atomic, clock, OutDir};
+use jopcal_profile::Profile;
 use jopcal_timing::cache::CacheMode;
 use jopcal_timing::estimate::{estimate as run_estimate, Estimate};
 use jopcal_timing::table::number;
@@ -30,19 +31,61 @@ pub fn estimate(firmware: Option<&Path>, a: &EstimateArgs) -> Result<()> {
     let mut model = TimingModel::load(&model_path)?;
     model.apply_overrides(&a.params)?;
     let profiles = jopcal_profile::read_dir(&a.profiles)?;
+    let (csv_path, json_path) = outputs(&a.out)?;
+    let estimates = estimate_all(&profiles, &model, &modes);
+    write_estimates(
+        &estimates,
+        &profiles,
+        modes.len(),
+        &model,
+        &model_path,
+        &csv_path,
+        &json_path,
+    )?;
+    let java: f64 = estimates
+        .iter()
+        .map(|e| e.java_routine_cycles + e.java_dispatch_cycles)
+        .sum();
+    let total: f64 = estimates.iter().map(|e| e.cycles).sum();
+    if total > 0.0 {
+        eprintln!(
+            "  estimate {} benchmark(s) x {} cache mode(s); {:.1}% of the cycles come from bytecodes JOP implements in Java",
+            profiles.len(),
+            modes.len(),
+            100.0 * java / total
+        );
+    }
+    println!("{}", csv_path.display());
+    Ok(())
+}
+
+/// Every profile under every cache mode, in profile order.
+pub fn estimate_all(profiles: &[Profile], model: &TimingModel, modes: &[CacheMode]) -> Vec<Estimate> {
     let mut estimates: Vec<Estimate> = Vec::new();
-    for p in &profiles {
+    for p in profiles {
         if !p.complete {
             eprintln!(
                 "  estimate warning: profile of {} is marked incomplete (the program ended inside the region)",
                 p.benchmark
             );
         }
-        for m in &modes {
-            estimates.push(run_estimate(p, &model, *m));
+        for m in modes {
+            estimates.push(run_estimate(p, model, *m));
         }
     }
-    let (csv_path, json_path) = outputs(&a.out)?;
+    estimates
+}
+
+/// Writes estimates.csv and the JSON breakdown beside it (each atomically).
+pub fn write_estimates(
+    estimates: &[Estimate],
+    profiles: &[Profile],
+    n_modes: usize,
+    model: &TimingModel,
+    model_path: &Path,
+    csv_path: &Path,
+    json_path: &Path,
+) -> Result<()> {
     let mut w = csv::Writer::from_writer(Vec::new());
     w.write_record([
         "benchmark",
@@ -57,7 +100,7 @@ pub fn estimate(firmware: Option<&Path>, a: &EstimateArgs) -> Result<()> {
         "cache_misses",
         "profile_complete",
     ])?;
-    for e in &estimates {
+    for e in estimates {
         w.write_record([
             e.benchmark.clone(),
             e.model.clone(),
@@ -75,7 +118,7 @@ pub fn estimate(firmware: Option<&Path>, a: &EstimateArgs) -> Result<()> {
     let csv_bytes = w.into_inner().map_err(|e| anyhow!(e.to_string()))?;
     let breakdown: Vec<Value> = estimates
         .iter()
-        .zip(profiles.iter().flat_map(|p| std::iter::repeat_n(p, modes.len())))
+        .zip(profiles.iter().flat_map(|p| std::iter::repeat_n(p, n_modes)))
         .map(|(e, p)| breakdown_json(e, p))
         .collect();
     let json_text = serde_json::to_string_pretty(&json!({
@@ -84,23 +127,9 @@ pub fn estimate(firmware: Option<&Path>, a: &EstimateArgs) -> Result<()> {
         "params": model.params(),
         "estimates": breakdown,
     }))? + "\n";
-    atomic::write_atomic(&csv_path, &csv_bytes).with_context(|| format!("writing {}", csv_path.display()))?;
-    atomic::write_atomic(&json_path, json_text.as_bytes())
+    atomic::write_atomic(csv_path, &csv_bytes).with_context(|| format!("writing {}", csv_path.display()))?;
+    atomic::write_atomic(json_path, json_text.as_bytes())
         .with_context(|| format!("writing {}", json_path.display()))?;
-    let java: f64 = estimates
-        .iter()
-        .map(|e| e.java_routine_cycles + e.java_dispatch_cycles)
-        .sum();
-    let total: f64 = estimates.iter().map(|e| e.cycles).sum();
-    if total > 0.0 {
-        eprintln!(
-            "  estimate {} benchmark(s) x {} cache mode(s); {:.1}% of the cycles come from bytecodes JOP implements in Java",
-            profiles.len(),
-            modes.len(),
-            100.0 * java / total
-        );
-    }
-    println!("{}", csv_path.display());
     Ok(())
 }
 
@@ -146,6 +175,7 @@ fn breakdown_json(e: &Estimate, p: &jopcal_profile::Profile) -> Value {
         "java_dispatch_cycles": e.java_dispatch_cycles,
         "java_routine_cycles": e.java_routine_cycles,
         "invoke_return_cycles": e.invoke_return_cycles,
+        "jvm_entered_bytecodes": e.jvm_entered_bytecodes,
         "per_opcode": ops.iter().map(|(k, (n, c))| json!({"opcode": k, "count": n, "cycles": c})).collect::<Vec<_>>(),
         "per_context": nodes.iter().map(|(i, c)| json!({"context": path(*i), "cycles": c})).collect::<Vec<_>>(),
     })

@@ -1,6 +1,7 @@
 //! One module per implemented verb; the rest answer "not implemented yet".
 
 mod estimate;
+mod profile;
 mod run;
 mod table;
 mod targets;
@@ -15,7 +16,7 @@ pub fn dispatch(cli: Cli) -> Result<()> {
         Verb::Validate(a) => validate::validate(firmware, &a),
         Verb::Run(a) => run::run(firmware, &a),
         Verb::Targets => targets::targets(firmware),
-        Verb::Profile(_) => pending("profile"),
+        Verb::Profile(a) => profile::profile(firmware, &a),
         Verb::Estimate(a) => estimate::estimate(firmware, &a),
         Verb::Table(a) => table::table(firmware, &a),
         Verb::Reconcile(_) => pending("reconcile"),

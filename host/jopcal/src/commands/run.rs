@@ -66,7 +66,12 @@ pub fn run(firmware: Option<&Path>, a: &RunArgs) -> Result<()> {
 
 /// Turns rejected workload runs into the verb's error (after the good rows were kept).
 pub fn fail_on_rejected(m: &Measured) -> Result<()> {
-    match m.failures.as_slice() {
+    fail_on_failures(&m.failures)
+}
+
+/// One error for a list of `(bench, reason)` failures: the first in full, and how many.
+pub fn fail_on_failures(failures: &[(String, String)]) -> Result<()> {
+    match failures {
         [] => Ok(()),
         [(bench, why)] => bail!("workload {bench}: {why}"),
         many => bail!(

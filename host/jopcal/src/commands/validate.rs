@@ -2,24 +2,27 @@
 //! exists so far and says plainly which stages do not exist yet; it never
 //! fills a missing stage with invented numbers.
 
-use super::run::{fail_on_rejected, measure};
+use super::estimate::{estimate_all, write_estimates};
+use super::profile::profile_suite;
+use super::run::{fail_on_failures, measure, prepare_host};
+use crate::cli::ProfileFormat;
 use crate::cli::ValidateArgs;
 use crate::context;
 use anyhow::{bail, Context, Result};
 use jopcal_measure::{atomic, clock};
+use jopcal_timing::cache::CacheMode;
+use jopcal_timing::TimingModel;
 use serde::Serialize;
 use std::path::Path;
+use std::time::Duration;
 
 /// Stages of the pipeline in order, and what this build does with them:
 /// `None` runs the stage; `Some(why)` says why it does not run.
 const STAGES: [(&str, Option<&str>); 8] = [
     ("build", None),
     ("measure", None),
-    ("profile", Some("not implemented yet")),
-    (
-        "estimate",
-        Some("skipped: needs the profile stage (jopcal estimate works on existing profiles)"),
-    ),
+    ("profile", None),
+    ("estimate", None),
     ("reconcile", Some("not implemented yet")),
     ("calibrate", Some("not implemented yet")),
     ("plot", Some("not implemented yet")),
@@ -54,7 +57,21 @@ struct Bench {
     measured: u64,
     /// `cycles` on JOP targets, `ns` on the host JVM.
     unit: String,
+    estimates: Vec<BenchEstimate>,
 }
+
+#[derive(Serialize)]
+struct BenchEstimate {
+    model: String,
+    cache: String,
+    cycles: f64,
+    /// Error of the estimate against the measurement, in percent; null when
+    /// the measurement is not in cycles (the host JVM measures ns).
+    error_pct: Option<f64>,
+}
+
+/// The cache modes validate estimates with.
+const CACHE_MODES: [&str; 3] = ["hit", "miss", "fifo:1024:16"];
 
 #[derive(Serialize)]
 struct Failure {
@@ -69,6 +86,29 @@ pub fn validate(firmware: Option<&Path>, a: &ValidateArgs) -> Result<()> {
     let stamp = clock::now_stamp();
     let out = context::out_dir(a.out.as_deref(), "validate", &stamp);
     let m = measure(firmware, a.target, &[], 1, &out, &stamp, a.timeout, &[])?;
+    let setup = prepare_host(firmware, &[])?;
+    let profiled = profile_suite(
+        &setup,
+        &m.out.join("profiles"),
+        &stamp,
+        None,
+        ProfileFormat::Binary,
+        Duration::from_secs(a.timeout),
+        &[],
+    )?;
+    let model_path = context::model_path(None, firmware)?;
+    let model = TimingModel::load(&model_path)?;
+    let modes: Vec<CacheMode> = CACHE_MODES.iter().map(|c| c.parse().expect("valid mode")).collect();
+    let estimates = estimate_all(&profiled.profiles, &model, &modes);
+    write_estimates(
+        &estimates,
+        &profiled.profiles,
+        modes.len(),
+        &model,
+        &model_path,
+        &m.out.join("estimates.csv"),
+        &m.out.join("estimates.json"),
+    )?;
     let summary = Summary {
         target: a.target.name(),
         suite: &a.suite,
@@ -88,11 +128,23 @@ pub fn validate(firmware: Option<&Path>, a: &ValidateArgs) -> Result<()> {
                 iterations: r.iterations,
                 measured: r.cycles,
                 unit: r.unit.to_string(),
+                estimates: estimates
+                    .iter()
+                    .filter(|e| e.benchmark == r.benchmark)
+                    .map(|e| BenchEstimate {
+                        model: e.model.clone(),
+                        cache: e.cache.to_string(),
+                        cycles: e.cycles,
+                        error_pct: (r.unit == jopcal_measure::Unit::Cycles)
+                            .then(|| 100.0 * (e.cycles - r.cycles as f64) / r.cycles as f64),
+                    })
+                    .collect(),
             })
             .collect(),
         failures: m
             .failures
             .iter()
+            .chain(&profiled.failures)
             .map(|(name, reason)| Failure {
                 name: name.clone(),
                 reason: reason.clone(),
@@ -117,5 +169,6 @@ pub fn validate(firmware: Option<&Path>, a: &ValidateArgs) -> Result<()> {
         missing.join(", ")
     );
     println!("{}", path.display());
-    fail_on_rejected(&m)
+    let failures: Vec<(String, String)> = m.failures.iter().chain(&profiled.failures).cloned().collect();
+    fail_on_failures(&failures)
 }

@@ -1,0 +1,620 @@
+//! jopcal's profiler: a JVMTI agent (loaded with `-agentpath`) that records an
+//! exact calling-context profile of one region of a Java program.
+//!
+//! Owns: the agent's options ([`options`]), the calling-context tree it grows
+//! ([`tree`]) and the JVMTI glue below. The profile it writes is
+//! `jopcal_profile::Profile` in the versioned `.jopprof` format.
+//!
+//! How it counts. Outside the region no per-bytecode event is enabled. The
+//! region opens when `Harness.start()` returns (a breakpoint at its entry asks
+//! for its frame pop) or when `main` is entered (`--region main`); then
+//! SingleStep, MethodEntry/MethodExit and ExceptionCatch are enabled for all
+//! threads. Each thread keeps a shadow stack of (context, method code) frames.
+//! A SingleStep reads the exact opcode at its location from the method's own
+//! bytecode (GetBytecodes), so `iload_0` and `iload 0`, `ldc` and `ldc_w` stay
+//! apart. A MethodEntry is an invoke of the caller's when the caller's last
+//! bytecode was an invoke that names the entered method (resolved through
+//! GetConstantPool); otherwise the JVM entered the method on its own (a static
+//! initializer, class loading, an exception constructor), and the context is
+//! recorded with invoke opcode 0. HotSpot hides single steps while it resolves
+//! a constant (so the bytecodes of class loading and of static initializers
+//! run from there produce no SingleStep): every method entered by the JVM on
+//! its own, and everything below it, gets a breakpoint on each instruction,
+//! and those breakpoints count in frames where no SingleStep arrives. The
+//! call/return stream is that of the thread
+//! that opened the region; other threads' work is counted under the root.
+//! The region closes when `Harness.stop()` is entered or `main` returns; the
+//! profile is then written (temporary file, then rename). If the JVM dies
+//! inside the region the profile is written marked incomplete.
+
+pub mod options;
+pub mod tree;
+
+use jopcal_classfile::{opcode::is_invoke, parse_constant_pool};
+use jopcal_profile::{encode, Event, MethodInfo};
+use jvmti_bindings::prelude::*;
+use options::{AgentOptions, Region};
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::ptr;
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, LazyLock, Mutex, MutexGuard, OnceLock};
+use tree::{MethodCode, Tree};
+
+/// Everything the threads share, behind one lock.
+struct Shared {
+    tree: Option<Tree>,
+    codes: HashMap<usize, Arc<MethodCode>>,
+    /// The region has begun (it is profiled once).
+    begun: bool,
+    /// The profile has been written.
+    done: bool,
+    /// Events whose frame did not match the shadow stack (the profile is then incomplete).
+    lost_sync: u64,
+    /// Methods that have a breakpoint on every instruction.
+    breakpointed: std::collections::HashSet<usize>,
+}
+
+static SHARED: LazyLock<Mutex<Shared>> = LazyLock::new(|| {
+    Mutex::new(Shared {
+        tree: None,
+        codes: HashMap::new(),
+        begun: false,
+        done: false,
+        lost_sync: 0,
+        breakpointed: std::collections::HashSet::new(),
+    })
+});
+static OPTIONS: OnceLock<AgentOptions> = OnceLock::new();
+static ACTIVE: AtomicBool = AtomicBool::new(false);
+/// Bumped when the region begins, so threads know their shadow stacks are stale.
+static EPOCH: AtomicU64 = AtomicU64::new(0);
+/// jmethodIDs of the region's markers (0 until their class is prepared).
+static START_ID: AtomicUsize = AtomicUsize::new(0);
+static STOP_ID: AtomicUsize = AtomicUsize::new(0);
+static MAIN_ID: AtomicUsize = AtomicUsize::new(0);
+
+fn shared() -> MutexGuard<'static, Shared> {
+    SHARED.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+struct Frame {
+    node: u32,
+    method: usize,
+    code: Arc<MethodCode>,
+    /// Bytecode index of an invoke this frame executed whose callee has not been entered yet.
+    pending: Option<u32>,
+    /// Bytecode index of the last bytecode this frame executed (-1: none yet).
+    last: i32,
+    /// Entered by the JVM (or below such a frame), where single steps may be
+    /// hidden: counted by breakpoints until a single step shows they are not.
+    hidden: bool,
+}
+
+#[derive(Default)]
+struct ThreadState {
+    epoch: u64,
+    owner: bool,
+    frames: Vec<Frame>,
+}
+
+thread_local! {
+    static THREAD: RefCell<ThreadState> = RefCell::new(ThreadState::default());
+}
+
+/// The agent; all state is in the statics above because JVMTI callbacks are free functions.
+#[derive(Default)]
+pub struct Profiler;
+
+fn log(msg: &str) {
+    eprintln!("jopcal-agent: {msg}");
+}
+
+/// Class name from a type signature: `Ljava/lang/String;` → `java/lang/String`.
+fn class_name(signature: &str) -> String {
+    signature
+        .strip_prefix('L')
+        .and_then(|s| s.strip_suffix(';'))
+        .unwrap_or(signature)
+        .to_string()
+}
+
+/// The code of method `mid`, read once through JVMTI and kept.
+fn method_code(jvmti: &Jvmti, mid: jni::jmethodID) -> Option<Arc<MethodCode>> {
+    let key = mid as usize;
+    if let Some(c) = shared().codes.get(&key) {
+        return Some(c.clone());
+    }
+    // SAFETY: `mid` comes from a JVMTI event or stack trace of the live VM, and
+    // the class reference is a local reference valid during this callback.
+    let (info, code, pool) = unsafe {
+        let class = jvmti.get_method_declaring_class(mid).ok()?;
+        let (signature, _) = jvmti.get_class_signature(class).ok()?;
+        let (name, descriptor, _) = jvmti.get_method_name(mid).ok()?;
+        let native = jvmti.is_method_native(mid).unwrap_or(false);
+        let code = if native {
+            Vec::new()
+        } else {
+            jvmti.get_bytecodes(mid).unwrap_or_default()
+        };
+        let pool = if code.iter().any(|op| is_invoke(*op)) {
+            jvmti
+                .get_constant_pool(class)
+                .ok()
+                .and_then(|bytes| parse_constant_pool(&bytes).ok())
+                .unwrap_or_default()
+        } else {
+            Vec::new()
+        };
+        let info = MethodInfo {
+            class: class_name(&signature),
+            name,
+            descriptor,
+            bytecode_len: code.len() as u32,
+            native,
+        };
+        (info, code, pool)
+    };
+    let mut s = shared();
+    if let Some(c) = s.codes.get(&key) {
+        return Some(c.clone());
+    }
+    let index = s.codes.len() as u32;
+    let c = Arc::new(MethodCode::new(index, info, code, &pool));
+    s.codes.insert(key, c.clone());
+    Some(c)
+}
+
+/// Frames of the current thread from `depth` outward, outermost first.
+fn stack(jvmti: &Jvmti, depth: i32) -> Vec<(usize, i64)> {
+    // SAFETY: a null thread is the current thread, which is running this callback.
+    let frames = unsafe { jvmti.get_stack_trace(ptr::null_mut(), depth, 4096) }.unwrap_or_default();
+    frames.iter().rev().map(|f| (f.method as usize, f.location)).collect()
+}
+
+/// Gives this thread a shadow stack for the current region, built from its
+/// real stack (frames from `depth` outward) as contexts under the root that
+/// the region did not enter: they get nodes, but no counts.
+fn seed(jvmti: &Jvmti, ts: &mut ThreadState, depth: i32) {
+    ts.epoch = EPOCH.load(Ordering::Acquire);
+    ts.owner = false;
+    ts.frames.clear();
+    let mut parent: Option<(u32, Arc<MethodCode>, i64)> = None;
+    for (mid, location) in stack(jvmti, depth) {
+        let Some(code) = method_code(jvmti, mid as jni::jmethodID) else {
+            return;
+        };
+        let mut s = shared();
+        let Some(tree) = s.tree.as_mut() else { return };
+        let node = match &parent {
+            None => tree.child(0, -1, &code, 0),
+            Some((p, pcode, loc)) => {
+                let at = *loc as u32;
+                let op = pcode
+                    .opcode_at(at)
+                    .filter(|op| is_invoke(*op) && pcode.invoke_enters(at, &code.info))
+                    .unwrap_or(0);
+                tree.child(*p, *loc as i32, &code, op)
+            }
+        };
+        drop(s);
+        ts.frames.push(Frame {
+            node,
+            method: mid,
+            code: code.clone(),
+            pending: None,
+            last: location as i32,
+            hidden: false,
+        });
+        parent = Some((node, code, location));
+    }
+}
+
+/// Makes sure this thread's shadow stack belongs to the current region.
+/// Returns false when the region is not active.
+fn current(jvmti: &Jvmti, ts: &mut ThreadState, depth: i32) -> bool {
+    if !ACTIVE.load(Ordering::Acquire) {
+        return false;
+    }
+    if ts.epoch != EPOCH.load(Ordering::Acquire) || ts.frames.is_empty() {
+        seed(jvmti, ts, depth);
+    }
+    !ts.frames.is_empty()
+}
+
+/// Events on while the region is open (SingleStep is already on; see [`enable_single_step`]).
+const REGION_EVENTS: [jvmti::jvmtiEvent; 3] = [
+    jvmti::JVMTI_EVENT_METHOD_ENTRY,
+    jvmti::JVMTI_EVENT_METHOD_EXIT,
+    jvmti::JVMTI_EVENT_EXCEPTION_CATCH,
+];
+
+/// Everything the agent turns off when the region closes.
+const ALL_EVENTS: [jvmti::jvmtiEvent; 5] = [
+    jvmti::JVMTI_EVENT_SINGLE_STEP,
+    jvmti::JVMTI_EVENT_METHOD_ENTRY,
+    jvmti::JVMTI_EVENT_METHOD_EXIT,
+    jvmti::JVMTI_EVENT_EXCEPTION_CATCH,
+    jvmti::JVMTI_EVENT_BREAKPOINT,
+];
+
+/// Turns SingleStep on before the region opens: enabling it makes HotSpot
+/// skip the step at the thread's current location, which must not be the
+/// region's first bytecode. Steps outside the region return at once.
+fn enable_single_step(jvmti: &Jvmti) {
+    // SAFETY: a null thread selects all threads.
+    if let Err(e) = unsafe { jvmti.enable_event(jvmti::JVMTI_EVENT_SINGLE_STEP, ptr::null_mut()) } {
+        log(&format!("cannot enable single steps: {e:?}"));
+    }
+}
+
+/// Opens the region in this thread with the frame at `depth` as its root.
+fn begin_region(jvmti: &Jvmti, depth: i32) {
+    let frames = stack(jvmti, depth);
+    let Some(&(root_mid, _)) = frames.last() else { return };
+    let Some(root) = method_code(jvmti, root_mid as jni::jmethodID) else {
+        return;
+    };
+    {
+        let mut s = shared();
+        if s.begun {
+            return;
+        }
+        s.begun = true;
+        let mut tree = Tree::new(&root);
+        for c in s.codes.values() {
+            tree.register(c);
+        }
+        s.tree = Some(tree);
+    }
+    let epoch = EPOCH.fetch_add(1, Ordering::AcqRel) + 1;
+    THREAD.with(|t| {
+        let mut ts = t.borrow_mut();
+        ts.epoch = epoch;
+        ts.owner = true;
+        ts.frames = vec![Frame {
+            node: 0,
+            method: root_mid,
+            code: root,
+            pending: None,
+            last: -1,
+            hidden: false,
+        }];
+    });
+    ACTIVE.store(true, Ordering::Release);
+    if let Err(e) = jvmti.enable_events_global(&REGION_EVENTS) {
+        log(&format!("cannot enable the region's events: {e:?}"));
+    }
+}
+
+/// Closes the region and writes the profile.
+fn end_region(jvmti: &Jvmti, complete: bool, why: &str) {
+    if !ACTIVE.swap(false, Ordering::AcqRel) {
+        return;
+    }
+    let _ = jvmti.disable_events_global(&ALL_EVENTS);
+    let Some(opts) = OPTIONS.get() else { return };
+    let (tree, lost) = {
+        let mut s = shared();
+        s.done = true;
+        (s.tree.take(), s.lost_sync)
+    };
+    let Some(tree) = tree else { return };
+    let complete = complete && lost == 0;
+    if lost > 0 {
+        log(&format!(
+            "{lost} events did not match the shadow stack; the profile is marked incomplete"
+        ));
+    }
+    if !complete {
+        log(&format!("{why}; the profile written is marked incomplete"));
+    }
+    let profile = tree.into_profile(&opts.benchmark, opts.region.name(), complete);
+    let tmp = opts.out.with_extension("jopprof.partial");
+    let written = std::fs::write(&tmp, encode(&profile)).and_then(|_| std::fs::rename(&tmp, &opts.out));
+    if let Err(e) = written {
+        log(&format!("cannot write {}: {e}", opts.out.display()));
+    }
+}
+
+/// One executed bytecode, reported by a SingleStep, or by a breakpoint
+/// (`by_breakpoint`), which counts only in frames whose steps are hidden.
+fn step(jvmti: &Jvmti, event: LocationEvent, by_breakpoint: bool) {
+    THREAD.with(|t| {
+        let mut ts = t.borrow_mut();
+        if !current(jvmti, &mut ts, 0) {
+            return;
+        }
+        let Some(top) = ts.frames.last_mut() else { return };
+        if top.method != event.method() as usize {
+            if !by_breakpoint {
+                shared().lost_sync += 1;
+                ts.frames.clear();
+            }
+            return;
+        }
+        if by_breakpoint && !top.hidden {
+            return;
+        }
+        if !by_breakpoint {
+            // A step arrived: this frame's steps are not hidden (a step comes before a breakpoint at the same place).
+            top.hidden = false;
+        }
+        let at = event.location() as u32;
+        let Some(op) = top.code.opcode_at(at) else {
+            shared().lost_sync += 1;
+            return;
+        };
+        top.pending = is_invoke(op).then_some(at);
+        top.last = at as i32;
+        let block = top.code.block_starting_at(at);
+        let node = top.node;
+        if let Some(tree) = shared().tree.as_mut() {
+            tree.count(node, op, block);
+        }
+    });
+}
+
+/// Sets a breakpoint on every instruction of `mid` (once per method).
+fn breakpoint_everywhere(jvmti: &Jvmti, mid: jni::jmethodID, code: &MethodCode) {
+    if !shared().breakpointed.insert(mid as usize) {
+        return;
+    }
+    for &pc in code.instruction_starts() {
+        // SAFETY: `mid` is a live method and `pc` one of its instruction starts.
+        if unsafe { jvmti.set_breakpoint(mid, i64::from(pc)) }.is_err() {
+            shared().lost_sync += 1;
+        }
+    }
+}
+
+impl Agent for Profiler {
+    fn on_load(&self, context: AgentLoadContext<'_>) -> jni::jint {
+        let text = context.options_lossy().unwrap_or_default().into_owned();
+        let opts = match AgentOptions::parse(&text) {
+            Ok(o) => o,
+            Err(e) => {
+                log(&format!("bad options `{text}`: {e}"));
+                return jni::JNI_ERR;
+            }
+        };
+        let _ = OPTIONS.set(opts);
+        let Ok(jvmti) = context.vm().jvmti() else {
+            log("the JVM offers no JVMTI environment");
+            return jni::JNI_ERR;
+        };
+        let caps = jvmti.add_capabilities_with(|c| {
+            c.set_can_generate_single_step_events(true);
+            c.set_can_generate_method_entry_events(true);
+            c.set_can_generate_method_exit_events(true);
+            c.set_can_generate_breakpoint_events(true);
+            c.set_can_generate_frame_pop_events(true);
+            c.set_can_generate_exception_events(true);
+            c.set_can_get_bytecodes(true);
+            c.set_can_get_constant_pool(true);
+        });
+        if let Err(e) = caps {
+            log(&format!("the JVM refuses the capabilities the profiler needs: {e:?}"));
+            return jni::JNI_ERR;
+        }
+        let setup = jvmti.set_default_agent_callbacks().and_then(|_| {
+            jvmti.enable_events_global(&[
+                jvmti::JVMTI_EVENT_CLASS_PREPARE,
+                jvmti::JVMTI_EVENT_BREAKPOINT,
+                jvmti::JVMTI_EVENT_FRAME_POP,
+                jvmti::JVMTI_EVENT_VM_DEATH,
+            ])
+        });
+        if let Err(e) = setup {
+            log(&format!("cannot set up the JVMTI events: {e:?}"));
+            return jni::JNI_ERR;
+        }
+        jni::JNI_OK
+    }
+
+    fn callback_panicked(&self, event: &'static str) {
+        log(&format!("internal error in the {event} callback"));
+        shared().lost_sync += 1;
+    }
+
+    fn class_prepare(&self, context: CallbackContext<'_>, event: ClassEvent) {
+        let Some(opts) = OPTIONS.get() else { return };
+        let jvmti = context.jvmti();
+        let wanted = match &opts.region {
+            Region::Harness { marker } => marker,
+            Region::Main { class } => class,
+        };
+        // SAFETY: the class reference is valid during this callback.
+        let Ok((signature, _)) = (unsafe { jvmti.get_class_signature(event.class()) }) else {
+            return;
+        };
+        if class_name(&signature) != *wanted {
+            return;
+        }
+        // SAFETY: as above; method ids stay valid while the class is loaded.
+        let methods = unsafe { jvmti.get_class_methods(event.class()) }.unwrap_or_default();
+        for m in methods {
+            let Ok((name, desc, _)) = (unsafe { jvmti.get_method_name(m) }) else {
+                continue;
+            };
+            match (&opts.region, name.as_str(), desc.as_str()) {
+                (Region::Harness { .. }, "start", "()V") => {
+                    START_ID.store(m as usize, Ordering::Release);
+                    enable_single_step(jvmti);
+                    // SAFETY: `m` is a method of the class being prepared.
+                    if let Err(e) = unsafe { jvmti.set_breakpoint(m, 0) } {
+                        log(&format!("cannot set a breakpoint in {wanted}.start: {e:?}"));
+                    }
+                }
+                (Region::Harness { .. }, "stop", "()V") => STOP_ID.store(m as usize, Ordering::Release),
+                (Region::Main { .. }, "main", "([Ljava/lang/String;)V") => {
+                    MAIN_ID.store(m as usize, Ordering::Release);
+                    enable_single_step(jvmti);
+                    // SAFETY: a null thread selects all threads.
+                    let _ = unsafe { jvmti.enable_event(jvmti::JVMTI_EVENT_METHOD_ENTRY, ptr::null_mut()) };
+                }
+                _ => {}
+            }
+        }
+    }
+
+    fn breakpoint(&self, context: CallbackContext<'_>, event: LocationEvent) {
+        if event.method() as usize == START_ID.load(Ordering::Acquire) && !shared().begun {
+            // SAFETY: depth 0 of the current thread is the frame of start().
+            let _ = unsafe { context.jvmti().notify_frame_pop(ptr::null_mut(), 0) };
+        } else {
+            step(context.jvmti(), event, true);
+        }
+    }
+
+    fn frame_pop(&self, context: CallbackContext<'_>, event: FramePopEvent) {
+        if event.method() as usize == START_ID.load(Ordering::Acquire) {
+            // start()'s frame is still at depth 0: its caller is the root.
+            begin_region(context.jvmti(), 1);
+        }
+    }
+
+    fn method_entry(&self, context: CallbackContext<'_>, event: MethodEvent) {
+        let jvmti = context.jvmti();
+        let mid = event.method() as usize;
+        if !ACTIVE.load(Ordering::Acquire) {
+            if mid == MAIN_ID.load(Ordering::Acquire) && !shared().begun {
+                begin_region(jvmti, 0);
+            }
+            return;
+        }
+        if mid == STOP_ID.load(Ordering::Acquire) {
+            end_region(jvmti, true, "");
+            return;
+        }
+        THREAD.with(|t| {
+            let mut ts = t.borrow_mut();
+            // The entered frame is already on the real stack: seed from its caller.
+            if !current(jvmti, &mut ts, 1) {
+                return;
+            }
+            let Some(code) = method_code(jvmti, event.method()) else {
+                return;
+            };
+            let owner = ts.owner;
+            let Some(top) = ts.frames.last_mut() else { return };
+            let (callsite, op) = match top.pending.take() {
+                Some(at) if top.code.invoke_enters(at, &code.info) => (at as i32, top.code.opcode_at(at).unwrap_or(0)),
+                Some(at) => {
+                    // A JVM-made call while the invoke waits (e.g. class loading): keep it waiting.
+                    top.pending = Some(at);
+                    (at as i32, 0)
+                }
+                None => (top.last, 0),
+            };
+            let parent = top.node;
+            let hidden = op == 0 || top.hidden;
+            let node = {
+                let mut s = shared();
+                let Some(tree) = s.tree.as_mut() else { return };
+                let node = tree.child(parent, callsite, &code, op);
+                tree.enter(node);
+                if owner {
+                    tree.event(Event::Invoke(node));
+                }
+                node
+            };
+            ts.frames.push(Frame {
+                node,
+                method: mid,
+                code: code.clone(),
+                pending: None,
+                last: -1,
+                hidden,
+            });
+            if hidden {
+                breakpoint_everywhere(jvmti, event.method(), &code);
+            }
+        });
+    }
+
+    fn method_exit(&self, context: CallbackContext<'_>, event: MethodExitEvent) {
+        let jvmti = context.jvmti();
+        let mid = event.method() as usize;
+        let region_over = THREAD.with(|t| {
+            let mut ts = t.borrow_mut();
+            // The exiting frame is still on the real stack.
+            if !current(jvmti, &mut ts, 0) {
+                return false;
+            }
+            let Some(top) = ts.frames.pop() else { return false };
+            if top.method != mid {
+                shared().lost_sync += 1;
+                ts.frames.clear();
+                return false;
+            }
+            if ts.owner {
+                let mut s = shared();
+                if let Some(tree) = s.tree.as_mut() {
+                    tree.event(if event.was_popped_by_exception() {
+                        Event::Unwind
+                    } else {
+                        Event::Return
+                    });
+                }
+            }
+            ts.owner && top.node == 0
+        });
+        if region_over {
+            match OPTIONS.get().map(|o| &o.region) {
+                Some(Region::Main { .. }) if !event.was_popped_by_exception() => end_region(jvmti, true, ""),
+                Some(Region::Main { .. }) => end_region(jvmti, false, "main ended with an exception"),
+                _ => end_region(
+                    jvmti,
+                    false,
+                    "the method that called start() returned before stop() was called",
+                ),
+            }
+        }
+    }
+
+    fn single_step(&self, context: CallbackContext<'_>, event: LocationEvent) {
+        step(context.jvmti(), event, false);
+    }
+
+    fn exception_catch(&self, context: CallbackContext<'_>, event: ExceptionCatchEvent) {
+        let jvmti = context.jvmti();
+        THREAD.with(|t| {
+            let mut ts = t.borrow_mut();
+            if !current(jvmti, &mut ts, 0) {
+                return;
+            }
+            let Some(top) = ts.frames.last_mut() else { return };
+            if top.method != event.method() as usize {
+                return;
+            }
+            top.pending = None;
+            let at = event.location() as u32;
+            if top.code.block_starting_at(at).is_none() {
+                let node = top.node;
+                if let Some(tree) = shared().tree.as_mut() {
+                    tree.count_handler(node, at);
+                }
+            }
+        });
+    }
+
+    fn vm_death(&self, context: CallbackContext<'_>) {
+        if ACTIVE.load(Ordering::Acquire) {
+            end_region(
+                context.jvmti(),
+                false,
+                "the JVM exited inside the region (System.exit, an uncaught exception or a fatal error)",
+            );
+        } else if !shared().begun {
+            let what = match OPTIONS.get().map(|o| &o.region) {
+                Some(Region::Harness { marker }) => format!("no call of {marker}.start() returned"),
+                Some(Region::Main { class }) => format!("{class}.main was never entered"),
+                None => "no options".to_string(),
+            };
+            log(&format!("the region never began: {what}"));
+        }
+    }
+}
+
+export_agent!(Profiler);

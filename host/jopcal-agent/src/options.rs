@@ -1,0 +1,136 @@
+//! The agent's option string: `key=value` pairs separated by commas, as given
+//! after `-agentpath:libjopcal_agent.so=`. Values are percent-escaped for `,`
+//! and `%` ([`escape`]) so that any path can be passed.
+
+use std::path::PathBuf;
+
+/// Which part of the program is profiled.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Region {
+    /// From the return of `<marker>.start()` to the entry of `<marker>.stop()`, all threads.
+    Harness { marker: String },
+    /// The dynamic extent of `<class>.main(String[])`.
+    Main { class: String },
+}
+
+impl Region {
+    /// The name written into the profile.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Region::Harness { .. } => "harness",
+            Region::Main { .. } => "main",
+        }
+    }
+}
+
+/// The harness class of jop-firmware, whose start()/stop() bound the region.
+pub const DEFAULT_MARKER: &str = "jopcal/harness/Harness";
+
+/// Parsed agent options.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AgentOptions {
+    /// Where the `.jopprof` file is written (atomically).
+    pub out: PathBuf,
+    pub benchmark: String,
+    pub region: Region,
+}
+
+/// Escapes a value for the option string.
+pub fn escape(value: &str) -> String {
+    value.replace('%', "%25").replace(',', "%2C")
+}
+
+fn unescape(value: &str) -> String {
+    value.replace("%2C", ",").replace("%2c", ",").replace("%25", "%")
+}
+
+impl AgentOptions {
+    /// The option string that [`AgentOptions::parse`] reads back.
+    pub fn to_option_string(&self) -> String {
+        let mut s = format!(
+            "out={},bench={}",
+            escape(&self.out.to_string_lossy()),
+            escape(&self.benchmark)
+        );
+        match &self.region {
+            Region::Harness { marker } => {
+                s.push_str(",region=harness");
+                if marker != DEFAULT_MARKER {
+                    s.push_str(&format!(",marker={}", escape(marker)));
+                }
+            }
+            Region::Main { class } => s.push_str(&format!(",region=main,main={}", escape(class))),
+        }
+        s
+    }
+
+    /// Parses `out=PATH,bench=NAME,region=harness|main[,main=CLASS][,marker=CLASS]`.
+    /// Class names may use dots or slashes.
+    pub fn parse(s: &str) -> Result<AgentOptions, String> {
+        let (mut out, mut bench, mut region, mut main, mut marker) = (None, None, None, None, None);
+        for pair in s.split(',').filter(|p| !p.is_empty()) {
+            let (k, v) = pair
+                .split_once('=')
+                .ok_or_else(|| format!("option `{pair}` is not key=value"))?;
+            let v = unescape(v);
+            match k {
+                "out" => out = Some(PathBuf::from(v)),
+                "bench" => bench = Some(v),
+                "region" => region = Some(v),
+                "main" => main = Some(v.replace('.', "/")),
+                "marker" => marker = Some(v.replace('.', "/")),
+                other => return Err(format!("unknown option `{other}`")),
+            }
+        }
+        let out = out.ok_or("missing option out=PATH")?;
+        let region = match region.as_deref().unwrap_or("harness") {
+            "harness" => Region::Harness {
+                marker: marker.unwrap_or_else(|| DEFAULT_MARKER.to_string()),
+            },
+            "main" => Region::Main {
+                class: main.ok_or("region=main needs main=CLASS")?,
+            },
+            other => return Err(format!("unknown region `{other}` (harness or main)")),
+        };
+        Ok(AgentOptions {
+            out,
+            benchmark: bench.unwrap_or_else(|| "program".to_string()),
+            region,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_both_regions_and_escapes() {
+        let o = AgentOptions::parse(&format!("out={},bench=Sieve", escape("/tmp/a,b%c.jopprof"))).unwrap();
+        assert_eq!(o.out, PathBuf::from("/tmp/a,b%c.jopprof"));
+        assert_eq!(o.benchmark, "Sieve");
+        assert_eq!(
+            o.region,
+            Region::Harness {
+                marker: DEFAULT_MARKER.into()
+            }
+        );
+        let o = AgentOptions::parse("out=p,region=main,main=a.b.C").unwrap();
+        assert_eq!(o.region, Region::Main { class: "a/b/C".into() });
+        assert_eq!(AgentOptions::parse(&o.to_option_string()).unwrap(), o);
+    }
+
+    #[test]
+    fn rejects_bad_options() {
+        assert_eq!(AgentOptions::parse("bench=x").unwrap_err(), "missing option out=PATH");
+        assert_eq!(
+            AgentOptions::parse("out=p,region=main").unwrap_err(),
+            "region=main needs main=CLASS"
+        );
+        assert_eq!(
+            AgentOptions::parse("out=p,colour=red").unwrap_err(),
+            "unknown option `colour`"
+        );
+        assert_eq!(AgentOptions::parse("out").unwrap_err(), "option `out` is not key=value");
+    }
+}

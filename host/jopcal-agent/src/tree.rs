@@ -1,0 +1,333 @@
+//! The calling-context tree as the agent grows it, free of JVMTI so that it
+//! is unit-tested: methods as loaded ([`MethodCode`]), nodes with counts by
+//! exact opcode and by basic block, and the call/return stream.
+
+use jopcal_classfile::{basic_blocks, decode, opcode::is_invoke, pool_member_ref, BlockMode, Constant};
+use jopcal_profile::{Event, MethodInfo, Node, Profile};
+use std::collections::{BTreeMap, HashMap};
+
+/// Marks a bytecode index that does not start a basic block.
+const NOT_A_LEADER: u32 = u32::MAX;
+
+/// One method as the JVM loaded it: identity, code, and what the agent
+/// derives from the code once (block leaders, invoke targets).
+#[derive(Debug)]
+pub struct MethodCode {
+    /// Index into the tree's method table.
+    pub index: u32,
+    pub info: MethodInfo,
+    pub code: Box<[u8]>,
+    /// Per bytecode index: the block number it starts, or [`NOT_A_LEADER`].
+    block_at: Box<[u32]>,
+    /// Start pc of each block.
+    leaders: Box<[u32]>,
+    /// Per invoke bytecode index: `(name, descriptor)` of the method it names.
+    targets: HashMap<u32, (String, String)>,
+    /// Bytecode index of every instruction.
+    starts: Box<[u32]>,
+}
+
+impl MethodCode {
+    /// Derives blocks and invoke targets from `code`; `pool` resolves the
+    /// invokes' constant-pool references (empty when unavailable).
+    pub fn new(index: u32, info: MethodInfo, code: Vec<u8>, pool: &[Constant]) -> MethodCode {
+        let mut block_at = vec![NOT_A_LEADER; code.len()].into_boxed_slice();
+        let mut leaders = Vec::new();
+        let mut targets = HashMap::new();
+        let mut starts = Vec::new();
+        if let Ok(instructions) = decode(&code) {
+            starts = instructions.iter().map(|i| i.pc).collect();
+            // Handler entries are not known statically here (JVMTI has no
+            // exception table); the agent counts them when a catch happens.
+            for (n, b) in basic_blocks(&instructions, &[], BlockMode::Control).iter().enumerate() {
+                block_at[b.start_pc as usize] = n as u32;
+                leaders.push(b.start_pc);
+            }
+            for ins in instructions.iter().filter(|i| is_invoke(i.opcode)) {
+                let cp = match ins.operands {
+                    jopcal_classfile::Operands::Cp(cp)
+                    | jopcal_classfile::Operands::InvokeInterface { cp, .. }
+                    | jopcal_classfile::Operands::InvokeDynamic { cp } => cp,
+                    _ => continue,
+                };
+                if let Some((_, name, desc)) = pool_member_ref(pool, cp) {
+                    targets.insert(ins.pc, (name.to_string(), desc.to_string()));
+                }
+            }
+        }
+        MethodCode {
+            index,
+            info,
+            code: code.into_boxed_slice(),
+            block_at,
+            leaders: leaders.into_boxed_slice(),
+            targets,
+            starts: starts.into_boxed_slice(),
+        }
+    }
+
+    /// Bytecode index of every instruction (empty when the code does not decode).
+    pub fn instruction_starts(&self) -> &[u32] {
+        &self.starts
+    }
+
+    /// The opcode at `bci`, if inside the code.
+    #[inline]
+    pub fn opcode_at(&self, bci: u32) -> Option<u8> {
+        self.code.get(bci as usize).copied()
+    }
+
+    /// The block that starts at `bci`, if one does.
+    #[inline]
+    pub fn block_starting_at(&self, bci: u32) -> Option<u32> {
+        self.block_at.get(bci as usize).copied().filter(|b| *b != NOT_A_LEADER)
+    }
+
+    /// True when the invoke at `bci` names a method with `callee`'s name and
+    /// descriptor: the entry of `callee` is that invoke's, not one the JVM
+    /// made on its own in between (class loading, a static initializer).
+    /// `invokedynamic` call sites name no method: any entry is theirs.
+    pub fn invoke_enters(&self, bci: u32, callee: &MethodInfo) -> bool {
+        if self.opcode_at(bci) == Some(0xba) {
+            return callee.name != "<clinit>";
+        }
+        self.targets
+            .get(&bci)
+            .is_some_and(|(n, d)| *n == callee.name && *d == callee.descriptor)
+    }
+}
+
+struct NodeCounts {
+    parent: Option<u32>,
+    method: u32,
+    callsite: i32,
+    invoke_opcode: u8,
+    calls: u64,
+    opcodes: Box<[u64; 256]>,
+    blocks: Vec<u64>,
+    /// Blocks found only at run time: exception handler entries.
+    handler_blocks: BTreeMap<u32, u64>,
+}
+
+/// The tree, the method table and the event stream of one region.
+pub struct Tree {
+    methods: Vec<MethodInfo>,
+    leaders: Vec<Box<[u32]>>,
+    nodes: Vec<NodeCounts>,
+    children: HashMap<(u32, i32, u32, u8), u32>,
+    events: Vec<Event>,
+}
+
+impl Tree {
+    /// A tree whose root is a context of `root_method`.
+    pub fn new(root_method: &MethodCode) -> Tree {
+        let mut t = Tree {
+            methods: Vec::new(),
+            leaders: Vec::new(),
+            nodes: Vec::new(),
+            children: HashMap::new(),
+            events: Vec::new(),
+        };
+        t.register(root_method);
+        t.nodes.push(NodeCounts::new(None, root_method, -1, 0));
+        // The root counts the region's one entry.
+        t.nodes[0].calls = 1;
+        t
+    }
+
+    /// Makes `m` known to the tree (idempotent); its index must be the next free one or known.
+    pub fn register(&mut self, m: &MethodCode) {
+        let i = m.index as usize;
+        if i >= self.methods.len() {
+            self.methods.resize(
+                i + 1,
+                MethodInfo {
+                    class: String::new(),
+                    name: String::new(),
+                    descriptor: String::new(),
+                    bytecode_len: 0,
+                    native: false,
+                },
+            );
+            self.leaders.resize(i + 1, Box::new([]));
+        }
+        if self.methods[i].name.is_empty() {
+            self.methods[i] = m.info.clone();
+            self.leaders[i] = m.leaders.clone();
+        }
+    }
+
+    /// The context of `callee` entered from `parent` at `callsite` by
+    /// `invoke_opcode` (0: by the JVM itself), created on first use.
+    pub fn child(&mut self, parent: u32, callsite: i32, callee: &MethodCode, invoke_opcode: u8) -> u32 {
+        self.register(callee);
+        let key = (parent, callsite, callee.index, invoke_opcode);
+        if let Some(&id) = self.children.get(&key) {
+            return id;
+        }
+        let id = self.nodes.len() as u32;
+        self.nodes
+            .push(NodeCounts::new(Some(parent), callee, callsite, invoke_opcode));
+        self.children.insert(key, id);
+        id
+    }
+
+    /// One more entry of `node`.
+    pub fn enter(&mut self, node: u32) {
+        self.nodes[node as usize].calls += 1;
+    }
+
+    /// One executed bytecode `op` at a block start (`block`) or not.
+    #[inline]
+    pub fn count(&mut self, node: u32, op: u8, block: Option<u32>) {
+        let n = &mut self.nodes[node as usize];
+        n.opcodes[op as usize] += 1;
+        if let Some(b) = block {
+            n.blocks[b as usize] += 1;
+        }
+    }
+
+    /// An exception handler at `pc` that is not a static block start was entered.
+    pub fn count_handler(&mut self, node: u32, pc: u32) {
+        *self.nodes[node as usize].handler_blocks.entry(pc).or_insert(0) += 1;
+    }
+
+    pub fn event(&mut self, e: Event) {
+        self.events.push(e);
+    }
+
+    /// The finished profile.
+    pub fn into_profile(self, benchmark: &str, region: &str, complete: bool) -> Profile {
+        let leaders = self.leaders;
+        let nodes = self
+            .nodes
+            .into_iter()
+            .map(|n| {
+                let opcodes = n
+                    .opcodes
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, c)| **c > 0)
+                    .map(|(op, c)| (op as u8, *c))
+                    .collect();
+                let mut blocks: BTreeMap<u32, u64> = n
+                    .blocks
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, c)| **c > 0)
+                    .map(|(b, c)| (leaders[n.method as usize][b], *c))
+                    .collect();
+                for (pc, c) in n.handler_blocks {
+                    *blocks.entry(pc).or_insert(0) += c;
+                }
+                Node {
+                    parent: n.parent,
+                    method: n.method,
+                    callsite: n.callsite,
+                    invoke_opcode: n.invoke_opcode,
+                    calls: n.calls,
+                    opcodes,
+                    blocks,
+                }
+            })
+            .collect();
+        Profile {
+            benchmark: benchmark.to_string(),
+            region: region.to_string(),
+            complete,
+            methods: self.methods,
+            nodes,
+            entry_stack: vec![0],
+            events: self.events,
+        }
+    }
+}
+
+impl NodeCounts {
+    fn new(parent: Option<u32>, m: &MethodCode, callsite: i32, invoke_opcode: u8) -> NodeCounts {
+        NodeCounts {
+            parent,
+            method: m.index,
+            callsite,
+            invoke_opcode,
+            calls: 0,
+            opcodes: Box::new([0; 256]),
+            blocks: vec![0; m.leaders.len()],
+            handler_blocks: BTreeMap::new(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn info(name: &str, desc: &str, len: u32) -> MethodInfo {
+        MethodInfo {
+            class: "t/T".into(),
+            name: name.into(),
+            descriptor: desc.into(),
+            bytecode_len: len,
+            native: false,
+        }
+    }
+
+    /// `run`: 0 iconst_2; 1 invokestatic #3 f(I)I; 4 ireturn, with a pool that names f.
+    fn run_code() -> MethodCode {
+        let pool = vec![
+            Constant::Unusable,
+            Constant::Utf8("f".into()),
+            Constant::Utf8("(I)I".into()),
+            Constant::Methodref {
+                class: 5,
+                name_and_type: 4,
+            },
+            Constant::NameAndType { name: 1, descriptor: 2 },
+            Constant::Class(6),
+            Constant::Utf8("t/T".into()),
+        ];
+        MethodCode::new(0, info("run", "()I", 5), vec![0x05, 0xb8, 0, 3, 0xac], &pool)
+    }
+
+    #[test]
+    fn invoke_targets_tell_program_calls_from_jvm_calls() {
+        let run = run_code();
+        assert!(run.invoke_enters(1, &info("f", "(I)I", 2)));
+        assert!(!run.invoke_enters(1, &info("<clinit>", "()V", 2)));
+        assert!(!run.invoke_enters(1, &info("f", "(J)I", 2)));
+        assert!(!run.invoke_enters(0, &info("f", "(I)I", 2)));
+        assert_eq!(run.block_starting_at(0), Some(0));
+        assert_eq!(run.block_starting_at(1), None);
+    }
+
+    #[test]
+    fn tree_keeps_call_sites_apart_and_builds_a_valid_profile() {
+        let run = run_code();
+        let f = MethodCode::new(1, info("f", "(I)I", 2), vec![0x1a, 0xac], &[]);
+        let mut t = Tree::new(&run);
+        t.count(0, 0x05, run.block_starting_at(0));
+        t.count(0, 0xb8, None);
+        let a = t.child(0, 1, &f, 0xb8);
+        assert_eq!(t.child(0, 1, &f, 0xb8), a);
+        let b = t.child(0, 4, &f, 0xb8);
+        assert_ne!(a, b);
+        let jvm = t.child(0, 1, &f, 0);
+        assert_ne!(a, jvm);
+        for _ in 0..3 {
+            t.enter(a);
+            t.event(Event::Invoke(a));
+            t.count(a, 0x1a, f.block_starting_at(0));
+            t.count(a, 0xac, None);
+            t.event(Event::Return);
+        }
+        t.count_handler(a, 1);
+        let p = t.into_profile("T", "harness", true);
+        p.validate().unwrap();
+        assert_eq!(p.nodes[a as usize].calls, 3);
+        assert_eq!(p.nodes[a as usize].opcodes[&0x1a], 3);
+        assert_eq!(p.nodes[a as usize].blocks, BTreeMap::from([(0, 3), (1, 1)]));
+        assert_eq!(p.nodes[0].blocks, BTreeMap::from([(0, 1)]));
+        assert_eq!(p.nodes[jvm as usize].invoke_opcode, 0);
+        assert_eq!(p.events.len(), 6);
+    }
+}

@@ -1,0 +1,159 @@
+//! `jopcal profile`: run workloads on the host JVM under the profiler agent
+//! and write one `.jopprof` per benchmark (and optionally a JSON view).
+
+use crate::cli::{ProfileArgs, ProfileFormat, RegionArg};
+use crate::commands::run::{prepare_host, HostSetup};
+use crate::context;
+use crate::progress::Progress;
+use anyhow::{bail, Context, Result};
+use jopcal_measure::{atomic, clock, OutDir};
+use jopcal_profile::{Profile, EXTENSION};
+use jopcal_workloads::profile::{profile_program, ProfileRegion, ProfileRequest};
+use jopcal_workloads::Jdk;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// What a profiling pass produced.
+pub struct ProfiledSet {
+    pub dir: PathBuf,
+    pub profiles: Vec<Profile>,
+    /// `(bench, one-line reason)` per program that could not be profiled completely.
+    pub failures: Vec<(String, String)>,
+}
+
+/// One program to profile.
+struct Job {
+    bench: String,
+    request: ProfileRequest,
+}
+
+pub fn profile(firmware: Option<&Path>, a: &ProfileArgs) -> Result<()> {
+    let stamp = clock::now_stamp();
+    let out = context::out_dir(a.out.as_deref(), "profile", &stamp);
+    let timeout = Duration::from_secs(a.timeout);
+    let set = match (&a.cp, &a.main) {
+        (Some(cp), Some(main)) => {
+            let jdk = Jdk::detect()?;
+            let classpath: Vec<PathBuf> = std::env::split_paths(cp).collect();
+            let bench = a
+                .benches
+                .first()
+                .cloned()
+                .unwrap_or_else(|| main.rsplit(['.', '/']).next().unwrap_or(main).to_string());
+            let region = match a.region.unwrap_or(RegionArg::Main) {
+                RegionArg::Main => ProfileRegion::Main,
+                RegionArg::Harness => ProfileRegion::Harness,
+            };
+            let out = prepare(&out, &stamp)?;
+            let job = Job {
+                request: ProfileRequest {
+                    classpath,
+                    main: main.clone(),
+                    region,
+                    bench: bench.clone(),
+                    out: out.join(format!("{bench}.{EXTENSION}")),
+                    timeout,
+                    jvm_args: a.jvm_args.clone(),
+                    log: out.join("logs").join(format!("{bench}.log")),
+                },
+                bench,
+            };
+            run_jobs(&jdk, vec![job], &out, a.format)?
+        }
+        _ => {
+            if let Some(s) = a.suite.as_deref().filter(|s| *s != "builtin") {
+                bail!("unknown suite `{s}`: the suites are: builtin");
+            }
+            if a.region == Some(RegionArg::Main) {
+                eprintln!("     note: --region main counts the whole of each workload's main, harness included");
+            }
+            let setup = prepare_host(firmware, &a.benches)?;
+            profile_suite(&setup, &out, &stamp, a.region, a.format, timeout, &a.jvm_args)?
+        }
+    };
+    println!("{}", set.dir.display());
+    crate::commands::run::fail_on_failures(&set.failures)
+}
+
+fn prepare(out: &Path, stamp: &str) -> Result<PathBuf> {
+    let dir = OutDir::prepare(out, stamp).with_context(|| format!("preparing {}", out.display()))?;
+    if let Some(old) = &dir.archived {
+        eprintln!(
+            "     note: the earlier run in {} was moved to {}",
+            dir.path.display(),
+            old.display()
+        );
+    }
+    Ok(dir.path)
+}
+
+/// Profiles the selected workloads of the built suite into `out`.
+pub fn profile_suite(
+    setup: &HostSetup,
+    out: &Path,
+    stamp: &str,
+    region: Option<RegionArg>,
+    format: ProfileFormat,
+    timeout: Duration,
+    jvm_args: &[String],
+) -> Result<ProfiledSet> {
+    let out = prepare(out, stamp)?;
+    let jobs = setup
+        .selected
+        .iter()
+        .map(|w| Job {
+            bench: w.name.clone(),
+            request: ProfileRequest {
+                classpath: vec![setup.built.classes.clone()],
+                main: w.main.clone(),
+                region: match region {
+                    Some(RegionArg::Main) => ProfileRegion::Main,
+                    _ => ProfileRegion::Harness,
+                },
+                bench: w.name.clone(),
+                out: out.join(format!("{}.{EXTENSION}", w.name)),
+                timeout,
+                jvm_args: jvm_args.to_vec(),
+                log: out.join("logs").join(format!("{}.log", w.name)),
+            },
+        })
+        .collect();
+    run_jobs(&setup.jdk, jobs, &out, format)
+}
+
+fn run_jobs(jdk: &Jdk, jobs: Vec<Job>, out: &Path, format: ProfileFormat) -> Result<ProfiledSet> {
+    let agent = context::agent_path()?;
+    let progress = Progress::new("profile", jobs.len() as u64);
+    let mut set = ProfiledSet {
+        dir: out.to_path_buf(),
+        profiles: Vec::new(),
+        failures: Vec::new(),
+    };
+    for job in jobs {
+        progress.working_on(&job.bench);
+        match profile_program(jdk, &agent, &job.request) {
+            Ok(p) => {
+                if format == ProfileFormat::Json {
+                    let json = job.request.out.with_extension("json");
+                    let text = serde_json::to_string_pretty(&jopcal_profile::to_json(&p.profile))?;
+                    atomic::write_atomic(&json, text.as_bytes())
+                        .with_context(|| format!("writing {}", json.display()))?;
+                }
+                progress.finished(&format!(
+                    "{}: {} bytecodes, {} contexts, {} calls/returns",
+                    job.bench,
+                    p.profile.bytecodes(),
+                    p.profile.nodes.len(),
+                    p.profile.events.len()
+                ));
+                set.profiles.push(p.profile);
+            }
+            Err(e) => {
+                progress.finished(&format!("{}: FAILED: {e}", job.bench));
+                set.failures.push((job.bench.clone(), e.to_string()));
+            }
+        }
+    }
+    progress.done();
+    Ok(set)
+}
