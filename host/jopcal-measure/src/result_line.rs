@@ -12,6 +12,12 @@
 //! Text before the marker (a program that printed without a newline) is program
 //! output too. `result` needs `bench`, `iter` and `cycles`; `error` needs `bench`;
 //! `done` takes an optional `status`. Errors carry the 1-based column.
+//!
+//! A line may end with `chk=N`: the sum of the line's bytes from the `@` of the
+//! marker up to the space before `chk`, modulo 65536 ([`line_check`]). Any
+//! single dropped, duplicated, inserted or bit-flipped byte changes the sum, so
+//! a line corrupted on a serial line is rejected rather than read as a wrong
+//! cycle count. jop-firmware's harness prints it on every result and error line.
 
 use nom::bytes::complete::{tag, take_while, take_while1};
 use nom::character::complete::char;
@@ -179,6 +185,41 @@ pub fn parse_record(line: &str) -> Result<Option<Record<'_>>, LineError> {
     Ok(Some(Record { kind, pairs }))
 }
 
+/// The check value of the text of a line before ` chk=`.
+pub fn line_check(text: &str) -> u16 {
+    text.bytes().fold(0u16, |sum, b| sum.wrapping_add(u16::from(b)))
+}
+
+/// Verifies a `chk` pair: it must be the last pair and match [`line_check`].
+fn verify_check(line: &str, rec: &Record<'_>) -> Result<(), LineError> {
+    let Some(pos) = rec.pairs.iter().position(|(k, _, _)| *k == "chk") else {
+        return Ok(());
+    };
+    let (_, v, col) = rec.pairs[pos];
+    if pos + 1 != rec.pairs.len() {
+        return Err(LineError {
+            column: col,
+            message: "'chk' must be the last pair of the line".into(),
+        });
+    }
+    let want: u16 = v.parse().map_err(|_| LineError {
+        column: col,
+        message: format!("'chk' must be a number 0..65535, found '{v}'"),
+    })?;
+    let start = find_marker(line).unwrap_or(0);
+    // `col` is the 1-based character column of the value; the text checked ends before " chk=".
+    let value_at = line.char_indices().nth(col - 1).map_or(line.len(), |(b, _)| b);
+    let end = value_at.saturating_sub(" chk=".len()).max(start);
+    let got = line_check(&line[start..end]);
+    if got != want {
+        return Err(LineError {
+            column: col,
+            message: format!("checksum mismatch: the line sums to {got}, chk says {want} (corrupted in transit)"),
+        });
+    }
+    Ok(())
+}
+
 fn is_bench_name(s: &str) -> bool {
     s.chars()
         .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-' | '$'))
@@ -190,6 +231,7 @@ pub fn parse_line(line: &str) -> Result<Option<ResultLine>, LineError> {
         return Ok(None);
     };
     let line = line.trim_end_matches(['\r', '\n']);
+    verify_check(line, &rec)?;
     let end_column = line.chars().count() + 1;
     let find = |k: &str| rec.pairs.iter().find(|(key, _, _)| *key == k);
     let need = |k: &str| {
@@ -228,11 +270,11 @@ pub fn parse_line(line: &str) -> Result<Option<ResultLine>, LineError> {
             bench: bench(true)?.expect("required"),
             iterations: number("iter")?,
             cycles: number("cycles")?,
-            extra: rest_of(&["bench", "iter", "cycles"]),
+            extra: rest_of(&["bench", "iter", "cycles", "chk"]),
         })),
         "error" => Ok(Some(ResultLine::Error {
             bench: bench(true)?.expect("required"),
-            fields: rest_of(&["bench"]),
+            fields: rest_of(&["bench", "chk"]),
         })),
         "done" => Ok(Some(ResultLine::Done {
             status: find("status").map(|(_, v, _)| v.to_string()),
@@ -254,6 +296,66 @@ mod tests {
 
     fn err(line: &str) -> LineError {
         parse_line(line).expect_err(line)
+    }
+
+    #[test]
+    fn check_values_catch_every_single_byte_fault() {
+        let body = "@jopcal result bench=Sieve iter=8 cycles=123456";
+        let line = format!("{body} chk={}", line_check(body));
+        let parsed = parse_line(&format!("out> {line}")).unwrap().unwrap();
+        assert_eq!(
+            parsed,
+            ResultLine::Result {
+                bench: "Sieve".into(),
+                iterations: 8,
+                cycles: 123456,
+                extra: vec![],
+            }
+        );
+        let bytes = line.as_bytes();
+        for i in 0..bytes.len() {
+            let mut variants: Vec<Vec<u8>> = Vec::new();
+            let mut dropped = bytes.to_vec();
+            dropped.remove(i);
+            variants.push(dropped);
+            let mut dup = bytes.to_vec();
+            dup.insert(i, bytes[i]);
+            variants.push(dup);
+            for bit in 0..7 {
+                let mut flipped = bytes.to_vec();
+                flipped[i] ^= 1 << bit;
+                variants.push(flipped);
+            }
+            for v in variants {
+                let text = String::from_utf8_lossy(&v).into_owned();
+                if let Ok(Some(ResultLine::Result {
+                    cycles,
+                    iterations,
+                    bench,
+                    ..
+                })) = parse_line(&text)
+                {
+                    // A fault outside the values (e.g. a doubled '@' before the
+                    // marker) may leave the line readable, but never with other values.
+                    assert_eq!(
+                        (bench.as_str(), iterations, cycles),
+                        ("Sieve", 8, 123456),
+                        "corrupted line accepted: {text:?}"
+                    );
+                }
+            }
+        }
+        assert_eq!(
+            err(&format!("{body} chk=1")).message,
+            format!(
+                "checksum mismatch: the line sums to {}, chk says 1 (corrupted in transit)",
+                line_check(body)
+            )
+        );
+        assert_eq!(
+            err("@jopcal done chk=1 status=x").message,
+            "'chk' must be the last pair of the line"
+        );
     }
 
     #[test]

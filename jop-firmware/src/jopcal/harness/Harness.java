@@ -8,17 +8,23 @@ import com.jopdesign.sys.Native;
  * region (start()/stop(); the host profiler counts bytecodes between the same
  * two calls) and prints the result lines the host parses:
  *
- *   @jopcal result bench=NAME iter=N cycles=C
- *   @jopcal error bench=NAME reason=checksum expected=E got=G
+ *   @jopcal result bench=NAME iter=N cycles=C chk=K
+ *   @jopcal error bench=NAME reason=checksum expected=E got=G chk=K
  *   @jopcal done
  *
+ * chk is the sum of the line's characters before " chk=", modulo 65536: the
+ * host rejects a line that a serial link corrupted instead of reading a wrong
+ * cycle count from it.
+ *
  * Numbers are formatted here rather than with string concatenation so that the
- * harness needs nothing from the library beyond PrintStream.print(char) and
- * print(String), which every JOP runtime has.
+ * harness needs nothing from the library beyond PrintStream.print(char),
+ * String.length() and String.charAt(), which every JOP runtime has.
  */
 public final class Harness {
     private static int startCount;
     private static int elapsedCount;
+    /** Running sum of the characters of the line being printed. */
+    private static int lineSum;
 
     private Harness() {
     }
@@ -48,22 +54,24 @@ public final class Harness {
         long cycles = ((long) elapsedCount) & 0xffffffffL;
         int want = w.expected();
         if (got != want) {
-            System.out.print("@jopcal error bench=");
-            System.out.print(w.name());
-            System.out.print(" reason=checksum expected=");
-            printNumber(want);
-            System.out.print(" got=");
-            printNumber(got);
-            System.out.println();
+            beginLine();
+            put("@jopcal error bench=");
+            put(w.name());
+            put(" reason=checksum expected=");
+            putNumber(want);
+            put(" got=");
+            putNumber(got);
+            endLineWithCheck();
             return false;
         }
-        System.out.print("@jopcal result bench=");
-        System.out.print(w.name());
-        System.out.print(" iter=");
-        printNumber(iterations);
-        System.out.print(" cycles=");
-        printNumber(cycles);
-        System.out.println();
+        beginLine();
+        put("@jopcal result bench=");
+        put(w.name());
+        put(" iter=");
+        putNumber(iterations);
+        put(" cycles=");
+        putNumber(cycles);
+        endLineWithCheck();
         return true;
     }
 
@@ -81,9 +89,31 @@ public final class Harness {
         finish(measure(w));
     }
 
-    static void printNumber(long value) {
+    private static void beginLine() {
+        lineSum = 0;
+    }
+
+    private static void put(char c) {
+        lineSum = (lineSum + c) & 0xffff;
+        System.out.print(c);
+    }
+
+    private static void put(String s) {
+        for (int i = 0; i < s.length(); i++) {
+            put(s.charAt(i));
+        }
+    }
+
+    private static void endLineWithCheck() {
+        int check = lineSum;
+        put(" chk=");
+        putNumber(check);
+        System.out.println();
+    }
+
+    static void putNumber(long value) {
         if (value < 0) {
-            System.out.print('-');
+            put('-');
             // -(Long.MIN_VALUE) overflows; no checksum or count gets there.
             value = -value;
         }
@@ -94,7 +124,7 @@ public final class Harness {
             value /= 10;
         } while (value != 0);
         while (n > 0) {
-            System.out.print(digits[--n]);
+            put(digits[--n]);
         }
     }
 }

@@ -1,0 +1,157 @@
+//! Capture: after the download, read the program's output line by line, keep
+//! every raw byte, hand each verified `@jopcal result` line to the caller as
+//! it arrives (so it can be stored durably at once), and stop at
+//! `@jopcal done`, JOP's `JVM exit!`, or a timeout.
+
+use crate::link::Link;
+use jopcal_measure::result_line::{parse_line, ResultLine};
+use std::time::{Duration, Instant};
+
+/// Limits of a capture.
+#[derive(Debug, Clone)]
+pub struct CaptureOptions {
+    /// Longest silence between two lines.
+    pub line_timeout: Duration,
+    /// Longest whole run.
+    pub total_timeout: Duration,
+    /// Reject result lines without a `chk` (jop-firmware's harness always prints one).
+    pub require_check: bool,
+}
+
+/// How the output ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Ending {
+    Done {
+        status: Option<String>,
+    },
+    JvmExit,
+    /// No line for `line_timeout`.
+    Silent(Duration),
+    /// The run took longer than `total_timeout`.
+    Overrun(Duration),
+    /// The link failed or the board went away.
+    Lost(String),
+}
+
+impl Ending {
+    /// True when the program finished by itself.
+    pub fn finished(&self) -> bool {
+        matches!(self, Ending::Done { .. } | Ending::JvmExit)
+    }
+}
+
+impl std::fmt::Display for Ending {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Ending::Done { status: None } => write!(f, "@jopcal done"),
+            Ending::Done { status: Some(s) } => write!(f, "@jopcal done status={s}"),
+            Ending::JvmExit => write!(f, "JVM exit!"),
+            Ending::Silent(d) => write!(f, "no output for {:.1} s", d.as_secs_f64()),
+            Ending::Overrun(d) => write!(f, "the run exceeded {:.1} s", d.as_secs_f64()),
+            Ending::Lost(e) => write!(f, "the link was lost: {e}"),
+        }
+    }
+}
+
+/// Everything a capture saw.
+#[derive(Debug, Clone)]
+pub struct Captured {
+    /// Every byte received, as received.
+    pub raw: Vec<u8>,
+    pub results: Vec<ResultLine>,
+    /// `(line number, text, reason)` of `@jopcal` lines that were rejected
+    /// (malformed, failed check, or an `error` record).
+    pub rejected: Vec<(usize, String, String)>,
+    pub ending: Ending,
+}
+
+impl Captured {
+    /// True when the output can be trusted: it ended by itself and no line was rejected.
+    pub fn clean(&self) -> bool {
+        self.ending.finished() && self.rejected.is_empty()
+    }
+}
+
+/// Reads until the run ends. `initial` are bytes already received (after the
+/// download's last byte). `on_result` gets each accepted result line at once;
+/// an error from it stops the capture.
+pub fn capture(
+    link: &mut dyn Link,
+    initial: &[u8],
+    opts: &CaptureOptions,
+    on_result: &mut dyn FnMut(&ResultLine) -> Result<(), String>,
+) -> Captured {
+    let start = Instant::now();
+    let mut c = Captured {
+        raw: initial.to_vec(),
+        results: Vec::new(),
+        rejected: Vec::new(),
+        ending: Ending::Silent(opts.line_timeout),
+    };
+    let mut pending: Vec<u8> = initial.to_vec();
+    let mut line_no = 0usize;
+    let mut last_line = Instant::now();
+    let mut buf = [0u8; 4096];
+    loop {
+        // Complete lines first.
+        while let Some(nl) = pending.iter().position(|b| *b == b'\n') {
+            let line: Vec<u8> = pending.drain(..=nl).collect();
+            line_no += 1;
+            last_line = Instant::now();
+            let text = String::from_utf8_lossy(&line)
+                .trim_end_matches(['\r', '\n'])
+                .to_string();
+            if text.trim() == "JVM exit!" {
+                c.ending = Ending::JvmExit;
+                return c;
+            }
+            match parse_line(&text) {
+                Ok(None) => {}
+                Ok(Some(ResultLine::Done { status })) => {
+                    c.ending = Ending::Done { status };
+                    return c;
+                }
+                Ok(Some(r @ ResultLine::Result { .. })) => {
+                    if opts.require_check && !text.contains(" chk=") {
+                        c.rejected
+                            .push((line_no, text, "no chk (the harness always prints one)".into()));
+                        continue;
+                    }
+                    if let Err(e) = on_result(&r) {
+                        c.ending = Ending::Lost(e);
+                        return c;
+                    }
+                    c.results.push(r);
+                }
+                Ok(Some(ResultLine::Error { .. })) => {
+                    c.rejected
+                        .push((line_no, text, "the workload reported an error".into()));
+                }
+                Err(e) => c.rejected.push((line_no, text, e.to_string())),
+            }
+        }
+        let now = Instant::now();
+        if now - start > opts.total_timeout {
+            c.ending = Ending::Overrun(opts.total_timeout);
+            return c;
+        }
+        let left_line = opts.line_timeout.saturating_sub(now - last_line);
+        if left_line.is_zero() {
+            c.ending = Ending::Silent(opts.line_timeout);
+            return c;
+        }
+        let wait = left_line
+            .min(opts.total_timeout.saturating_sub(now - start))
+            .min(Duration::from_millis(200));
+        match link.recv(&mut buf, wait) {
+            Ok(n) => {
+                c.raw.extend_from_slice(&buf[..n]);
+                pending.extend_from_slice(&buf[..n]);
+            }
+            Err(e) => {
+                c.ending = Ending::Lost(e.to_string());
+                return c;
+            }
+        }
+    }
+}

@@ -1,0 +1,289 @@
+//! The host side of JOP's two download protocols.
+//!
+//! Classic (original JOP): every word as 4 bytes, most significant first; the
+//! serial-boot microcode echoes every byte. [`Protocol::Classic`] keeps a
+//! window of bytes in flight and checks every echoed byte in order (so it runs
+//! at line rate while still verifying each byte); [`Protocol::ClassicNoEcho`]
+//! is the `down` tool's USB mode: 128-byte chunks, echoes drained but not
+//! compared, so corruption on the way goes unnoticed (use it only for bridges
+//! that lose echo bytes). Handshake (SpinalHDL port): wait for `0xAA`, answer
+//! `0x55` and drain, send the words without echo, read the board's XOR of all
+//! words (4 bytes, MSB first), answer `0x00` to boot or `0xFF` to start over;
+//! bounded retries.
+
+use crate::image::JopImage;
+use crate::link::{drain, recv_byte, recv_exact, Link};
+use std::fmt;
+use std::io;
+use std::str::FromStr;
+use std::time::{Duration, Instant};
+
+/// Which download protocol the board's loader speaks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Protocol {
+    Classic,
+    ClassicNoEcho,
+    Handshake,
+}
+
+impl FromStr for Protocol {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Protocol, String> {
+        match s {
+            "classic" => Ok(Protocol::Classic),
+            "classic-noecho" => Ok(Protocol::ClassicNoEcho),
+            "handshake" => Ok(Protocol::Handshake),
+            other => Err(format!(
+                "unknown protocol '{other}' (classic, classic-noecho or handshake)"
+            )),
+        }
+    }
+}
+
+impl fmt::Display for Protocol {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Protocol::Classic => "classic",
+            Protocol::ClassicNoEcho => "classic-noecho",
+            Protocol::Handshake => "handshake",
+        })
+    }
+}
+
+/// Timing and retry settings of a download.
+#[derive(Debug, Clone)]
+pub struct DownloadOptions {
+    pub protocol: Protocol,
+    /// Longest wait for the next expected byte (echo, checksum).
+    pub byte_timeout: Duration,
+    /// Longest wait for the handshake loader's `0xAA`.
+    pub sync_timeout: Duration,
+    /// Handshake attempts (the reference tools make 3).
+    pub attempts: u32,
+    /// Classic: bytes in flight before the host waits for their echoes.
+    pub window: usize,
+}
+
+impl DownloadOptions {
+    pub fn new(protocol: Protocol) -> DownloadOptions {
+        DownloadOptions {
+            protocol,
+            byte_timeout: Duration::from_secs(2),
+            sync_timeout: Duration::from_secs(5),
+            attempts: 3,
+            window: 64,
+        }
+    }
+}
+
+/// What a successful download did.
+#[derive(Debug, Clone, Default)]
+pub struct DownloadReport {
+    pub bytes: usize,
+    pub elapsed: Duration,
+    /// Handshake attempts used (1 when the first succeeded).
+    pub attempts: u32,
+    /// One line per noteworthy event: retries and their reasons, skipped bytes.
+    pub notes: Vec<String>,
+    /// Bytes that arrived after the download's last expected byte: the start
+    /// of the program's output.
+    pub leftover: Vec<u8>,
+}
+
+/// Why a download failed.
+#[derive(Debug, thiserror::Error)]
+pub enum DownloadError {
+    #[error("echo mismatch at word {word} byte {byte}: sent 0x{sent:02x}, the board echoed 0x{got:02x}")]
+    EchoMismatch {
+        word: usize,
+        byte: usize,
+        sent: u8,
+        got: u8,
+    },
+    #[error("no echo for word {word} byte {byte} within {timeout:?} (the board lost a byte or stopped)")]
+    NoEcho {
+        word: usize,
+        byte: usize,
+        timeout: Duration,
+    },
+    #[error("no handshake: the board sent no 0xAA within {0:?} (is its loader waiting? {1} other bytes seen)")]
+    NoSync(Duration, usize),
+    #[error(
+        "the board's checksum was wrong in all {attempts} attempts (last: expected 0x{expected:08x}, got 0x{got:08x})"
+    )]
+    Checksum { attempts: u32, expected: u32, got: u32 },
+    #[error("{0}")]
+    Failed(String),
+    #[error("the link failed: {0}")]
+    Link(#[from] io::Error),
+}
+
+fn image_bytes(image: &JopImage) -> Vec<u8> {
+    image.words.iter().flat_map(|w| w.to_be_bytes()).collect()
+}
+
+/// Downloads `image` over `link`; `note` receives each noteworthy event as it happens.
+pub fn download(
+    link: &mut dyn Link,
+    image: &JopImage,
+    opts: &DownloadOptions,
+) -> Result<DownloadReport, DownloadError> {
+    let start = Instant::now();
+    let bytes = image_bytes(image);
+    let mut report = match opts.protocol {
+        Protocol::Classic => classic_verified(link, &bytes, opts)?,
+        Protocol::ClassicNoEcho => classic_chunked(link, &bytes, opts)?,
+        Protocol::Handshake => handshake(link, image, &bytes, opts)?,
+    };
+    report.bytes = bytes.len();
+    report.elapsed = start.elapsed();
+    Ok(report)
+}
+
+fn classic_verified(
+    link: &mut dyn Link,
+    bytes: &[u8],
+    opts: &DownloadOptions,
+) -> Result<DownloadReport, DownloadError> {
+    let window = opts.window.max(1);
+    let (mut sent, mut verified) = (0usize, 0usize);
+    let mut buf = vec![0u8; window.max(256)];
+    let mut report = DownloadReport {
+        attempts: 1,
+        ..DownloadReport::default()
+    };
+    while verified < bytes.len() {
+        if sent < bytes.len() && sent - verified < window {
+            let n = (window - (sent - verified)).min(bytes.len() - sent);
+            link.send(&bytes[sent..sent + n])?;
+            sent += n;
+        }
+        let n = link.recv(&mut buf, opts.byte_timeout)?;
+        if n == 0 {
+            return Err(DownloadError::NoEcho {
+                word: verified / 4,
+                byte: verified % 4,
+                timeout: opts.byte_timeout,
+            });
+        }
+        for (k, &got) in buf[..n].iter().enumerate() {
+            if verified == bytes.len() {
+                report.leftover.extend_from_slice(&buf[k..n]);
+                break;
+            }
+            if verified >= sent || got != bytes[verified] {
+                return Err(DownloadError::EchoMismatch {
+                    word: verified / 4,
+                    byte: verified % 4,
+                    sent: bytes.get(verified).copied().unwrap_or(0),
+                    got,
+                });
+            }
+            verified += 1;
+        }
+    }
+    Ok(report)
+}
+
+fn classic_chunked(link: &mut dyn Link, bytes: &[u8], opts: &DownloadOptions) -> Result<DownloadReport, DownloadError> {
+    const CHUNK: usize = 128;
+    let mut echoed = 0usize;
+    let mut buf = [0u8; 512];
+    let mut report = DownloadReport {
+        attempts: 1,
+        notes: vec!["classic-noecho: echoes are drained, not compared; the transfer is not verified".into()],
+        ..DownloadReport::default()
+    };
+    let take = |got: &[u8], echoed: &mut usize, report: &mut DownloadReport| {
+        let want = bytes.len() - *echoed;
+        if got.len() > want {
+            report.leftover.extend_from_slice(&got[want..]);
+        }
+        *echoed += got.len().min(want);
+    };
+    for chunk in bytes.chunks(CHUNK) {
+        link.send(chunk)?;
+        let n = link.recv(&mut buf, Duration::ZERO)?;
+        take(&buf[..n], &mut echoed, &mut report);
+    }
+    while echoed < bytes.len() {
+        let n = link.recv(&mut buf, opts.byte_timeout)?;
+        if n == 0 {
+            report.notes.push(format!(
+                "only {echoed} of {} echo bytes came back; carrying on unverified",
+                bytes.len()
+            ));
+            break;
+        }
+        take(&buf[..n], &mut echoed, &mut report);
+    }
+    Ok(report)
+}
+
+fn handshake(
+    link: &mut dyn Link,
+    image: &JopImage,
+    bytes: &[u8],
+    opts: &DownloadOptions,
+) -> Result<DownloadReport, DownloadError> {
+    let mut report = DownloadReport::default();
+    let expected = image.xor();
+    let mut last_got = 0;
+    for attempt in 1..=opts.attempts.max(1) {
+        report.attempts = attempt;
+        // Wait for the loader's sync byte, skipping anything else (stale output).
+        let deadline = Instant::now() + opts.sync_timeout;
+        let mut skipped = 0usize;
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                return Err(DownloadError::NoSync(opts.sync_timeout, skipped));
+            }
+            match recv_byte(link, left)? {
+                Some(0xAA) => break,
+                Some(_) => skipped += 1,
+                None => {}
+            }
+        }
+        if skipped > 0 {
+            report
+                .notes
+                .push(format!("attempt {attempt}: skipped {skipped} bytes before the 0xAA"));
+        }
+        link.send(&[0x55])?;
+        // The loader may have queued more 0xAA before it saw our answer.
+        let _ = drain(link, Duration::from_millis(20), Duration::from_millis(200))?;
+        link.send(bytes)?;
+        let mut sum = [0u8; 4];
+        let got_n = recv_exact(link, &mut sum, opts.byte_timeout.max(Duration::from_millis(500)))?;
+        if got_n < 4 {
+            report.notes.push(format!(
+                "attempt {attempt}: no checksum from the board within {:?} ({got_n} of 4 bytes; a byte was lost?)",
+                opts.byte_timeout
+            ));
+            continue;
+        }
+        let got = u32::from_be_bytes(sum);
+        if got == expected {
+            link.send(&[0x00])?;
+            return Ok(report);
+        }
+        last_got = got;
+        report.notes.push(format!(
+            "attempt {attempt}: checksum mismatch (expected 0x{expected:08x}, got 0x{got:08x}); asking the board to start over"
+        ));
+        link.send(&[0xFF])?;
+    }
+    if report.notes.last().is_some_and(|n| n.contains("no checksum")) {
+        return Err(DownloadError::Failed(format!(
+            "no checksum from the board in {} attempts: {}",
+            report.attempts,
+            report.notes.join("; ")
+        )));
+    }
+    Err(DownloadError::Checksum {
+        attempts: report.attempts,
+        expected,
+        got: last_got,
+    })
+}

@@ -1,0 +1,292 @@
+//! Fault injection for the board side of a link: dropped, bit-flipped and
+//! duplicated bytes in either direction, a stall longer than any timeout, the
+//! board vanishing mid-transfer, garbage before the protocol starts, and a
+//! board still printing the previous run. Deterministic for a seed, so a
+//! failing case can be replayed.
+//!
+//! Syntax (comma-separated): `drop=P`, `flip=P`, `dup=P` (probability per
+//! byte, both directions; `drop-in=P` / `drop-out=P` for one direction: `in`
+//! is host → board), `stall=MS@N` (stall MS milliseconds before the Nth byte
+//! received), `vanish@N` (close the link at the Nth byte received),
+//! `garbage=N` (N random bytes before the loader starts), `previous=N` (N
+//! lines of an earlier run's output first).
+
+use crate::link::Link;
+use std::io;
+use std::str::FromStr;
+use std::time::Duration;
+
+/// Bytes travelling host → board (`In`) or board → host (`Out`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Direction {
+    In,
+    Out,
+    Both,
+}
+
+impl Direction {
+    fn covers(self, d: Direction) -> bool {
+        self == Direction::Both || self == d
+    }
+}
+
+/// One kind of fault.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Fault {
+    Drop(Direction, f64),
+    Flip(Direction, f64),
+    Dup(Direction, f64),
+    Stall { millis: u64, at: u64 },
+    Vanish { at: u64 },
+    Garbage(usize),
+    Previous(usize),
+}
+
+/// A set of faults.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct FaultPlan {
+    pub faults: Vec<Fault>,
+}
+
+impl FromStr for FaultPlan {
+    type Err = String;
+    fn from_str(s: &str) -> Result<FaultPlan, String> {
+        let mut faults = Vec::new();
+        for item in s.split(',').map(str::trim).filter(|i| !i.is_empty()) {
+            let bad = || {
+                format!("bad fault '{item}' (drop=P, flip=P, dup=P [-in|-out], stall=MS@N, vanish@N, garbage=N, previous=N)")
+            };
+            if let Some(at) = item.strip_prefix("vanish@") {
+                faults.push(Fault::Vanish {
+                    at: at.parse().map_err(|_| bad())?,
+                });
+                continue;
+            }
+            let (key, value) = item.split_once('=').ok_or_else(bad)?;
+            let (kind, dir) = match key.rsplit_once('-') {
+                Some((k, "in")) => (k, Direction::In),
+                Some((k, "out")) => (k, Direction::Out),
+                _ => (key, Direction::Both),
+            };
+            let p = || -> Result<f64, String> {
+                let p: f64 = value.parse().map_err(|_| bad())?;
+                if (0.0..=1.0).contains(&p) {
+                    Ok(p)
+                } else {
+                    Err(format!("fault '{item}': probability must be within 0..1"))
+                }
+            };
+            faults.push(match kind {
+                "drop" => Fault::Drop(dir, p()?),
+                "flip" => Fault::Flip(dir, p()?),
+                "dup" => Fault::Dup(dir, p()?),
+                "stall" => {
+                    let (ms, at) = value.split_once('@').ok_or_else(bad)?;
+                    Fault::Stall {
+                        millis: ms.parse().map_err(|_| bad())?,
+                        at: at.parse().map_err(|_| bad())?,
+                    }
+                }
+                "garbage" => Fault::Garbage(value.parse().map_err(|_| bad())?),
+                "previous" => Fault::Previous(value.parse().map_err(|_| bad())?),
+                _ => return Err(bad()),
+            });
+        }
+        Ok(FaultPlan { faults })
+    }
+}
+
+/// splitmix64: small, seedable, good enough to place faults.
+#[derive(Debug, Clone)]
+pub struct Rng(u64);
+
+impl Rng {
+    pub fn new(seed: u64) -> Rng {
+        Rng(seed ^ 0x9E37_79B9_7F4A_7C15)
+    }
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+    /// True with probability `p`.
+    pub fn chance(&mut self, p: f64) -> bool {
+        p > 0.0 && ((self.next_u64() >> 11) as f64 / (1u64 << 53) as f64) < p
+    }
+}
+
+/// A board-side link that injects the plan's faults.
+pub struct FaultyLink<L: Link> {
+    inner: L,
+    plan: FaultPlan,
+    rng: Rng,
+    received: u64,
+    vanished: bool,
+    /// One line per injected fault, for the board's log.
+    pub injected: Vec<String>,
+}
+
+impl<L: Link> FaultyLink<L> {
+    pub fn new(inner: L, plan: FaultPlan, seed: u64) -> FaultyLink<L> {
+        FaultyLink {
+            inner,
+            plan,
+            rng: Rng::new(seed),
+            received: 0,
+            vanished: false,
+            injected: Vec::new(),
+        }
+    }
+
+    /// The bytes to send before the loader starts: garbage and a previous run's output.
+    pub fn preamble(&mut self) -> Vec<(Vec<u8>, Duration)> {
+        let mut out = Vec::new();
+        for f in self.plan.faults.clone() {
+            match f {
+                Fault::Garbage(n) => {
+                    let bytes: Vec<u8> = (0..n)
+                        .map(|_| (self.rng.next_u64() & 0xff) as u8)
+                        .filter(|b| *b != 0xAA)
+                        .collect();
+                    self.injected.push(format!("sent {} garbage bytes", bytes.len()));
+                    out.push((bytes, Duration::ZERO));
+                }
+                Fault::Previous(n) => {
+                    self.injected.push(format!("printed {n} lines of a previous run"));
+                    for k in 0..n {
+                        let body = format!("@jopcal result bench=Previous{k} iter=1 cycles={}", 1000 + k);
+                        let line = format!("{body} chk={}\n", jopcal_measure::result_line::line_check(&body));
+                        out.push((line.into_bytes(), Duration::from_millis(5)));
+                    }
+                }
+                _ => {}
+            }
+        }
+        out
+    }
+
+    fn mangle(&mut self, bytes: &[u8], dir: Direction) -> Vec<u8> {
+        let mut out = Vec::with_capacity(bytes.len());
+        for &orig in bytes {
+            let mut b = orig;
+            let mut copies = 1;
+            for f in &self.plan.faults {
+                match *f {
+                    Fault::Drop(d, p) if d.covers(dir) && self.rng.chance(p) => copies = 0,
+                    Fault::Dup(d, p) if d.covers(dir) && self.rng.chance(p) => copies = 2,
+                    Fault::Flip(d, p) if d.covers(dir) && self.rng.chance(p) => b ^= 1 << (self.rng.next_u64() % 8),
+                    _ => {}
+                }
+            }
+            if copies != 1 || b != orig {
+                self.injected.push(format!("{dir:?}: 0x{b:02x} x{copies}"));
+            }
+            for _ in 0..copies {
+                out.push(b);
+            }
+        }
+        out
+    }
+
+    fn gone() -> io::Error {
+        io::Error::new(io::ErrorKind::BrokenPipe, "the board vanished (injected)")
+    }
+
+    pub fn vanished(&self) -> bool {
+        self.vanished
+    }
+}
+
+impl<L: Link> Link for FaultyLink<L> {
+    fn send(&mut self, bytes: &[u8]) -> io::Result<()> {
+        if self.vanished {
+            return Err(Self::gone());
+        }
+        let out = self.mangle(bytes, Direction::Out);
+        self.inner.send(&out)
+    }
+
+    fn recv(&mut self, buf: &mut [u8], timeout: Duration) -> io::Result<usize> {
+        if self.vanished {
+            return Err(Self::gone());
+        }
+        // One byte at a time, so that per-byte faults land on exact positions.
+        let mut one = [0u8; 1];
+        loop {
+            let n = self.inner.recv(&mut one, timeout)?;
+            if n == 0 {
+                return Ok(0);
+            }
+            self.received += 1;
+            for f in self.plan.faults.clone() {
+                match f {
+                    Fault::Stall { millis, at } if at == self.received => {
+                        self.injected.push(format!("stalled {millis} ms at byte {at}"));
+                        std::thread::sleep(Duration::from_millis(millis));
+                    }
+                    Fault::Vanish { at } if at == self.received => {
+                        self.injected.push(format!("vanished at byte {at}"));
+                        self.vanished = true;
+                        return Err(Self::gone());
+                    }
+                    _ => {}
+                }
+            }
+            let got = self.mangle(&one, Direction::In);
+            match got.len() {
+                0 => continue,
+                _ => {
+                    let k = got.len().min(buf.len());
+                    buf[..k].copy_from_slice(&got[..k]);
+                    return Ok(k);
+                }
+            }
+        }
+    }
+
+    fn describe(&self) -> String {
+        format!("{} with faults", self.inner.describe())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_plans_and_rejects_bad_ones() {
+        let p: FaultPlan = "drop=0.01,flip-out=0.5,stall=3000@40,vanish@100,garbage=9,previous=2"
+            .parse()
+            .unwrap();
+        assert_eq!(
+            p.faults,
+            vec![
+                Fault::Drop(Direction::Both, 0.01),
+                Fault::Flip(Direction::Out, 0.5),
+                Fault::Stall { millis: 3000, at: 40 },
+                Fault::Vanish { at: 100 },
+                Fault::Garbage(9),
+                Fault::Previous(2),
+            ]
+        );
+        assert!("drop=2".parse::<FaultPlan>().unwrap_err().contains("within 0..1"));
+        assert!("melt=1"
+            .parse::<FaultPlan>()
+            .unwrap_err()
+            .starts_with("bad fault 'melt=1'"));
+    }
+
+    #[test]
+    fn rng_is_deterministic_and_roughly_fair() {
+        let mut a = Rng::new(7);
+        let mut b = Rng::new(7);
+        let hits = (0..10_000).filter(|_| a.chance(0.1)).count();
+        assert!((800..1200).contains(&hits), "{hits}");
+        let mut a = Rng::new(7);
+        for _ in 0..100 {
+            assert_eq!(a.next_u64(), b.next_u64());
+        }
+    }
+}

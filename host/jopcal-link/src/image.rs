@@ -1,0 +1,203 @@
+//! The `.jop` image: 32-bit words written as decimal numbers separated by
+//! commas and white space, with `//` line comments and `/* */` comments
+//! anywhere. Word 0 is the image's length in words; word 1 the address of the
+//! special-pointer block. Parsed with `nom`; errors name line and column.
+
+use nom::branch::alt;
+use nom::bytes::complete::{take_until, take_while, take_while1};
+use nom::character::complete::char;
+use nom::combinator::{opt, recognize};
+use nom::{IResult, Parser};
+use std::path::Path;
+
+/// A parsed, length-checked image.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct JopImage {
+    pub words: Vec<u32>,
+}
+
+/// Why an image was rejected; line and column are 1-based.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{line}:{column}: {message}")]
+pub struct ImageError {
+    pub line: usize,
+    pub column: usize,
+    pub message: String,
+}
+
+/// Skips white space, commas and comments. Fails on an unterminated `/*`.
+fn separators(mut i: &str) -> Result<&str, &str> {
+    loop {
+        let (rest, _) = take_while::<_, _, nom::error::Error<&str>>(|c: char| c.is_whitespace() || c == ',')
+            .parse(i)
+            .expect("take_while cannot fail");
+        i = rest;
+        if let Some(after) = i.strip_prefix("//") {
+            i = after.find('\n').map_or("", |n| &after[n..]);
+        } else if i.starts_with("/*") {
+            let r: IResult<&str, &str> = take_until("*/").parse(&i[2..]);
+            match r {
+                Ok((rest, _)) => i = &rest[2..],
+                Err(_) => return Err(i),
+            }
+        } else {
+            return Ok(i);
+        }
+    }
+}
+
+fn number(i: &str) -> IResult<&str, &str> {
+    recognize((
+        opt(alt((char('-'), char('+')))),
+        take_while1(|c: char| c.is_ascii_digit()),
+    ))
+    .parse(i)
+}
+
+/// Line and column (1-based, in characters) of byte offset `at` in `text`.
+fn position(text: &str, at: usize) -> (usize, usize) {
+    let before = &text[..at];
+    let line = before.matches('\n').count() + 1;
+    let column = before.rsplit('\n').next().unwrap_or("").chars().count() + 1;
+    (line, column)
+}
+
+impl JopImage {
+    /// Parses image text. `max_words` rejects an image larger than the target's memory.
+    pub fn parse(text: &str, max_words: Option<usize>) -> Result<JopImage, ImageError> {
+        let err = |rest: &str, message: String| {
+            let (line, column) = position(text, text.len() - rest.len());
+            ImageError { line, column, message }
+        };
+        let mut words = Vec::new();
+        let mut first_at = text;
+        let mut i = text;
+        loop {
+            i = separators(i).map_err(|at| err(at, "unterminated /* comment".into()))?;
+            if i.is_empty() {
+                break;
+            }
+            let (rest, digits) = number(i).map_err(|_| {
+                err(
+                    i,
+                    format!(
+                        "expected a number, found '{}'",
+                        i.chars()
+                            .next()
+                            .map(|c| c.escape_default().to_string())
+                            .unwrap_or_default()
+                    ),
+                )
+            })?;
+            if rest.starts_with(|c: char| !(c.is_whitespace() || c == ',' || c == '/')) {
+                return Err(err(
+                    rest,
+                    format!("unexpected '{}' after a number", rest.chars().next().unwrap_or(' ')),
+                ));
+            }
+            let value: i64 = digits
+                .parse()
+                .map_err(|_| err(i, format!("{digits} does not fit in 32 bits")))?;
+            if !(i64::from(i32::MIN)..=i64::from(u32::MAX)).contains(&value) {
+                return Err(err(i, format!("{digits} does not fit in 32 bits")));
+            }
+            if words.is_empty() {
+                first_at = i;
+            }
+            words.push(value as u32);
+            i = rest;
+        }
+        let Some(&length) = words.first() else {
+            return Err(err(i, "the image holds no words".into()));
+        };
+        if length as usize != words.len() {
+            return Err(err(
+                first_at,
+                format!("word 0 says the image has {length} words, but it has {}", words.len()),
+            ));
+        }
+        if let Some(max) = max_words.filter(|m| words.len() > *m) {
+            return Err(err(
+                first_at,
+                format!("the image has {} words, more than the target's {max}", words.len()),
+            ));
+        }
+        Ok(JopImage { words })
+    }
+
+    /// Reads and parses a file; errors read `path:line:column: message`.
+    pub fn load(path: &Path, max_words: Option<usize>) -> Result<JopImage, String> {
+        let text = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
+        let text = String::from_utf8(text).map_err(|e| {
+            let at = e.utf8_error().valid_up_to();
+            format!("{}: byte {at}: not text (invalid UTF-8)", path.display())
+        })?;
+        JopImage::parse(&text, max_words).map_err(|e| format!("{}:{e}", path.display()))
+    }
+
+    /// The image as written: one word per line, word 0 first.
+    pub fn to_text(&self) -> String {
+        let mut s = String::new();
+        for w in &self.words {
+            s.push_str(&w.to_string());
+            s.push_str(",\n");
+        }
+        s
+    }
+
+    /// XOR of all words, word 0 included (the handshake protocol's checksum).
+    pub fn xor(&self) -> u32 {
+        self.words.iter().fold(0, |a, w| a ^ w)
+    }
+
+    /// Builds an image from payload words, putting the length in front.
+    pub fn from_payload(payload: &[u32]) -> JopImage {
+        let mut words = Vec::with_capacity(payload.len() + 1);
+        words.push(payload.len() as u32 + 1);
+        words.extend_from_slice(payload);
+        JopImage { words }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    #[test]
+    fn parses_comments_and_separators() {
+        let text = "// jop image\n5, 3, /* special */ 7,\n//12: Main.main()V\n-1 , 4294967295\n";
+        let img = JopImage::parse(text, None).unwrap();
+        assert_eq!(img.words, vec![5, 3, 7, u32::MAX, u32::MAX]);
+        assert_eq!(img.xor(), 5 ^ 3 ^ 7);
+        assert_eq!(JopImage::parse(&img.to_text(), None).unwrap(), img);
+    }
+
+    #[test]
+    fn errors_name_line_and_column() {
+        let e = |t: &str| JopImage::parse(t, None).unwrap_err().to_string();
+        assert_eq!(e("3, 1,\n  2x"), "2:4: unexpected 'x' after a number");
+        assert_eq!(e("2,\n 7,\n 9"), "1:1: word 0 says the image has 2 words, but it has 3");
+        assert_eq!(e("2, 1 /* open"), "1:6: unterminated /* comment");
+        assert_eq!(e("// nothing\n"), "2:1: the image holds no words");
+        assert_eq!(e("2, 99999999999"), "1:4: 99999999999 does not fit in 32 bits");
+        assert_eq!(e("2, ;"), "1:4: expected a number, found ';'");
+        assert_eq!(
+            JopImage::parse("3,1,2", Some(2)).unwrap_err().to_string(),
+            "1:1: the image has 3 words, more than the target's 2"
+        );
+    }
+
+    proptest! {
+        #[test]
+        fn never_panics(text in "\\PC{0,200}") {
+            let _ = JopImage::parse(&text, None);
+        }
+
+        #[test]
+        fn round_trips(payload in proptest::collection::vec(any::<u32>(), 0..200)) {
+            let img = JopImage::from_payload(&payload);
+            prop_assert_eq!(JopImage::parse(&img.to_text(), None).unwrap(), img);
+        }
+    }
+}

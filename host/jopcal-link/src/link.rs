@@ -1,0 +1,226 @@
+//! Transports: a serial device or pseudo-terminal (through `serialport`,
+//! 8N1, no flow control), and TCP (`tcp://host:port`, as ser2net, labgrid or a
+//! simulator export a UART). Both ends of a link, host and board, use the
+//! same [`Link`] trait.
+
+use serialport::{DataBits, FlowControl, Parity, SerialPort, StopBits, TTYPort};
+use std::io::{self, Read, Write};
+use std::net::TcpStream;
+use std::time::{Duration, Instant};
+
+/// A byte stream with timed reads.
+pub trait Link: Send {
+    /// Writes every byte.
+    fn send(&mut self, bytes: &[u8]) -> io::Result<()>;
+    /// Reads what is available into `buf`, waiting at most `timeout`;
+    /// `Ok(0)` when nothing came in time. A closed peer is an error.
+    fn recv(&mut self, buf: &mut [u8], timeout: Duration) -> io::Result<usize>;
+    /// What this link is, for logs and errors.
+    fn describe(&self) -> String;
+}
+
+/// Reads one byte, waiting at most `timeout`.
+pub fn recv_byte(link: &mut dyn Link, timeout: Duration) -> io::Result<Option<u8>> {
+    let mut b = [0u8; 1];
+    Ok((link.recv(&mut b, timeout)? == 1).then_some(b[0]))
+}
+
+/// Reads exactly `buf.len()` bytes, each within `timeout` of the previous one.
+/// Returns how many arrived before a gap longer than `timeout`.
+pub fn recv_exact(link: &mut dyn Link, buf: &mut [u8], timeout: Duration) -> io::Result<usize> {
+    let mut got = 0;
+    while got < buf.len() {
+        let n = link.recv(&mut buf[got..], timeout)?;
+        if n == 0 {
+            break;
+        }
+        got += n;
+    }
+    Ok(got)
+}
+
+/// Reads and discards input until the line is quiet for `quiet`, or `limit` passes.
+/// Returns the bytes drained.
+pub fn drain(link: &mut dyn Link, quiet: Duration, limit: Duration) -> io::Result<Vec<u8>> {
+    let end = Instant::now() + limit;
+    let mut out = Vec::new();
+    let mut buf = [0u8; 256];
+    while Instant::now() < end {
+        let n = link.recv(&mut buf, quiet.min(end.saturating_duration_since(Instant::now())))?;
+        if n == 0 {
+            break;
+        }
+        out.extend_from_slice(&buf[..n]);
+    }
+    Ok(out)
+}
+
+/// A serial device or pseudo-terminal.
+pub struct SerialLink {
+    port: Box<dyn SerialPort>,
+    name: String,
+}
+
+fn timed_out(e: &io::Error) -> bool {
+    matches!(e.kind(), io::ErrorKind::TimedOut | io::ErrorKind::WouldBlock)
+}
+
+impl SerialLink {
+    /// Opens `path` at `baud` 8N1 without flow control. DTR and RTS are
+    /// raised when `dtr_rts` (boards that reset on them); a device that has no
+    /// modem lines (a pseudo-terminal, some bridges) is used without them.
+    pub fn open(path: &str, baud: u32, dtr_rts: bool) -> Result<SerialLink, String> {
+        let mut port = serialport::new(path, baud)
+            .data_bits(DataBits::Eight)
+            .parity(Parity::None)
+            .stop_bits(StopBits::One)
+            .flow_control(FlowControl::None)
+            .timeout(Duration::from_millis(100))
+            .open()
+            .map_err(|e| format!("cannot open {path}: {e}"))?;
+        if dtr_rts {
+            // Tolerated where unsupported (a pty has no modem lines).
+            let _ = port.write_data_terminal_ready(true);
+            let _ = port.write_request_to_send(true);
+        }
+        Ok(SerialLink {
+            port,
+            name: format!("{path} at {baud} baud"),
+        })
+    }
+
+    /// Wraps a port opened elsewhere (the board end of a pseudo-terminal).
+    pub fn from_port(port: Box<dyn SerialPort>, name: String) -> SerialLink {
+        SerialLink { port, name }
+    }
+
+    /// Sends a BREAK of `length` (newer SpinalHDL loaders reset on BREAK + 'R').
+    pub fn send_break(&mut self, length: Duration) -> io::Result<()> {
+        self.port.set_break().map_err(io::Error::other)?;
+        std::thread::sleep(length);
+        self.port.clear_break().map_err(io::Error::other)
+    }
+}
+
+impl Link for SerialLink {
+    fn send(&mut self, bytes: &[u8]) -> io::Result<()> {
+        let mut rest = bytes;
+        while !rest.is_empty() {
+            match self.port.write(rest) {
+                Ok(0) => {
+                    return Err(io::Error::new(
+                        io::ErrorKind::WriteZero,
+                        "the port accepts no more bytes",
+                    ))
+                }
+                Ok(n) => rest = &rest[n..],
+                Err(e) if timed_out(&e) => {
+                    return Err(io::Error::new(
+                        io::ErrorKind::TimedOut,
+                        "the port does not drain (write timed out)",
+                    ))
+                }
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(())
+    }
+
+    fn recv(&mut self, buf: &mut [u8], timeout: Duration) -> io::Result<usize> {
+        self.port
+            .set_timeout(timeout.max(Duration::from_millis(1)))
+            .map_err(io::Error::other)?;
+        match self.port.read(buf) {
+            Ok(0) => Err(io::Error::new(
+                io::ErrorKind::UnexpectedEof,
+                "the other end closed the line",
+            )),
+            Ok(n) => Ok(n),
+            Err(e) if timed_out(&e) => Ok(0),
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => Ok(0),
+            Err(e) => Err(e),
+        }
+    }
+
+    fn describe(&self) -> String {
+        self.name.clone()
+    }
+}
+
+/// A UART exported over TCP.
+pub struct TcpLink {
+    stream: TcpStream,
+    name: String,
+}
+
+impl TcpLink {
+    pub fn connect(addr: &str) -> Result<TcpLink, String> {
+        let stream = TcpStream::connect(addr).map_err(|e| format!("cannot connect to tcp://{addr}: {e}"))?;
+        stream.set_nodelay(true).map_err(|e| e.to_string())?;
+        Ok(TcpLink {
+            stream,
+            name: format!("tcp://{addr}"),
+        })
+    }
+
+    pub fn from_stream(stream: TcpStream, name: String) -> TcpLink {
+        let _ = stream.set_nodelay(true);
+        TcpLink { stream, name }
+    }
+}
+
+impl Link for TcpLink {
+    fn send(&mut self, bytes: &[u8]) -> io::Result<()> {
+        self.stream.write_all(bytes)
+    }
+
+    fn recv(&mut self, buf: &mut [u8], timeout: Duration) -> io::Result<usize> {
+        self.stream
+            .set_read_timeout(Some(timeout.max(Duration::from_millis(1))))?;
+        match self.stream.read(buf) {
+            Ok(0) => Err(io::Error::new(
+                io::ErrorKind::UnexpectedEof,
+                "the other end closed the connection",
+            )),
+            Ok(n) => Ok(n),
+            Err(e) if timed_out(&e) || e.kind() == io::ErrorKind::Interrupted => Ok(0),
+            Err(e) => Err(e),
+        }
+    }
+
+    fn describe(&self) -> String {
+        self.name.clone()
+    }
+}
+
+/// Opens `DEV` (a serial device or pseudo-terminal) or `tcp://host:port`.
+pub fn open(spec: &str, baud: u32, dtr_rts: bool) -> Result<Box<dyn Link>, String> {
+    match spec.strip_prefix("tcp://") {
+        Some(addr) => Ok(Box::new(TcpLink::connect(addr)?)),
+        None => Ok(Box::new(SerialLink::open(spec, baud, dtr_rts)?)),
+    }
+}
+
+/// A pseudo-terminal whose board end this process keeps: the path of the
+/// other end is what a host opens as its serial port.
+pub struct PseudoTerminal {
+    pub board: SerialLink,
+    /// Kept open so the board end never sees a hang-up between host sessions.
+    _host_end: TTYPort,
+    pub path: String,
+}
+
+impl PseudoTerminal {
+    pub fn open() -> Result<PseudoTerminal, String> {
+        let (master, mut slave) = TTYPort::pair().map_err(|e| format!("cannot open a pseudo-terminal: {e}"))?;
+        let path = slave.name().ok_or("the pseudo-terminal has no name")?;
+        // Let the host open the path too (the held end is only a keep-alive).
+        let _ = slave.set_exclusive(false);
+        Ok(PseudoTerminal {
+            board: SerialLink::from_port(Box::new(master), format!("board end of {path}")),
+            _host_end: slave,
+            path,
+        })
+    }
+}

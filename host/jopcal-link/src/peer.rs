@@ -1,0 +1,106 @@
+//! A board stand-in: the board-side loader, a program, and optional faults,
+//! serving one image after another on the board end of a link. The tests and
+//! benchmarks drive the host side against it; the virtual board plugs in its
+//! own program.
+
+use crate::board::{receive, LoaderLog, LoaderOptions};
+use crate::fault::{FaultPlan, FaultyLink};
+use crate::image::JopImage;
+use crate::link::Link;
+use jopcal_measure::result_line::line_check;
+use std::io;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+
+/// What runs on the board once an image is in.
+pub trait BoardProgram: Send {
+    /// Runs `image`; everything it prints goes to `uart`.
+    fn run(&mut self, image: &JopImage, uart: &mut dyn FnMut(&[u8]) -> io::Result<()>) -> io::Result<()>;
+}
+
+/// A program for tests: prints one result line whose cycle count is the sum
+/// of the image's payload words (mod 10^9), so a corrupted image shows up as a
+/// wrong count, then `@jopcal done`.
+pub struct ChecksumProgram {
+    pub bench: String,
+}
+
+impl ChecksumProgram {
+    /// The cycle count this program reports for `image`.
+    pub fn cycles_for(image: &JopImage) -> u64 {
+        image.words.iter().skip(1).map(|w| u64::from(*w)).sum::<u64>() % 1_000_000_000
+    }
+}
+
+impl BoardProgram for ChecksumProgram {
+    fn run(&mut self, image: &JopImage, uart: &mut dyn FnMut(&[u8]) -> io::Result<()>) -> io::Result<()> {
+        let body = format!(
+            "@jopcal result bench={} iter=1 cycles={}",
+            self.bench,
+            Self::cycles_for(image)
+        );
+        uart(
+            format!(
+                "booted {} words\n{body} chk={}\n@jopcal done\n",
+                image.words.len(),
+                line_check(&body)
+            )
+            .as_bytes(),
+        )
+    }
+}
+
+/// The board's own record of a session.
+#[derive(Debug, Default, Clone)]
+pub struct BoardLog {
+    pub images: usize,
+    pub loader: Vec<String>,
+    pub faults: Vec<String>,
+    pub ended: Option<String>,
+}
+
+/// Serves images on `link` until `stop` is set, the link fails, or `max_images` were run.
+pub fn serve<L: Link>(
+    link: L,
+    loader: LoaderOptions,
+    program: &mut dyn BoardProgram,
+    plan: FaultPlan,
+    seed: u64,
+    stop: Arc<AtomicBool>,
+    log: Arc<Mutex<BoardLog>>,
+) {
+    let mut link = FaultyLink::new(link, plan, seed);
+    let end = |log: &Arc<Mutex<BoardLog>>, why: String| {
+        if let Ok(mut l) = log.lock() {
+            l.ended = Some(why);
+        }
+    };
+    for (bytes, pause) in link.preamble() {
+        if link.send(&bytes).is_err() {
+            break;
+        }
+        std::thread::sleep(pause);
+    }
+    loop {
+        let mut llog = LoaderLog::default();
+        let stopped = || stop.load(Ordering::Relaxed);
+        let got = receive(&mut link, &loader, &mut llog, &stopped);
+        if let Ok(mut l) = log.lock() {
+            l.loader.append(&mut llog.restarts);
+            l.faults.append(&mut link.injected);
+        }
+        let image = match got {
+            Ok(Some(img)) => img,
+            Ok(None) => return end(&log, "stopped".into()),
+            Err(e) => return end(&log, format!("link: {e}")),
+        };
+        let mut uart = |b: &[u8]| link.send(b);
+        if let Err(e) = program.run(&image, &mut uart) {
+            return end(&log, format!("link: {e}"));
+        }
+        if let Ok(mut l) = log.lock() {
+            l.images += 1;
+            l.faults.append(&mut link.injected);
+        }
+    }
+}

@@ -1,0 +1,170 @@
+//! One image on a board, end to end: optionally reconfigure the board, wait
+//! out stale output, download, capture — and retry when the download failed
+//! or the output cannot be trusted. Every attempt is kept with its reason.
+
+use crate::capture::{capture, CaptureOptions, Captured};
+use crate::download::{download, DownloadOptions, DownloadReport, Protocol};
+use crate::image::JopImage;
+use crate::link::{drain, Link};
+use jopcal_measure::result_line::ResultLine;
+use std::process::Command;
+use std::time::Duration;
+
+/// Settings of a session.
+#[derive(Debug, Clone)]
+pub struct SessionOptions {
+    pub download: DownloadOptions,
+    pub capture: CaptureOptions,
+    /// Attempts after the first.
+    pub retries: u32,
+    /// Shell command run before every attempt (e.g. an openFPGALoader call).
+    pub configure: Option<String>,
+    /// Before downloading, input is drained until quiet this long (stale output).
+    pub quiet: Duration,
+    /// ... but for at most this long.
+    pub quiet_limit: Duration,
+}
+
+/// One attempt and what happened in it.
+#[derive(Debug)]
+pub struct Attempt {
+    pub number: u32,
+    /// Bytes drained before the download (a board still printing).
+    pub stale: Vec<u8>,
+    pub download: Result<DownloadReport, String>,
+    pub captured: Option<Captured>,
+    /// Why another attempt was made (or the session failed), if it was.
+    pub verdict: Option<String>,
+}
+
+impl Attempt {
+    /// The attempt as a log: notes first, then the raw bytes as received.
+    pub fn log_bytes(&self, header: &str) -> Vec<u8> {
+        let mut text = format!("# {header}\n# attempt {}\n", self.number);
+        if !self.stale.is_empty() {
+            text.push_str(&format!(
+                "# {} stale bytes drained before the download\n",
+                self.stale.len()
+            ));
+        }
+        match &self.download {
+            Ok(r) => {
+                text.push_str(&format!(
+                    "# download: {} bytes in {:.3} s, {} handshake attempt(s)\n",
+                    r.bytes,
+                    r.elapsed.as_secs_f64(),
+                    r.attempts
+                ));
+                for n in &r.notes {
+                    text.push_str(&format!("# download note: {n}\n"));
+                }
+            }
+            Err(e) => text.push_str(&format!("# download failed: {e}\n")),
+        }
+        if let Some(c) = &self.captured {
+            text.push_str(&format!("# output ended: {}\n", c.ending));
+            for (line, t, why) in &c.rejected {
+                text.push_str(&format!("# rejected output line {line}: {why}: {t}\n"));
+            }
+        }
+        if let Some(v) = &self.verdict {
+            text.push_str(&format!("# verdict: {v}\n"));
+        }
+        text.push_str("# ---- raw output ----\n");
+        let mut bytes = text.into_bytes();
+        if let Some(c) = &self.captured {
+            bytes.extend_from_slice(&c.raw);
+        }
+        bytes
+    }
+}
+
+/// Runs `cmd` with `sh -c`; a failure is one line with its exit status and last output line.
+pub fn run_configure(cmd: &str) -> Result<(), String> {
+    let o = Command::new("sh")
+        .args(["-c", cmd])
+        .output()
+        .map_err(|e| format!("cannot run configure command `{cmd}`: {e}"))?;
+    if o.status.success() {
+        return Ok(());
+    }
+    let text = String::from_utf8_lossy(&o.stderr).into_owned() + &String::from_utf8_lossy(&o.stdout);
+    let last = text
+        .lines()
+        .rev()
+        .find(|l| !l.trim().is_empty())
+        .unwrap_or("")
+        .trim()
+        .to_string();
+    Err(format!("configure command `{cmd}` failed ({}): {last}", o.status))
+}
+
+/// Downloads and runs `image`; `on_result` stores each accepted result at once.
+/// Returns every attempt and whether the session succeeded.
+pub fn run_image(
+    link: &mut dyn Link,
+    image: &JopImage,
+    opts: &SessionOptions,
+    on_result: &mut dyn FnMut(&ResultLine) -> Result<(), String>,
+    on_attempt: &mut dyn FnMut(&Attempt),
+) -> Result<Vec<Attempt>, (Vec<Attempt>, String)> {
+    let mut attempts = Vec::new();
+    let total = opts.retries + 1;
+    for number in 1..=total {
+        if let Some(cmd) = &opts.configure {
+            if let Err(e) = run_configure(cmd) {
+                return Err((attempts, e));
+            }
+        }
+        // A handshake loader repeats 0xAA, so its line is never quiet; the
+        // handshake skips stale bytes itself. Classic loaders are silent.
+        let stale = if opts.download.protocol == Protocol::Handshake {
+            Vec::new()
+        } else {
+            match drain(link, opts.quiet, opts.quiet_limit) {
+                Ok(s) => s,
+                Err(e) => return Err((attempts, format!("{}: {e}", link.describe()))),
+            }
+        };
+        let mut a = Attempt {
+            number,
+            stale,
+            download: Err(String::new()),
+            captured: None,
+            verdict: None,
+        };
+        match download(link, image, &opts.download) {
+            Err(e) => {
+                a.download = Err(e.to_string());
+                a.verdict = Some(format!("download failed: {e}"));
+            }
+            Ok(report) => {
+                let c = capture(link, &report.leftover, &opts.capture, on_result);
+                a.download = Ok(report);
+                if !c.clean() {
+                    let why = match c.rejected.first() {
+                        Some((line, _, reason)) => format!("output line {line} rejected: {reason}"),
+                        None => format!("the run did not finish: {}", c.ending),
+                    };
+                    a.verdict = Some(why);
+                }
+                a.captured = Some(c);
+            }
+        }
+        on_attempt(&a);
+        let failed = a.verdict.clone();
+        let lost = a
+            .captured
+            .as_ref()
+            .is_some_and(|c| matches!(c.ending, crate::capture::Ending::Lost(_)));
+        attempts.push(a);
+        match failed {
+            None => return Ok(attempts),
+            Some(why) if number == total || lost => {
+                return Err((attempts, format!("{why} (after {number} attempt(s))")));
+            }
+            Some(_) => {}
+        }
+    }
+    unreachable!("the loop returns on its last attempt")
+}

@@ -1,0 +1,217 @@
+//! Both download protocols over real pseudo-terminal pairs, against the
+//! board-side loader, with and without injected faults. The board stand-in
+//! reports the sum of the payload it received as its cycle count, so a
+//! corrupted image or a corrupted output line accepted as right would show up
+//! as a wrong count.
+
+use jopcal_link::board::LoaderOptions;
+use jopcal_link::capture::CaptureOptions;
+use jopcal_link::fault::{FaultPlan, Rng};
+use jopcal_link::link::SerialLink;
+use jopcal_link::peer::{serve, BoardLog, ChecksumProgram};
+use jopcal_link::session::{run_image, SessionOptions};
+use jopcal_link::{DownloadOptions, JopImage, Protocol, PseudoTerminal};
+use jopcal_measure::result_line::ResultLine;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
+use std::time::Duration;
+
+struct Board {
+    path: String,
+    stop: Arc<AtomicBool>,
+    log: Arc<Mutex<BoardLog>>,
+    thread: Option<JoinHandle<()>>,
+}
+
+impl Drop for Board {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}
+
+fn loader(protocol: Protocol) -> LoaderOptions {
+    let mut l = LoaderOptions::new(protocol);
+    l.sync_period = Duration::from_millis(100);
+    l.watchdog = Duration::from_millis(150);
+    l
+}
+
+fn start_board(protocol: Protocol, plan: &str, seed: u64) -> Board {
+    let pty = PseudoTerminal::open().unwrap();
+    let path = pty.path.clone();
+    let stop = Arc::new(AtomicBool::new(false));
+    let log = Arc::new(Mutex::new(BoardLog::default()));
+    let plan: FaultPlan = plan.parse().unwrap();
+    let (s, l) = (stop.clone(), log.clone());
+    let thread = std::thread::spawn(move || {
+        let PseudoTerminal { board, path: _, .. } = pty;
+        let mut program = ChecksumProgram { bench: "Img".into() };
+        serve(board, loader(protocol), &mut program, plan, seed, s, l);
+    });
+    Board {
+        path,
+        stop,
+        log,
+        thread: Some(thread),
+    }
+}
+
+fn image(seed: u64, words: usize) -> JopImage {
+    let mut r = Rng::new(seed);
+    let payload: Vec<u32> = (0..words).map(|_| r.next_u64() as u32).collect();
+    JopImage::from_payload(&payload)
+}
+
+fn session(protocol: Protocol, retries: u32) -> SessionOptions {
+    let mut d = DownloadOptions::new(protocol);
+    d.byte_timeout = Duration::from_millis(300);
+    d.sync_timeout = Duration::from_millis(1000);
+    SessionOptions {
+        download: d,
+        capture: CaptureOptions {
+            line_timeout: Duration::from_millis(600),
+            total_timeout: Duration::from_secs(5),
+            require_check: true,
+        },
+        retries,
+        configure: None,
+        quiet: Duration::from_millis(200),
+        quiet_limit: Duration::from_secs(2),
+    }
+}
+
+/// Runs `img` once on a fresh board; returns the accepted cycle counts and the outcome.
+fn run(
+    protocol: Protocol,
+    plan: &str,
+    seed: u64,
+    img: &JopImage,
+    retries: u32,
+) -> (Vec<u64>, Result<u32, String>, Board) {
+    let board = start_board(protocol, plan, seed);
+    let mut link = SerialLink::open(&board.path, 115_200, true).unwrap();
+    let mut accepted = Vec::new();
+    let mut on_result = |r: &ResultLine| {
+        if let ResultLine::Result { cycles, .. } = r {
+            accepted.push(*cycles);
+        }
+        Ok(())
+    };
+    let outcome = run_image(&mut link, img, &session(protocol, retries), &mut on_result, &mut |_| {});
+    let outcome = match outcome {
+        Ok(attempts) => Ok(attempts.len() as u32),
+        Err((_, why)) => Err(why),
+    };
+    (accepted, outcome, board)
+}
+
+#[test]
+fn both_protocols_deliver_images_and_results() {
+    for protocol in [Protocol::Classic, Protocol::ClassicNoEcho, Protocol::Handshake] {
+        let img = image(1, 300);
+        let (accepted, outcome, board) = run(protocol, "", 0, &img, 0);
+        assert_eq!(outcome, Ok(1), "{protocol}");
+        assert_eq!(accepted, vec![ChecksumProgram::cycles_for(&img)], "{protocol}");
+        // The board waits for the next image: a second download on the same line works.
+        let mut link = SerialLink::open(&board.path, 115_200, false).unwrap();
+        let img2 = image(2, 50);
+        let mut got = Vec::new();
+        let r = run_image(
+            &mut link,
+            &img2,
+            &session(protocol, 0),
+            &mut |r| {
+                if let ResultLine::Result { cycles, .. } = r {
+                    got.push(*cycles);
+                }
+                Ok(())
+            },
+            &mut |_| {},
+        );
+        assert!(r.is_ok(), "{protocol}: second image: {:?}", r.err().map(|e| e.1));
+        assert_eq!(got, vec![ChecksumProgram::cycles_for(&img2)]);
+        assert_eq!(board.log.lock().unwrap().images, 2);
+    }
+}
+
+/// Sweeps one fault kind over many seeds: every session ends with the right
+/// count or a clear failure, never a wrong count; returns (successes, failures).
+/// Asserts that the plan did inject faults.
+fn sweep(protocol: Protocol, plan: &str, seeds: u64) -> (u32, u32) {
+    let (mut ok, mut failed) = (0, 0);
+    let mut injected_total = 0;
+    for seed in 0..seeds {
+        let img = image(100 + seed, 120);
+        let want = ChecksumProgram::cycles_for(&img);
+        let (accepted, outcome, board) = run(protocol, plan, seed, &img, 3);
+        let injected = board.log.lock().unwrap().faults.clone();
+        injected_total += injected.len();
+        for c in &accepted {
+            assert_eq!(
+                *c, want,
+                "{protocol} {plan} seed {seed}: wrong count accepted; faults {injected:?}"
+            );
+        }
+        match outcome {
+            Ok(_) => {
+                // A retry after a corrupted later line may deliver the same result again.
+                assert!(!accepted.is_empty(), "{protocol} {plan} seed {seed}");
+                ok += 1;
+            }
+            Err(why) => {
+                assert!(!why.is_empty() && !why.contains('\n'), "one-line reason: {why:?}");
+                failed += 1;
+            }
+        }
+    }
+    assert!(
+        injected_total > 0,
+        "{protocol} {plan}: no fault was injected in {seeds} runs"
+    );
+    (ok, failed)
+}
+
+const SEEDS: u64 = 5;
+
+#[test]
+fn faults_on_classic_end_right_or_fail_clearly() {
+    for plan in [
+        "drop=0.0005",
+        "flip=0.0005",
+        "dup=0.0005",
+        "garbage=40",
+        "previous=3",
+        "stall=700@300",
+    ] {
+        let (ok, failed) = sweep(Protocol::Classic, plan, SEEDS);
+        eprintln!("classic {plan}: {ok} right, {failed} clear failures");
+        assert!(ok > 0, "classic {plan}: retries never recovered");
+    }
+    let (ok, failed) = sweep(Protocol::Classic, "vanish@200", 2);
+    assert_eq!((ok, failed), (0, 2));
+    // Heavy corruption of the output alone: the line checks must catch it.
+    let (ok, failed) = sweep(Protocol::Classic, "flip-out=0.01", 4);
+    eprintln!("classic flip-out=0.01: {ok} right, {failed} clear failures");
+}
+
+#[test]
+fn faults_on_handshake_end_right_or_fail_clearly() {
+    for plan in [
+        "drop=0.0005",
+        "flip=0.0005",
+        "dup=0.0005",
+        "garbage=40",
+        "previous=3",
+        "stall=700@300",
+    ] {
+        let (ok, failed) = sweep(Protocol::Handshake, plan, SEEDS);
+        eprintln!("handshake {plan}: {ok} right, {failed} clear failures");
+        assert!(ok > 0, "handshake {plan}: retries never recovered");
+    }
+    let (ok, failed) = sweep(Protocol::Handshake, "vanish@200", 2);
+    assert_eq!((ok, failed), (0, 2));
+}
