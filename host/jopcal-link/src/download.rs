@@ -42,7 +42,7 @@ impl FromStr for Protocol {
 
 impl fmt::Display for Protocol {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
+        f.pad(match self {
             Protocol::Classic => "classic",
             Protocol::ClassicNoEcho => "classic-noecho",
             Protocol::Handshake => "handshake",
@@ -252,7 +252,7 @@ fn handshake(
         }
         link.send(&[0x55])?;
         // The loader may have queued more 0xAA before it saw our answer.
-        let _ = drain(link, Duration::from_millis(20), Duration::from_millis(200))?;
+        let _ = drain(link, Duration::from_millis(5), Duration::from_millis(200))?;
         link.send(bytes)?;
         let mut sum = [0u8; 4];
         let got_n = recv_exact(link, &mut sum, opts.byte_timeout.max(Duration::from_millis(500)))?;

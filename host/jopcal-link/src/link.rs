@@ -59,6 +59,14 @@ pub fn drain(link: &mut dyn Link, quiet: Duration, limit: Duration) -> io::Resul
 pub struct SerialLink {
     port: Box<dyn SerialPort>,
     name: String,
+    /// The board end of a pseudo-terminal: reads fail with EIO while no host
+    /// has the other end open; that is silence, not an error.
+    hangup_is_silence: bool,
+}
+
+/// The other end of a pseudo-terminal is closed (poll reports a hang-up, read EIO).
+fn hung_up(e: &io::Error) -> bool {
+    e.kind() == io::ErrorKind::BrokenPipe || e.raw_os_error() == Some(libc::EIO)
 }
 
 fn timed_out(e: &io::Error) -> bool {
@@ -86,12 +94,8 @@ impl SerialLink {
         Ok(SerialLink {
             port,
             name: format!("{path} at {baud} baud"),
+            hangup_is_silence: false,
         })
-    }
-
-    /// Wraps a port opened elsewhere (the board end of a pseudo-terminal).
-    pub fn from_port(port: Box<dyn SerialPort>, name: String) -> SerialLink {
-        SerialLink { port, name }
     }
 
     /// Sends a BREAK of `length` (newer SpinalHDL loaders reset on BREAK + 'R').
@@ -121,6 +125,8 @@ impl Link for SerialLink {
                     ))
                 }
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                // Nobody has the other end open: like a UART without a cable, the bytes are lost.
+                Err(e) if self.hangup_is_silence && hung_up(&e) => return Ok(()),
                 Err(e) => return Err(e),
             }
         }
@@ -139,6 +145,10 @@ impl Link for SerialLink {
             Ok(n) => Ok(n),
             Err(e) if timed_out(&e) => Ok(0),
             Err(e) if e.kind() == io::ErrorKind::Interrupted => Ok(0),
+            Err(e) if self.hangup_is_silence && hung_up(&e) => {
+                std::thread::sleep(timeout.min(Duration::from_millis(20)));
+                Ok(0)
+            }
             Err(e) => Err(e),
         }
     }
@@ -202,24 +212,28 @@ pub fn open(spec: &str, baud: u32, dtr_rts: bool) -> Result<Box<dyn Link>, Strin
     }
 }
 
-/// A pseudo-terminal whose board end this process keeps: the path of the
-/// other end is what a host opens as its serial port.
+/// A pseudo-terminal: this process keeps the board end; `path` is the other
+/// end, which a host opens as its serial port (and may close and reopen).
 pub struct PseudoTerminal {
     pub board: SerialLink,
-    /// Kept open so the board end never sees a hang-up between host sessions.
-    _host_end: TTYPort,
     pub path: String,
 }
 
 impl PseudoTerminal {
     pub fn open() -> Result<PseudoTerminal, String> {
-        let (master, mut slave) = TTYPort::pair().map_err(|e| format!("cannot open a pseudo-terminal: {e}"))?;
+        use std::os::fd::AsRawFd;
+        let (master, slave) = TTYPort::pair().map_err(|e| format!("cannot open a pseudo-terminal: {e}"))?;
         let path = slave.name().ok_or("the pseudo-terminal has no name")?;
-        // Let the host open the path too (the held end is only a keep-alive).
-        let _ = slave.set_exclusive(false);
+        // The host opens the path itself; the board end must not leak into child processes.
+        drop(slave);
+        // SAFETY: fcntl on a descriptor this process owns.
+        unsafe { libc::fcntl(master.as_raw_fd(), libc::F_SETFD, libc::FD_CLOEXEC) };
         Ok(PseudoTerminal {
-            board: SerialLink::from_port(Box::new(master), format!("board end of {path}")),
-            _host_end: slave,
+            board: SerialLink {
+                port: Box::new(master),
+                name: format!("board end of {path}"),
+                hangup_is_silence: true,
+            },
             path,
         })
     }

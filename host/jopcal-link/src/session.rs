@@ -79,6 +79,22 @@ impl Attempt {
     }
 }
 
+/// Before a download: reads away output still coming from an earlier run
+/// until the line is quiet for `quiet` (at most `limit`). A handshake loader
+/// repeats 0xAA, so its line is never quiet; the handshake skips stale bytes
+/// itself, and nothing is drained for it.
+pub fn drain_stale(
+    link: &mut dyn Link,
+    protocol: Protocol,
+    quiet: Duration,
+    limit: Duration,
+) -> std::io::Result<Vec<u8>> {
+    if protocol == Protocol::Handshake {
+        return Ok(Vec::new());
+    }
+    drain(link, quiet, limit)
+}
+
 /// Runs `cmd` with `sh -c`; a failure is one line with its exit status and last output line.
 pub fn run_configure(cmd: &str) -> Result<(), String> {
     let o = Command::new("sh")
@@ -116,14 +132,13 @@ pub fn run_image(
                 return Err((attempts, e));
             }
         }
-        // A handshake loader repeats 0xAA, so its line is never quiet; the
-        // handshake skips stale bytes itself. Classic loaders are silent.
-        let stale = if opts.download.protocol == Protocol::Handshake {
-            Vec::new()
-        } else {
-            match drain(link, opts.quiet, opts.quiet_limit) {
-                Ok(s) => s,
-                Err(e) => return Err((attempts, format!("{}: {e}", link.describe()))),
+        let stale = match drain_stale(link, opts.download.protocol, opts.quiet, opts.quiet_limit) {
+            Ok(s) => s,
+            Err(e) => {
+                return Err((
+                    attempts,
+                    format!("{}: the line failed before the download: {e}", link.describe()),
+                ))
             }
         };
         let mut a = Attempt {

@@ -48,7 +48,7 @@ fn start_board(protocol: Protocol, plan: &str, seed: u64) -> Board {
     let plan: FaultPlan = plan.parse().unwrap();
     let (s, l) = (stop.clone(), log.clone());
     let thread = std::thread::spawn(move || {
-        let PseudoTerminal { board, path: _, .. } = pty;
+        let PseudoTerminal { board, .. } = pty;
         let mut program = ChecksumProgram { bench: "Img".into() };
         serve(board, loader(protocol), &mut program, plan, seed, s, l);
     });
@@ -148,7 +148,10 @@ fn sweep(protocol: Protocol, plan: &str, seeds: u64) -> (u32, u32) {
         let img = image(100 + seed, 120);
         let want = ChecksumProgram::cycles_for(&img);
         let (accepted, outcome, board) = run(protocol, plan, seed, &img, 3);
-        let injected = board.log.lock().unwrap().faults.clone();
+        // Stop the board first: it files its fault log when its loader returns.
+        let log = board.log.clone();
+        drop(board);
+        let injected = log.lock().unwrap().faults.clone();
         injected_total += injected.len();
         for c in &accepted {
             assert_eq!(

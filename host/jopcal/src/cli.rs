@@ -36,7 +36,7 @@ pub enum Verb {
     /// Compare two measurement sets and fail on cycle regressions.
     Regress(Pending),
     /// Download a .jop image to a board over serial or TCP.
-    Upload(Pending),
+    Upload(UploadArgs),
     /// Start the virtual JOP board.
     Emu(Pending),
     /// Build or run the Verilator simulation bench.
@@ -96,6 +96,61 @@ pub struct RunArgs {
     /// Extra option for the host JVM, e.g. --jvm-arg=-Xint (repeatable; host target).
     #[arg(long = "jvm-arg", value_name = "ARG", allow_hyphen_values = true)]
     pub jvm_args: Vec<String>,
+    #[command(flatten)]
+    pub board: BoardArgs,
+}
+
+/// How to reach a board and what to send it (`--target board`).
+#[derive(Debug, Args, Clone)]
+pub struct BoardArgs {
+    /// Serial device (/dev/ttyUSB0, a pseudo-terminal) or tcp://HOST:PORT.
+    #[arg(long, value_name = "DEV|tcp://HOST:PORT")]
+    pub port: Option<String>,
+    /// The board's download protocol: classic (original JOP), classic-noecho
+    /// (USB mode: echoes not verified), handshake (SpinalHDL port).
+    #[arg(long, default_value = "classic", value_parser = parse_protocol)]
+    pub protocol: jopcal_link::Protocol,
+    /// Line rate (8N1, no flow control). Ignored for tcp:// and pseudo-terminals.
+    #[arg(long, default_value_t = 115_200)]
+    pub baud: u32,
+    /// .jop image to run: one per workload, or one running the whole suite (repeatable).
+    #[arg(long = "image", value_name = "FILE.jop")]
+    pub images: Vec<PathBuf>,
+    /// Shell command run before each download, e.g. an openFPGALoader call that reconfigures the board.
+    #[arg(long, value_name = "CMD")]
+    pub configure: Option<String>,
+    /// Attempts after the first when a download fails or the output cannot be trusted.
+    #[arg(long, default_value_t = 2)]
+    pub retries: u32,
+    /// Raise DTR and RTS after opening the port (boards that need them; tolerated where missing).
+    #[arg(long)]
+    pub dtr_rts: bool,
+    /// Seconds of silence after which a running image is given up.
+    #[arg(long, default_value_t = 30)]
+    pub line_timeout: u64,
+}
+
+fn parse_protocol(s: &str) -> Result<jopcal_link::Protocol, String> {
+    s.parse()
+}
+
+#[derive(Debug, Args)]
+pub struct UploadArgs {
+    /// Serial device (/dev/ttyUSB0, a pseudo-terminal) or tcp://HOST:PORT.
+    #[arg(long, value_name = "DEV|tcp://HOST:PORT")]
+    pub port: String,
+    /// The board's download protocol.
+    #[arg(long, default_value = "classic", value_parser = parse_protocol)]
+    pub protocol: jopcal_link::Protocol,
+    /// Line rate (8N1, no flow control).
+    #[arg(long, default_value_t = 115_200)]
+    pub baud: u32,
+    /// Raise DTR and RTS after opening the port.
+    #[arg(long)]
+    pub dtr_rts: bool,
+    /// The image to download.
+    #[arg(value_name = "IMAGE.jop")]
+    pub image: PathBuf,
 }
 
 #[derive(Debug, Args)]

@@ -1,5 +1,6 @@
 //! One module per implemented verb; the rest answer "not implemented yet".
 
+mod board;
 mod estimate;
 mod profile;
 mod run;
@@ -23,7 +24,7 @@ pub fn dispatch(cli: Cli) -> Result<()> {
         Verb::Calibrate(_) => pending("calibrate"),
         Verb::Report(_) => pending("report"),
         Verb::Regress(_) => pending("regress"),
-        Verb::Upload(_) => pending("upload"),
+        Verb::Upload(a) => board::upload(&a),
         Verb::Emu(_) => pending("emu"),
         Verb::Sim(_) => pending("sim"),
     }

@@ -1,6 +1,7 @@
 //! `jopcal run`: measure workloads on a target into measurements.csv.
 
-use crate::cli::{RunArgs, Target};
+use crate::cli::{BoardArgs, RunArgs, Target};
+use crate::commands::board::measure_board;
 use crate::context;
 use crate::progress::Progress;
 use anyhow::{bail, Context, Result};
@@ -59,6 +60,7 @@ pub fn run(firmware: Option<&Path>, a: &RunArgs) -> Result<()> {
         &stamp,
         a.timeout,
         &a.jvm_args,
+        Some(&a.board),
     )?;
     println!("{}", m.csv.display());
     fail_on_rejected(&m)
@@ -96,9 +98,15 @@ pub fn measure(
     stamp: &str,
     timeout: u64,
     jvm_args: &[String],
+    board: Option<&BoardArgs>,
 ) -> Result<Measured> {
-    if target != Target::Host {
-        bail!("not implemented yet: target {}", target.name());
+    match (target, board) {
+        (Target::Host, _) => {}
+        (Target::Board, Some(b)) => return measure_board(b, out, stamp, timeout, target.name()),
+        (Target::Board, None) => {
+            bail!("--target board is not available here: use `jopcal run --target board --port ... --image ...`")
+        }
+        _ => bail!("not implemented yet: target {}", target.name()),
     }
     let setup = prepare_host(firmware, benches)?;
     let selected = &setup.selected;

@@ -85,7 +85,7 @@ pub fn validate(firmware: Option<&Path>, a: &ValidateArgs) -> Result<()> {
     }
     let stamp = clock::now_stamp();
     let out = context::out_dir(a.out.as_deref(), "validate", &stamp);
-    let m = measure(firmware, a.target, &[], 1, &out, &stamp, a.timeout, &[])?;
+    let m = measure(firmware, a.target, &[], 1, &out, &stamp, a.timeout, &[], None)?;
     let setup = prepare_host(firmware, &[])?;
     let profiled = profile_suite(
         &setup,
