@@ -57,6 +57,8 @@ pub fn receive(
 }
 
 /// Classic: echo every byte; word 0 is the length; boot after that many words.
+/// Bytes are taken in whatever chunks the line delivers and echoed in the same
+/// chunks (in order, each exactly once), as a UART would.
 fn classic(
     link: &mut dyn Link,
     opts: &LoaderOptions,
@@ -64,6 +66,7 @@ fn classic(
     stop: &dyn Fn() -> bool,
 ) -> io::Result<Option<JopImage>> {
     let poll = Duration::from_millis(50);
+    let mut buf = [0u8; 4096];
     'restart: loop {
         let mut words: Vec<u32> = Vec::new();
         let mut word = [0u8; 4];
@@ -73,7 +76,14 @@ fn classic(
             if stop() {
                 return Ok(None);
             }
-            let Some(b) = recv_byte(link, poll)? else {
+            // Never read past the image: what follows belongs to the next session.
+            let want = match words.first() {
+                Some(&n) => ((n as usize).saturating_sub(words.len())) * 4 - have,
+                None => 4 - have,
+            }
+            .clamp(1, buf.len());
+            let got = link.recv(&mut buf[..want], poll)?;
+            if got == 0 {
                 if (have > 0 || !words.is_empty()) && last.elapsed() > opts.watchdog {
                     log.restarts.push(format!(
                         "silence after {} words and {have} bytes: loader restarted",
@@ -82,24 +92,26 @@ fn classic(
                     continue 'restart;
                 }
                 continue;
-            };
+            }
             last = Instant::now();
-            link.send(&[b])?;
-            word[have] = b;
-            have += 1;
-            if have < 4 {
-                continue;
-            }
-            have = 0;
-            words.push(u32::from_be_bytes(word));
-            let n = words[0] as usize;
-            if n < 2 || n > opts.max_words {
-                log.restarts
-                    .push(format!("word 0 = {n} is not a possible image length: loader restarted"));
-                continue 'restart;
-            }
-            if words.len() == n {
-                return Ok(Some(JopImage { words }));
+            link.send(&buf[..got])?;
+            for &b in &buf[..got] {
+                word[have] = b;
+                have += 1;
+                if have < 4 {
+                    continue;
+                }
+                have = 0;
+                words.push(u32::from_be_bytes(word));
+                let n = words[0] as usize;
+                if n < 2 || n > opts.max_words {
+                    log.restarts
+                        .push(format!("word 0 = {n} is not a possible image length: loader restarted"));
+                    continue 'restart;
+                }
+                if words.len() == n {
+                    return Ok(Some(JopImage { words }));
+                }
             }
         }
     }

@@ -55,10 +55,12 @@ pub enum ModelError {
 #[serde(deny_unknown_fields)]
 struct RawModel {
     model: RawMeta,
+    #[serde(default)]
     params: BTreeMap<String, Spanned<f64>>,
-    cache: RawCache,
+    cache: Option<RawCache>,
     #[serde(default)]
     formulas: BTreeMap<String, Spanned<String>>,
+    #[serde(default)]
     opcodes: BTreeMap<Spanned<String>, Spanned<RawCost>>,
     #[serde(default)]
     native: BTreeMap<String, Spanned<String>>,
@@ -70,6 +72,10 @@ struct RawMeta {
     name: String,
     #[serde(default)]
     description: String,
+    /// A model this one derives from (path relative to this file): its
+    /// parameters, formulas, cache costs, opcodes and native costs apply
+    /// unless this file gives its own.
+    base: Option<Spanned<String>>,
 }
 
 #[derive(Deserialize)]
@@ -129,7 +135,19 @@ impl TimingModel {
         let formula = |s: &Spanned<String>, what: &str| -> Result<Expr, ModelError> {
             Expr::parse(s.get_ref()).map_err(|e| at(s.span().start + e.column, format!("{what}: {}", e.message)))
         };
-        let params: BTreeMap<String, f64> = raw.params.iter().map(|(k, v)| (k.clone(), *v.get_ref())).collect();
+        let base = match &raw.model.base {
+            None => None,
+            Some(b) => {
+                let dir = path.parent().unwrap_or(Path::new("."));
+                let base_path = dir.join(b.get_ref());
+                if base_path == path {
+                    return Err(at(b.span().start, "a model cannot derive from itself".into()));
+                }
+                Some(TimingModel::load(&base_path).map_err(|e| at(b.span().start, format!("base model: {e}")))?)
+            }
+        };
+        let mut params: BTreeMap<String, f64> = base.as_ref().map(|b| b.params.clone()).unwrap_or_default();
+        params.extend(raw.params.iter().map(|(k, v)| (k.clone(), *v.get_ref())));
         for (k, v) in &raw.params {
             if CONTEXT_NAMES.contains(&k.as_str()) {
                 return Err(at(
@@ -141,7 +159,7 @@ impl TimingModel {
                 return Err(at(v.span().start, format!("parameter '{k}' is not a finite number")));
             }
         }
-        let mut formulas = BTreeMap::new();
+        let mut formulas = base.as_ref().map(|b| b.formulas.clone()).unwrap_or_default();
         let mut spans: Vec<(String, usize, Expr)> = Vec::new();
         for (k, v) in &raw.formulas {
             if params.contains_key(k) {
@@ -151,11 +169,26 @@ impl TimingModel {
             spans.push((format!("formula '{k}'"), v.span().start, e.clone()));
             formulas.insert(k.clone(), e);
         }
-        let cache_hit = formula(&raw.cache.hit, "cache.hit")?;
-        let cache_miss = formula(&raw.cache.miss, "cache.miss")?;
-        spans.push(("cache.hit".into(), raw.cache.hit.span().start, cache_hit.clone()));
-        spans.push(("cache.miss".into(), raw.cache.miss.span().start, cache_miss.clone()));
-        let mut opcodes: Vec<Option<Cost>> = vec![None; opcode::all().count()];
+        let (cache_hit, cache_miss) = match (&raw.cache, &base) {
+            (Some(c), _) => {
+                let hit = formula(&c.hit, "cache.hit")?;
+                let miss = formula(&c.miss, "cache.miss")?;
+                spans.push(("cache.hit".into(), c.hit.span().start, hit.clone()));
+                spans.push(("cache.miss".into(), c.miss.span().start, miss.clone()));
+                (hit, miss)
+            }
+            (None, Some(b)) => (b.cache_hit.clone(), b.cache_miss.clone()),
+            (None, None) => {
+                return Err(ModelError::File {
+                    path: p,
+                    message: "missing [cache] (hit and miss formulas)".into(),
+                })
+            }
+        };
+        let mut opcodes: Vec<Option<Cost>> = match &base {
+            Some(b) => b.opcodes.iter().cloned().map(Some).collect(),
+            None => vec![None; opcode::all().count()],
+        };
         for (name, cost) in &raw.opcodes {
             let Some(op) = opcode::by_mnemonic(name.get_ref()) else {
                 return Err(at(name.span().start, format!("unknown opcode '{}'", name.get_ref())));
@@ -187,7 +220,7 @@ impl TimingModel {
             spans.push((what, start, e));
             opcodes[op as usize] = Some(c);
         }
-        let mut native = BTreeMap::new();
+        let mut native = base.as_ref().map(|b| b.native.clone()).unwrap_or_default();
         for (k, v) in &raw.native {
             let e = formula(v, &format!("native '{k}'"))?;
             spans.push((format!("native '{k}'"), v.span().start, e.clone()));

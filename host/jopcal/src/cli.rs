@@ -38,7 +38,7 @@ pub enum Verb {
     /// Download a .jop image to a board over serial or TCP.
     Upload(UploadArgs),
     /// Start the virtual JOP board.
-    Emu(Pending),
+    Emu(EmuArgs),
     /// Build or run the Verilator simulation bench.
     Sim(Pending),
     /// List the targets and whether each can be used here.
@@ -61,9 +61,8 @@ pub enum Target {
 }
 
 impl Target {
-    /// The target used when none is given. The design's default is `emu`; until the
-    /// virtual board exists (issue 6) the only target that runs is the host JVM.
-    pub const DEFAULT: Target = Target::Host;
+    /// The target used when none is given: the virtual board, which needs no hardware.
+    pub const DEFAULT: Target = Target::Emu;
 
     pub fn name(self) -> &'static str {
         match self {
@@ -98,6 +97,22 @@ pub struct RunArgs {
     pub jvm_args: Vec<String>,
     #[command(flatten)]
     pub board: BoardArgs,
+    #[command(flatten)]
+    pub emu: EmuBoardArgs,
+}
+
+/// The virtual board's settings (`--target emu`).
+#[derive(Debug, Args, Clone, Default)]
+pub struct EmuBoardArgs {
+    /// The virtual board's timing and cache (default: calibration/emu-board.toml).
+    #[arg(long, value_name = "FILE")]
+    pub emu_config: Option<PathBuf>,
+    /// Override one of its parameters, e.g. --emu-param r=2 (repeatable).
+    #[arg(long = "emu-param", value_name = "NAME=VALUE")]
+    pub emu_params: Vec<String>,
+    /// Write each run's per-method cycles and call stream into DIR/traces/.
+    #[arg(long)]
+    pub trace: bool,
 }
 
 /// How to reach a board and what to send it (`--target board`).
@@ -132,6 +147,46 @@ pub struct BoardArgs {
 
 fn parse_protocol(s: &str) -> Result<jopcal_link::Protocol, String> {
     s.parse()
+}
+
+#[derive(Debug, Args)]
+pub struct EmuArgs {
+    /// Open a pseudo-terminal, print its path on the first line, and serve downloads until killed.
+    #[arg(long)]
+    pub pty: bool,
+    /// The download protocol the virtual board's loader speaks.
+    #[arg(long, default_value = "classic", value_parser = parse_protocol)]
+    pub protocol: jopcal_link::Protocol,
+    /// The board's timing and cache (default: calibration/emu-board.toml).
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+    /// Override a board parameter, e.g. --param r=2 (repeatable).
+    #[arg(long = "param", value_name = "NAME=VALUE")]
+    pub params: Vec<String>,
+    /// Faults to inject on the line, e.g. drop=0.001,stall=3000@200 (see docs/formats.md).
+    #[arg(long, value_name = "PLAN")]
+    pub fault: Option<String>,
+    /// Seed of the fault injection.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Write each run's per-method cycles and call stream as DIR/run<N>.methods.csv and .calls.txt.
+    #[arg(long, value_name = "DIR")]
+    pub trace: Option<PathBuf>,
+    /// Stop a run after this many cycles (an endless loop).
+    #[arg(long)]
+    pub cycle_limit: Option<u64>,
+    /// Run a bundle image directly (no serial line) and print its output.
+    #[arg(long, value_name = "FILE.jop", conflicts_with = "pty")]
+    pub run: Option<PathBuf>,
+    /// Write a bundle of every class file under DIR (with --main and --out) instead of serving.
+    #[arg(long, value_name = "DIR", requires_all = ["main", "out"], conflicts_with_all = ["pty", "run"])]
+    pub classes: Option<PathBuf>,
+    /// Main class of the bundle (with --classes).
+    #[arg(long, value_name = "CLASS")]
+    pub main: Option<String>,
+    /// Bundle file to write (with --classes).
+    #[arg(long, value_name = "FILE.jop")]
+    pub out: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]

@@ -97,3 +97,23 @@ pub fn agent_path() -> Result<PathBuf> {
         exe.display()
     )
 }
+
+/// `--emu-config` if given, else `calibration/emu-board.toml` beside the firmware directory.
+pub fn emu_config_path(explicit: Option<&Path>, firmware: Option<&Path>) -> Result<PathBuf> {
+    if let Some(p) = explicit {
+        return Ok(p.to_path_buf());
+    }
+    let fw = firmware_dir(firmware)?;
+    let p = fw
+        .parent()
+        .unwrap_or(Path::new("."))
+        .join("calibration")
+        .join("emu-board.toml");
+    if !p.is_file() {
+        bail!(
+            "{}: the virtual board's configuration was not found; pass --emu-config FILE",
+            p.display()
+        );
+    }
+    Ok(p)
+}

@@ -54,7 +54,9 @@ fn help_lists_every_verb_and_every_verb_has_help() {
 }
 
 /// Verbs whose issues have landed; every other verb must say it is pending.
-const IMPLEMENTED: [&str; 7] = ["validate", "run", "profile", "table", "estimate", "targets", "upload"];
+const IMPLEMENTED: [&str; 8] = [
+    "validate", "run", "profile", "table", "estimate", "targets", "upload", "emu",
+];
 
 #[test]
 fn pending_verbs_say_so_and_fail() {
@@ -206,7 +208,7 @@ fn misbehaving_workloads_get_named_errors_and_good_rows_are_kept() {
             .env("JOPCAL_CACHE", dir.path().join("cache"))
             .arg("--firmware")
             .arg(&fw)
-            .args(["run", "--timeout", "3", "--bench", bench, "--out"])
+            .args(["run", "--target", "host", "--timeout", "3", "--bench", bench, "--out"])
             .arg(&out)
             .output()
             .unwrap();
@@ -232,7 +234,18 @@ fn misbehaving_workloads_get_named_errors_and_good_rows_are_kept() {
         .env("JOPCAL_CACHE", dir.path().join("cache"))
         .arg("--firmware")
         .arg(&fw)
-        .args(["run", "--timeout", "3", "--bench", "Good", "--bench", "NoDone", "--out"])
+        .args([
+            "run",
+            "--target",
+            "host",
+            "--timeout",
+            "3",
+            "--bench",
+            "Good",
+            "--bench",
+            "NoDone",
+            "--out",
+        ])
         .arg(&out)
         .output()
         .unwrap();

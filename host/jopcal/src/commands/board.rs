@@ -50,8 +50,9 @@ pub fn upload(a: &UploadArgs) -> Result<()> {
     Ok(())
 }
 
-/// The session settings for `a`.
-fn session(a: &BoardArgs, total: Duration) -> SessionOptions {
+/// The session settings for `a`; `quiet` is how long the line must be silent
+/// before a download (stale output of a board still printing).
+fn session(a: &BoardArgs, total: Duration, quiet: Duration) -> SessionOptions {
     SessionOptions {
         download: DownloadOptions::new(a.protocol),
         capture: CaptureOptions {
@@ -61,13 +62,24 @@ fn session(a: &BoardArgs, total: Duration) -> SessionOptions {
         },
         retries: a.retries,
         configure: a.configure.clone(),
-        quiet: Duration::from_millis(300),
+        quiet,
         quiet_limit: Duration::from_secs(10),
     }
 }
 
+/// Silence a real board's line must show before a download.
+pub const BOARD_QUIET: Duration = Duration::from_millis(300);
+
 /// Runs every image of `a` on the board into `out`.
-pub fn measure_board(a: &BoardArgs, out: &Path, stamp: &str, timeout: u64, target: &str) -> Result<Measured> {
+pub fn measure_board(
+    a: &BoardArgs,
+    out: &Path,
+    stamp: &str,
+    timeout: u64,
+    target: &str,
+    config_note: Option<&str>,
+    quiet: Duration,
+) -> Result<Measured> {
     let port = a
         .port
         .as_deref()
@@ -99,8 +111,11 @@ pub fn measure_board(a: &BoardArgs, out: &Path, stamp: &str, timeout: u64, targe
     let mut link = jopcal_link::open(port, a.baud, a.dtr_rts).map_err(|e| anyhow!(e))?;
     let mut writer = MeasurementWriter::create(&out.path)
         .with_context(|| format!("creating measurements in {}", out.path.display()))?;
-    let target_config = format!("{} {} {} baud", link.describe(), a.protocol, a.baud);
-    let opts = session(a, Duration::from_secs(timeout));
+    let target_config = match config_note {
+        Some(note) => format!("{note} over {} ({})", link.describe(), a.protocol),
+        None => format!("{} {} {} baud", link.describe(), a.protocol, a.baud),
+    };
+    let opts = session(a, Duration::from_secs(timeout), quiet);
     let progress = Progress::new("measure", images.len() as u64);
     let mut rows: Vec<Measurement> = Vec::new();
     let mut failures = Vec::new();

@@ -1,6 +1,7 @@
 //! One module per implemented verb; the rest answer "not implemented yet".
 
 mod board;
+mod emu;
 mod estimate;
 mod profile;
 mod run;
@@ -25,7 +26,7 @@ pub fn dispatch(cli: Cli) -> Result<()> {
         Verb::Report(_) => pending("report"),
         Verb::Regress(_) => pending("regress"),
         Verb::Upload(a) => board::upload(&a),
-        Verb::Emu(_) => pending("emu"),
+        Verb::Emu(a) => emu::emu(firmware, &a),
         Verb::Sim(_) => pending("sim"),
     }
 }

@@ -1,7 +1,8 @@
 //! `jopcal run`: measure workloads on a target into measurements.csv.
 
-use crate::cli::{BoardArgs, RunArgs, Target};
-use crate::commands::board::measure_board;
+use crate::cli::{BoardArgs, EmuBoardArgs, RunArgs, Target};
+use crate::commands::board::{measure_board, BOARD_QUIET};
+use crate::commands::emu::measure_emu;
 use crate::context;
 use crate::progress::Progress;
 use anyhow::{bail, Context, Result};
@@ -60,7 +61,7 @@ pub fn run(firmware: Option<&Path>, a: &RunArgs) -> Result<()> {
         &stamp,
         a.timeout,
         &a.jvm_args,
-        Some(&a.board),
+        Some((&a.board, &a.emu)),
     )?;
     println!("{}", m.csv.display());
     fail_on_rejected(&m)
@@ -98,11 +99,27 @@ pub fn measure(
     stamp: &str,
     timeout: u64,
     jvm_args: &[String],
-    board: Option<&BoardArgs>,
+    board: Option<(&BoardArgs, &EmuBoardArgs)>,
 ) -> Result<Measured> {
     match (target, board) {
         (Target::Host, _) => {}
-        (Target::Board, Some(b)) => return measure_board(b, out, stamp, timeout, target.name()),
+        (Target::Board, Some((b, _))) => {
+            return measure_board(b, out, stamp, timeout, target.name(), None, BOARD_QUIET)
+        }
+        (Target::Emu, Some((b, e))) => return measure_emu(firmware, benches, b, e, out, stamp, timeout),
+        (Target::Emu, None) => {
+            let b = BoardArgs {
+                port: None,
+                protocol: jopcal_link::Protocol::Classic,
+                baud: 115_200,
+                images: Vec::new(),
+                configure: None,
+                retries: 2,
+                dtr_rts: false,
+                line_timeout: 30,
+            };
+            return measure_emu(firmware, benches, &b, &EmuBoardArgs::default(), out, stamp, timeout);
+        }
         (Target::Board, None) => {
             bail!("--target board is not available here: use `jopcal run --target board --port ... --image ...`")
         }

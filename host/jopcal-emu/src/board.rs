@@ -1,0 +1,140 @@
+//! The virtual board as a board program: an image arrives over the serial
+//! protocol, is read as a class bundle, and runs; its UART output streams to
+//! the line as it is printed; `JVM exit!` ends every run, as on JOP.
+
+use crate::bundle::Bundle;
+use crate::config::BoardConfig;
+use crate::vm::{Exit, Trace, Vm};
+use jopcal_link::peer::BoardProgram;
+use jopcal_link::JopImage;
+use std::io;
+use std::sync::mpsc;
+
+/// What one run did, for the board's own log and `--trace`.
+#[derive(Debug, Clone)]
+pub struct RunReport {
+    pub cycles: u64,
+    pub exit: Result<Exit, String>,
+    pub wall: std::time::Duration,
+    /// Per-method cycles and calls (when tracing), with method names.
+    pub trace: Option<(Vec<String>, Trace)>,
+}
+
+/// Runs `bundle` on a fresh board; `uart` gets the output a line at a time.
+pub fn run_bundle(
+    bundle: &Bundle,
+    cfg: &BoardConfig,
+    trace: bool,
+    uart: &mut dyn FnMut(&[u8]) -> io::Result<()>,
+) -> io::Result<RunReport> {
+    let start = std::time::Instant::now();
+    let (tx, rx) = mpsc::channel::<Vec<u8>>();
+    std::thread::scope(|s| {
+        let worker = s.spawn(move || {
+            let mut vm = match Vm::new(&bundle.classes, cfg.clone()) {
+                Ok(vm) => vm,
+                Err(e) => {
+                    let _ = tx.send(format!("virtual board error: {e}\nJVM exit!\n").into_bytes());
+                    return (0, Err(e.to_string()), None);
+                }
+            };
+            if trace {
+                vm.trace = Some(Trace::default());
+            }
+            let sink = tx.clone();
+            vm.sink = Some(Box::new(move |b: &[u8]| {
+                let _ = sink.send(b.to_vec());
+            }));
+            let exit = vm.run_main(&bundle.main_class);
+            let tail = match &exit {
+                Ok(Exit::Returned) | Ok(Exit::Exit(_)) => String::new(),
+                Ok(Exit::Uncaught(name)) => format!("\nUncaught exception {name}\n"),
+                Err(e) => format!("\nvirtual board error: {e}\n"),
+            };
+            vm.print_bytes(tail.as_bytes());
+            vm.print_bytes(b"JVM exit!\n");
+            vm.flush();
+            let names = (0..vm.methods.len() as u32).map(|m| vm.method_name(m)).collect();
+            let t = vm.trace.take().map(|t| (names, t));
+            (vm.cycles, exit.map_err(|e| e.to_string()), t)
+        });
+        for chunk in rx {
+            uart(&chunk)?;
+        }
+        let (cycles, exit, trace) = worker
+            .join()
+            .map_err(|_| io::Error::other("the virtual board crashed"))?;
+        Ok(RunReport {
+            cycles,
+            exit,
+            wall: start.elapsed(),
+            trace,
+        })
+    })
+}
+
+/// The board program: every downloaded image is a class bundle to run.
+pub struct EmuProgram {
+    pub cfg: BoardConfig,
+    pub trace: bool,
+    /// Reports of the runs so far.
+    pub reports: Vec<RunReport>,
+}
+
+impl BoardProgram for EmuProgram {
+    fn run(&mut self, image: &JopImage, uart: &mut dyn FnMut(&[u8]) -> io::Result<()>) -> io::Result<()> {
+        let bundle = match Bundle::from_image(image) {
+            Ok(b) => b,
+            Err(e) => return uart(format!("virtual board error: {e}\nJVM exit!\n").as_bytes()),
+        };
+        let report = run_bundle(&bundle, &self.cfg, self.trace, uart)?;
+        self.reports.push(report);
+        Ok(())
+    }
+}
+
+/// Writes a run's trace: `<prefix>.methods.csv` (method, calls, exclusive
+/// cycles, share) and `<prefix>.calls.txt` (one line per call `> method` and
+/// return `<`, indented by depth).
+pub fn write_trace(report: &RunReport, prefix: &std::path::Path) -> io::Result<()> {
+    let Some((names, t)) = &report.trace else {
+        return Ok(());
+    };
+    let total: u64 = t.cycles_by_method.iter().sum();
+    let mut rows: Vec<(usize, u64, u64)> = t
+        .cycles_by_method
+        .iter()
+        .enumerate()
+        .map(|(i, c)| (i, t.calls_by_method.get(i).copied().unwrap_or(0), *c))
+        .filter(|(_, calls, c)| *calls > 0 || *c > 0)
+        .collect();
+    rows.sort_by_key(|r| std::cmp::Reverse(r.2));
+    let mut csv = String::from("method,calls,exclusive_cycles,share_pct\n");
+    for (i, calls, c) in rows {
+        let share = if total > 0 {
+            100.0 * c as f64 / total as f64
+        } else {
+            0.0
+        };
+        csv.push_str(&format!("\"{}\",{calls},{c},{share:.3}\n", names[i]));
+    }
+    let mut calls = String::new();
+    let mut depth = 0usize;
+    for (enter, m) in &t.events {
+        if *enter {
+            calls.push_str(&format!("{}> {}\n", "  ".repeat(depth), names[*m as usize]));
+            depth += 1;
+        } else {
+            depth = depth.saturating_sub(1);
+            calls.push_str(&format!("{}<\n", "  ".repeat(depth)));
+        }
+    }
+    let write = |ext: &str, text: &str| {
+        let path = prefix.with_extension(ext);
+        let tmp = prefix.with_extension(format!("{ext}.partial"));
+        std::fs::write(&tmp, text)?;
+        std::fs::rename(&tmp, path)
+    };
+    write("methods.csv", &csv)?;
+    write("calls.txt", &calls)
+}

@@ -1,0 +1,20 @@
+//! The virtual JOP board: the default target when there is no board and no RTL.
+//!
+//! Owns: the class bundle the tool downloads into it ([`bundle`]), the
+//! board's configuration ([`config`]), the interpreter that executes the
+//! bundle's class files with JOP timing — per-bytecode costs from a timing
+//! model, an exact method-cache simulation, a cycle counter at `IO_CNT`
+//! ([`vm`]) — its small runtime library ([`library`]), and the board program
+//! that plugs the interpreter into jopcal-link's board side, so the virtual
+//! board is driven over a pseudo-terminal exactly like a real one ([`board`]).
+
+pub mod board;
+pub mod bundle;
+pub mod config;
+pub mod library;
+pub mod vm;
+
+pub use board::{run_bundle, EmuProgram, RunReport};
+pub use bundle::Bundle;
+pub use config::BoardConfig;
+pub use vm::{EmuError, Exit, Vm};
