@@ -5,11 +5,15 @@
 //! ([`tree`]) and the JVMTI glue below. The profile it writes is
 //! `jopcal_profile::Profile` in the versioned `.jopprof` format.
 //!
-//! How it counts. Outside the region no per-bytecode event is enabled. The
+//! How it counts. From the entry of the program's `main` (or, without a main
+//! class, from the preparation of the harness class) the calls and returns of
+//! the main thread are *tracked*: they build the tree and the call/return
+//! stream, but count nothing, so that an offline method-cache replay starts
+//! from the state a board is in when the region begins (the profile's
+//! `region_start` marks where the counted part of the stream begins). The
 //! region opens when `Harness.start()` returns (a breakpoint at its entry asks
-//! for its frame pop) or when `main` is entered (`--region main`); then
-//! SingleStep, MethodEntry/MethodExit and ExceptionCatch are enabled for all
-//! threads. Each thread keeps a shadow stack of (context, method code) frames.
+//! for its frame pop) or when `main` is entered (`--region main`); from then
+//! on every thread is counted. Each thread keeps a shadow stack of (context, method code) frames.
 //! A SingleStep reads the exact opcode at its location from the method's own
 //! bytecode (GetBytecodes), so `iload_0` and `iload 0`, `ldc` and `ldc_w` stay
 //! apart. A MethodEntry is an invoke of the caller's when the caller's last
@@ -67,6 +71,8 @@ static SHARED: LazyLock<Mutex<Shared>> = LazyLock::new(|| {
 });
 static OPTIONS: OnceLock<AgentOptions> = OnceLock::new();
 static ACTIVE: AtomicBool = AtomicBool::new(false);
+/// The owner thread's calls are being tracked (before and during the region).
+static TRACKING: AtomicBool = AtomicBool::new(false);
 /// Bumped when the region begins, so threads know their shadow stacks are stale.
 static EPOCH: AtomicU64 = AtomicU64::new(0);
 /// jmethodIDs of the region's markers (0 until their class is prepared).
@@ -248,43 +254,98 @@ fn enable_single_step(jvmti: &Jvmti) {
     }
 }
 
-/// Opens the region in this thread with the frame at `depth` as its root.
-fn begin_region(jvmti: &Jvmti, depth: i32) {
+/// Starts tracking this thread's calls with the frame at `depth` (and the
+/// frames below it, outermost first) as the tree's first contexts; the
+/// outermost frame is the root.
+fn begin_tracking(jvmti: &Jvmti, depth: i32) {
+    if TRACKING.load(Ordering::Acquire) {
+        return;
+    }
     let frames = stack(jvmti, depth);
-    let Some(&(root_mid, _)) = frames.last() else { return };
+    let Some(&(root_mid, _)) = frames.first() else { return };
     let Some(root) = method_code(jvmti, root_mid as jni::jmethodID) else {
         return;
     };
     {
         let mut s = shared();
-        if s.begun {
+        if s.tree.is_some() || s.done {
             return;
         }
-        s.begun = true;
         let mut tree = Tree::new(&root);
         for c in s.codes.values() {
             tree.register(c);
         }
         s.tree = Some(tree);
     }
-    let epoch = EPOCH.fetch_add(1, Ordering::AcqRel) + 1;
+    let mut shadow = vec![Frame {
+        node: 0,
+        method: root_mid,
+        code: root.clone(),
+        pending: None,
+        last: frames[0].1 as i32,
+        hidden: false,
+    }];
+    for &(mid, location) in &frames[1..] {
+        let Some(code) = method_code(jvmti, mid as jni::jmethodID) else {
+            return;
+        };
+        let caller = shadow.last().expect("root");
+        let at = caller.last.max(0) as u32;
+        let op = caller
+            .code
+            .opcode_at(at)
+            .filter(|op| is_invoke(*op) && caller.code.invoke_enters(at, &code.info))
+            .unwrap_or(0);
+        let parent = caller.node;
+        let node = match shared().tree.as_mut() {
+            Some(t) => t.child(parent, caller.last, &code, op),
+            None => return,
+        };
+        shadow.push(Frame {
+            node,
+            method: mid,
+            code,
+            pending: None,
+            last: location as i32,
+            hidden: false,
+        });
+    }
     THREAD.with(|t| {
         let mut ts = t.borrow_mut();
-        ts.epoch = epoch;
+        ts.epoch = EPOCH.load(Ordering::Acquire);
         ts.owner = true;
-        ts.frames = vec![Frame {
-            node: 0,
-            method: root_mid,
-            code: root,
-            pending: None,
-            last: -1,
-            hidden: false,
-        }];
+        ts.frames = shadow;
     });
+    TRACKING.store(true, Ordering::Release);
+    if let Err(e) = jvmti.enable_events_global(&[jvmti::JVMTI_EVENT_METHOD_ENTRY, jvmti::JVMTI_EVENT_METHOD_EXIT]) {
+        log(&format!("cannot enable method entry and exit events: {e:?}"));
+    }
+}
+
+/// Opens the region in this (the tracked) thread: from here on bytecodes and
+/// calls count, in every thread.
+fn begin_region(jvmti: &Jvmti) {
+    {
+        let mut s = shared();
+        if s.begun || s.done {
+            return;
+        }
+        let Some(tree) = s.tree.as_mut() else { return };
+        tree.mark_region_start();
+        s.begun = true;
+    }
+    // Other threads' shadow stacks (if any) are stale; the owner keeps its own.
+    let epoch = EPOCH.fetch_add(1, Ordering::AcqRel) + 1;
+    THREAD.with(|t| t.borrow_mut().epoch = epoch);
     ACTIVE.store(true, Ordering::Release);
     if let Err(e) = jvmti.enable_events_global(&REGION_EVENTS) {
         log(&format!("cannot enable the region's events: {e:?}"));
     }
+}
+
+/// True when this thread is the tracked one and its shadow stack is current.
+fn tracked(ts: &ThreadState) -> bool {
+    TRACKING.load(Ordering::Acquire) && ts.owner && ts.epoch == EPOCH.load(Ordering::Acquire)
 }
 
 /// Closes the region and writes the profile.
@@ -322,12 +383,16 @@ fn end_region(jvmti: &Jvmti, complete: bool, why: &str) {
 fn step(jvmti: &Jvmti, event: LocationEvent, by_breakpoint: bool) {
     THREAD.with(|t| {
         let mut ts = t.borrow_mut();
-        if !current(jvmti, &mut ts, 0) {
+        let counting = ACTIVE.load(Ordering::Acquire);
+        if !counting && !tracked(&ts) {
+            return;
+        }
+        if counting && !current(jvmti, &mut ts, 0) {
             return;
         }
         let Some(top) = ts.frames.last_mut() else { return };
         if top.method != event.method() as usize {
-            if !by_breakpoint {
+            if !by_breakpoint && counting {
                 shared().lost_sync += 1;
                 ts.frames.clear();
             }
@@ -347,6 +412,9 @@ fn step(jvmti: &Jvmti, event: LocationEvent, by_breakpoint: bool) {
         };
         top.pending = is_invoke(op).then_some(at);
         top.last = at as i32;
+        if !counting {
+            return;
+        }
         let block = top.code.block_starting_at(at);
         let node = top.node;
         if let Some(tree) = shared().tree.as_mut() {
@@ -420,41 +488,42 @@ impl Agent for Profiler {
     fn class_prepare(&self, context: CallbackContext<'_>, event: ClassEvent) {
         let Some(opts) = OPTIONS.get() else { return };
         let jvmti = context.jvmti();
-        let wanted = match &opts.region {
-            Region::Harness { marker } => marker,
-            Region::Main { class } => class,
-        };
         // SAFETY: the class reference is valid during this callback.
         let Ok((signature, _)) = (unsafe { jvmti.get_class_signature(event.class()) }) else {
             return;
         };
-        if class_name(&signature) != *wanted {
+        let name = class_name(&signature);
+        let is_main = opts.region.main_class() == Some(name.as_str());
+        let is_marker = matches!(&opts.region, Region::Harness { marker, .. } if *marker == name);
+        if !is_main && !is_marker {
             return;
         }
         // SAFETY: as above; method ids stay valid while the class is loaded.
         let methods = unsafe { jvmti.get_class_methods(event.class()) }.unwrap_or_default();
         for m in methods {
-            let Ok((name, desc, _)) = (unsafe { jvmti.get_method_name(m) }) else {
+            let Ok((mname, desc, _)) = (unsafe { jvmti.get_method_name(m) }) else {
                 continue;
             };
-            match (&opts.region, name.as_str(), desc.as_str()) {
-                (Region::Harness { .. }, "start", "()V") => {
+            match (mname.as_str(), desc.as_str()) {
+                ("start", "()V") if is_marker => {
                     START_ID.store(m as usize, Ordering::Release);
-                    enable_single_step(jvmti);
                     // SAFETY: `m` is a method of the class being prepared.
                     if let Err(e) = unsafe { jvmti.set_breakpoint(m, 0) } {
-                        log(&format!("cannot set a breakpoint in {wanted}.start: {e:?}"));
+                        log(&format!("cannot set a breakpoint in {name}.start: {e:?}"));
                     }
                 }
-                (Region::Harness { .. }, "stop", "()V") => STOP_ID.store(m as usize, Ordering::Release),
-                (Region::Main { .. }, "main", "([Ljava/lang/String;)V") => {
-                    MAIN_ID.store(m as usize, Ordering::Release);
-                    enable_single_step(jvmti);
-                    // SAFETY: a null thread selects all threads.
-                    let _ = unsafe { jvmti.enable_event(jvmti::JVMTI_EVENT_METHOD_ENTRY, ptr::null_mut()) };
-                }
+                ("stop", "()V") if is_marker => STOP_ID.store(m as usize, Ordering::Release),
+                ("main", "([Ljava/lang/String;)V") if is_main => MAIN_ID.store(m as usize, Ordering::Release),
                 _ => {}
             }
+        }
+        enable_single_step(jvmti);
+        if is_main {
+            // SAFETY: a null thread selects all threads.
+            let _ = unsafe { jvmti.enable_event(jvmti::JVMTI_EVENT_METHOD_ENTRY, ptr::null_mut()) };
+        } else if opts.region.main_class().is_none() {
+            // No main class given: track from here (the thread that needs the harness).
+            begin_tracking(jvmti, 0);
         }
     }
 
@@ -469,28 +538,48 @@ impl Agent for Profiler {
 
     fn frame_pop(&self, context: CallbackContext<'_>, event: FramePopEvent) {
         if event.method() as usize == START_ID.load(Ordering::Acquire) {
-            // start()'s frame is still at depth 0: its caller is the root.
-            begin_region(context.jvmti(), 1);
+            if !TRACKING.load(Ordering::Acquire) {
+                // Not tracked yet (start() called on another thread first): track from its caller.
+                begin_tracking(context.jvmti(), 1);
+            }
+            // start()'s own return is part of the tracked calls, not of the region.
+            THREAD.with(|t| {
+                let mut ts = t.borrow_mut();
+                if tracked(&ts) && ts.frames.last().is_some_and(|f| f.method == event.method() as usize) {
+                    ts.frames.pop();
+                    if let Some(tree) = shared().tree.as_mut() {
+                        tree.event(Event::Return);
+                    }
+                }
+            });
+            begin_region(context.jvmti());
         }
     }
 
     fn method_entry(&self, context: CallbackContext<'_>, event: MethodEvent) {
         let jvmti = context.jvmti();
         let mid = event.method() as usize;
-        if !ACTIVE.load(Ordering::Acquire) {
+        let counting = ACTIVE.load(Ordering::Acquire);
+        if !counting && !TRACKING.load(Ordering::Acquire) {
             if mid == MAIN_ID.load(Ordering::Acquire) && !shared().begun {
-                begin_region(jvmti, 0);
+                begin_tracking(jvmti, 0);
+                if matches!(OPTIONS.get().map(|o| &o.region), Some(Region::Main { .. })) {
+                    begin_region(jvmti);
+                }
             }
             return;
         }
-        if mid == STOP_ID.load(Ordering::Acquire) {
+        if counting && mid == STOP_ID.load(Ordering::Acquire) {
             end_region(jvmti, true, "");
             return;
         }
         THREAD.with(|t| {
             let mut ts = t.borrow_mut();
+            if !counting && !tracked(&ts) {
+                return;
+            }
             // The entered frame is already on the real stack: seed from its caller.
-            if !current(jvmti, &mut ts, 1) {
+            if counting && !current(jvmti, &mut ts, 1) {
                 return;
             }
             let Some(code) = method_code(jvmti, event.method()) else {
@@ -513,7 +602,9 @@ impl Agent for Profiler {
                 let mut s = shared();
                 let Some(tree) = s.tree.as_mut() else { return };
                 let node = tree.child(parent, callsite, &code, op);
-                tree.enter(node);
+                if counting {
+                    tree.enter(node);
+                }
                 if owner {
                     tree.event(Event::Invoke(node));
                 }
@@ -527,7 +618,7 @@ impl Agent for Profiler {
                 last: -1,
                 hidden,
             });
-            if hidden {
+            if hidden && counting {
                 breakpoint_everywhere(jvmti, event.method(), &code);
             }
         });
@@ -536,10 +627,18 @@ impl Agent for Profiler {
     fn method_exit(&self, context: CallbackContext<'_>, event: MethodExitEvent) {
         let jvmti = context.jvmti();
         let mid = event.method() as usize;
+        let counting = ACTIVE.load(Ordering::Acquire);
         let region_over = THREAD.with(|t| {
             let mut ts = t.borrow_mut();
+            if !counting && !tracked(&ts) {
+                return false;
+            }
             // The exiting frame is still on the real stack.
-            if !current(jvmti, &mut ts, 0) {
+            if counting && !current(jvmti, &mut ts, 0) {
+                return false;
+            }
+            // start()'s return was taken when the region opened.
+            if mid == START_ID.load(Ordering::Acquire) && ts.frames.last().is_none_or(|f| f.method != mid) {
                 return false;
             }
             let Some(top) = ts.frames.pop() else { return false };
@@ -558,7 +657,7 @@ impl Agent for Profiler {
                     });
                 }
             }
-            ts.owner && top.node == 0
+            counting && ts.owner && ts.frames.is_empty()
         });
         if region_over {
             match OPTIONS.get().map(|o| &o.region) {
@@ -608,7 +707,7 @@ impl Agent for Profiler {
             );
         } else if !shared().begun {
             let what = match OPTIONS.get().map(|o| &o.region) {
-                Some(Region::Harness { marker }) => format!("no call of {marker}.start() returned"),
+                Some(Region::Harness { marker, .. }) => format!("no call of {marker}.start() returned"),
                 Some(Region::Main { class }) => format!("{class}.main was never entered"),
                 None => "no options".to_string(),
             };

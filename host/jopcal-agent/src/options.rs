@@ -8,12 +8,21 @@ use std::path::PathBuf;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Region {
     /// From the return of `<marker>.start()` to the entry of `<marker>.stop()`, all threads.
-    Harness { marker: String },
+    Harness { marker: String, main: Option<String> },
     /// The dynamic extent of `<class>.main(String[])`.
     Main { class: String },
 }
 
 impl Region {
+    /// The program's main class, when known: calls are tracked from its
+    /// `main` on (for the method cache's state), counted only in the region.
+    pub fn main_class(&self) -> Option<&str> {
+        match self {
+            Region::Harness { main, .. } => main.as_deref(),
+            Region::Main { class } => Some(class),
+        }
+    }
+
     /// The name written into the profile.
     pub fn name(&self) -> &'static str {
         match self {
@@ -53,10 +62,13 @@ impl AgentOptions {
             escape(&self.benchmark)
         );
         match &self.region {
-            Region::Harness { marker } => {
+            Region::Harness { marker, main } => {
                 s.push_str(",region=harness");
                 if marker != DEFAULT_MARKER {
                     s.push_str(&format!(",marker={}", escape(marker)));
+                }
+                if let Some(m) = main {
+                    s.push_str(&format!(",main={}", escape(m)));
                 }
             }
             Region::Main { class } => s.push_str(&format!(",region=main,main={}", escape(class))),
@@ -86,6 +98,7 @@ impl AgentOptions {
         let region = match region.as_deref().unwrap_or("harness") {
             "harness" => Region::Harness {
                 marker: marker.unwrap_or_else(|| DEFAULT_MARKER.to_string()),
+                main,
             },
             "main" => Region::Main {
                 class: main.ok_or("region=main needs main=CLASS")?,
@@ -112,7 +125,8 @@ mod tests {
         assert_eq!(
             o.region,
             Region::Harness {
-                marker: DEFAULT_MARKER.into()
+                marker: DEFAULT_MARKER.into(),
+                main: None
             }
         );
         let o = AgentOptions::parse("out=p,region=main,main=a.b.C").unwrap();

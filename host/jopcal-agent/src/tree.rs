@@ -116,6 +116,7 @@ pub struct Tree {
     nodes: Vec<NodeCounts>,
     children: HashMap<(u32, i32, u32, u8), u32>,
     events: Vec<Event>,
+    region_start: usize,
 }
 
 impl Tree {
@@ -127,6 +128,7 @@ impl Tree {
             nodes: Vec::new(),
             children: HashMap::new(),
             events: Vec::new(),
+            region_start: 0,
         };
         t.register(root_method);
         t.nodes.push(NodeCounts::new(None, root_method, -1, 0));
@@ -196,6 +198,11 @@ impl Tree {
         self.events.push(e);
     }
 
+    /// The events recorded so far were tracked before the region: only what follows is counted.
+    pub fn mark_region_start(&mut self) {
+        self.region_start = self.events.len();
+    }
+
     /// The finished profile.
     pub fn into_profile(self, benchmark: &str, region: &str, complete: bool) -> Profile {
         let leaders = self.leaders;
@@ -238,6 +245,7 @@ impl Tree {
             methods: self.methods,
             nodes,
             entry_stack: vec![0],
+            region_start: self.region_start as u64,
             events: self.events,
         }
     }

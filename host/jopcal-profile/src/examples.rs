@@ -39,6 +39,7 @@ pub fn two_calls() -> Profile {
         methods: vec![m("run", 20), m("f", 130)],
         nodes: vec![root, f],
         entry_stack: vec![0],
+        region_start: 0,
         events: vec![Event::Invoke(1), Event::Return, Event::Invoke(1), Event::Return],
     }
 }

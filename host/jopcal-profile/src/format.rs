@@ -1,9 +1,9 @@
-//! The `.jopprof` binary format, version 1. All integers are unsigned LEB128
+//! The `.jopprof` binary format, version 2. All integers are unsigned LEB128
 //! varints unless said otherwise; strings are a varint byte length and UTF-8.
 //!
 //! ```text
 //! magic        8 bytes "JOPCALP\n"
-//! version      varint (1)
+//! version      varint (2)
 //! flags        varint (bit 0: complete)
 //! benchmark    string
 //! region       string ("harness" or "main")
@@ -18,6 +18,8 @@
 //!                opcodes varint count, then (opcode byte, count varint)...
 //!                blocks varint count, then (start_pc varint, count varint)...
 //! entry_stack  varint count, then node ids
+//! region_start varint: index of the first event inside the region (the
+//!              events before it were tracked for the method cache only)
 //! events       varint count, then per event: 0 = return, 1 = unwind,
 //!                k + 2 = invoke entering node k
 //! ```
@@ -30,7 +32,7 @@ use serde_json::{json, Map, Value};
 use std::path::{Path, PathBuf};
 
 pub const MAGIC: &[u8; 8] = b"JOPCALP\n";
-pub const FORMAT_VERSION: u64 = 1;
+pub const FORMAT_VERSION: u64 = 2;
 /// File extension of binary profiles.
 pub const EXTENSION: &str = "jopprof";
 
@@ -111,6 +113,7 @@ pub fn encode(p: &Profile) -> Vec<u8> {
     for id in &p.entry_stack {
         put(&mut o, u64::from(*id));
     }
+    put(&mut o, p.region_start);
     put(&mut o, p.events.len() as u64);
     for e in &p.events {
         put(
@@ -267,6 +270,7 @@ pub fn decode(data: &[u8]) -> Result<Profile, (usize, String)> {
     for _ in 0..n_stack {
         entry_stack.push(r.u32("entry stack node")?);
     }
+    let region_start = r.var()?;
     let n_events = r.count("event", 1)?;
     let mut events = Vec::with_capacity(n_events);
     for _ in 0..n_events {
@@ -289,6 +293,7 @@ pub fn decode(data: &[u8]) -> Result<Profile, (usize, String)> {
         methods,
         nodes,
         entry_stack,
+        region_start,
         events,
     };
     p.validate().map_err(|m| (data.len(), m))?;
@@ -393,11 +398,11 @@ mod tests {
             decode(b"JOPCALQ\n").unwrap_err(),
             (0, "not a jopcal profile (bad magic)".to_string())
         );
-        let mut v2 = bytes.clone();
-        v2[8] = 2;
+        let mut v3 = bytes.clone();
+        v3[8] = 3;
         assert_eq!(
-            decode(&v2).unwrap_err().1,
-            "profile format version 2; this jopcal reads version 1"
+            decode(&v3).unwrap_err().1,
+            "profile format version 3; this jopcal reads version 2"
         );
         let mut extra = bytes.clone();
         extra.push(0);

@@ -93,6 +93,11 @@ pub struct Profile {
     /// Node ids from the outermost frame to the root's context when the region
     /// began, so returns past the root can be replayed (may be empty).
     pub entry_stack: Vec<u32>,
+    /// Index of the first event inside the region. The events before it
+    /// were tracked from the program's start so that a method-cache replay
+    /// starts in the state the target is in when the region begins; they
+    /// are not counted.
+    pub region_start: u64,
     pub events: Vec<Event>,
 }
 
@@ -152,6 +157,13 @@ impl Profile {
                     return Err(format!("event stream invokes node {id}, which does not exist"));
                 }
             }
+        }
+        if self.region_start > self.events.len() as u64 {
+            return Err(format!(
+                "region starts at event {} of {}",
+                self.region_start,
+                self.events.len()
+            ));
         }
         for id in &self.entry_stack {
             if *id as usize >= self.nodes.len() {

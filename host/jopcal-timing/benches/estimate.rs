@@ -80,6 +80,7 @@ fn synthetic(name: &str, methods: u32, nodes: u32, calls: u32, seed: u64) -> Pro
         methods,
         nodes: tree,
         entry_stack: vec![0],
+        region_start: 0,
         events,
     }
 }

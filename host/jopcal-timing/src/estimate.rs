@@ -4,9 +4,10 @@
 //! charged per event of the profile's call/return stream, with the cache load
 //! cost `b` of the method entered (invoke) or returned to (return) decided by
 //! the cache mode: always hit, always miss, or the exact FIFO simulation
-//! replaying the stream. At the start of the region the methods on the entry
-//! stack are loaded, outermost first, as they are on the target when the
-//! region begins. Calls to `com.jopdesign.sys.Native` methods are JOP's own
+//! replaying the stream. The replay starts with the entry stack's methods
+//! loaded, outermost first, and replays the calls tracked before the region
+//! (the events before `region_start`) for their cache effect only, so the
+//! cache is in the target's state when the counted part begins. Calls to `com.jopdesign.sys.Native` methods are JOP's own
 //! bytecodes (`Native.rd` is `jopsys_rd`): they are charged as such, and the
 //! host stand-in's code behind them is not. Contexts the JVM entered on its
 //! own (static initializers, class loading, exception constructors; invoke
@@ -184,7 +185,34 @@ pub fn estimate(profile: &Profile, model: &TimingModel, mode: CacheMode) -> Esti
         cache.access(m, words[m as usize]);
     }
     let (mut hits, mut misses) = (0u64, 0u64);
-    for ev in &profile.events {
+    let region_start = profile.region_start as usize;
+    // Cache effects only, before the region: charges go to scratch accumulators.
+    let (mut scratch_hits, mut scratch_misses) = (0u64, 0u64);
+    let mut scratch_count = [0u64; 256];
+    let mut scratch_cycles = [0f64; 256];
+    let mut scratch_node = vec![0f64; profile.nodes.len()];
+    let mut scratch_jop: BTreeMap<String, (u64, f64)> = BTreeMap::new();
+    for (k, ev) in profile.events.iter().enumerate() {
+        let counted = k >= region_start;
+        let (hits, misses, op_count, op_cycles, per_node, jop_ops) = if counted {
+            (
+                &mut hits,
+                &mut misses,
+                &mut op_count,
+                &mut op_cycles,
+                &mut e.per_node,
+                &mut jop_ops,
+            )
+        } else {
+            (
+                &mut scratch_hits,
+                &mut scratch_misses,
+                &mut scratch_count,
+                &mut scratch_cycles,
+                &mut scratch_node,
+                &mut scratch_jop,
+            )
+        };
         match *ev {
             Event::Invoke(k) => {
                 let ku = k as usize;
@@ -199,20 +227,20 @@ pub fn estimate(profile: &Profile, model: &TimingModel, mode: CacheMode) -> Esti
                     let entry = jop_ops.entry(name).or_insert((0, 0.0));
                     entry.0 += 1;
                     entry.1 += c;
-                    e.per_node[caller] += c;
+                    per_node[caller] += c;
                     continue;
                 }
                 let m = node.method;
                 let hit = cache.access(m, words[m as usize]);
                 if hit {
-                    hits += 1;
+                    *hits += 1;
                 } else {
-                    misses += 1;
+                    *misses += 1;
                 }
                 let c = invoke_cost[ku][usize::from(hit)];
                 op_count[node.invoke_opcode as usize] += 1;
                 op_cycles[node.invoke_opcode as usize] += c;
-                e.per_node[caller] += c;
+                per_node[caller] += c;
             }
             Event::Return | Event::Unwind => {
                 let Some(done) = stack.pop() else { continue };
@@ -226,9 +254,9 @@ pub fn estimate(profile: &Profile, model: &TimingModel, mode: CacheMode) -> Esti
                         let m = profile.nodes[top as usize].method;
                         let hit = cache.access(m, words[m as usize]);
                         if hit {
-                            hits += 1;
+                            *hits += 1;
                         } else {
-                            misses += 1;
+                            *misses += 1;
                         }
                         // The stack top is the caller context; when the stream
                         // and the tree disagree, cost the return by the method.
@@ -250,7 +278,7 @@ pub fn estimate(profile: &Profile, model: &TimingModel, mode: CacheMode) -> Esti
                     let op = profile.methods[node.method as usize].return_opcode();
                     op_count[op as usize] += 1;
                     op_cycles[op as usize] += c;
-                    e.per_node[du] += c;
+                    per_node[du] += c;
                 }
             }
         }

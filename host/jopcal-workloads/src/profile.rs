@@ -76,6 +76,7 @@ pub fn agent_argument(agent: &Path, req: &ProfileRequest) -> String {
         region: match req.region {
             ProfileRegion::Harness => Region::Harness {
                 marker: DEFAULT_MARKER.to_string(),
+                main: Some(req.main.replace('.', "/")),
             },
             ProfileRegion::Main => Region::Main {
                 class: req.main.replace('.', "/"),

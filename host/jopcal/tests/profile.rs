@@ -241,24 +241,49 @@ fn suite_region_is_exactly_between_start_and_stop() {
     let sieve = jopcal_profile::read_file(&tmp.path().join("Sieve.jopprof")).unwrap();
     assert!(sieve.complete);
     assert_eq!(sieve.region, "harness");
-    let root = &sieve.nodes[0];
-    assert_eq!(sieve.methods[root.method as usize].name, "measure");
+    // The tree starts at main: calls before the region are tracked for the
+    // method cache, with zero counts; the region is measure()'s part.
+    assert_eq!(
+        sieve.methods[sieve.nodes[0].method as usize].qualified(),
+        "jopcal.suite.Sieve.main([Ljava/lang/String;)V"
+    );
+    let named = |name: &str| -> Vec<&jopcal_profile::Node> {
+        sieve
+            .nodes
+            .iter()
+            .filter(|n| sieve.methods[n.method as usize].name == name)
+            .collect()
+    };
+    let measure = named("measure");
+    assert_eq!(measure.len(), 1);
     // After start() returns: aload_0, iload_1, invokevirtual run, istore_2,
     // and the invokestatic of stop(), whose entry closes the region.
-    let root_ops: Vec<(u8, u64)> = root.opcodes.iter().map(|(o, c)| (*o, *c)).collect();
+    let root_ops: Vec<(u8, u64)> = measure[0].opcodes.iter().map(|(o, c)| (*o, *c)).collect();
     assert_eq!(root_ops, vec![(0x1b, 1), (0x2a, 1), (0x3d, 1), (0xb6, 1), (0xb8, 1)]);
-    assert_eq!(sieve.nodes.len(), 2, "measure and Sieve.run only");
-    assert_eq!(sieve.methods[sieve.nodes[1].method as usize].name, "run");
-    assert_eq!(sieve.nodes[1].calls, 1);
+    assert_eq!(measure[0].calls, 0, "measure was entered before the region");
+    let run = named("run");
+    assert_eq!((run.len(), run[0].calls), (1, 1));
+    assert_eq!(
+        sieve.bytecodes(),
+        measure[0].bytecodes() + run[0].bytecodes(),
+        "nothing else counts"
+    );
+    let setup = named("setup");
+    assert_eq!(
+        setup[0].bytecodes(),
+        0,
+        "setup() runs before the region: tracked, not counted"
+    );
+    assert!(sieve.region_start > 0 && (sieve.region_start as usize) < sieve.events.len());
     // Fib is recursive: every call returns, and the stream is balanced.
     let fib = jopcal_profile::read_file(&tmp.path().join("Fib.jopprof")).unwrap();
-    let invokes = fib
-        .events
+    let region = &fib.events[fib.region_start as usize..];
+    let invokes = region
         .iter()
         .filter(|e| matches!(e, jopcal_profile::Event::Invoke(_)))
         .count();
-    let returns = fib.events.len() - invokes;
-    assert_eq!(invokes, returns);
+    // run() is invoked and returns inside the region; stop()'s entry closes it.
+    assert_eq!(invokes, region.len() - invokes);
     let calls: u64 = fib.nodes.iter().skip(1).map(|n| n.calls).sum();
     assert_eq!(calls as usize, invokes);
 }

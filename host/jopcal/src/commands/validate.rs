@@ -55,6 +55,8 @@ struct Bench {
     iterations: u64,
     /// Measured value of the region, in `unit`.
     measured: u64,
+    /// The same in cycles; null when the target measures time (the host JVM).
+    measured_cycles: Option<u64>,
     /// `cycles` on JOP targets, `ns` on the host JVM.
     unit: String,
     estimates: Vec<BenchEstimate>,
@@ -127,6 +129,7 @@ pub fn validate(firmware: Option<&Path>, a: &ValidateArgs) -> Result<()> {
                 name: r.benchmark.clone(),
                 iterations: r.iterations,
                 measured: r.cycles,
+                measured_cycles: (r.unit == jopcal_measure::Unit::Cycles).then_some(r.cycles),
                 unit: r.unit.to_string(),
                 estimates: estimates
                     .iter()

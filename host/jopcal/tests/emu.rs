@@ -1,0 +1,258 @@
+//! The virtual board through the real binary: the default `jopcal run`, the
+//! agreement of its cycles with the estimator under the same timing table,
+//! `jopcal emu --pty` driven like a board, and its errors.
+
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+fn jopcal() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_jopcal"))
+}
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../..")
+        .canonicalize()
+        .unwrap()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+fn cycles(csv: &Path) -> Vec<(String, u64)> {
+    jopcal_measure::measurements::read(csv)
+        .unwrap()
+        .into_iter()
+        .map(|m| (m.benchmark, m.cycles))
+        .collect()
+}
+
+/// The class-file directory the last `run` built (from its "build ..." line).
+fn classes_dir(err: &str) -> PathBuf {
+    let line = err.lines().find(|l| l.contains("class files ")).expect("build line");
+    PathBuf::from(line.rsplit("class files ").next().unwrap().trim())
+}
+
+#[test]
+fn estimator_with_the_boards_table_matches_the_board_to_the_cycle() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = |out: &Path| {
+        let o = jopcal()
+            .current_dir(repo())
+            .args(["run", "--out"])
+            .arg(out)
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", stderr(&o));
+        stderr(&o)
+    };
+    let err = run(&dir.path().join("a"));
+    let measured = cycles(&dir.path().join("a/measurements.csv"));
+    assert_eq!(measured.len(), 15);
+    // Determinism: the same bundles and configuration give the same cycles.
+    run(&dir.path().join("b"));
+    assert_eq!(cycles(&dir.path().join("b/measurements.csv")), measured);
+
+    let prof = dir.path().join("prof");
+    let o = jopcal()
+        .current_dir(repo())
+        .args(["profile", "--out"])
+        .arg(&prof)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let model = repo().join("calibration/emu-board.toml");
+    let est = dir.path().join("est.csv");
+    let o = jopcal()
+        .current_dir(repo())
+        .args(["estimate", "--profiles"])
+        .arg(&prof)
+        .arg("--model")
+        .arg(&model)
+        .args(["--cache", "fifo:2048:16", "--out"])
+        .arg(&est)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let mut rdr = csv::Reader::from_path(&est).unwrap();
+    let estimated: Vec<(String, f64)> = rdr
+        .records()
+        .map(|r| {
+            let r = r.unwrap();
+            (r[0].to_string(), r[3].parse().unwrap())
+        })
+        .collect();
+
+    // The board's counter also sees the harness around the region: the rest of
+    // start() after the first counter read, and stop() up to the second.
+    let m = jopcal_timing::TimingModel::load(&model).unwrap();
+    let harness = std::fs::read(classes_dir(&err).join("jopcal/harness/Harness.class")).unwrap();
+    let cf = jopcal_classfile::parse_class(&harness).unwrap();
+    let words = |name: &str| {
+        let len = cf
+            .method(
+                name,
+                if name == "measure" {
+                    "(Ljopcal/harness/Workload;)Z"
+                } else {
+                    "()V"
+                },
+            )
+            .unwrap()
+            .code
+            .as_ref()
+            .unwrap()
+            .bytecode
+            .len();
+        jopcal_timing::cache::words_of(len as u32)
+    };
+    let b_hit = m.load_cost(true, 0);
+    let harness_cycles = m.native_cost("jopsys_rd").unwrap() // the first read itself
+        + m.cost(0xb3, b_hit, 0) // putstatic startCount
+        + m.cost(0xb1, m.load_cost(true, words("measure")), words("measure")) // return to measure()
+        + m.cost(0xb8, m.load_cost(false, words("stop")), words("stop")) // invokestatic stop(), first call: a miss
+        + m.cost(0x10, b_hit, 0); // bipush IO_CNT
+    for (bench, c) in &measured {
+        let e = estimated.iter().find(|(b, _)| b == bench).unwrap().1;
+        assert_eq!(
+            *c as f64 - e,
+            harness_cycles,
+            "{bench}: measured {c}, estimated {e}, harness {harness_cycles}"
+        );
+    }
+}
+
+fn compile(dir: &Path, file: &str) {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/java").join(file);
+    let o = Command::new("javac")
+        .args(["--release", "8", "-d"])
+        .arg(dir)
+        .arg(src)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+}
+
+fn bundle(classes: &Path, main: &str, out: &Path) {
+    let o = jopcal()
+        .current_dir(repo())
+        .args(["emu", "--classes"])
+        .arg(classes)
+        .args(["--main", main, "--out"])
+        .arg(out)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+}
+
+#[test]
+fn emu_on_a_pty_is_driven_like_a_board() {
+    let dir = tempfile::tempdir().unwrap();
+    // The suite's classes, via a host build.
+    let o = jopcal()
+        .current_dir(repo())
+        .args(["run", "--target", "host", "--bench", "Fib", "--out"])
+        .arg(dir.path().join("h"))
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let classes = classes_dir(&stderr(&o));
+    let image = dir.path().join("fib.jop");
+    bundle(&classes, "jopcal.suite.Fib", &image);
+    let mut emu = jopcal()
+        .current_dir(repo())
+        .args(["emu", "--pty", "--protocol", "handshake", "--trace"])
+        .arg(dir.path().join("trace"))
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut first = String::new();
+    BufReader::new(emu.stdout.take().unwrap())
+        .read_line(&mut first)
+        .unwrap();
+    let port = first.trim().to_string();
+    assert!(port.starts_with("/dev/pts/"), "{first}");
+    let out = dir.path().join("b");
+    let o = jopcal()
+        .args([
+            "run",
+            "--target",
+            "board",
+            "--protocol",
+            "handshake",
+            "--port",
+            &port,
+            "--image",
+        ])
+        .arg(&image)
+        .arg("--out")
+        .arg(&out)
+        .output()
+        .unwrap();
+    let _ = emu.kill();
+    let _ = emu.wait();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let board = cycles(&out.join("measurements.csv"));
+    // The same bundle through `run --target emu` gives the same count.
+    let o = jopcal()
+        .current_dir(repo())
+        .args(["run", "--bench", "Fib", "--out"])
+        .arg(dir.path().join("e"))
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(board, cycles(&dir.path().join("e/measurements.csv")));
+    // The trace shows where the cycles went: fib() dominates.
+    let methods = std::fs::read_to_string(dir.path().join("trace/run1.methods.csv")).unwrap();
+    let top = methods.lines().nth(1).unwrap();
+    assert!(top.starts_with("\"jopcal.suite.Fib.fib(I)I\","), "{methods}");
+    let calls = std::fs::read_to_string(dir.path().join("trace/run1.calls.txt")).unwrap();
+    assert!(calls.lines().any(|l| l.trim() == "> jopcal.suite.Fib.run(I)I"));
+}
+
+#[test]
+fn unsupported_code_and_endless_loops_are_named_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    let classes = dir.path().join("c");
+    for f in ["Floaty.java", "Spin.java", "Library.java"] {
+        compile(&classes, f);
+    }
+    let run = |main: &str, extra: &[&str]| {
+        let image = dir.path().join(format!("{main}.jop"));
+        let one = dir.path().join(main);
+        std::fs::create_dir_all(&one).unwrap();
+        std::fs::copy(classes.join(format!("{main}.class")), one.join(format!("{main}.class"))).unwrap();
+        bundle(&one, main, &image);
+        let o = jopcal()
+            .current_dir(repo())
+            .args(["emu", "--run"])
+            .arg(&image)
+            .args(extra)
+            .output()
+            .unwrap();
+        assert!(!o.status.success());
+        stderr(&o).lines().last().unwrap().to_string()
+    };
+    let e = run("Floaty", &[]);
+    assert!(
+        e.starts_with("jopcal: error: Floaty.main([Ljava/lang/String;)V bytecode index ")
+            && e.contains("is not supported by the virtual board (no floating point)"),
+        "{e}"
+    );
+    let e = run("Library", &[]);
+    assert!(
+        e.starts_with("jopcal: error: Library.main([Ljava/lang/String;)V bytecode index ")
+            && e.contains("java.lang.Math.abs(I)I is not supported by the virtual board"),
+        "{e}"
+    );
+    let e = run("Spin", &["--cycle-limit", "100000"]);
+    assert!(
+        e.starts_with(
+            "jopcal: error: cycle limit of 100000 cycles reached in Spin.main([Ljava/lang/String;)V bytecode index"
+        ),
+        "{e}"
+    );
+}
