@@ -39,7 +39,7 @@ fn main() {
     let mut cycles = 0;
     for _ in 0..5 {
         let start = Instant::now();
-        let r = run_bundle(&bundle, &cfg, false, &mut |_| Ok(())).unwrap();
+        let r = run_bundle(&bundle, &cfg, false, &mut |_| Ok(()), &mut |_| Ok(())).unwrap();
         best = best.min(start.elapsed().as_secs_f64());
         cycles = r.cycles;
     }

@@ -21,11 +21,14 @@ pub struct RunReport {
 }
 
 /// Runs `bundle` on a fresh board; `uart` gets the output a line at a time.
+/// `before_exit` sees the report before the final `JVM exit!` goes out, so
+/// whatever it writes (a trace) exists when the host sees the run end.
 pub fn run_bundle(
     bundle: &Bundle,
     cfg: &BoardConfig,
     trace: bool,
     uart: &mut dyn FnMut(&[u8]) -> io::Result<()>,
+    before_exit: &mut dyn FnMut(&RunReport) -> io::Result<()>,
 ) -> io::Result<RunReport> {
     let start = std::time::Instant::now();
     let (tx, rx) = mpsc::channel::<Vec<u8>>();
@@ -34,7 +37,7 @@ pub fn run_bundle(
             let mut vm = match Vm::new(&bundle.classes, cfg.clone()) {
                 Ok(vm) => vm,
                 Err(e) => {
-                    let _ = tx.send(format!("virtual board error: {e}\nJVM exit!\n").into_bytes());
+                    let _ = tx.send(format!("virtual board error: {e}\n").into_bytes());
                     return (0, Err(e.to_string()), None);
                 }
             };
@@ -52,7 +55,6 @@ pub fn run_bundle(
                 Err(e) => format!("\nvirtual board error: {e}\n"),
             };
             vm.print_bytes(tail.as_bytes());
-            vm.print_bytes(b"JVM exit!\n");
             vm.flush();
             let names = (0..vm.methods.len() as u32).map(|m| vm.method_name(m)).collect();
             let t = vm.trace.take().map(|t| (names, t));
@@ -64,19 +66,25 @@ pub fn run_bundle(
         let (cycles, exit, trace) = worker
             .join()
             .map_err(|_| io::Error::other("the virtual board crashed"))?;
-        Ok(RunReport {
+        let report = RunReport {
             cycles,
             exit,
             wall: start.elapsed(),
             trace,
-        })
+        };
+        before_exit(&report)?;
+        uart(b"JVM exit!\n")?;
+        Ok(report)
     })
 }
 
 /// The board program: every downloaded image is a class bundle to run.
 pub struct EmuProgram {
     pub cfg: BoardConfig,
-    pub trace: bool,
+    /// Write each run's trace here (see [`write_trace`]).
+    pub trace_dir: Option<std::path::PathBuf>,
+    /// Names of the runs' trace files, in download order (else `run<N>`).
+    pub names: Vec<String>,
     /// Reports of the runs so far.
     pub reports: Vec<RunReport>,
 }
@@ -87,7 +95,20 @@ impl BoardProgram for EmuProgram {
             Ok(b) => b,
             Err(e) => return uart(format!("virtual board error: {e}\nJVM exit!\n").as_bytes()),
         };
-        let report = run_bundle(&bundle, &self.cfg, self.trace, uart)?;
+        let k = self.reports.len() + 1;
+        let prefix = self
+            .trace_dir
+            .as_ref()
+            .map(|d| d.join(self.names.get(k - 1).cloned().unwrap_or_else(|| format!("run{k}"))));
+        let report = run_bundle(&bundle, &self.cfg, prefix.is_some(), uart, &mut |r| match &prefix {
+            Some(p) => {
+                if let Some(dir) = p.parent() {
+                    std::fs::create_dir_all(dir)?;
+                }
+                write_trace(r, p)
+            }
+            None => Ok(()),
+        })?;
         self.reports.push(report);
         Ok(())
     }

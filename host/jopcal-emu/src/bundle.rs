@@ -34,13 +34,16 @@ fn push_bytes(words: &mut Vec<u32>, bytes: &[u8]) {
 }
 
 fn take_bytes(words: &[u32], at: &mut usize, what: &str) -> Result<Vec<u8>, String> {
+    let len_at = *at;
     let len = *words
         .get(*at)
         .ok_or_else(|| format!("word {at}: bundle ends before the length of {what}"))? as usize;
     *at += 1;
     let n = len.div_ceil(4);
     if words.len() - *at < n {
-        return Err(format!("word {at}: {what} has {len} bytes, more than the bundle holds"));
+        return Err(format!(
+            "word {len_at}: {what} has {len} bytes, more than the bundle holds"
+        ));
     }
     let mut out = Vec::with_capacity(n * 4);
     for w in &words[*at..*at + n] {

@@ -43,10 +43,16 @@ fn every_workload_runs_and_checks_itself() {
     let cfg = BoardConfig::load(&repo().join("calibration/emu-board.toml"), &[]).unwrap();
     let bundle = Bundle::from_dir(tmp.path(), "jopcal.suite.All").unwrap();
     let mut out = Vec::new();
-    let report = run_bundle(&bundle, &cfg, false, &mut |b| {
-        out.extend_from_slice(b);
-        Ok(())
-    })
+    let report = run_bundle(
+        &bundle,
+        &cfg,
+        false,
+        &mut |b| {
+            out.extend_from_slice(b);
+            Ok(())
+        },
+        &mut |_| Ok(()),
+    )
     .unwrap();
     let text = String::from_utf8_lossy(&out);
     assert_eq!(report.exit, Ok(Exit::Returned), "{text}");

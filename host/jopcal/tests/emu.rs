@@ -192,6 +192,14 @@ fn emu_on_a_pty_is_driven_like_a_board() {
         .arg(&out)
         .output()
         .unwrap();
+    // The board writes the trace when the run ends, just after the host has its results.
+    let trace = dir.path().join("trace/run1.methods.csv");
+    for _ in 0..100 {
+        if trace.is_file() {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
     let _ = emu.kill();
     let _ = emu.wait();
     assert!(o.status.success(), "{}", stderr(&o));

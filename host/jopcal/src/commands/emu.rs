@@ -51,15 +51,24 @@ pub fn emu(firmware: Option<&Path>, a: &EmuArgs) -> Result<()> {
         let img = JopImage::load(image, None).map_err(|e| anyhow!(e))?;
         let bundle = Bundle::from_image(&img).map_err(|e| anyhow!("{}: {e}", image.display()))?;
         let mut stdout = std::io::stdout();
-        let report = run_bundle(&bundle, &cfg, a.trace.is_some(), &mut |b| {
-            use std::io::Write;
-            stdout.write_all(b)?;
-            stdout.flush()
-        })?;
-        if let Some(dir) = &a.trace {
-            std::fs::create_dir_all(dir)?;
-            write_trace(&report, &dir.join("run1"))?;
-        }
+        let trace = a.trace.clone();
+        let report = run_bundle(
+            &bundle,
+            &cfg,
+            a.trace.is_some(),
+            &mut |b| {
+                use std::io::Write;
+                stdout.write_all(b)?;
+                stdout.flush()
+            },
+            &mut |r| match &trace {
+                Some(dir) => {
+                    std::fs::create_dir_all(dir)?;
+                    write_trace(r, &dir.join("run1"))
+                }
+                None => Ok(()),
+            },
+        )?;
         eprintln!(
             "       emu {} cycles in {:.3} s ({:.0} M cycles/s)",
             report.cycles,
@@ -83,17 +92,15 @@ pub fn emu(firmware: Option<&Path>, a: &EmuArgs) -> Result<()> {
     std::io::stdout().flush()?;
     let mut program = EmuProgram {
         cfg,
-        trace: a.trace.is_some(),
+        trace_dir: a.trace.clone(),
+        names: Vec::new(),
         reports: Vec::new(),
     };
     let log = Arc::new(Mutex::new(BoardLog::default()));
     serve(
         pty.board,
         LoaderOptions::new(a.protocol),
-        &mut TracingProgram {
-            inner: &mut program,
-            trace: a.trace.clone(),
-        },
+        &mut program,
         plan,
         a.seed,
         Arc::new(AtomicBool::new(false)),
@@ -101,23 +108,6 @@ pub fn emu(firmware: Option<&Path>, a: &EmuArgs) -> Result<()> {
     );
     let l = log.lock().map_err(|_| anyhow!("board log poisoned"))?;
     bail!("the line ended: {}", l.ended.clone().unwrap_or_default())
-}
-
-/// Writes a trace after every run when asked to.
-struct TracingProgram<'a> {
-    inner: &'a mut EmuProgram,
-    trace: Option<PathBuf>,
-}
-
-impl jopcal_link::peer::BoardProgram for TracingProgram<'_> {
-    fn run(&mut self, image: &JopImage, uart: &mut dyn FnMut(&[u8]) -> std::io::Result<()>) -> std::io::Result<()> {
-        self.inner.run(image, uart)?;
-        if let (Some(dir), Some(report)) = (&self.trace, self.inner.reports.last()) {
-            std::fs::create_dir_all(dir)?;
-            write_trace(report, &dir.join(format!("run{}", self.inner.reports.len())))?;
-        }
-        Ok(())
-    }
 }
 
 /// `jopcal run --target emu`: bundles each selected workload, starts the
@@ -155,18 +145,14 @@ pub fn measure_emu(
     let thread = std::thread::spawn(move || {
         let mut program = EmuProgram {
             cfg,
-            trace: trace_dir.is_some(),
-            reports: Vec::new(),
-        };
-        let mut named = NamedTraces {
-            inner: &mut program,
-            dir: trace_dir,
+            trace_dir,
             names,
+            reports: Vec::new(),
         };
         serve(
             pty.board,
             LoaderOptions::new(protocol),
-            &mut named,
+            &mut program,
             FaultPlan::default(),
             1,
             s,
@@ -217,24 +203,4 @@ fn tempfile_dir(out: &Path) -> Result<PathBuf> {
     let dir = base.join(format!(".jopcal-images-{}", std::process::id()));
     std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
     Ok(dir)
-}
-
-/// Names trace files after the workloads, in the order they are downloaded.
-struct NamedTraces<'a> {
-    inner: &'a mut EmuProgram,
-    dir: Option<PathBuf>,
-    names: Vec<String>,
-}
-
-impl jopcal_link::peer::BoardProgram for NamedTraces<'_> {
-    fn run(&mut self, image: &JopImage, uart: &mut dyn FnMut(&[u8]) -> std::io::Result<()>) -> std::io::Result<()> {
-        self.inner.run(image, uart)?;
-        if let (Some(dir), Some(report)) = (&self.dir, self.inner.reports.last()) {
-            std::fs::create_dir_all(dir)?;
-            let k = self.inner.reports.len();
-            let name = self.names.get(k - 1).cloned().unwrap_or_else(|| format!("run{k}"));
-            write_trace(report, &dir.join(name))?;
-        }
-        Ok(())
-    }
 }
