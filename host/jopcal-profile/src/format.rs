@@ -417,7 +417,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         assert!(matches!(read_dir(dir.path()), Err(ProfileError::Empty(_))));
         std::fs::write(dir.path().join("T.jopprof"), encode(&sample())).unwrap();
-        std::fs::write(dir.path().join("U.jopprof"), b"JOPCALP\n\x01").unwrap();
+        std::fs::write(dir.path().join("U.jopprof"), b"JOPCALP\n\x02").unwrap();
         let e = read_dir(dir.path()).unwrap_err().to_string();
         assert!(e.ends_with("U.jopprof: byte 9: truncated profile"), "{e}");
     }
