@@ -6,7 +6,7 @@ use libfuzzer_sys::fuzz_target;
 fuzz_target!(|data: &[u8]| {
     let _ = jopcal_profile::decode(data);
     let mut framed = jopcal_profile::format::MAGIC.to_vec();
-    framed.push(1);
+    framed.push(jopcal_profile::FORMAT_VERSION as u8);
     framed.extend_from_slice(data);
     if let Ok(p) = jopcal_profile::decode(&framed) {
         let _ = jopcal_profile::to_json(&p);

@@ -706,6 +706,25 @@ impl Vm {
     }
 
     fn link(&mut self, m: MethodId, ins: &Instruction, index: &HashMap<u32, u32>) -> Op {
+        let op = self.link_unchecked(m, ins, index);
+        // Locals outside the frame would be a malformed class file: refuse at run time.
+        let meth = &self.methods[m as usize];
+        let frame = meth.max_locals.max(meth.arg_slots) as u32;
+        let (slot, width) = match op {
+            Op::Load(l) | Op::Store(l) | Op::IInc(l, _) => (u32::from(l), 1),
+            Op::LLoad(l) | Op::LStore(l) => (u32::from(l), 2),
+            _ => return op,
+        };
+        if slot + width > frame {
+            let at = format!("{} bytecode index {}", self.method_name(m), ins.pc);
+            return self.trap(format!(
+                "{at}: local variable {slot} is outside the frame of {frame} slots"
+            ));
+        }
+        op
+    }
+
+    fn link_unchecked(&mut self, m: MethodId, ins: &Instruction, index: &HashMap<u32, u32>) -> Op {
         use jopcal_classfile::opcode::mnemonic;
         let class = self.methods[m as usize].class;
         let target = |t: u32| index.get(&t).copied().unwrap_or(u32::MAX);

@@ -61,3 +61,28 @@ fn every_workload_runs_and_checks_itself() {
     assert_eq!(text.matches("@jopcal result").count(), 15, "{text}");
     eprintln!("{text}{} cycles in {:?}", report.cycles, report.wall);
 }
+
+/// A corrupted class file is a load error or a run-time error, never a crash.
+#[test]
+fn corrupted_class_files_never_crash_the_board() {
+    let tmp = tempfile::tempdir().unwrap();
+    compile_suite(tmp.path());
+    let mut cfg = BoardConfig::load(&repo().join("calibration/emu-board.toml"), &[]).unwrap();
+    cfg.cycle_limit = 5_000_000;
+    let good = Bundle::from_dir(tmp.path(), "jopcal.suite.Fib").unwrap();
+    let mut rng = jopcal_link::fault::Rng::new(42);
+    for case in 0..300 {
+        let mut b = good.clone();
+        let k = (rng.next_u64() % b.classes.len() as u64) as usize;
+        let class = &mut b.classes[k];
+        for _ in 0..1 + rng.next_u64() % 3 {
+            let at = (rng.next_u64() % class.len() as u64) as usize;
+            class[at] = rng.next_u64() as u8;
+        }
+        let report = run_bundle(&b, &cfg, false, &mut |_| Ok(()), &mut |_| Ok(()));
+        match report {
+            Ok(_) => {}
+            Err(e) => panic!("case {case}: the board crashed: {e}"),
+        }
+    }
+}
