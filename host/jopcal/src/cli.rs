@@ -28,13 +28,13 @@ pub enum Verb {
     /// Print a timing model's resolved per-opcode cycle table.
     Table(TableArgs),
     /// Compare measured and estimated cycles: accuracy tables.
-    Reconcile(Pending),
+    Reconcile(ReconcileArgs),
     /// Fit a timing model's parameters to measurements.
-    Calibrate(Pending),
+    Calibrate(CalibrateArgs),
     /// Re-render tables and plots of an earlier validate run.
-    Report(Pending),
+    Report(ReportArgs),
     /// Compare two measurement sets and fail on cycle regressions.
-    Regress(Pending),
+    Regress(RegressArgs),
     /// Download a .jop image to a board over serial or TCP.
     Upload(UploadArgs),
     /// Start the virtual JOP board.
@@ -187,6 +187,73 @@ pub struct EmuArgs {
     /// Bundle file to write (with --classes).
     #[arg(long, value_name = "FILE.jop")]
     pub out: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct ReconcileArgs {
+    /// measurements.csv of a JOP target (cycles).
+    #[arg(long, value_name = "FILE")]
+    pub measured: PathBuf,
+    /// estimates.csv from `jopcal estimate`.
+    #[arg(long, value_name = "FILE")]
+    pub estimates: PathBuf,
+    /// Output directory for accuracy.{csv,md,tex} and plots/.
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct CalibrateArgs {
+    /// measurements.csv (repeatable: e.g. the suite's and the micro-benchmarks').
+    #[arg(long = "measured", value_name = "FILE", required_unless_present = "generate_micro")]
+    pub measured: Vec<PathBuf>,
+    /// Directory of .jopprof profiles of the same benchmarks (repeatable).
+    #[arg(long = "profiles", value_name = "DIR", required_unless_present = "generate_micro")]
+    pub profiles: Vec<PathBuf>,
+    /// The starting timing model (default: calibration/jop-wcet.toml).
+    #[arg(long, value_name = "FILE")]
+    pub model: Option<PathBuf>,
+    /// The fitted table to write (a model deriving from --model); calibration.json goes beside it.
+    #[arg(long, value_name = "FILE", default_value = "calibrated.toml")]
+    pub out: PathBuf,
+    /// What to fit: parameter names and groups (impl_java: every Java-implemented bytecode's own cost; cache: the method cache).
+    #[arg(long, default_value = "r,w,impl_java,cache")]
+    pub fit: String,
+    /// The method cache when `cache` is not fitted.
+    #[arg(long, default_value = "fifo:1024:16")]
+    pub cache: String,
+    /// Cross-validation: loo (leave one benchmark out) or none.
+    #[arg(long, default_value = "loo")]
+    pub cv: String,
+    /// Instead: write calibration micro-benchmarks (a workload directory for --firmware) into DIR.
+    #[arg(long, value_name = "DIR")]
+    pub generate_micro: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct RegressArgs {
+    /// The reference measurements.csv.
+    #[arg(long, value_name = "FILE")]
+    pub baseline: PathBuf,
+    /// The measurements.csv to check against it.
+    #[arg(long, value_name = "FILE")]
+    pub candidate: PathBuf,
+    /// Largest allowed change of a benchmark's cycles, in percent.
+    #[arg(long, default_value_t = 1.0)]
+    pub threshold: f64,
+    /// Also write JUnit XML (with the candidate's raw logs) here.
+    #[arg(long, value_name = "FILE")]
+    pub junit: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct ReportArgs {
+    /// A directory `jopcal validate` wrote: tables and plots are rendered again from its files.
+    #[arg(long, value_name = "DIR")]
+    pub from: PathBuf,
+    /// Also copy the tables, plots, summary and fitted table into DIR (e.g. the repository's reports/).
+    #[arg(long, value_name = "DIR")]
+    pub publish: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]

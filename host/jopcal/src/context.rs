@@ -37,13 +37,20 @@ pub fn firmware_dir(explicit: Option<&Path>) -> Result<PathBuf> {
     )
 }
 
-/// The build cache: `$JOPCAL_CACHE`, else `target/jopcal-cache` beside the firmware.
+/// The build cache: `$JOPCAL_CACHE`, else `target/jopcal-cache` beside the
+/// firmware directory, or of the checkout when the firmware directory has no
+/// `target/` beside it (a generated micro-benchmark suite).
 pub fn cache_dir(firmware: &Path) -> PathBuf {
     if let Some(c) = std::env::var_os("JOPCAL_CACHE") {
         return PathBuf::from(c);
     }
     let root = firmware.parent().unwrap_or(Path::new("."));
-    root.join("target").join("jopcal-cache")
+    let beside = root.join("target");
+    let checkout = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target");
+    if !beside.is_dir() && checkout.is_dir() {
+        return checkout.join("jopcal-cache");
+    }
+    beside.join("jopcal-cache")
 }
 
 /// `--out` if given, else `out/<verb>-<stamp>` (a new directory per run).
@@ -58,12 +65,7 @@ pub fn model_path(explicit: Option<&Path>, firmware: Option<&Path>) -> Result<Pa
     if let Some(p) = explicit {
         return Ok(p.to_path_buf());
     }
-    let fw = firmware_dir(firmware)?;
-    let p = fw
-        .parent()
-        .unwrap_or(Path::new("."))
-        .join("calibration")
-        .join("jop-wcet.toml");
+    let p = calibration_file(firmware, "jop-wcet.toml")?;
     if !p.is_file() {
         bail!("{}: default timing model not found; pass --model FILE", p.display());
     }
@@ -103,12 +105,7 @@ pub fn emu_config_path(explicit: Option<&Path>, firmware: Option<&Path>) -> Resu
     if let Some(p) = explicit {
         return Ok(p.to_path_buf());
     }
-    let fw = firmware_dir(firmware)?;
-    let p = fw
-        .parent()
-        .unwrap_or(Path::new("."))
-        .join("calibration")
-        .join("emu-board.toml");
+    let p = calibration_file(firmware, "emu-board.toml")?;
     if !p.is_file() {
         bail!(
             "{}: the virtual board's configuration was not found; pass --emu-config FILE",
@@ -116,4 +113,21 @@ pub fn emu_config_path(explicit: Option<&Path>, firmware: Option<&Path>) -> Resu
         );
     }
     Ok(p)
+}
+
+/// `calibration/<name>` beside the firmware directory, else of this checkout
+/// (for a generated workload directory such as the micro-benchmarks).
+fn calibration_file(firmware: Option<&Path>, name: &str) -> Result<PathBuf> {
+    let fw = firmware_dir(firmware)?;
+    let beside = fw.parent().unwrap_or(Path::new(".")).join("calibration").join(name);
+    if beside.is_file() {
+        return Ok(beside);
+    }
+    let checkout = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../calibration")
+        .join(name);
+    if checkout.is_file() {
+        return Ok(checkout.canonicalize().unwrap_or(checkout));
+    }
+    Ok(beside)
 }

@@ -1,9 +1,11 @@
 //! One module per implemented verb; the rest answer "not implemented yet".
 
 mod board;
+pub mod calibrate;
 mod emu;
 mod estimate;
 mod profile;
+mod report;
 mod run;
 mod table;
 mod targets;
@@ -21,10 +23,10 @@ pub fn dispatch(cli: Cli) -> Result<()> {
         Verb::Profile(a) => profile::profile(firmware, &a),
         Verb::Estimate(a) => estimate::estimate(firmware, &a),
         Verb::Table(a) => table::table(firmware, &a),
-        Verb::Reconcile(_) => pending("reconcile"),
-        Verb::Calibrate(_) => pending("calibrate"),
-        Verb::Report(_) => pending("report"),
-        Verb::Regress(_) => pending("regress"),
+        Verb::Reconcile(a) => report::reconcile(&a),
+        Verb::Calibrate(a) => calibrate::calibrate(firmware, &a),
+        Verb::Report(a) => report::report(&a),
+        Verb::Regress(a) => report::regress(&a),
         Verb::Upload(a) => board::upload(&a),
         Verb::Emu(a) => emu::emu(firmware, &a),
         Verb::Sim(_) => pending("sim"),

@@ -1,42 +1,37 @@
-//! `jopcal validate`: the main job. It runs every stage of the pipeline that
-//! exists so far and says plainly which stages do not exist yet; it never
-//! fills a missing stage with invented numbers.
+//! `jopcal validate`: the main job, end to end. Build and measure the suite on
+//! the target, profile it on the host JVM, estimate it with JOP's published
+//! table (cache always hit, always miss, and simulated), generate and measure
+//! the calibration micro-benchmarks, fit the table to the measurements with
+//! leave-one-out cross-validation, estimate again with the fitted table,
+//! reconcile everything into accuracy tables and plots, and write
+//! `summary.json`. A stage that cannot run on the chosen target says why.
 
+use super::calibrate::run_calibration;
 use super::estimate::{estimate_all, write_estimates};
 use super::profile::profile_suite;
+use super::report::write_accuracy;
 use super::run::{fail_on_failures, measure, prepare_host};
-use crate::cli::ProfileFormat;
-use crate::cli::ValidateArgs;
+use crate::cli::{ProfileFormat, ValidateArgs};
 use crate::context;
-use anyhow::{bail, Context, Result};
-use jopcal_measure::{atomic, clock};
+use anyhow::{anyhow, bail, Context, Result};
+use jopcal_measure::{atomic, clock, measurements};
+use jopcal_report::accuracy::reconcile;
+use jopcal_report::estimates::read_estimates;
 use jopcal_timing::cache::CacheMode;
 use jopcal_timing::TimingModel;
 use serde::Serialize;
 use std::path::Path;
 use std::time::Duration;
 
-/// Stages of the pipeline in order, and what this build does with them:
-/// `None` runs the stage; `Some(why)` says why it does not run.
-const STAGES: [(&str, Option<&str>); 8] = [
-    ("build", None),
-    ("measure", None),
-    ("profile", None),
-    ("estimate", None),
-    ("reconcile", Some("not implemented yet")),
-    ("calibrate", Some("not implemented yet")),
-    ("plot", Some("not implemented yet")),
-    ("summary", None),
-];
-
 #[derive(Serialize)]
 struct Summary<'a> {
     target: &'a str,
     suite: &'a str,
-    /// False while any stage of the pipeline is missing from this build.
+    /// True when every stage ran.
     complete: bool,
-    stages: Vec<Stage<'a>>,
+    stages: Vec<Stage>,
     benchmarks: Vec<Bench>,
+    calibration: Option<CalibrationSummary>,
     failures: Vec<Failure>,
     measurements: String,
     tool_version: &'a str,
@@ -44,9 +39,9 @@ struct Summary<'a> {
 }
 
 #[derive(Serialize)]
-struct Stage<'a> {
-    name: &'a str,
-    status: &'a str,
+struct Stage {
+    name: &'static str,
+    status: String,
 }
 
 #[derive(Serialize)]
@@ -72,8 +67,16 @@ struct BenchEstimate {
     error_pct: Option<f64>,
 }
 
-/// The cache modes validate estimates with.
-const CACHE_MODES: [&str; 3] = ["hit", "miss", "fifo:1024:16"];
+#[derive(Serialize)]
+struct CalibrationSummary {
+    model: String,
+    cache: String,
+    benchmarks: usize,
+    fit_max_abs_error_pct: f64,
+    loo_max_abs_error_pct: Option<f64>,
+    params: std::collections::BTreeMap<String, f64>,
+    not_fitted: Vec<String>,
+}
 
 #[derive(Serialize)]
 struct Failure {
@@ -81,47 +84,157 @@ struct Failure {
     reason: String,
 }
 
+/// The cache modes of the published table's estimates.
+const CACHE_MODES: [&str; 3] = ["hit", "miss", "fifo:1024:16"];
+
 pub fn validate(firmware: Option<&Path>, a: &ValidateArgs) -> Result<()> {
     if a.suite != "builtin" {
-        bail!("unknown suite '{}': only 'builtin' exists so far", a.suite);
+        bail!("unknown suite '{}': the suites are: builtin", a.suite);
     }
     let stamp = clock::now_stamp();
     let out = context::out_dir(a.out.as_deref(), "validate", &stamp);
+    let mut stages: Vec<Stage> = Vec::new();
+    let mut stage = |name: &'static str, status: &str| {
+        stages.push(Stage {
+            name,
+            status: status.to_string(),
+        })
+    };
     let m = measure(firmware, a.target, &[], 1, &out, &stamp, a.timeout, &[], None)?;
+    stage("build", "done");
+    stage("measure", "done");
+    let dir = m.out.path.clone();
+    let timeout = Duration::from_secs(a.timeout);
     let setup = prepare_host(firmware, &[])?;
     let profiled = profile_suite(
         &setup,
-        &m.out.join("profiles"),
+        &dir.join("profiles"),
         &stamp,
         None,
         ProfileFormat::Binary,
-        Duration::from_secs(a.timeout),
+        timeout,
         &[],
     )?;
+    stage("profile", "done");
     let model_path = context::model_path(None, firmware)?;
     let model = TimingModel::load(&model_path)?;
     let modes: Vec<CacheMode> = CACHE_MODES.iter().map(|c| c.parse().expect("valid mode")).collect();
-    let estimates = estimate_all(&profiled.profiles, &model, &modes);
+    let mut estimates = estimate_all(&profiled.profiles, &model, &modes);
+    let mut failures: Vec<(String, String)> = m.failures.iter().chain(&profiled.failures).cloned().collect();
+    let cycles_target = m.rows.iter().all(|r| r.unit == jopcal_measure::Unit::Cycles) && !m.rows.is_empty();
+    let mut calibration = None;
+    if !cycles_target {
+        let why = format!("skipped: target {} measures time, not cycles", a.target.name());
+        stage("estimate", "done");
+        stage("calibrate", &why);
+        stage("reconcile", &why);
+        stage("plot", &why);
+    } else {
+        // Calibration set: the suite plus generated micro-benchmarks.
+        let fw = context::firmware_dir(firmware)?;
+        let micro_src = dir.join("micro-suite");
+        jopcal_calibrate::micro::generate(&micro_src, &fw).map_err(|e| anyhow!(e))?;
+        let micro = measure(
+            Some(&micro_src),
+            a.target,
+            &[],
+            1,
+            &dir.join("micro"),
+            &stamp,
+            a.timeout,
+            &[],
+            None,
+        )?;
+        let micro_setup = prepare_host(Some(&micro_src), &[])?;
+        let micro_prof = profile_suite(
+            &micro_setup,
+            &dir.join("micro/profiles"),
+            &stamp,
+            None,
+            ProfileFormat::Binary,
+            timeout,
+            &[],
+        )?;
+        failures.extend(micro.failures.iter().cloned());
+        failures.extend(micro_prof.failures.iter().cloned());
+        let cal = run_calibration(
+            &[m.csv.clone(), micro.csv.clone()],
+            &[dir.join("profiles"), dir.join("micro/profiles")],
+            &model_path,
+            "r,w,impl_java,cache",
+            "fifo:1024:16",
+            true,
+            &dir.join("calibrated.toml"),
+        )?;
+        stage("calibrate", "done");
+        let fitted = TimingModel::load(&cal.toml)?;
+        estimates.extend(estimate_all(&profiled.profiles, &fitted, &[cal.fit.cache]));
+        stage("estimate", "done");
+        calibration = Some(CalibrationSummary {
+            model: fitted.name.clone(),
+            cache: cal.fit.cache.to_string(),
+            benchmarks: cal.fit.rows.len(),
+            fit_max_abs_error_pct: cal.fit.max_abs_error_pct(),
+            loo_max_abs_error_pct: cal.loo_max_abs_error_pct,
+            params: cal
+                .fit
+                .params
+                .iter()
+                .filter(|p| p.unidentified.is_none())
+                .map(|p| (p.name.clone(), p.value))
+                .collect(),
+            not_fitted: cal
+                .fit
+                .params
+                .iter()
+                .filter_map(|p| p.unidentified.as_ref().map(|w| format!("{}: {w}", p.name)))
+                .collect(),
+        });
+    }
+    let n_modes = estimates.len() / profiled.profiles.len().max(1);
+    let all_profiles: Vec<jopcal_profile::Profile> = {
+        // estimate_all yields profile-major order per call; rebuild the matching list.
+        let mut v = Vec::new();
+        for p in &profiled.profiles {
+            for _ in 0..CACHE_MODES.len() {
+                v.push(p.clone());
+            }
+        }
+        if n_modes > CACHE_MODES.len() {
+            v.extend(profiled.profiles.iter().cloned());
+        }
+        v
+    };
     write_estimates(
         &estimates,
-        &profiled.profiles,
-        modes.len(),
+        &all_profiles,
+        1,
         &model,
         &model_path,
-        &m.out.join("estimates.csv"),
-        &m.out.join("estimates.json"),
+        &dir.join("estimates.csv"),
+        &dir.join("estimates.json"),
     )?;
+    if cycles_target {
+        let acc = reconcile(
+            &measurements::read(&m.csv).map_err(|e| anyhow!(e))?,
+            &read_estimates(&dir.join("estimates.csv")).map_err(|e| anyhow!(e))?,
+        )
+        .map_err(|e| anyhow!(e))?;
+        write_accuracy(&acc, &dir)?;
+        stage("reconcile", "done");
+        stage("plot", "done");
+        for (v, name) in acc.variants.iter().enumerate() {
+            eprintln!(
+                "  validate {name}: geometric mean |error| {:.3}%",
+                acc.geomean_abs_error(v)
+            );
+        }
+    }
+    stage("summary", "done");
     let summary = Summary {
         target: a.target.name(),
         suite: &a.suite,
-        complete: STAGES.iter().all(|(_, why)| why.is_none()),
-        stages: STAGES
-            .iter()
-            .map(|(name, why)| Stage {
-                name,
-                status: why.unwrap_or("done"),
-            })
-            .collect(),
+        complete: stages.iter().all(|s| s.status == "done"),
         benchmarks: m
             .rows
             .iter()
@@ -144,10 +257,10 @@ pub fn validate(firmware: Option<&Path>, a: &ValidateArgs) -> Result<()> {
                     .collect(),
             })
             .collect(),
-        failures: m
-            .failures
+        stages,
+        calibration,
+        failures: failures
             .iter()
-            .chain(&profiled.failures)
             .map(|(name, reason)| Failure {
                 name: name.clone(),
                 reason: reason.clone(),
@@ -157,21 +270,14 @@ pub fn validate(firmware: Option<&Path>, a: &ValidateArgs) -> Result<()> {
         tool_version: env!("CARGO_PKG_VERSION"),
         timestamp: clock::now_rfc3339(),
     };
-    let path = m.out.join("summary.json");
+    let path = dir.join("summary.json");
     let json = serde_json::to_string_pretty(&summary)? + "\n";
     atomic::write_atomic(&path, json.as_bytes()).with_context(|| format!("writing {}", path.display()))?;
-    let missing: Vec<&str> = STAGES
-        .iter()
-        .filter(|(_, why)| why.is_some())
-        .map(|(n, _)| *n)
-        .collect();
     eprintln!(
-        "  validate {} benchmarks measured on {}; stages not run: {}",
+        "  validate {} benchmarks measured on {}",
         summary.benchmarks.len(),
-        summary.target,
-        missing.join(", ")
+        summary.target
     );
     println!("{}", path.display());
-    let failures: Vec<(String, String)> = m.failures.iter().chain(&profiled.failures).cloned().collect();
     fail_on_failures(&failures)
 }

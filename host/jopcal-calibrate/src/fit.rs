@@ -1,0 +1,490 @@
+//! Fitting a timing model's named parameters to measured cycles.
+//!
+//! The estimate of each benchmark is affine in the own-cost parameters of
+//! Java-implemented bytecodes (their column is the count of those bytecodes)
+//! and piecewise affine in the others (wait states enter through `max(0, ·)`
+//! and through the method-cache load cost), so the fit is a Gauss-Newton
+//! iteration: linearise (analytic columns where exact, forward differences
+//! elsewhere), solve a non-negative least-squares problem in relative error,
+//! repeat. Wait states are whole numbers: they are rounded and the rest is
+//! fitted again. A parameter the data cannot identify (no benchmark depends
+//! on it, or its effect cannot be told apart from others') keeps its starting
+//! value and is reported, never invented. The method-cache configuration is
+//! chosen among candidates by the best fit.
+
+use crate::nnls::nnls;
+use jopcal_profile::Profile;
+use jopcal_timing::cache::{CacheConfig, CacheMode};
+use jopcal_timing::estimate::estimate;
+use jopcal_timing::model::Cost;
+use jopcal_timing::TimingModel;
+use nalgebra::{DMatrix, DVector};
+use std::collections::HashMap;
+
+/// One benchmark: its measured cycles and its profile.
+#[derive(Debug)]
+pub struct Observation {
+    pub benchmark: String,
+    pub measured: f64,
+    pub profile: Profile,
+}
+
+/// What to fit.
+#[derive(Debug, Clone)]
+pub struct FitSpec {
+    /// Parameter names to fit.
+    pub params: Vec<String>,
+    /// Parameters that only take whole values (wait states).
+    pub integer: Vec<String>,
+    /// Cache modes to choose from (one: fixed).
+    pub caches: Vec<CacheMode>,
+}
+
+impl FitSpec {
+    /// Expands `r,w,impl_java,cache` style groups against `model`: `impl_java`
+    /// is every routine parameter of a Java-implemented bytecode, `cache` the
+    /// candidate method caches; other names are parameters.
+    pub fn parse(groups: &str, model: &TimingModel, default_cache: CacheMode) -> Result<FitSpec, String> {
+        let mut params = Vec::new();
+        let mut caches = vec![default_cache];
+        for g in groups.split(',').map(str::trim).filter(|g| !g.is_empty()) {
+            match g {
+                "impl_java" => {
+                    for p in routine_params(model) {
+                        if !params.contains(&p) {
+                            params.push(p);
+                        }
+                    }
+                }
+                "cache" => caches = candidate_caches(),
+                name if model.params().contains_key(name) => {
+                    if !params.iter().any(|p| p == name) {
+                        params.push(name.to_string());
+                    }
+                }
+                other => {
+                    return Err(format!(
+                        "--fit: '{other}' is neither a parameter of {} nor a group (impl_java, cache)",
+                        model.name
+                    ))
+                }
+            }
+        }
+        if params.is_empty() {
+            return Err("--fit names no parameter to fit".into());
+        }
+        Ok(FitSpec {
+            params,
+            integer: vec!["r".into(), "w".into()],
+            caches,
+        })
+    }
+}
+
+/// Routine parameters of the model's Java-implemented bytecodes, by first use.
+pub fn routine_params(model: &TimingModel) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for op in 0..=255u8 {
+        if let Some(Cost::Java { routine, .. }) = model.opcode(op) {
+            if !out.contains(routine) {
+                out.push(routine.clone());
+            }
+        }
+    }
+    out
+}
+
+/// The method caches `cache` chooses among: 512 B to 4 KB, 4 to 32 blocks.
+pub fn candidate_caches() -> Vec<CacheMode> {
+    let mut v = Vec::new();
+    for bytes in [512, 1024, 2048, 4096] {
+        for blocks in [4, 8, 16, 32] {
+            let c = CacheConfig { bytes, blocks };
+            if c.validate().is_ok() {
+                v.push(CacheMode::Fifo(c));
+            }
+        }
+    }
+    v
+}
+
+/// A parameter after the fit.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FittedParam {
+    pub name: String,
+    pub start: f64,
+    pub value: f64,
+    /// Empty when fitted; else why the data cannot identify it.
+    pub unidentified: Option<String>,
+}
+
+/// The outcome of a fit.
+#[derive(Debug, Clone)]
+pub struct Fit {
+    pub cache: CacheMode,
+    pub params: Vec<FittedParam>,
+    /// `(benchmark, measured, estimated)` under the fitted model.
+    pub rows: Vec<(String, f64, f64)>,
+}
+
+impl Fit {
+    pub fn max_abs_error_pct(&self) -> f64 {
+        self.rows
+            .iter()
+            .map(|(_, m, e)| (100.0 * (e - m) / m).abs())
+            .fold(0.0, f64::max)
+    }
+
+    /// The fitted model: `start` with the fitted values set.
+    pub fn apply(&self, start: &TimingModel) -> TimingModel {
+        let mut m = start.clone();
+        for p in &self.params {
+            let _ = m.set_param(&p.name, p.value);
+        }
+        m
+    }
+}
+
+/// Estimates, remembered: a benchmark's estimate is affine in the routine
+/// parameters, so one replay per setting of the *other* parameters (and cache
+/// mode) serves every value of the routine ones: cycles = base + counts · θ.
+#[derive(Default)]
+pub struct Memo {
+    map: std::sync::Mutex<HashMap<MemoKey, (f64, Vec<f64>)>>,
+}
+
+/// `(benchmark, cache mode, values of the non-routine parameters)`.
+type MemoKey = (String, String, Vec<u64>);
+
+/// Routine parameter names and the mnemonics that use each.
+type Routines = Vec<(String, Vec<String>)>;
+
+fn routines_of(model: &TimingModel) -> Routines {
+    let mut m: Routines = Vec::new();
+    for op in 0..=255u8 {
+        if let Some(Cost::Java { routine, .. }) = model.opcode(op) {
+            let name = jopcal_classfile::opcode::mnemonic(op).unwrap_or("?").to_string();
+            match m.iter_mut().find(|(r, _)| r == routine) {
+                Some((_, ops)) => ops.push(name),
+                None => m.push((routine.clone(), vec![name])),
+            }
+        }
+    }
+    m
+}
+
+impl Memo {
+    /// `(cycles, per-routine counts)` of `o` under `model` and `mode`.
+    fn eval(&self, o: &Observation, model: &TimingModel, routines: &Routines, mode: CacheMode) -> (f64, Vec<f64>) {
+        let key_params: Vec<u64> = model
+            .params()
+            .iter()
+            .filter(|(k, _)| !routines.iter().any(|(r, _)| r == *k))
+            .map(|(_, v)| v.to_bits())
+            .collect();
+        let key = (o.benchmark.clone(), mode.to_string(), key_params);
+        let cached = self.map.lock().ok().and_then(|m| m.get(&key).cloned());
+        let (base, counts) = match cached {
+            Some(v) => v,
+            None => {
+                let mut zero = model.clone();
+                for (r, _) in routines {
+                    let _ = zero.set_param(r, 0.0);
+                }
+                let e = estimate(&o.profile, &zero, mode);
+                let counts: Vec<f64> = routines
+                    .iter()
+                    .map(|(_, ops)| {
+                        ops.iter()
+                            .filter_map(|op| e.per_opcode.get(op))
+                            .map(|(c, _)| *c as f64)
+                            .sum()
+                    })
+                    .collect();
+                let v = (e.cycles, counts);
+                if let Ok(mut m) = self.map.lock() {
+                    m.insert(key, v.clone());
+                }
+                v
+            }
+        };
+        let cycles = base
+            + routines
+                .iter()
+                .zip(&counts)
+                .map(|((r, _), c)| c * model.params()[r])
+                .sum::<f64>();
+        (cycles, counts)
+    }
+}
+
+/// Fits `spec.params` of `start` to `obs` under cache `mode`, iterating from
+/// `init`'s values (a warm start; the result does not depend on it, only the
+/// number of iterations). At most `iterations` linearisations per round.
+fn fit_mode(
+    obs: &[&Observation],
+    start: &TimingModel,
+    init: &TimingModel,
+    spec: &FitSpec,
+    mode: CacheMode,
+    iterations: usize,
+    memo: &Memo,
+) -> Result<Fit, String> {
+    let names = &spec.params;
+    let routines = routines_of(start);
+    let estimates = |model: &TimingModel| -> Vec<(f64, Vec<f64>)> {
+        obs.iter().map(|o| memo.eval(o, model, &routines, mode)).collect()
+    };
+    let meas = DVector::from_iterator(obs.len(), obs.iter().map(|o| o.measured));
+    let mut model = start.clone();
+    for n in names {
+        model.set_param(n, init.params()[n]).map_err(|e| e.to_string())?;
+    }
+    let mut fixed: Vec<Option<f64>> = vec![None; names.len()];
+    let mut unidentified: Vec<Option<String>> = vec![None; names.len()];
+    for round in 0..2 {
+        for _iter in 0..iterations {
+            let base = estimates(&model);
+            let mut a = DMatrix::zeros(obs.len(), names.len());
+            let theta = DVector::from_iterator(names.len(), names.iter().map(|n| model.params()[n]));
+            for (j, name) in names.iter().enumerate() {
+                if let Some(k) = routines.iter().position(|(r, _)| r == name) {
+                    for (i, (_, counts)) in base.iter().enumerate() {
+                        a[(i, j)] = counts[k];
+                    }
+                } else {
+                    let mut m2 = model.clone();
+                    m2.set_param(name, theta[j] + 1.0).map_err(|e| e.to_string())?;
+                    let up = estimates(&m2);
+                    for i in 0..obs.len() {
+                        a[(i, j)] = up[i].0 - base[i].0;
+                    }
+                }
+            }
+            // Relative error: every row divided by its measurement.
+            for i in 0..obs.len() {
+                for j in 0..names.len() {
+                    a[(i, j)] /= meas[i];
+                }
+            }
+            let est = DVector::from_iterator(obs.len(), base.iter().map(|e| e.0));
+            let resid = (&meas - &est).component_div(&meas);
+            // Identifiability: a zero column, or one the others already span.
+            let mut kept: Vec<usize> = Vec::new();
+            for j in 0..names.len() {
+                if fixed[j].is_some() {
+                    continue;
+                }
+                let col_norm = a.column(j).norm();
+                if col_norm < 1e-12 {
+                    unidentified[j] = Some("no benchmark's estimate depends on it".into());
+                    continue;
+                }
+                let mut trial = kept.clone();
+                trial.push(j);
+                let sub = a.select_columns(&trial);
+                let sv = sub.svd(false, false).singular_values;
+                let max = sv.iter().cloned().fold(0.0, f64::max);
+                let min = sv.iter().cloned().fold(f64::INFINITY, f64::min);
+                if min <= 1e-9 * max {
+                    // Name the parameters it is a combination of.
+                    let basis = a.select_columns(&kept);
+                    let col = a.column(j).into_owned();
+                    let coef = basis
+                        .svd(true, true)
+                        .solve(&col, 1e-12)
+                        .unwrap_or_else(|_| DVector::zeros(kept.len()));
+                    let big = coef.iter().map(|c| c.abs()).fold(0.0, f64::max);
+                    let with: Vec<&str> = kept
+                        .iter()
+                        .zip(coef.iter())
+                        .filter(|(_, c)| c.abs() > 1e-6 * big.max(1e-12))
+                        .map(|(k, _)| names[*k].as_str())
+                        .collect();
+                    unidentified[j] = Some(format!("its effect cannot be told apart from {}", with.join(", ")));
+                    continue;
+                }
+                unidentified[j] = None;
+                kept.push(j);
+            }
+            let free: Vec<bool> = (0..names.len()).map(|j| kept.contains(&j)).collect();
+            // Solve for the new values of the free parameters; the rest stay.
+            let mut target = resid.clone();
+            for j in 0..names.len() {
+                if free[j] {
+                    target += a.column(j) * theta[j];
+                }
+            }
+            let x = nnls(&a, &target, &free);
+            let mut change = 0.0f64;
+            for j in 0..names.len() {
+                if free[j] {
+                    change = change.max((x[j] - theta[j]).abs());
+                    model.set_param(&names[j], x[j]).map_err(|e| e.to_string())?;
+                }
+            }
+            if change < 1e-4 {
+                break;
+            }
+        }
+        if round == 0 {
+            // Whole wait states: round, hold, and fit the rest again.
+            let mut any = false;
+            for (j, n) in names.iter().enumerate() {
+                if spec.integer.contains(n) && unidentified[j].is_none() {
+                    let v = model.params()[n].round().max(0.0);
+                    model.set_param(n, v).map_err(|e| e.to_string())?;
+                    fixed[j] = Some(v);
+                    any = true;
+                }
+            }
+            if !any {
+                break;
+            }
+        }
+    }
+    let fin = estimates(&model);
+    Ok(Fit {
+        cache: mode,
+        params: names
+            .iter()
+            .enumerate()
+            .map(|(j, n)| FittedParam {
+                name: n.clone(),
+                start: start.params()[n],
+                value: if unidentified[j].is_some() {
+                    start.params()[n]
+                } else {
+                    model.params()[n]
+                },
+                unidentified: unidentified[j].clone(),
+            })
+            .collect(),
+        rows: obs
+            .iter()
+            .zip(fin)
+            .map(|(o, e)| (o.benchmark.clone(), o.measured, e.0))
+            .collect(),
+    })
+}
+
+/// Fits, choosing the best of `spec.caches`: every candidate gets a short
+/// fit (in parallel), the best one the full fit.
+pub fn fit(obs: &[&Observation], start: &TimingModel, spec: &FitSpec, memo: &Memo) -> Result<Fit, String> {
+    fit_from(obs, start, start, spec, memo)
+}
+
+fn fit_from(
+    obs: &[&Observation],
+    start: &TimingModel,
+    init: &TimingModel,
+    spec: &FitSpec,
+    memo: &Memo,
+) -> Result<Fit, String> {
+    if obs.len() < 2 {
+        return Err(format!("{} observation(s): too few to fit anything", obs.len()));
+    }
+    let mode = if spec.caches.len() == 1 {
+        spec.caches[0]
+    } else {
+        let scored: Vec<Result<(f64, CacheMode), String>> = parallel(&spec.caches, |mode| {
+            let f = fit_mode(obs, start, init, spec, *mode, 3, memo)?;
+            Ok((f.rows.iter().map(|(_, m, e)| ((e - m) / m).powi(2)).sum::<f64>(), *mode))
+        });
+        let mut best: Option<(f64, CacheMode)> = None;
+        for r in scored {
+            let (sse, mode) = r?;
+            if best.is_none_or(|(b, _)| sse < b - 1e-15) {
+                best = Some((sse, mode));
+            }
+        }
+        best.expect("at least one cache mode").1
+    };
+    fit_mode(obs, start, init, spec, mode, 8, memo)
+}
+
+/// Maps `f` over `items` on all cores, keeping the order.
+fn parallel<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get()).max(1);
+    let chunk = items.len().div_ceil(cores).max(1);
+    std::thread::scope(|s| {
+        let handles: Vec<_> = items
+            .chunks(chunk)
+            .map(|c| s.spawn(|| c.iter().map(&f).collect::<Vec<R>>()))
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|h| h.join().expect("fit worker"))
+            .collect()
+    })
+}
+
+/// Leave-one-benchmark-out: for each benchmark, fit on the others (under
+/// `mode`, iterating from `warm`, which only saves iterations) and predict
+/// it. Returns `(benchmark, measured, predicted)`.
+pub fn leave_one_out(
+    obs: &[&Observation],
+    start: &TimingModel,
+    warm: &TimingModel,
+    spec: &FitSpec,
+    mode: CacheMode,
+    memo: &Memo,
+) -> Result<Vec<(String, f64, f64)>, String> {
+    let mut spec1 = spec.clone();
+    spec1.caches = vec![mode];
+    let idx: Vec<usize> = (0..obs.len()).collect();
+    parallel(&idx, |&i| {
+        let rest: Vec<&Observation> = obs
+            .iter()
+            .enumerate()
+            .filter(|(k, _)| *k != i)
+            .map(|(_, o)| *o)
+            .collect();
+        let f = fit_from(&rest, start, warm, &spec1, memo)?;
+        let m = f.apply(start);
+        let (e, _) = memo.eval(obs[i], &m, &routines_of(start), mode);
+        Ok((obs[i].benchmark.clone(), obs[i].measured, e))
+    })
+    .into_iter()
+    .collect()
+}
+
+/// Opcodes that executed and whose fitted cost (on a cache hit) differs from
+/// the starting table by more than `pct` percent: `(mnemonic, start, fitted)`.
+pub fn inconsistencies(
+    obs: &[&Observation],
+    start: &TimingModel,
+    fitted: &TimingModel,
+    pct: f64,
+) -> Vec<(String, f64, f64)> {
+    let mut seen = [false; 256];
+    for o in obs {
+        for n in &o.profile.nodes {
+            for op in n.opcodes.keys() {
+                seen[*op as usize] = true;
+            }
+        }
+    }
+    let b0 = start.load_cost(true, 0);
+    let b1 = fitted.load_cost(true, 0);
+    let mut out = Vec::new();
+    for op in 0..=255u8 {
+        if !seen[op as usize] {
+            continue;
+        }
+        let (c0, c1) = (start.cost(op, b0, 0), fitted.cost(op, b1, 0));
+        let differs = if c0 == 0.0 {
+            c1 != 0.0
+        } else {
+            ((c1 - c0) / c0).abs() * 100.0 > pct
+        };
+        if differs {
+            out.push((
+                jopcal_classfile::opcode::mnemonic(op).unwrap_or("?").to_string(),
+                c0,
+                c1,
+            ));
+        }
+    }
+    out
+}

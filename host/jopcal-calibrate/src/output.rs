@@ -1,0 +1,73 @@
+//! Writing a fitted table: a model file that derives from the starting one
+//! (`base = ...`) and sets the fitted parameters, with the fit's statistics
+//! as comments, so the result is itself a loadable timing table.
+
+use crate::fit::Fit;
+use std::path::Path;
+
+/// The text of `calibrated.toml`. `base` is the starting model's path as the
+/// new file should name it (relative to where it is written).
+pub fn calibrated_toml(fit: &Fit, base: &str, name: &str, loo_max_abs_pct: Option<f64>, notes: &[String]) -> String {
+    let mut s = String::new();
+    s.push_str("# Timing table fitted by `jopcal calibrate` to measured cycles.\n");
+    s.push_str(&format!("# Method cache chosen by the fit: {}\n", fit.cache));
+    s.push_str(&format!(
+        "# Largest |error| of the fitted table on the data: {:.4}%\n",
+        fit.max_abs_error_pct()
+    ));
+    if let Some(l) = loo_max_abs_pct {
+        s.push_str(&format!(
+            "# Largest |error| in leave-one-benchmark-out cross-validation: {l:.4}%\n"
+        ));
+    }
+    for n in notes {
+        s.push_str(&format!("# {n}\n"));
+    }
+    s.push_str(&format!(
+        "\n[model]\nname = \"{name}\"\ndescription = \"{} fitted to measurements\"\nbase = \"{}\"\n\n[params]\n",
+        base.replace('"', "'"),
+        base.replace('\\', "/").replace('"', "\\\"")
+    ));
+    for p in &fit.params {
+        match &p.unidentified {
+            None => s.push_str(&format!("{} = {}    # was {}\n", p.name, fmt(p.value), fmt(p.start))),
+            Some(why) => s.push_str(&format!("# {} not fitted: {why}; kept at {}\n", p.name, fmt(p.start))),
+        }
+    }
+    s
+}
+
+fn fmt(v: f64) -> String {
+    if v.fract() == 0.0 && v.abs() < 1e15 {
+        format!("{v:.0}")
+    } else {
+        format!("{v:.4}")
+    }
+}
+
+/// The base path as seen from the directory `out` is written to.
+pub fn relative_base(base: &Path, out: &Path) -> String {
+    let base_abs = base.canonicalize().unwrap_or_else(|_| base.to_path_buf());
+    let out_dir = out
+        .parent()
+        .map(|p| if p.as_os_str().is_empty() { Path::new(".") } else { p })
+        .unwrap_or(Path::new("."));
+    let out_abs = out_dir.canonicalize().unwrap_or_else(|_| out_dir.to_path_buf());
+    // Walk up from the output directory to a common ancestor.
+    let mut up = 0;
+    let mut anc = out_abs.as_path();
+    loop {
+        if let Ok(rest) = base_abs.strip_prefix(anc) {
+            let mut s = "../".repeat(up);
+            s.push_str(&rest.to_string_lossy());
+            return s;
+        }
+        match anc.parent() {
+            Some(p) => {
+                anc = p;
+                up += 1;
+            }
+            None => return base_abs.to_string_lossy().into_owned(),
+        }
+    }
+}

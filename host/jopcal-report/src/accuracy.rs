@@ -1,0 +1,283 @@
+//! Reconciliation: measured against estimated cycles, per benchmark and per
+//! estimator variant, with a naive baseline (every bytecode at one average
+//! cost, fitted to all measurements) so the model's value is visible. Rendered
+//! like the published tables: benchmarks as rows, variants then the
+//! measurement as columns, million cycles, and a last row with the geometric
+//! mean of |error|.
+
+use crate::estimates::EstimateRow;
+use jopcal_measure::Measurement;
+use std::collections::BTreeMap;
+
+/// The naive baseline's variant name.
+pub const NAIVE: &str = "naive (one average cost per bytecode)";
+
+/// The reconciled table.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Accuracy {
+    /// Benchmarks in the measurements' order.
+    pub benchmarks: Vec<String>,
+    /// Mean measured cycles per benchmark.
+    pub measured: Vec<f64>,
+    /// Estimator variants; the naive baseline is last.
+    pub variants: Vec<String>,
+    /// `estimates[v][b]`.
+    pub estimates: Vec<Vec<f64>>,
+    /// Average cycles per bytecode of the naive baseline.
+    pub naive_cost: f64,
+    /// Warnings (benchmarks without estimates or without measurements).
+    pub warnings: Vec<String>,
+}
+
+impl Accuracy {
+    pub fn error_pct(&self, v: usize, b: usize) -> f64 {
+        100.0 * (self.estimates[v][b] - self.measured[b]) / self.measured[b]
+    }
+
+    /// Geometric mean of |error| of variant `v` (errors below 0.001% count as 0.001%).
+    pub fn geomean_abs_error(&self, v: usize) -> f64 {
+        let n = self.benchmarks.len().max(1) as f64;
+        let s: f64 = (0..self.benchmarks.len())
+            .map(|b| self.error_pct(v, b).abs().max(1e-3).ln())
+            .sum();
+        (s / n).exp()
+    }
+}
+
+/// Reconciles `measured` (unit cycles) with `estimates`. Benchmarks only on one
+/// side are left out with a warning; none in common is an error.
+pub fn reconcile(measured: &[Measurement], estimates: &[EstimateRow]) -> Result<Accuracy, String> {
+    let mut by_bench: BTreeMap<&str, Vec<f64>> = BTreeMap::new();
+    let mut order: Vec<String> = Vec::new();
+    for m in measured {
+        if m.unit != jopcal_measure::Unit::Cycles {
+            return Err(format!(
+                "benchmark {} was measured in {}, not cycles: reconcile compares cycles (use a JOP target)",
+                m.benchmark, m.unit
+            ));
+        }
+        if !by_bench.contains_key(m.benchmark.as_str()) {
+            order.push(m.benchmark.clone());
+        }
+        by_bench.entry(&m.benchmark).or_default().push(m.cycles as f64);
+    }
+    let mut variants: Vec<String> = Vec::new();
+    for e in estimates {
+        if !variants.contains(&e.variant()) {
+            variants.push(e.variant());
+        }
+    }
+    let mut warnings = Vec::new();
+    let estimated: std::collections::BTreeSet<&str> = estimates.iter().map(|e| e.benchmark.as_str()).collect();
+    for b in &estimated {
+        if !by_bench.contains_key(b) {
+            warnings.push(format!("{b} has estimates but no measurement: left out"));
+        }
+    }
+    let mut benchmarks = Vec::new();
+    let mut measured_mean = Vec::new();
+    let mut bytecodes = Vec::new();
+    for b in order {
+        if !estimated.contains(b.as_str()) {
+            warnings.push(format!("{b} was measured but has no estimate: left out"));
+            continue;
+        }
+        let v = &by_bench[b.as_str()];
+        measured_mean.push(v.iter().sum::<f64>() / v.len() as f64);
+        bytecodes.push(estimates.iter().find(|e| e.benchmark == b).map_or(0, |e| e.bytecodes));
+        benchmarks.push(b);
+    }
+    if benchmarks.is_empty() {
+        return Err("the measurements and the estimates have no benchmark in common".into());
+    }
+    let mut table = Vec::new();
+    for v in &variants {
+        let mut col = Vec::new();
+        for b in &benchmarks {
+            match estimates.iter().find(|e| &e.benchmark == b && &e.variant() == v) {
+                Some(e) => col.push(e.cycles),
+                None => return Err(format!("variant '{v}' has no estimate for {b}")),
+            }
+        }
+        table.push(col);
+    }
+    let total_bc: u64 = bytecodes.iter().sum();
+    let naive_cost = measured_mean.iter().sum::<f64>() / total_bc.max(1) as f64;
+    table.push(bytecodes.iter().map(|n| *n as f64 * naive_cost).collect());
+    variants.push(NAIVE.to_string());
+    Ok(Accuracy {
+        benchmarks,
+        measured: measured_mean,
+        variants,
+        estimates: table,
+        naive_cost,
+        warnings,
+    })
+}
+
+fn mc(x: f64) -> String {
+    format!("{:.3}", x / 1e6)
+}
+
+/// `benchmark, measured_cycles, <variant>_cycles, <variant>_error_pct, ...`; last row `geomean_abs_error_pct`.
+pub fn to_csv(a: &Accuracy) -> String {
+    let mut w = csv::Writer::from_writer(Vec::new());
+    let mut head = vec!["benchmark".to_string(), "measured_cycles".to_string()];
+    for v in &a.variants {
+        head.push(format!("{v} cycles"));
+        head.push(format!("{v} error_pct"));
+    }
+    w.write_record(&head).expect("in memory");
+    for (b, name) in a.benchmarks.iter().enumerate() {
+        let mut row = vec![name.clone(), format!("{:.0}", a.measured[b])];
+        for v in 0..a.variants.len() {
+            row.push(format!("{:.0}", a.estimates[v][b]));
+            row.push(format!("{:.3}", a.error_pct(v, b)));
+        }
+        w.write_record(&row).expect("in memory");
+    }
+    let mut row = vec!["geomean_abs_error_pct".to_string(), String::new()];
+    for v in 0..a.variants.len() {
+        row.push(String::new());
+        row.push(format!("{:.3}", a.geomean_abs_error(v)));
+    }
+    w.write_record(&row).expect("in memory");
+    String::from_utf8(w.into_inner().expect("in memory")).expect("utf-8")
+}
+
+/// Markdown: million cycles, the error in parentheses.
+pub fn to_markdown(a: &Accuracy) -> String {
+    let mut s = String::from("| benchmark |");
+    for v in &a.variants {
+        s.push_str(&format!(" {v} |"));
+    }
+    s.push_str(" measured |\n|---|");
+    for _ in &a.variants {
+        s.push_str("---:|");
+    }
+    s.push_str("---:|\n");
+    for (b, name) in a.benchmarks.iter().enumerate() {
+        s.push_str(&format!("| {name} |"));
+        for v in 0..a.variants.len() {
+            s.push_str(&format!(" {} ({:+.2}%) |", mc(a.estimates[v][b]), a.error_pct(v, b)));
+        }
+        s.push_str(&format!(" {} |\n", mc(a.measured[b])));
+    }
+    s.push_str("| geometric mean of \\|error\\| |");
+    for v in 0..a.variants.len() {
+        s.push_str(&format!(" {:.2}% |", a.geomean_abs_error(v)));
+    }
+    s.push_str(" |\n\nMillion cycles; in parentheses the estimate's error against the measurement.\n");
+    s
+}
+
+fn tex_escape(s: &str) -> String {
+    s.replace('\\', "\\textbackslash{}")
+        .replace('_', "\\_")
+        .replace('%', "\\%")
+        .replace('&', "\\&")
+        .replace('#', "\\#")
+}
+
+/// LaTeX tabular with booktabs rules.
+pub fn to_latex(a: &Accuracy) -> String {
+    let mut s = format!(
+        "\\begin{{tabular}}{{l{}r}}\n\\toprule\nBenchmark",
+        "r".repeat(a.variants.len())
+    );
+    for v in &a.variants {
+        s.push_str(&format!(" & {}", tex_escape(v)));
+    }
+    s.push_str(" & Measured \\\\\n\\midrule\n");
+    for (b, name) in a.benchmarks.iter().enumerate() {
+        s.push_str(&tex_escape(name));
+        for v in 0..a.variants.len() {
+            s.push_str(&format!(
+                " & {} ({:+.2}\\,\\%)",
+                mc(a.estimates[v][b]),
+                a.error_pct(v, b)
+            ));
+        }
+        s.push_str(&format!(" & {} \\\\\n", mc(a.measured[b])));
+    }
+    s.push_str("\\midrule\nGeo.\\ mean $|$error$|$");
+    for v in 0..a.variants.len() {
+        s.push_str(&format!(" & {:.2}\\,\\%", a.geomean_abs_error(v)));
+    }
+    s.push_str(
+        " & \\\\\n\\bottomrule\n\\end{tabular}\n% Million cycles; in parentheses the error against the measurement.\n",
+    );
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use jopcal_measure::Unit;
+
+    fn m(b: &str, c: u64) -> Measurement {
+        Measurement {
+            target: "emu".into(),
+            target_config: String::new(),
+            benchmark: b.into(),
+            iterations: 1,
+            cycles: c,
+            unit: Unit::Cycles,
+            run: 1,
+            timestamp: String::new(),
+            tool_version: String::new(),
+            suite_hash: String::new(),
+            log: String::new(),
+        }
+    }
+
+    fn e(b: &str, cache: &str, c: f64, n: u64) -> EstimateRow {
+        EstimateRow {
+            benchmark: b.into(),
+            model: "m".into(),
+            cache_mode: cache.into(),
+            cycles: c,
+            bytecodes: n,
+        }
+    }
+
+    #[test]
+    fn errors_geomean_and_naive_baseline() {
+        let meas = [m("A", 1000), m("B", 2000), m("A", 1200)];
+        let est = [
+            e("A", "hit", 1210.0, 100),
+            e("B", "hit", 1800.0, 300),
+            e("C", "hit", 5.0, 1),
+        ];
+        let a = reconcile(&meas, &est).unwrap();
+        assert_eq!(a.benchmarks, vec!["A", "B"]);
+        assert_eq!(a.measured, vec![1100.0, 2000.0]);
+        assert!((a.error_pct(0, 0) - 10.0).abs() < 1e-9);
+        assert!((a.error_pct(0, 1) + 10.0).abs() < 1e-9);
+        assert!((a.geomean_abs_error(0) - 10.0).abs() < 1e-9);
+        // Naive: 3100 cycles over 400 bytecodes.
+        assert_eq!(a.naive_cost, 7.75);
+        assert_eq!(a.estimates[1], vec![775.0, 2325.0]);
+        assert_eq!(a.warnings, vec!["C has estimates but no measurement: left out"]);
+        let md = to_markdown(&a);
+        assert!(md.contains("| A | 0.001 (+10.00%) | 0.001 (-29.55%) | 0.001 |"), "{md}");
+        assert!(to_csv(&a)
+            .lines()
+            .last()
+            .unwrap()
+            .starts_with("geomean_abs_error_pct,,,10.000,"));
+        assert!(to_latex(&a).contains("\\toprule"));
+    }
+
+    #[test]
+    fn nothing_in_common_and_time_units_are_errors() {
+        assert!(reconcile(&[m("A", 1)], &[e("B", "hit", 1.0, 1)])
+            .unwrap_err()
+            .contains("no benchmark in common"));
+        let mut ns = m("A", 1);
+        ns.unit = Unit::Ns;
+        assert!(reconcile(&[ns], &[e("A", "hit", 1.0, 1)])
+            .unwrap_err()
+            .contains("not cycles"));
+    }
+}

@@ -1,0 +1,267 @@
+//! `jopcal calibrate`: fit a timing model to measurements, with cross-
+//! validation, identifiability and inconsistency reports; or generate the
+//! calibration micro-benchmarks.
+
+use crate::cli::CalibrateArgs;
+use crate::context;
+use anyhow::{anyhow, bail, Context, Result};
+use jopcal_calibrate::fit::{fit, inconsistencies, leave_one_out, Fit, FitSpec, Observation};
+use jopcal_calibrate::output::{calibrated_toml, relative_base};
+use jopcal_measure::{atomic, measurements};
+use jopcal_report::plots::{bar_chart, Series};
+use jopcal_timing::cache::CacheMode;
+use jopcal_timing::TimingModel;
+use serde_json::{json, Value};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// What a calibration produced, for validate's summary.
+pub struct Calibration {
+    pub fit: Fit,
+    pub loo_max_abs_error_pct: Option<f64>,
+    pub toml: PathBuf,
+}
+
+pub fn calibrate(firmware: Option<&Path>, a: &CalibrateArgs) -> Result<()> {
+    if let Some(dir) = &a.generate_micro {
+        let fw = context::firmware_dir(firmware)?;
+        let names = jopcal_calibrate::micro::generate(dir, &fw).map_err(|e| anyhow!(e))?;
+        eprintln!(
+            " calibrate wrote {} micro-benchmarks; run them with `jopcal --firmware {} run`",
+            names.len(),
+            dir.display()
+        );
+        println!("{}", dir.display());
+        return Ok(());
+    }
+    let model_path = context::model_path(a.model.as_deref(), firmware)?;
+    let cal = run_calibration(
+        &a.measured,
+        &a.profiles,
+        &model_path,
+        &a.fit,
+        &a.cache,
+        a.cv == "loo",
+        &a.out,
+    )?;
+    println!("{}", cal.toml.display());
+    Ok(())
+}
+
+/// Loads measurements and profiles and pairs them by benchmark.
+fn observations(measured: &[PathBuf], profiles: &[PathBuf]) -> Result<Vec<Observation>> {
+    let mut meas: BTreeMap<String, Vec<f64>> = BTreeMap::new();
+    for m in measured {
+        for r in measurements::read(m).map_err(|e| anyhow!(e))? {
+            if r.unit != jopcal_measure::Unit::Cycles {
+                bail!(
+                    "{}: {} is measured in {}, not cycles: calibrate needs a JOP target",
+                    m.display(),
+                    r.benchmark,
+                    r.unit
+                );
+            }
+            meas.entry(r.benchmark).or_default().push(r.cycles as f64);
+        }
+    }
+    let mut profs = BTreeMap::new();
+    for d in profiles {
+        for p in jopcal_profile::read_dir(d)? {
+            if !p.complete {
+                bail!(
+                    "{}: the profile of {} is incomplete: profile it again",
+                    d.display(),
+                    p.benchmark
+                );
+            }
+            profs.insert(p.benchmark.clone(), p);
+        }
+    }
+    let only_measured: Vec<&String> = meas.keys().filter(|b| !profs.contains_key(*b)).collect();
+    let only_profiled: Vec<&String> = profs.keys().filter(|b| !meas.contains_key(*b)).collect();
+    if !only_measured.is_empty() || !only_profiled.is_empty() {
+        bail!(
+            "the measurements and the profiles do not cover the same benchmarks (measured only: {}; profiled only: {})",
+            list(&only_measured),
+            list(&only_profiled)
+        );
+    }
+    Ok(meas
+        .into_iter()
+        .map(|(b, v)| Observation {
+            measured: v.iter().sum::<f64>() / v.len() as f64,
+            profile: profs.remove(&b).expect("checked"),
+            benchmark: b,
+        })
+        .collect())
+}
+
+fn list(v: &[&String]) -> String {
+    if v.is_empty() {
+        "none".into()
+    } else {
+        v.iter().map(|s| s.as_str()).collect::<Vec<_>>().join(", ")
+    }
+}
+
+/// Fits, cross-validates, writes `out` (the table) and `calibration.json` beside it.
+pub fn run_calibration(
+    measured: &[PathBuf],
+    profiles: &[PathBuf],
+    model_path: &Path,
+    groups: &str,
+    cache: &str,
+    loo: bool,
+    out: &Path,
+) -> Result<Calibration> {
+    let start = TimingModel::load(model_path)?;
+    let default_cache: CacheMode = cache.parse().map_err(|e: String| anyhow!(e))?;
+    let spec = FitSpec::parse(groups, &start, default_cache).map_err(|e| anyhow!(e))?;
+    let obs = observations(measured, profiles)?;
+    let refs: Vec<&Observation> = obs.iter().collect();
+    let mut warnings = Vec::new();
+    if obs.len() < spec.params.len() {
+        warnings.push(format!(
+            "{} benchmarks for {} parameters: the fit cannot identify them all (see the parameters marked not fitted)",
+            obs.len(),
+            spec.params.len()
+        ));
+    }
+    let progress = crate::progress::Progress::new("calibrate", if loo { obs.len() as u64 + 1 } else { 1 });
+    progress.working_on("fit");
+    let memo = jopcal_calibrate::fit::Memo::default();
+    let f = fit(&refs, &start, &spec, &memo).map_err(|e| anyhow!(e))?;
+    progress.finished(&format!(
+        "fit: cache {}, largest |error| {:.4}%",
+        f.cache,
+        f.max_abs_error_pct()
+    ));
+    let fitted = f.apply(&start);
+    let loo_rows = if loo {
+        progress.working_on("leave-one-out");
+        let rows = leave_one_out(&refs, &start, &fitted, &spec, f.cache, &memo).map_err(|e| anyhow!(e))?;
+        progress.finished(&format!("leave-one-out over {} benchmarks", rows.len()));
+        Some(rows)
+    } else {
+        None
+    };
+    progress.done();
+    let loo_max = loo_rows.as_ref().map(|r| {
+        r.iter()
+            .map(|(_, m, e)| (100.0 * (e - m) / m).abs())
+            .fold(0.0, f64::max)
+    });
+    let incons = inconsistencies(&refs, &start, &fitted, 5.0);
+    for p in f.params.iter().filter(|p| p.unidentified.is_some()) {
+        warnings.push(format!(
+            "{} not fitted: {}",
+            p.name,
+            p.unidentified.as_deref().unwrap_or("")
+        ));
+    }
+    let base = relative_base(model_path, out);
+    let toml_text = calibrated_toml(&f, &base, &format!("{}-calibrated", start.name), loo_max, &warnings);
+    // The written table must load: check before anything is published.
+    let tmp_check = out.with_extension("toml.check");
+    atomic::write_atomic(&tmp_check, toml_text.as_bytes())?;
+    let reloaded = TimingModel::load(&tmp_check);
+    let _ = std::fs::remove_file(&tmp_check);
+    reloaded.with_context(|| "the fitted table does not load (a bug: please report it)")?;
+    atomic::write_atomic(out, toml_text.as_bytes()).with_context(|| format!("writing {}", out.display()))?;
+    let report = json!({
+        "model": start.name,
+        "model_file": model_path.display().to_string(),
+        "cache": f.cache.to_string(),
+        "fit_max_abs_error_pct": f.max_abs_error_pct(),
+        "loo_max_abs_error_pct": loo_max,
+        "params": f.params.iter().map(|p| json!({"name": p.name, "start": p.start, "value": p.value, "fitted": p.unidentified.is_none(), "why_not": p.unidentified})).collect::<Vec<_>>(),
+        "fit": f.rows.iter().map(|(b, m, e)| json!({"benchmark": b, "measured": m, "estimated": e, "error_pct": 100.0 * (e - m) / m})).collect::<Vec<_>>(),
+        "loo": loo_rows.as_ref().map(|r| r.iter().map(|(b, m, e)| json!({"benchmark": b, "measured": m, "predicted": e, "error_pct": 100.0 * (e - m) / m})).collect::<Vec<_>>()),
+        "inconsistent_opcodes": incons.iter().map(|(op, a, b)| json!({"opcode": op, "published": a, "fitted": b})).collect::<Vec<_>>(),
+        "warnings": warnings,
+    });
+    let json_path = out.with_file_name("calibration.json");
+    atomic::write_atomic(&json_path, (serde_json::to_string_pretty(&report)? + "\n").as_bytes())?;
+    let plot_stem = out.with_file_name("plots").join("calibration-residuals");
+    plot_from_json(&json_path, &plot_stem)?;
+    let changed: Vec<String> = f
+        .params
+        .iter()
+        .filter(|p| p.unidentified.is_none() && p.value != p.start)
+        .map(|p| format!("{}={}", p.name, trim(p.value)))
+        .collect();
+    eprintln!("  calibrate fitted {}", changed.join(" "));
+    eprintln!(
+        "  calibrate largest |error|: fit {:.4}%{}",
+        f.max_abs_error_pct(),
+        loo_max.map(|l| format!(", leave-one-out {l:.4}%")).unwrap_or_default()
+    );
+    for w in &warnings {
+        eprintln!("  calibrate warning: {w}");
+    }
+    if !incons.is_empty() {
+        eprintln!(
+            "  calibrate {} opcode(s) cost more than 5% other than the published table, e.g. {}",
+            incons.len(),
+            incons
+                .iter()
+                .take(4)
+                .map(|(o, a, b)| format!("{o} {a} -> {b}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+    }
+    Ok(Calibration {
+        fit: f,
+        loo_max_abs_error_pct: loo_max,
+        toml: out.to_path_buf(),
+    })
+}
+
+fn trim(v: f64) -> String {
+    if v.fract() == 0.0 {
+        format!("{v:.0}")
+    } else {
+        format!("{v:.3}")
+    }
+}
+
+/// Plots the fit's and the cross-validation's residuals per benchmark from calibration.json.
+pub fn plot_from_json(json_path: &Path, stem: &Path) -> Result<()> {
+    let v: Value = serde_json::from_slice(&std::fs::read(json_path)?)
+        .with_context(|| format!("reading {}", json_path.display()))?;
+    let rows = v["fit"].as_array().cloned().unwrap_or_default();
+    let names: Vec<String> = rows
+        .iter()
+        .map(|r| r["benchmark"].as_str().unwrap_or("?").to_string())
+        .collect();
+    let mut series = vec![Series {
+        name: "fitted table".into(),
+        values: rows.iter().map(|r| r["error_pct"].as_f64().unwrap_or(0.0)).collect(),
+        labels: None,
+    }];
+    if let Some(loo) = v["loo"].as_array() {
+        series.push(Series {
+            name: "leave-one-out prediction".into(),
+            values: names
+                .iter()
+                .map(|n| {
+                    loo.iter()
+                        .find(|r| r["benchmark"] == n.as_str())
+                        .and_then(|r| r["error_pct"].as_f64())
+                        .unwrap_or(0.0)
+                })
+                .collect(),
+            labels: None,
+        });
+    }
+    bar_chart(
+        stem,
+        "Calibration residuals per benchmark",
+        "error (%)",
+        &names,
+        &series,
+    )
+    .map_err(|e| anyhow!(e))?;
+    Ok(())
+}
