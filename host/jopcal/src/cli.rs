@@ -40,7 +40,7 @@ pub enum Verb {
     /// Start the virtual JOP board.
     Emu(EmuArgs),
     /// Build or run the Verilator simulation bench.
-    Sim(Pending),
+    Sim(SimArgs),
     /// List the targets and whether each can be used here.
     Targets,
 }
@@ -99,6 +99,12 @@ pub struct RunArgs {
     pub board: BoardArgs,
     #[command(flatten)]
     pub emu: EmuBoardArgs,
+    /// The built bench for --target verilator (from `jopcal sim build`).
+    #[arg(long, value_name = "DIR")]
+    pub sim: Option<PathBuf>,
+    /// Options for the bench with --target verilator, e.g. --sim-arg=--read-wait --sim-arg=3 (repeatable).
+    #[arg(long = "sim-arg", value_name = "ARG", allow_hyphen_values = true)]
+    pub sim_args: Vec<String>,
 }
 
 /// The virtual board's settings (`--target emu`).
@@ -257,6 +263,46 @@ pub struct ReportArgs {
 }
 
 #[derive(Debug, Args)]
+pub struct SimArgs {
+    #[command(subcommand)]
+    pub action: SimAction,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum SimAction {
+    /// Verilate RTL with the bench (see hdl-sim/CONTRACT.md for the ports the top needs).
+    Build {
+        /// Verilog sources of the DUT (repeatable).
+        #[arg(long = "rtl", value_name = "FILE", required = true, num_args = 1..)]
+        rtl: Vec<PathBuf>,
+        /// The top module.
+        #[arg(long, value_name = "NAME")]
+        top: String,
+        /// Where the bench is built.
+        #[arg(long, value_name = "DIR")]
+        out: PathBuf,
+        /// Build with VCD tracing (--trace FILE --trace-from C --trace-to C at run time).
+        #[arg(long)]
+        trace: bool,
+    },
+    /// Run a built bench; everything after --sim DIR goes to the bench (e.g. --pty, --stdout, --preload FILE, --cycle-limit N).
+    Run {
+        #[arg(long, value_name = "DIR")]
+        sim: PathBuf,
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+        args: Vec<String>,
+    },
+    /// Measure the bench's overhead: the bench loop against the bare model clocked by a trivial loop.
+    Bench {
+        #[arg(long, value_name = "DIR")]
+        sim: PathBuf,
+        /// Cycles per run.
+        #[arg(long, default_value_t = 20_000_000)]
+        cycles: u64,
+    },
+}
+
+#[derive(Debug, Args)]
 pub struct UploadArgs {
     /// Serial device (/dev/ttyUSB0, a pseudo-terminal) or tcp://HOST:PORT.
     #[arg(long, value_name = "DEV|tcp://HOST:PORT")]
@@ -289,14 +335,6 @@ pub struct ValidateArgs {
     /// Seconds one workload may take before it is killed.
     #[arg(long, default_value_t = 120)]
     pub timeout: u64,
-}
-
-/// Arguments of a verb that has not been implemented yet: it accepts anything
-/// and exits with "not implemented yet: <verb>".
-#[derive(Debug, Args)]
-pub struct Pending {
-    #[arg(trailing_var_arg = true, allow_hyphen_values = true, hide = true)]
-    pub args: Vec<String>,
 }
 
 /// Which part of a program `jopcal profile` counts.

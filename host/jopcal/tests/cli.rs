@@ -53,42 +53,6 @@ fn help_lists_every_verb_and_every_verb_has_help() {
     }
 }
 
-/// Verbs whose issues have landed; every other verb must say it is pending.
-const IMPLEMENTED: [&str; 12] = [
-    "validate",
-    "run",
-    "profile",
-    "table",
-    "estimate",
-    "targets",
-    "upload",
-    "emu",
-    "reconcile",
-    "calibrate",
-    "report",
-    "regress",
-];
-
-#[test]
-fn pending_verbs_say_so_and_fail() {
-    for v in VERBS.into_iter().filter(|v| !IMPLEMENTED.contains(v)) {
-        let o = jopcal().arg(v).output().unwrap();
-        assert_eq!(o.status.code(), Some(1), "{v}");
-        let (out, err) = text(&o);
-        assert!(out.is_empty(), "{v} printed output: {out}");
-        assert_eq!(err.trim(), format!("jopcal: error: not implemented yet: {v}"));
-    }
-}
-
-fn suite_names() -> Vec<String> {
-    let manifest = fs::read_to_string(repo().join("jop-firmware/suite.toml")).unwrap();
-    manifest
-        .lines()
-        .filter_map(|l| l.strip_prefix("name = \""))
-        .map(|l| l.trim_end_matches('"').to_string())
-        .collect()
-}
-
 #[test]
 fn run_on_host_writes_one_row_per_workload_and_keeps_logs() {
     let dir = tempfile::tempdir().unwrap();

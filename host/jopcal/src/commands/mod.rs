@@ -1,4 +1,4 @@
-//! One module per implemented verb; the rest answer "not implemented yet".
+//! One module per verb (or group of related verbs).
 
 mod board;
 pub mod calibrate;
@@ -7,12 +7,13 @@ mod estimate;
 mod profile;
 mod report;
 mod run;
+mod sim;
 mod table;
 mod targets;
 mod validate;
 
 use crate::cli::{Cli, Verb};
-use anyhow::{bail, Result};
+use anyhow::Result;
 
 pub fn dispatch(cli: Cli) -> Result<()> {
     let firmware = cli.firmware.as_deref();
@@ -29,10 +30,6 @@ pub fn dispatch(cli: Cli) -> Result<()> {
         Verb::Regress(a) => report::regress(&a),
         Verb::Upload(a) => board::upload(&a),
         Verb::Emu(a) => emu::emu(firmware, &a),
-        Verb::Sim(_) => pending("sim"),
+        Verb::Sim(a) => sim::sim(firmware, &a),
     }
-}
-
-fn pending(verb: &str) -> Result<()> {
-    bail!("not implemented yet: {verb}")
 }

@@ -52,6 +52,12 @@ pub fn prepare_host(firmware: Option<&Path>, benches: &[String]) -> Result<HostS
 pub fn run(firmware: Option<&Path>, a: &RunArgs) -> Result<()> {
     let stamp = clock::now_stamp();
     let out = context::out_dir(a.out.as_deref(), "run", &stamp);
+    if a.target == Target::Verilator {
+        let m =
+            crate::commands::sim::measure_verilator(a.sim.as_deref(), &a.sim_args, &a.board, &out, &stamp, a.timeout)?;
+        println!("{}", m.csv.display());
+        return fail_on_rejected(&m);
+    }
     let m = measure(
         firmware,
         a.target,

@@ -13,7 +13,20 @@ pub fn targets(_firmware: Option<&Path>) -> Result<()> {
                 Ok(jdk) => format!("available ({})", jdk.version),
                 Err(e) => format!("unavailable: {}", first_clause(&e.to_string())),
             },
-            _ => "not implemented yet".to_string(),
+            Target::Emu => "available (built in)".to_string(),
+            Target::Board => "needs --port DEV or tcp://HOST:PORT and --image".to_string(),
+            Target::Verilator => match std::process::Command::new("verilator").arg("--version").output() {
+                Ok(o) if o.status.success() => format!(
+                    "available ({}); needs --sim DIR",
+                    String::from_utf8_lossy(&o.stdout)
+                        .split_whitespace()
+                        .take(2)
+                        .collect::<Vec<_>>()
+                        .join(" ")
+                ),
+                _ => "unavailable: verilator not installed (scripts/setup installs it)".to_string(),
+            },
+            Target::Jopsim => "not implemented yet".to_string(),
         };
         let about = t
             .to_possible_value()

@@ -1,0 +1,363 @@
+// jopcal's Verilator test bench: clocks a DUT that honours hdl-sim/CONTRACT.md,
+// models its word-wide memory with read/write wait states, and bridges its
+// UART (character ports or serial lines) to a pseudo-terminal, a TCP port or
+// stdin/stdout, so the host drives a simulated JOP exactly like a board.
+//
+// The build (`jopcal sim build`) generates bench_config.h: the top's class and
+// header, and which optional ports the DUT has.
+#include "bench_config.h"
+#include TOP_HEADER
+#include "verilated.h"
+#ifdef BENCH_TRACE
+#include "verilated_vcd_c.h"
+#endif
+
+#include <arpa/inet.h>
+#include <cerrno>
+#include <chrono>
+#include <csignal>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <deque>
+#include <fcntl.h>
+#include <fstream>
+#include <memory>
+#include <netinet/in.h>
+#include <sstream>
+#include <string>
+#include <sys/socket.h>
+#include <termios.h>
+#include <unistd.h>
+#include <vector>
+
+namespace {
+
+enum Exit { PASS = 0, USAGE = 1, TIMEOUT = 2, DUT_ERROR = 3 };
+
+volatile sig_atomic_t stop_requested = 0;
+void on_term(int) { stop_requested = 1; }
+
+[[noreturn]] void die(int code, const std::string& msg) {
+    std::fflush(stdout);
+    std::fprintf(stderr, "jopcal-bench: %s\n", msg.c_str());
+    std::exit(code);
+}
+
+struct Options {
+    enum Mode { NONE, PTY, TCP, STDIO, BARE } mode = NONE;
+    int tcp_port = 0;
+    uint64_t bare_cycles = 0;
+    unsigned read_wait = 1, write_wait = 2;
+    uint64_t mem_words = 1u << 20;
+    std::string preload;
+    uint64_t cycle_limit = 0;  // 0: none
+    double timeout_s = 0;      // 0: none
+    unsigned bit_cycles = 868;
+    std::string trace;
+    uint64_t trace_from = 0, trace_to = UINT64_MAX;
+};
+
+uint64_t number(const char* s, const char* what) {
+    char* end = nullptr;
+    errno = 0;
+    unsigned long long v = std::strtoull(s, &end, 10);
+    if (errno || !end || *end) die(USAGE, std::string(what) + ": not a number: " + s);
+    return v;
+}
+
+Options parse(int argc, char** argv) {
+    Options o;
+    for (int i = 1; i < argc; i++) {
+        std::string a = argv[i];
+        auto next = [&](const char* what) -> const char* {
+            if (i + 1 >= argc) die(USAGE, a + " needs " + what);
+            return argv[++i];
+        };
+        if (a == "--pty") o.mode = Options::PTY;
+        else if (a == "--stdout") o.mode = Options::STDIO;
+        else if (a == "--tcp") { o.mode = Options::TCP; o.tcp_port = (int)number(next("a port"), "--tcp"); }
+        else if (a == "--bare") { o.mode = Options::BARE; o.bare_cycles = number(next("a cycle count"), "--bare"); }
+        else if (a == "--read-wait") o.read_wait = (unsigned)number(next("cycles"), "--read-wait");
+        else if (a == "--write-wait") o.write_wait = (unsigned)number(next("cycles"), "--write-wait");
+        else if (a == "--mem-words") o.mem_words = number(next("a word count"), "--mem-words");
+        else if (a == "--preload") o.preload = next("an image");
+        else if (a == "--cycle-limit") o.cycle_limit = number(next("cycles"), "--cycle-limit");
+        else if (a == "--timeout") o.timeout_s = (double)number(next("seconds"), "--timeout");
+        else if (a == "--bit-cycles") o.bit_cycles = (unsigned)number(next("cycles"), "--bit-cycles");
+        else if (a == "--trace") o.trace = next("a file");
+        else if (a == "--trace-from") o.trace_from = number(next("a cycle"), "--trace-from");
+        else if (a == "--trace-to") o.trace_to = number(next("a cycle"), "--trace-to");
+        else die(USAGE, "unknown option " + a + " (see hdl-sim/README.md)");
+    }
+    if (o.mode == Options::NONE) die(USAGE, "say where the UART goes: --pty, --tcp PORT or --stdout (or --bare N)");
+    if (o.bit_cycles < 4) die(USAGE, "--bit-cycles must be at least 4");
+    return o;
+}
+
+// Reads a .jop image: decimal words, commas/white space, // and /* */ comments.
+std::vector<uint32_t> read_image(const std::string& path) {
+    std::ifstream f(path);
+    if (!f) die(USAGE, path + ": cannot read");
+    std::stringstream ss;
+    ss << f.rdbuf();
+    std::string t = ss.str();
+    std::vector<uint32_t> w;
+    size_t i = 0, line = 1;
+    while (i < t.size()) {
+        char c = t[i];
+        if (c == '\n') { line++; i++; }
+        else if (c == ',' || isspace((unsigned char)c)) i++;
+        else if (t.compare(i, 2, "//") == 0) { while (i < t.size() && t[i] != '\n') i++; }
+        else if (t.compare(i, 2, "/*") == 0) {
+            size_t e = t.find("*/", i + 2);
+            if (e == std::string::npos) die(USAGE, path + ":" + std::to_string(line) + ": unterminated /* comment");
+            for (size_t k = i; k < e; k++) if (t[k] == '\n') line++;
+            i = e + 2;
+        } else if (c == '-' || isdigit((unsigned char)c)) {
+            size_t j = i + 1;
+            while (j < t.size() && isdigit((unsigned char)t[j])) j++;
+            w.push_back((uint32_t)std::strtoll(t.substr(i, j - i).c_str(), nullptr, 10));
+            i = j;
+        } else die(USAGE, path + ":" + std::to_string(line) + ": unexpected '" + std::string(1, c) + "'");
+    }
+    if (w.empty() || w[0] != w.size()) die(USAGE, path + ": word 0 does not give the number of words");
+    return w;
+}
+
+// The host side of the UART: a file descriptor pair polled without blocking.
+struct Line {
+    int in = -1, out = -1;
+    bool hangup_is_silence = false;
+    std::deque<uint8_t> rx;
+    std::vector<uint8_t> tx;
+
+    void poll() {
+        uint8_t buf[4096];
+        for (;;) {
+            ssize_t n = ::read(in, buf, sizeof buf);
+            if (n > 0) { rx.insert(rx.end(), buf, buf + n); continue; }
+            if (n == 0 && !hangup_is_silence) in_closed = true;
+            break;  // EAGAIN, EIO (no host on the pty yet) or end of input
+        }
+        flush();
+    }
+    void flush() {
+        size_t done = 0;
+        while (done < tx.size()) {
+            ssize_t n = ::write(out, tx.data() + done, tx.size() - done);
+            if (n <= 0) break;  // nobody listening: the bytes are lost, as on a wire
+            done += (size_t)n;
+        }
+        tx.clear();
+    }
+    bool in_closed = false;
+};
+
+void nonblocking(int fd) { fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK); }
+
+Line open_line(const Options& o) {
+    Line l;
+    if (o.mode == Options::PTY) {
+        int m = posix_openpt(O_RDWR | O_NOCTTY);
+        if (m < 0 || grantpt(m) || unlockpt(m)) die(USAGE, std::string("cannot open a pseudo-terminal: ") + std::strerror(errno));
+        const char* name = ptsname(m);
+        // Raw mode on the far end, so no byte is translated.
+        int s = ::open(name, O_RDWR | O_NOCTTY);
+        if (s >= 0) {
+            termios t{};
+            tcgetattr(s, &t);
+            cfmakeraw(&t);
+            tcsetattr(s, TCSANOW, &t);
+            ::close(s);
+        }
+        nonblocking(m);
+        l.in = l.out = m;
+        l.hangup_is_silence = true;
+        std::printf("%s\n", name);
+    } else if (o.mode == Options::TCP) {
+        int ls = socket(AF_INET, SOCK_STREAM, 0);
+        int one = 1;
+        setsockopt(ls, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+        sockaddr_in a{};
+        a.sin_family = AF_INET;
+        a.sin_port = htons((uint16_t)o.tcp_port);
+        a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+        if (bind(ls, (sockaddr*)&a, sizeof a) || listen(ls, 1)) die(USAGE, std::string("cannot listen: ") + std::strerror(errno));
+        socklen_t len = sizeof a;
+        getsockname(ls, (sockaddr*)&a, &len);
+        std::printf("tcp://127.0.0.1:%d\n", ntohs(a.sin_port));
+        std::fflush(stdout);
+        int c = accept(ls, nullptr, nullptr);
+        if (c < 0) die(USAGE, "accept failed");
+        nonblocking(c);
+        l.in = l.out = c;
+    } else {
+        nonblocking(0);
+        l.in = 0;
+        l.out = 1;
+        // The end of stdin is not the end of the run (a preloaded DUT needs no input).
+        l.hangup_is_silence = true;
+    }
+    std::fflush(stdout);
+    return l;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    Options o = parse(argc, argv);
+    std::signal(SIGTERM, on_term);
+    std::signal(SIGINT, on_term);
+    auto ctx = std::make_unique<VerilatedContext>();
+    ctx->commandArgs(1, argv);
+    auto top = std::make_unique<TOP_CLASS>(ctx.get());
+
+    if (o.mode == Options::BARE) {
+        // The trivial loop the bench's overhead is measured against.
+        auto t0 = std::chrono::steady_clock::now();
+        top->reset = 1;
+        for (uint64_t c = 0; c < o.bare_cycles; c++) {
+            if (c == 8) top->reset = 0;
+            top->clk = 0; top->eval();
+            top->clk = 1; top->eval();
+        }
+        double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        std::fprintf(stderr, "jopcal-bench: bare: %llu cycles in %.3f s\n", (unsigned long long)o.bare_cycles, s);
+        return PASS;
+    }
+
+    std::vector<uint32_t> mem;
+#ifdef HAS_MEM
+    mem.assign(o.mem_words, 0);
+    if (!o.preload.empty()) {
+        auto img = read_image(o.preload);
+        if (img.size() > mem.size()) die(USAGE, o.preload + ": " + std::to_string(img.size()) + " words do not fit in --mem-words");
+        std::copy(img.begin(), img.end(), mem.begin());
+    }
+#else
+    if (!o.preload.empty()) die(USAGE, "--preload needs a DUT with the memory port (CONTRACT.md)");
+#endif
+    Line line = open_line(o);
+
+#ifdef BENCH_TRACE
+    std::unique_ptr<VerilatedVcdC> vcd;
+    if (!o.trace.empty()) {
+        ctx->traceEverOn(true);
+        vcd = std::make_unique<VerilatedVcdC>();
+        top->trace(vcd.get(), 99);
+        vcd->open(o.trace.c_str());
+    }
+#else
+    if (!o.trace.empty()) die(USAGE, "this bench was built without tracing: jopcal sim build --trace");
+#endif
+
+    auto t0 = std::chrono::steady_clock::now();
+    uint64_t cycle = 0;
+#ifdef HAS_MEM
+    int mem_pending = 0;      // 1 read, 2 write
+    unsigned mem_wait = 0;
+    uint64_t mem_addr = 0;
+    uint32_t mem_data = 0;
+#endif
+#ifdef HAS_UART_SERIAL
+    // Receiver of the DUT's txd and driver of its rxd.
+    int tx_state = -1; unsigned tx_count = 0; unsigned tx_bits = 0;
+    int rx_bit = -1; unsigned rx_count = 0; unsigned rx_byte = 0;
+    top->uart_rxd = 1;
+#endif
+    top->reset = 1;
+    int code = PASS;
+    std::string why = "the DUT raised halt";
+    for (;; cycle++) {
+        if (cycle == 8) top->reset = 0;
+        top->clk = 0;
+        top->eval();
+        top->clk = 1;
+        top->eval();
+#ifdef BENCH_TRACE
+        if (vcd && cycle >= o.trace_from && cycle <= o.trace_to) vcd->dump((vluint64_t)cycle * 2);
+#endif
+#ifdef HAS_MEM
+        top->mem_ready = 0;
+        if (mem_pending) {
+            if (mem_wait-- == 0) {
+                if (mem_pending == 1) top->mem_rdata = mem[mem_addr];
+                else mem[mem_addr] = mem_data;
+                top->mem_ready = 1;
+                mem_pending = 0;
+            }
+        } else if (top->mem_rd || top->mem_wr) {
+            mem_addr = top->mem_addr;
+            if (mem_addr >= mem.size()) {
+                code = DUT_ERROR;
+                why = "memory access at word " + std::to_string(mem_addr) + ", beyond --mem-words " + std::to_string(mem.size());
+                break;
+            }
+            mem_pending = top->mem_rd ? 1 : 2;
+            mem_data = top->mem_wdata;
+            mem_wait = top->mem_rd ? o.read_wait : o.write_wait;
+        }
+#endif
+#ifdef HAS_UART_CHAR
+        if (top->uart_tx_valid && !top->uart_tx_ready) {
+            line.tx.push_back(top->uart_tx_data);
+            top->uart_tx_ready = 1;
+        } else {
+            top->uart_tx_ready = 0;
+        }
+        if (top->uart_rx_valid && top->uart_rx_ready) {
+            line.rx.pop_front();
+            top->uart_rx_valid = 0;
+        } else if (!top->uart_rx_valid && !line.rx.empty()) {
+            top->uart_rx_data = line.rx.front();
+            top->uart_rx_valid = 1;
+        }
+#endif
+#ifdef HAS_UART_SERIAL
+        // DUT -> host: sample txd in the middle of each bit.
+        if (tx_state < 0) {
+            if (!top->uart_txd) { tx_state = 0; tx_count = o.bit_cycles / 2; tx_bits = 0; }
+        } else if (--tx_count == 0) {
+            tx_count = o.bit_cycles;
+            if (tx_state == 0) tx_state = 1;
+            else if (tx_state <= 8) { tx_bits |= (unsigned)top->uart_txd << (tx_state - 1); tx_state++; }
+            else { line.tx.push_back((uint8_t)tx_bits); tx_state = -1; }
+        }
+        // Host -> DUT: start bit, 8 data bits LSB first, stop bit.
+        if (rx_bit < 0 && !line.rx.empty()) { rx_byte = line.rx.front(); line.rx.pop_front(); rx_bit = 0; rx_count = o.bit_cycles; }
+        if (rx_bit >= 0) {
+            top->uart_rxd = rx_bit == 0 ? 0 : rx_bit <= 8 ? ((rx_byte >> (rx_bit - 1)) & 1) : 1;
+            if (--rx_count == 0) { rx_count = o.bit_cycles; if (++rx_bit > 9) rx_bit = -1; }
+        }
+#endif
+#ifdef HAS_HALT
+        if (top->halt) break;
+#endif
+        if ((cycle & 1023) == 0) {
+            line.poll();
+            if (line.in_closed && line.rx.empty()) { why = "the host closed the line"; break; }
+            if (stop_requested) { why = "stopped by the host"; break; }
+            if (o.cycle_limit && cycle >= o.cycle_limit) { code = TIMEOUT; why = "cycle limit of " + std::to_string(o.cycle_limit) + " cycles reached"; break; }
+            if (o.timeout_s > 0 && (cycle & 0xfffff) == 0 &&
+                std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() > o.timeout_s) {
+                code = TIMEOUT; why = "wall-clock timeout of " + std::to_string((int)o.timeout_s) + " s"; break;
+            }
+        } else if (!line.tx.empty() && line.tx.back() == '\n') {
+            line.flush();
+        }
+    }
+    line.flush();
+#ifdef BENCH_TRACE
+    if (vcd) vcd->close();
+#endif
+    top->final();
+    double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    std::string tap;
+#ifdef HAS_CYCLE_COUNT
+    tap = ", DUT cycle counter " + std::to_string((unsigned long long)top->cycle_count);
+#endif
+    std::fprintf(stderr, "jopcal-bench: %s after %llu cycles in %.3f s%s\n", why.c_str(), (unsigned long long)cycle, s, tap.c_str());
+    return code;
+}

@@ -1,0 +1,190 @@
+//! Building the bench around a DUT with Verilator, and starting it.
+
+use crate::ports::{check_contract, parse_ports, Contract, UartStyle};
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::Duration;
+
+/// A built bench: its executable and what the DUT offers.
+#[derive(Debug, Clone)]
+pub struct BuiltBench {
+    pub binary: PathBuf,
+    pub contract: Contract,
+}
+
+/// The last `%Error` line of Verilator's output (or its last line).
+fn verilator_error(out: &[u8]) -> String {
+    let text = String::from_utf8_lossy(out);
+    text.lines()
+        .filter(|l| l.starts_with("%Error"))
+        .find(|l| !l.contains("Exiting due to"))
+        .or_else(|| text.lines().rev().find(|l| !l.trim().is_empty()))
+        .unwrap_or("")
+        .trim()
+        .to_string()
+}
+
+fn verilator() -> Result<PathBuf, String> {
+    let v = PathBuf::from("verilator");
+    match Command::new(&v).arg("--version").output() {
+        Ok(o) if o.status.success() => Ok(v),
+        _ => Err(
+            "verilator not found: install it with `apt-get install verilator g++ make` (or run scripts/setup)".into(),
+        ),
+    }
+}
+
+/// Verilates `rtl` with top `top` and the bench from `bench_dir` into `out`.
+pub fn build(rtl: &[PathBuf], top: &str, out: &Path, bench_dir: &Path, trace: bool) -> Result<BuiltBench, String> {
+    for f in rtl {
+        if !f.is_file() {
+            return Err(format!("{}: no such RTL file", f.display()));
+        }
+    }
+    let bench = bench_dir.join("bench.cpp");
+    if !bench.is_file() {
+        return Err(format!("{}: the bench source is missing", bench.display()));
+    }
+    let v = verilator()?;
+    std::fs::create_dir_all(out).map_err(|e| format!("{}: {e}", out.display()))?;
+    let xml = out.join("ports.xml");
+    let o = Command::new(&v)
+        .args(["--xml-only", "--xml-output"])
+        .arg(&xml)
+        .args(["--top-module", top, "-Wno-fatal", "-Mdir"])
+        .arg(out.join("xml"))
+        .args(rtl)
+        .output()
+        .map_err(|e| format!("cannot run verilator: {e}"))?;
+    if !o.status.success() {
+        return Err(format!(
+            "verilator rejects the RTL: {}",
+            verilator_error(&[o.stdout, o.stderr].concat())
+        ));
+    }
+    let text = std::fs::read_to_string(&xml).map_err(|e| format!("{}: {e}", xml.display()))?;
+    let contract = check_contract(&parse_ports(&text)?, top)?;
+    let mut cfg = format!("#define TOP_CLASS V{top}\n#define TOP_HEADER \"V{top}.h\"\n");
+    if let Some(w) = contract.memory {
+        cfg.push_str(&format!("#define HAS_MEM 1\n#define MEM_ADDR_W {w}\n"));
+    }
+    cfg.push_str(match contract.uart {
+        UartStyle::Char => "#define HAS_UART_CHAR 1\n",
+        UartStyle::Serial => "#define HAS_UART_SERIAL 1\n",
+    });
+    if contract.cycle_count {
+        cfg.push_str("#define HAS_CYCLE_COUNT 1\n");
+    }
+    if contract.halt {
+        cfg.push_str("#define HAS_HALT 1\n");
+    }
+    if trace {
+        cfg.push_str("#define BENCH_TRACE 1\n");
+    }
+    std::fs::write(out.join("bench_config.h"), cfg).map_err(|e| format!("{}: {e}", out.display()))?;
+    let obj = out.join("obj");
+    let out_abs = out.canonicalize().unwrap_or_else(|_| out.to_path_buf());
+    let mut cmd = Command::new(&v);
+    cmd.args([
+        "--cc",
+        "--exe",
+        "--build",
+        "-O3",
+        "-j",
+        "2",
+        "-Wno-fatal",
+        "--top-module",
+        top,
+    ])
+    .arg("-Mdir")
+    .arg(&obj)
+    .args(["-o", "bench"])
+    .arg("-CFLAGS")
+    .arg(format!("-O2 -I{}", out_abs.display()));
+    if trace {
+        cmd.arg("--trace");
+    }
+    let o = cmd
+        .arg(bench.canonicalize().unwrap_or(bench))
+        .args(rtl)
+        .output()
+        .map_err(|e| format!("cannot run verilator: {e}"))?;
+    if !o.status.success() {
+        return Err(format!(
+            "building the bench failed: {}",
+            verilator_error(&[o.stdout, o.stderr].concat())
+        ));
+    }
+    let binary = obj.join("bench");
+    if !binary.is_file() {
+        return Err(format!(
+            "verilator reported success but {} is missing",
+            binary.display()
+        ));
+    }
+    Ok(BuiltBench { binary, contract })
+}
+
+/// A bench running with its UART on a pseudo-terminal.
+pub struct RunningBench {
+    pub child: Child,
+    /// The pseudo-terminal's path (the bench's first line).
+    pub port: String,
+    stderr: Option<std::thread::JoinHandle<String>>,
+}
+
+impl RunningBench {
+    /// Stops the bench (SIGTERM, so it reports; SIGKILL after 2 s) and returns what it printed on stderr.
+    pub fn stop(mut self) -> String {
+        use wait_timeout::ChildExt;
+        // SAFETY: signalling our own child process.
+        unsafe { libc::kill(self.child.id() as libc::pid_t, libc::SIGTERM) };
+        if !matches!(self.child.wait_timeout(Duration::from_secs(2)), Ok(Some(_))) {
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+        }
+        self.stderr.take().and_then(|h| h.join().ok()).unwrap_or_default()
+    }
+}
+
+/// Starts `binary --pty <args>` and waits (at most `wait`) for the path it prints first.
+pub fn start(binary: &Path, args: &[String], wait: Duration) -> Result<RunningBench, String> {
+    let mut child = Command::new(binary)
+        .arg("--pty")
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|e| format!("cannot start {}: {e}", binary.display()))?;
+    let stdout = child.stdout.take().expect("piped");
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let mut line = String::new();
+        let _ = BufReader::new(stdout).read_line(&mut line);
+        let _ = tx.send(line);
+    });
+    let mut err = child.stderr.take().expect("piped");
+    let stderr = std::thread::spawn(move || {
+        let mut s = String::new();
+        let _ = std::io::Read::read_to_string(&mut err, &mut s);
+        s
+    });
+    match rx.recv_timeout(wait) {
+        Ok(line) if line.starts_with('/') => Ok(RunningBench {
+            child,
+            port: line.trim().to_string(),
+            stderr: Some(stderr),
+        }),
+        _ => {
+            let _ = child.kill();
+            let _ = child.wait();
+            let e = stderr.join().unwrap_or_default();
+            Err(format!(
+                "the bench did not open its pseudo-terminal: {}",
+                e.lines().last().unwrap_or("no output")
+            ))
+        }
+    }
+}

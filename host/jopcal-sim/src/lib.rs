@@ -1,0 +1,11 @@
+//! The Verilator test bench (`hdl-sim/`) from the host's side: reading a top
+//! module's ports from Verilator's XML output and checking them against the
+//! DUT contract (`hdl-sim/CONTRACT.md`), building the bench with
+//! `verilator --cc --exe --build`, and starting it so that its UART's
+//! pseudo-terminal can be driven like a board.
+
+pub mod build;
+pub mod ports;
+
+pub use build::{build, start, BuiltBench, RunningBench};
+pub use ports::{check_contract, parse_ports, Contract, Port, UartStyle};

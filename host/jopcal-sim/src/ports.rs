@@ -1,0 +1,190 @@
+//! The top module's ports, from `verilator --xml-only`, and the contract check.
+
+/// A port of the top module.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Port {
+    pub name: String,
+    pub input: bool,
+    pub width: u32,
+}
+
+fn attr<'a>(tag: &'a str, name: &str) -> Option<&'a str> {
+    let key = format!(" {name}=\"");
+    let start = tag.find(&key)? + key.len();
+    let end = tag[start..].find('"')? + start;
+    Some(&tag[start..end])
+}
+
+/// The top module's ports: `<var ... pinIndex=...>` elements of the module
+/// marked `topModule`, with widths from their `<basicdtype>`.
+pub fn parse_ports(xml: &str) -> Result<Vec<Port>, String> {
+    let mut widths = std::collections::HashMap::new();
+    for tag in xml.split('<').filter(|t| t.starts_with("basicdtype ")) {
+        if let Some(id) = attr(tag, "id") {
+            let w = match (attr(tag, "left"), attr(tag, "right")) {
+                (Some(l), Some(r)) => {
+                    let (l, r): (i64, i64) = (l.parse().unwrap_or(0), r.parse().unwrap_or(0));
+                    (l - r).unsigned_abs() as u32 + 1
+                }
+                _ => 1,
+            };
+            widths.insert(id.to_string(), w);
+        }
+    }
+    let top = xml
+        .find("topModule=\"1\"")
+        .ok_or("Verilator's XML names no top module")?;
+    let body_end = xml[top..].find("</module>").map_or(xml.len(), |e| top + e);
+    let mut ports = Vec::new();
+    for tag in xml[top..body_end].split('<').filter(|t| t.starts_with("var ")) {
+        if attr(tag, "pinIndex").is_none() {
+            continue;
+        }
+        let (Some(name), Some(dir)) = (attr(tag, "name"), attr(tag, "dir")) else {
+            continue;
+        };
+        let width = attr(tag, "dtype_id").and_then(|d| widths.get(d)).copied().unwrap_or(1);
+        ports.push(Port {
+            name: name.to_string(),
+            input: dir == "input",
+            width,
+        });
+    }
+    Ok(ports)
+}
+
+/// How the DUT's UART is wired.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum UartStyle {
+    Char,
+    Serial,
+}
+
+/// What the DUT offers, as the bench needs to know.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Contract {
+    pub memory: Option<u32>,
+    pub uart: UartStyle,
+    pub cycle_count: bool,
+    pub halt: bool,
+}
+
+/// Checks `ports` against hdl-sim/CONTRACT.md; an error names the port.
+pub fn check_contract(ports: &[Port], top: &str) -> Result<Contract, String> {
+    let find = |n: &str| ports.iter().find(|p| p.name == n);
+    let need = |n: &str, input: bool, width: Option<u32>| -> Result<u32, String> {
+        let p = find(n).ok_or_else(|| {
+            format!(
+                "top module {top} lacks port `{n}` ({} {}; see hdl-sim/CONTRACT.md)",
+                if input { "input" } else { "output" },
+                width.map_or("of any width".to_string(), |w| format!(
+                    "{w} bit{}",
+                    if w == 1 { "" } else { "s" }
+                ))
+            )
+        })?;
+        if p.input != input {
+            return Err(format!(
+                "port `{n}` of {top} must be an {}",
+                if input { "input" } else { "output" }
+            ));
+        }
+        if let Some(w) = width {
+            if p.width != w {
+                return Err(format!("port `{n}` of {top} must be {w} bit(s) wide, not {}", p.width));
+            }
+        }
+        Ok(p.width)
+    };
+    need("clk", true, Some(1))?;
+    need("reset", true, Some(1))?;
+    let memory = if find("mem_addr").is_some() || find("mem_rd").is_some() {
+        let w = need("mem_addr", false, None)?;
+        if w > 32 {
+            return Err(format!("port `mem_addr` of {top} is {w} bits wide; at most 32"));
+        }
+        need("mem_rd", false, Some(1))?;
+        need("mem_wr", false, Some(1))?;
+        need("mem_wdata", false, Some(32))?;
+        need("mem_rdata", true, Some(32))?;
+        need("mem_ready", true, Some(1))?;
+        Some(w)
+    } else {
+        None
+    };
+    let uart = if find("uart_txd").is_some() || find("uart_rxd").is_some() {
+        need("uart_txd", false, Some(1))?;
+        need("uart_rxd", true, Some(1))?;
+        UartStyle::Serial
+    } else {
+        need("uart_tx_valid", false, Some(1))?;
+        need("uart_tx_data", false, Some(8))?;
+        need("uart_tx_ready", true, Some(1))?;
+        need("uart_rx_valid", true, Some(1))?;
+        need("uart_rx_data", true, Some(8))?;
+        need("uart_rx_ready", false, Some(1))?;
+        UartStyle::Char
+    };
+    let cycle_count = find("cycle_count").is_some();
+    if cycle_count {
+        need("cycle_count", false, Some(32))?;
+    }
+    let halt = find("halt").is_some();
+    if halt {
+        need("halt", false, Some(1))?;
+    }
+    Ok(Contract {
+        memory,
+        uart,
+        cycle_count,
+        halt,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const XML: &str = r#"<module name="t" topModule="1">
+      <var name="clk" dtype_id="1" dir="input" pinIndex="1"/>
+      <var name="reset" dtype_id="1" dir="input" pinIndex="2"/>
+      <var name="uart_txd" dtype_id="1" dir="output" pinIndex="3"/>
+      <var name="uart_rxd" dtype_id="1" dir="input" pinIndex="4"/>
+      <var name="cycle_count" dtype_id="3" dir="output" pinIndex="5"/>
+      <var name="tmp" dtype_id="3" dir="output"/>
+    </module>
+    <basicdtype id="1" name="logic"/><basicdtype id="3" name="logic" left="31" right="0"/>"#;
+
+    #[test]
+    fn reads_ports_and_checks_the_contract() {
+        let p = parse_ports(XML).unwrap();
+        assert_eq!(p.len(), 5);
+        assert_eq!(
+            p[4],
+            Port {
+                name: "cycle_count".into(),
+                input: false,
+                width: 32
+            }
+        );
+        let c = check_contract(&p, "t").unwrap();
+        assert_eq!(
+            c,
+            Contract {
+                memory: None,
+                uart: UartStyle::Serial,
+                cycle_count: true,
+                halt: false
+            }
+        );
+        let no_reset: Vec<Port> = p.iter().filter(|x| x.name != "reset").cloned().collect();
+        assert_eq!(
+            check_contract(&no_reset, "t").unwrap_err(),
+            "top module t lacks port `reset` (input 1 bit; see hdl-sim/CONTRACT.md)"
+        );
+        let no_uart: Vec<Port> = p.iter().filter(|x| !x.name.starts_with("uart")).cloned().collect();
+        assert!(check_contract(&no_uart, "t")
+            .unwrap_err()
+            .contains("lacks port `uart_tx_valid`"));
+    }
+}

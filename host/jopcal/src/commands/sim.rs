@@ -1,0 +1,127 @@
+//! `jopcal sim` (build, run and benchmark the Verilator bench) and
+//! `jopcal run --target verilator`, which starts the bench with its UART on a
+//! pseudo-terminal and measures through the same code as a board.
+
+use crate::cli::{BoardArgs, SimAction, SimArgs};
+use crate::commands::board::{measure_board, BOARD_QUIET};
+use crate::commands::run::Measured;
+use anyhow::{anyhow, bail, Context, Result};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Duration;
+
+/// `hdl-sim/bench` of this checkout.
+fn bench_dir(firmware: Option<&Path>) -> PathBuf {
+    if let Ok(fw) = crate::context::firmware_dir(firmware) {
+        let d = fw.parent().unwrap_or(Path::new(".")).join("hdl-sim/bench");
+        if d.is_dir() {
+            return d;
+        }
+    }
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../hdl-sim/bench")
+}
+
+/// The bench executable inside a `sim build` directory.
+pub fn bench_binary(sim: &Path) -> Result<PathBuf> {
+    let b = sim.join("obj/bench");
+    if !b.is_file() {
+        bail!(
+            "{}: no built bench here: run `jopcal sim build --rtl ... --top ... --out {}` first",
+            sim.display(),
+            sim.display()
+        );
+    }
+    Ok(b)
+}
+
+pub fn sim(firmware: Option<&Path>, a: &SimArgs) -> Result<()> {
+    match &a.action {
+        SimAction::Build { rtl, top, out, trace } => {
+            let start = std::time::Instant::now();
+            eprintln!("       sim verilating {top} with the bench (this takes a while)");
+            let built = jopcal_sim::build(rtl, top, out, &bench_dir(firmware), *trace).map_err(|e| anyhow!(e))?;
+            eprintln!(
+                "       sim built {} in {:.1} s ({:?} UART{}{})",
+                built.binary.display(),
+                start.elapsed().as_secs_f64(),
+                built.contract.uart,
+                if built.contract.memory.is_some() {
+                    ", memory port"
+                } else {
+                    ""
+                },
+                if built.contract.halt { ", halt" } else { "" }
+            );
+            println!("{}", out.display());
+            Ok(())
+        }
+        SimAction::Run { sim, args } => {
+            let status = Command::new(bench_binary(sim)?)
+                .args(args)
+                .status()
+                .context("starting the bench")?;
+            match status.code() {
+                Some(0) => Ok(()),
+                Some(2) => bail!("the bench stopped at its cycle limit or timeout (see its last line above)"),
+                Some(3) => bail!("the DUT failed (see the bench's last line above)"),
+                Some(c) => bail!("the bench exited with status {c}"),
+                None => bail!("the bench was killed by a signal"),
+            }
+        }
+        SimAction::Bench { sim, cycles } => {
+            let bin = bench_binary(sim)?;
+            let time = |args: &[String]| -> Result<f64> {
+                let mut best = f64::MAX;
+                for _ in 0..3 {
+                    let t = std::time::Instant::now();
+                    let o = Command::new(&bin)
+                        .args(args)
+                        .stdin(std::process::Stdio::null())
+                        .output()?;
+                    if !matches!(o.status.code(), Some(0) | Some(2)) {
+                        bail!("bench {args:?}: {}", String::from_utf8_lossy(&o.stderr).trim());
+                    }
+                    best = best.min(t.elapsed().as_secs_f64());
+                }
+                Ok(best)
+            };
+            let n = cycles.to_string();
+            let bare = time(&["--bare".into(), n.clone()])?;
+            let full = time(&["--stdout".into(), "--cycle-limit".into(), n.clone()])?;
+            println!("bench overhead over {cycles} cycles (best of 3):");
+            println!(
+                "  bare model, trivial clock loop: {bare:.3} s ({:.1} M cycles/s)",
+                *cycles as f64 / bare / 1e6
+            );
+            println!(
+                "  full bench (memory, UART, limits): {full:.3} s ({:.1} M cycles/s)",
+                *cycles as f64 / full / 1e6
+            );
+            println!("  overhead: {:+.1}%", 100.0 * (full / bare - 1.0));
+            Ok(())
+        }
+    }
+}
+
+/// `jopcal run --target verilator`: start the bench on a pseudo-terminal, measure, stop it.
+pub fn measure_verilator(
+    sim: Option<&Path>,
+    sim_args: &[String],
+    board: &BoardArgs,
+    out: &Path,
+    stamp: &str,
+    timeout: u64,
+) -> Result<Measured> {
+    let sim = sim.context("--target verilator needs --sim DIR (a bench from `jopcal sim build`)")?;
+    let bin = bench_binary(sim)?;
+    let running = jopcal_sim::start(&bin, sim_args, Duration::from_secs(10)).map_err(|e| anyhow!(e))?;
+    let mut args = board.clone();
+    args.port = Some(running.port.clone());
+    let note = format!("verilator bench {} {}", sim.display(), sim_args.join(" "));
+    let result = measure_board(&args, out, stamp, timeout, "verilator", Some(note.trim()), BOARD_QUIET);
+    let bench_log = running.stop();
+    if let Ok(m) = &result {
+        let _ = jopcal_measure::atomic::write_atomic(&m.out.join("logs/bench.log"), bench_log.as_bytes());
+    }
+    result
+}

@@ -1,0 +1,145 @@
+//! The Verilator bench end to end: build the project's test DUT with the real
+//! Verilator, download images through a pseudo-terminal with the classic
+//! protocol, and check the memory model's wait states to the cycle.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::OnceLock;
+
+fn jopcal() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_jopcal"))
+}
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../..")
+        .canonicalize()
+        .unwrap()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// The test DUT's bench, built once for all tests here.
+fn bench() -> &'static Path {
+    static DIR: OnceLock<PathBuf> = OnceLock::new();
+    DIR.get_or_init(|| {
+        let dir = std::env::temp_dir().join(format!("jopcal-sim-test-{}", std::process::id()));
+        let o = jopcal()
+            .args(["sim", "build", "--rtl"])
+            .arg(repo().join("hdl-sim/test-dut/jopcal_test_dut.v"))
+            .args(["--top", "jopcal_test_dut", "--out"])
+            .arg(&dir)
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", stderr(&o));
+        dir
+    })
+}
+
+fn image(dir: &Path, payload: &[u32]) -> (PathBuf, u32) {
+    let mut words = vec![payload.len() as u32 + 1];
+    words.extend_from_slice(payload);
+    let xor = words.iter().fold(0, |a, w| a ^ w);
+    let p = dir.join("img.jop");
+    let text: Vec<String> = words.iter().map(u32::to_string).collect();
+    std::fs::write(&p, format!("// test image\n{}\n", text.join(",\n"))).unwrap();
+    (p, xor)
+}
+
+#[test]
+fn downloads_through_the_bench_and_counts_wait_states_exactly() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (img, xor) = image(tmp.path(), &(1..=99).map(|i| i * 7919).collect::<Vec<u32>>());
+    let words = 100u64;
+    let mut cycles = Vec::new();
+    for read_wait in ["1", "4"] {
+        let out = tmp.path().join(format!("r{read_wait}"));
+        let o = jopcal()
+            .args(["run", "--target", "verilator", "--sim"])
+            .arg(bench())
+            .arg("--sim-arg=--read-wait")
+            .arg(format!("--sim-arg={read_wait}"))
+            .arg("--image")
+            .arg(&img)
+            .arg("--out")
+            .arg(&out)
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", stderr(&o));
+        let rows = jopcal_measure::measurements::read(&out.join("measurements.csv")).unwrap();
+        assert_eq!(rows.len(), 1);
+        assert_eq!((rows[0].benchmark.as_str(), rows[0].iterations), ("dut", words));
+        let log = String::from_utf8_lossy(&std::fs::read(out.join(&rows[0].log)).unwrap()).into_owned();
+        // The image reached memory intact: the DUT's read-back XOR is the image's.
+        assert!(log.contains(&format!(" sum={xor} ")), "{log}");
+        let bench_log = std::fs::read_to_string(out.join("logs/bench.log")).unwrap();
+        assert!(bench_log.contains("stopped by the host"), "{bench_log}");
+        cycles.push(rows[0].cycles);
+    }
+    // Each of the 100 reads waits 3 cycles longer.
+    assert_eq!(cycles[1] - cycles[0], 3 * words, "{cycles:?}");
+}
+
+#[test]
+fn contract_violations_and_bad_rtl_are_named() {
+    let tmp = tempfile::tempdir().unwrap();
+    let no_reset = tmp.path().join("no_reset.v");
+    std::fs::write(
+        &no_reset,
+        "module t(input wire clk, output wire uart_txd, input wire uart_rxd);\n  assign uart_txd = uart_rxd;\nendmodule\n",
+    )
+    .unwrap();
+    let o = jopcal()
+        .args(["sim", "build", "--rtl"])
+        .arg(&no_reset)
+        .args(["--top", "t", "--out"])
+        .arg(tmp.path().join("a"))
+        .output()
+        .unwrap();
+    assert!(!o.status.success());
+    assert_eq!(
+        stderr(&o).lines().last().unwrap(),
+        "jopcal: error: top module t lacks port `reset` (input 1 bit; see hdl-sim/CONTRACT.md)"
+    );
+    let broken = tmp.path().join("broken.v");
+    std::fs::write(&broken, "module t(input wire clk;\nendmodule\n").unwrap();
+    let o = jopcal()
+        .args(["sim", "build", "--rtl"])
+        .arg(&broken)
+        .args(["--top", "t", "--out"])
+        .arg(tmp.path().join("b"))
+        .output()
+        .unwrap();
+    let e = stderr(&o);
+    assert!(
+        e.lines()
+            .last()
+            .unwrap()
+            .starts_with("jopcal: error: verilator rejects the RTL: %Error:"),
+        "{e}"
+    );
+    assert!(e.contains("broken.v:1"), "{e}");
+}
+
+#[test]
+fn a_silent_dut_ends_at_the_cycle_limit() {
+    let o = jopcal()
+        .args(["sim", "run", "--sim"])
+        .arg(bench())
+        .args(["--stdout", "--cycle-limit", "50000"])
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1));
+    let e = stderr(&o);
+    assert!(
+        e.contains("jopcal-bench: cycle limit of 50000 cycles reached after"),
+        "{e}"
+    );
+    assert_eq!(
+        e.lines().last().unwrap(),
+        "jopcal: error: the bench stopped at its cycle limit or timeout (see its last line above)"
+    );
+}
