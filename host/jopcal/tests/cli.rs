@@ -53,6 +53,15 @@ fn help_lists_every_verb_and_every_verb_has_help() {
     }
 }
 
+fn suite_names() -> Vec<String> {
+    let manifest = fs::read_to_string(repo().join("jop-firmware/suite.toml")).unwrap();
+    manifest
+        .lines()
+        .filter_map(|l| l.strip_prefix("name = \""))
+        .map(|l| l.trim_end_matches('"').to_string())
+        .collect()
+}
+
 #[test]
 fn run_on_host_writes_one_row_per_workload_and_keeps_logs() {
     let dir = tempfile::tempdir().unwrap();
