@@ -5,7 +5,6 @@
 
 use jopcal_emu::{run_bundle, BoardConfig, Bundle};
 use std::path::Path;
-use std::process::Command;
 use std::time::Instant;
 
 fn main() {
@@ -14,27 +13,10 @@ fn main() {
     }
     let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
     let tmp = tempfile::tempdir().unwrap();
-    let mut files = Vec::new();
-    let mut todo = vec![repo.join("jop-firmware/src"), repo.join("jop-firmware/host-stubs")];
-    while let Some(d) = todo.pop() {
-        for e in std::fs::read_dir(d).unwrap() {
-            let p = e.unwrap().path();
-            if p.is_dir() {
-                todo.push(p);
-            } else if p.extension().is_some_and(|x| x == "java") {
-                files.push(p);
-            }
-        }
-    }
-    let o = Command::new("javac")
-        .args(["--release", "8", "-d"])
-        .arg(tmp.path())
-        .args(&files)
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let jdk = jopcal_workloads::Jdk::detect().expect("a JDK (run scripts/setup)");
+    let built = jopcal_workloads::build_suite(&repo.join("jop-firmware"), &jdk, tmp.path()).unwrap();
     let cfg = BoardConfig::load(&repo.join("calibration/emu-board.toml"), &[]).unwrap();
-    let bundle = Bundle::from_dir(tmp.path(), "jopcal.suite.All").unwrap();
+    let bundle = Bundle::from_dir(&built.classes, "jopcal.suite.All").unwrap();
     let mut best = f64::MAX;
     let mut cycles = 0;
     for _ in 0..5 {

@@ -3,7 +3,6 @@
 
 use jopcal_emu::{run_bundle, BoardConfig, Bundle, Exit};
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -12,28 +11,24 @@ fn repo() -> PathBuf {
         .unwrap()
 }
 
-/// Compiles the suite with javac into a temporary directory.
+/// Compiles the suite with javac (jopcal's own build) into `out`.
 pub fn compile_suite(out: &Path) {
-    let root = repo().join("jop-firmware");
-    let mut files = Vec::new();
-    let mut todo = vec![root.join("src"), root.join("host-stubs")];
-    while let Some(d) = todo.pop() {
-        for e in std::fs::read_dir(d).unwrap() {
-            let p = e.unwrap().path();
-            if p.is_dir() {
-                todo.push(p);
-            } else if p.extension().is_some_and(|x| x == "java") {
-                files.push(p);
-            }
+    let jdk = jopcal_workloads::Jdk::detect().expect("a JDK (run scripts/setup)");
+    let built = jopcal_workloads::build_suite(&repo().join("jop-firmware"), &jdk, out).unwrap();
+    copy_dir(&built.classes, out);
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    for e in std::fs::read_dir(from).unwrap() {
+        let p = e.unwrap().path();
+        let t = to.join(p.file_name().unwrap());
+        if p.is_dir() {
+            std::fs::create_dir_all(&t).unwrap();
+            copy_dir(&p, &t);
+        } else {
+            std::fs::copy(&p, &t).unwrap();
         }
     }
-    let o = Command::new("javac")
-        .args(["--release", "8", "-encoding", "UTF-8", "-d"])
-        .arg(out)
-        .args(&files)
-        .output()
-        .expect("javac (run scripts/setup)");
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
 }
 
 #[test]

@@ -216,19 +216,7 @@ mod tests {
     use jopcal_measure::Unit;
 
     fn m(b: &str, c: u64) -> Measurement {
-        Measurement {
-            target: "emu".into(),
-            target_config: String::new(),
-            benchmark: b.into(),
-            iterations: 1,
-            cycles: c,
-            unit: Unit::Cycles,
-            run: 1,
-            timestamp: String::new(),
-            tool_version: String::new(),
-            suite_hash: String::new(),
-            log: String::new(),
-        }
+        crate::testutil::measurement(b, c)
     }
 
     fn e(b: &str, cache: &str, c: f64, n: u64) -> EstimateRow {

@@ -8,3 +8,26 @@ pub mod accuracy;
 pub mod estimates;
 pub mod plots;
 pub mod regress;
+
+/// Measurements for the unit tests.
+#[cfg(test)]
+pub(crate) mod testutil {
+    use jopcal_measure::{Measurement, Unit};
+
+    /// A one-run measurement of `bench` in cycles.
+    pub fn measurement(bench: &str, cycles: u64) -> Measurement {
+        Measurement {
+            target: "emu".into(),
+            target_config: String::new(),
+            benchmark: bench.into(),
+            iterations: 1,
+            cycles,
+            unit: Unit::Cycles,
+            run: 1,
+            timestamp: String::new(),
+            tool_version: String::new(),
+            suite_hash: String::new(),
+            log: "logs/x.log".into(),
+        }
+    }
+}

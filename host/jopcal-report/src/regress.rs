@@ -161,22 +161,9 @@ pub fn junit(r: &Regression, candidate_csv: &Path) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use jopcal_measure::Unit;
 
     fn m(b: &str, c: u64) -> Measurement {
-        Measurement {
-            target: "emu".into(),
-            target_config: String::new(),
-            benchmark: b.into(),
-            iterations: 1,
-            cycles: c,
-            unit: Unit::Cycles,
-            run: 1,
-            timestamp: String::new(),
-            tool_version: String::new(),
-            suite_hash: String::new(),
-            log: "logs/x.log".into(),
-        }
+        crate::testutil::measurement(b, c)
     }
 
     #[test]

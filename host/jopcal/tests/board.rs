@@ -2,24 +2,19 @@
 //! `jopcal run --target board` against the board-side loader on real
 //! pseudo-terminals and TCP, with and without faults.
 
+mod common;
+#[allow(unused_imports)]
+use common::{jopcal, repo, stderr, text};
+
 use jopcal_link::board::LoaderOptions;
 use jopcal_link::fault::FaultPlan;
 use jopcal_link::link::TcpLink;
 use jopcal_link::peer::{serve, BoardLog, ChecksumProgram};
 use jopcal_link::{JopImage, Protocol, PseudoTerminal};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
-
-fn jopcal() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_jopcal"))
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
 
 struct Board {
     port: String,

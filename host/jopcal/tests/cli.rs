@@ -1,26 +1,11 @@
 //! Integration tests: they drive the real `jopcal` binary on the real host JVM.
 
+mod common;
+#[allow(unused_imports)]
+use common::{jopcal, repo, stderr, text};
+
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-
-fn jopcal() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_jopcal"))
-}
-
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../..")
-        .canonicalize()
-        .unwrap()
-}
-
-fn text(o: &Output) -> (String, String) {
-    (
-        String::from_utf8_lossy(&o.stdout).into_owned(),
-        String::from_utf8_lossy(&o.stderr).into_owned(),
-    )
-}
 
 const VERBS: [&str; 13] = [
     "validate",

@@ -2,24 +2,13 @@
 //! agreement of its cycles with the estimator under the same timing table,
 //! `jopcal emu --pty` driven like a board, and its errors.
 
+mod common;
+#[allow(unused_imports)]
+use common::{jopcal, repo, stderr, text};
+
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
-
-fn jopcal() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_jopcal"))
-}
-
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../..")
-        .canonicalize()
-        .unwrap()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
+use std::process::{Command, Stdio};
 
 fn cycles(csv: &Path) -> Vec<(String, u64)> {
     jopcal_measure::measurements::read(csv)

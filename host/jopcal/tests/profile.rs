@@ -2,17 +2,13 @@
 //! programs on the real JVM under the agent; the counts are checked against
 //! values computed by hand from the bytecode semantics.
 
+mod common;
+#[allow(unused_imports)]
+use common::{jopcal, repo, stderr, text};
+
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
-
-fn jopcal() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_jopcal"))
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
 
 /// Compiles the test programs in tests/java into `dir`.
 fn compile(dir: &Path) {

@@ -2,24 +2,12 @@
 //! Verilator, download images through a pseudo-terminal with the classic
 //! protocol, and check the memory model's wait states to the cycle.
 
+mod common;
+#[allow(unused_imports)]
+use common::{jopcal, repo, stderr, text};
+
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
 use std::sync::OnceLock;
-
-fn jopcal() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_jopcal"))
-}
-
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../..")
-        .canonicalize()
-        .unwrap()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
 
 /// The test DUT's bench, built once for all tests here.
 fn bench() -> &'static Path {
