@@ -159,7 +159,18 @@ pub fn run_image(
                 if !c.clean() {
                     let why = match c.rejected.first() {
                         Some((line, _, reason)) => format!("output line {line} rejected: {reason}"),
-                        None => format!("the run did not finish: {}", c.ending),
+                        None => {
+                            // The last thing the board said is usually why (e.g. an error before `JVM exit!`).
+                            let text = String::from_utf8_lossy(&c.raw).into_owned();
+                            let last = text
+                                .lines()
+                                .rev()
+                                .map(str::trim)
+                                .find(|l| !l.is_empty() && *l != "JVM exit!")
+                                .map(|l| format!(" (last output: {l})"))
+                                .unwrap_or_default();
+                            format!("the run did not finish: {}{last}", c.ending)
+                        }
                     };
                     a.verdict = Some(why);
                 }

@@ -253,3 +253,38 @@ fn unsupported_code_and_endless_loops_are_named_errors() {
         "{e}"
     );
 }
+
+#[test]
+fn an_endless_workload_on_the_board_is_a_named_failure() {
+    let dir = tempfile::tempdir().unwrap();
+    let fw = dir.path().join("fw");
+    std::fs::create_dir_all(fw.join("src/t")).unwrap();
+    std::fs::copy(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/java/Spin.java"),
+        fw.join("src/t/Spin.java"),
+    )
+    .unwrap();
+    let src = std::fs::read_to_string(fw.join("src/t/Spin.java")).unwrap();
+    std::fs::write(fw.join("src/t/Spin.java"), format!("package t;\n{src}")).unwrap();
+    std::fs::write(
+        fw.join("suite.toml"),
+        "[[workload]]\nname = \"Spin\"\nmain = \"t.Spin\"\n",
+    )
+    .unwrap();
+    let o = jopcal()
+        .env("JOPCAL_CACHE", dir.path().join("cache"))
+        .arg("--firmware")
+        .arg(&fw)
+        .args(["run", "--timeout", "2", "--out"])
+        .arg(dir.path().join("out"))
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1));
+    let e = stderr(&o);
+    assert!(
+        e.lines().last().unwrap().starts_with(
+            "jopcal: error: workload Spin: the run printed no result line; last output: virtual board error: cycle limit of 200000000 cycles reached in t.Spin.main"
+        ),
+        "{e}"
+    );
+}

@@ -175,9 +175,34 @@ pub fn measure_board(
         if let Some(e) = log_err {
             bail!(e);
         }
-        if let Err((attempts, why)) = outcome {
-            let log = out.join(log_rel(attempts.last().map_or(1, |a| a.number)));
-            failures.push((stem.clone(), format!("{why} (raw output: {})", log.display())));
+        match outcome {
+            Err((attempts, why)) => {
+                let log = out.join(log_rel(attempts.last().map_or(1, |a| a.number)));
+                failures.push((stem.clone(), format!("{why} (raw output: {})", log.display())));
+            }
+            Ok(attempts) if seen.is_empty() => {
+                // The run ended by itself but measured nothing: say what it printed last.
+                let last = attempts.last();
+                let text = last
+                    .and_then(|a| a.captured.as_ref())
+                    .map(|c| String::from_utf8_lossy(&c.raw).into_owned())
+                    .unwrap_or_default();
+                let line = text
+                    .lines()
+                    .rev()
+                    .map(str::trim)
+                    .find(|l| !l.is_empty() && *l != "JVM exit!" && !l.starts_with("@jopcal done"))
+                    .unwrap_or("nothing");
+                let log = out.join(log_rel(last.map_or(1, |a| a.number)));
+                failures.push((
+                    stem.clone(),
+                    format!(
+                        "the run printed no result line; last output: {line} (raw output: {})",
+                        log.display()
+                    ),
+                ));
+            }
+            Ok(_) => {}
         }
     }
     progress.done();

@@ -123,7 +123,9 @@ pub fn measure_emu(
     timeout: u64,
 ) -> Result<Measured> {
     let cfg_path = context::emu_config_path(emu.emu_config.as_deref(), firmware)?;
-    let cfg = BoardConfig::load(&cfg_path, &emu.emu_params).map_err(|e| anyhow!(e))?;
+    let mut cfg = BoardConfig::load(&cfg_path, &emu.emu_params).map_err(|e| anyhow!(e))?;
+    // An endless loop stops at the cycles a board at the configured clock runs in --timeout.
+    cfg.cycle_limit = cfg.cycle_limit.min((timeout as f64 * cfg.clock_mhz * 1e6) as u64);
     let setup = prepare_host(firmware, benches)?;
     // The images go into the output directory: a record of exactly what ran.
     let staging = tempfile_dir(out)?;
@@ -160,6 +162,8 @@ pub fn measure_emu(
         );
     });
     let mut args = board.clone();
+    // The virtual board is deterministic and its line cannot drop a byte: a failed run fails again.
+    args.retries = 0;
     args.port = Some(port);
     args.images = images;
     let config_note = format!(
