@@ -84,6 +84,17 @@ fn inside_native(profile: &Profile, jop_native: &[Option<f64>], i: usize) -> boo
 
 /// Estimates `profile` with `model` under `mode`.
 pub fn estimate(profile: &Profile, model: &TimingModel, mode: CacheMode) -> Estimate {
+    estimate_sized(profile, model, mode, &|_| None)
+}
+
+/// Like [`estimate`], with method sizes in words from `size_of` where it
+/// knows them (e.g. as JOP's image holds them) instead of the host class files'.
+pub fn estimate_sized(
+    profile: &Profile,
+    model: &TimingModel,
+    mode: CacheMode,
+    size_of: &dyn Fn(&jopcal_profile::MethodInfo) -> Option<u32>,
+) -> Estimate {
     let mut e = Estimate {
         benchmark: profile.benchmark.clone(),
         model: model.name.clone(),
@@ -100,7 +111,11 @@ pub fn estimate(profile: &Profile, model: &TimingModel, mode: CacheMode) -> Esti
         jvm_entered_bytecodes: 0,
         complete: profile.complete,
     };
-    let words: Vec<u32> = profile.methods.iter().map(|m| words_of(m.bytecode_len)).collect();
+    let words: Vec<u32> = profile
+        .methods
+        .iter()
+        .map(|m| size_of(m).unwrap_or_else(|| words_of(m.bytecode_len)))
+        .collect();
     let jop_native: Vec<Option<f64>> = profile
         .methods
         .iter()
@@ -387,6 +402,17 @@ mod tests {
             assert_eq!(e.cycles, estimate(&two_calls(), &m, mode).cycles);
             assert_eq!(e.jvm_entered_bytecodes, 7 + 2);
         }
+    }
+
+    #[test]
+    fn sizes_from_elsewhere_replace_the_class_files() {
+        let m = jop("r=1");
+        let mut p = two_calls();
+        // f as JOP's image holds it: 10 words instead of 33.
+        let sized = estimate_sized(&p, &m, CacheMode::Miss, &|mi| (mi.name == "f").then_some(10));
+        p.methods[1].bytecode_len = 40;
+        assert_eq!(sized.cycles, estimate(&p, &m, CacheMode::Miss).cycles);
+        assert_ne!(sized.cycles, estimate(&two_calls(), &m, CacheMode::Miss).cycles);
     }
 
     #[test]

@@ -424,4 +424,10 @@ pub struct EstimateArgs {
     /// Output: a .csv file (the JSON breakdown goes beside it), or a directory for estimates.csv.
     #[arg(long, value_name = "PATH", default_value = "estimates.csv")]
     pub out: PathBuf,
+    /// JOP's image of the program: method sizes come from its method tables (with --link-map).
+    #[arg(long, value_name = "FILE.jop", requires = "link_map")]
+    pub jop_image: Option<PathBuf>,
+    /// The JOP linker's map for --jop-image (<name>.jop.link.txt).
+    #[arg(long, value_name = "FILE", requires = "jop_image")]
+    pub link_map: Option<PathBuf>,
 }

@@ -620,3 +620,74 @@ fn estimate_computes_hand_checked_cycles_and_rejects_bad_input() {
     // The earlier estimates file is untouched by the failed runs.
     assert_eq!(fs::read_to_string(&out).unwrap(), csv);
 }
+
+#[test]
+fn estimate_uses_method_sizes_from_the_jop_image() {
+    let dir = tempfile::tempdir().unwrap();
+    let prof = dir.path().join("p");
+    fs::create_dir_all(&prof).unwrap();
+    two_call_profile(&prof);
+    // A small image: run() at word 2 (5 words), f() at word 7 (10 words), method table at 17.
+    let mut words = vec![0u32; 21];
+    words[17] = (2 << 10) | 5;
+    words[18] = 30 << 10;
+    words[19] = (7 << 10) | 10;
+    words[20] = 30 << 10;
+    words[0] = words.len() as u32;
+    let image = dir.path().join("t.jop");
+    let numbers: Vec<String> = words.iter().map(u32::to_string).collect();
+    fs::write(&image, numbers.join(",\n")).unwrap();
+    let map = dir.path().join("t.jop.link.txt");
+    fs::write(&map, "class t/T 17 30\nbytecode t/T.run(I)I 2\nbytecode t/T.f(I)I 7\n").unwrap();
+    let out = dir.path().join("e.csv");
+    let o = jopcal()
+        .current_dir(repo())
+        .args(["estimate", "--profiles"])
+        .arg(&prof)
+        .args(["--cache", "miss", "--jop-image"])
+        .arg(&image)
+        .arg("--link-map")
+        .arg(&map)
+        .arg("--out")
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", text(&o).1);
+    assert!(text(&o).1.contains("method sizes of 2 methods"), "{}", text(&o).1);
+    assert!(
+        text(&o)
+            .1
+            .contains("t.T.f(I)I is 33 words on the host, 10 in the JOP image"),
+        "{}",
+        text(&o).1
+    );
+    let csv = fs::read_to_string(&out).unwrap();
+    let got: f64 = csv.lines().nth(1).unwrap().split(',').nth(3).unwrap().parse().unwrap();
+    // The same as a profile whose f() is 40 bytes long.
+    let model = jopcal_timing::TimingModel::load(&repo().join("calibration/jop-wcet.toml")).unwrap();
+    let mut p = jopcal_profile::examples::two_calls();
+    p.methods[1].bytecode_len = 40;
+    let want = jopcal_timing::estimate::estimate(&p, &model, jopcal_timing::cache::CacheMode::Miss).cycles;
+    assert_eq!(got, want);
+    // A malformed link map names its line and column.
+    fs::write(&map, "class t/T 17 30\nbytecode t/T.f(I)I seven\n").unwrap();
+    let o = jopcal()
+        .current_dir(repo())
+        .args(["estimate", "--profiles"])
+        .arg(&prof)
+        .arg("--jop-image")
+        .arg(&image)
+        .arg("--link-map")
+        .arg(&map)
+        .arg("--out")
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert_eq!(
+        text(&o).1.trim(),
+        format!(
+            "jopcal: error: {}:2:20: expected the method's address (a decimal address)",
+            map.display()
+        )
+    );
+}

@@ -31,8 +31,12 @@ pub fn estimate(firmware: Option<&Path>, a: &EstimateArgs) -> Result<()> {
     let mut model = TimingModel::load(&model_path)?;
     model.apply_overrides(&a.params)?;
     let profiles = jopcal_profile::read_dir(&a.profiles)?;
+    let sizes = match (&a.jop_image, &a.link_map) {
+        (Some(img), Some(map)) => Some(jop_sizes(img, map, &profiles)?),
+        _ => None,
+    };
     let (csv_path, json_path) = outputs(&a.out)?;
-    let estimates = estimate_all(&profiles, &model, &modes);
+    let estimates = estimate_all_sized(&profiles, &model, &modes, sizes.as_ref());
     write_estimates(
         &estimates,
         &profiles,
@@ -59,8 +63,56 @@ pub fn estimate(firmware: Option<&Path>, a: &EstimateArgs) -> Result<()> {
     Ok(())
 }
 
+/// Method sizes from JOP's image and link map; reports what the host
+/// profiles executed that the image lacks or sizes differently.
+fn jop_sizes(image: &Path, map: &Path, profiles: &[Profile]) -> Result<jopcal_jop::sizes::MethodSizes> {
+    let img = jopcal_link::JopImage::load(image, None).map_err(|e| anyhow!(e))?;
+    let text = std::fs::read_to_string(map).with_context(|| format!("reading {}", map.display()))?;
+    let link = jopcal_jop::linkmap::LinkMap::parse(&text).map_err(|e| anyhow!("{}:{e}", map.display()))?;
+    let (sizes, missing) = jopcal_jop::sizes::method_sizes(&img, &link);
+    eprintln!(
+        "  estimate method sizes of {} methods from {} ({} in the link map not found in its method tables)",
+        sizes.len(),
+        image.display(),
+        missing.len()
+    );
+    for p in profiles {
+        let d = jopcal_jop::compare::compare(p, &sizes);
+        for x in d.iter().take(5) {
+            match x {
+                jopcal_jop::compare::Disagreement::NotInImage(m, n) => {
+                    eprintln!(
+                        "  estimate {}: {m} ran {n} bytecodes on the host but is not in the JOP image",
+                        p.benchmark
+                    )
+                }
+                jopcal_jop::compare::Disagreement::Size(m, h, j) => {
+                    eprintln!(
+                        "  estimate {}: {m} is {h} words on the host, {j} in the JOP image",
+                        p.benchmark
+                    )
+                }
+            }
+        }
+        if d.len() > 5 {
+            eprintln!("  estimate {}: {} more methods disagree", p.benchmark, d.len() - 5);
+        }
+    }
+    Ok(sizes)
+}
+
 /// Every profile under every cache mode, in profile order.
 pub fn estimate_all(profiles: &[Profile], model: &TimingModel, modes: &[CacheMode]) -> Vec<Estimate> {
+    estimate_all_sized(profiles, model, modes, None)
+}
+
+/// [`estimate_all`] with method sizes from JOP's image where known.
+pub fn estimate_all_sized(
+    profiles: &[Profile],
+    model: &TimingModel,
+    modes: &[CacheMode],
+    sizes: Option<&jopcal_jop::sizes::MethodSizes>,
+) -> Vec<Estimate> {
     let mut estimates: Vec<Estimate> = Vec::new();
     for p in profiles {
         if !p.complete {
@@ -70,7 +122,12 @@ pub fn estimate_all(profiles: &[Profile], model: &TimingModel, modes: &[CacheMod
             );
         }
         for m in modes {
-            estimates.push(run_estimate(p, model, *m));
+            estimates.push(match sizes {
+                Some(sz) => {
+                    jopcal_timing::estimate::estimate_sized(p, model, *m, &|mi| sz.get(&mi.qualified()).copied())
+                }
+                None => run_estimate(p, model, *m),
+            });
         }
     }
     estimates

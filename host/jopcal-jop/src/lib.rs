@@ -1,0 +1,11 @@
+//! Working with the user's JOP tree's output: the linker's map
+//! (`<name>.jop.link.txt`, [`linkmap`]), the method sizes JOP's image holds
+//! ([`sizes`]: each method's length in words from its method-table entry, so
+//! the estimator can use the sizes JOP's method cache sees instead of the host
+//! class files'), and the comparison of a host profile with the image ([`compare`]:
+//! which executed methods the image does not have, the library differences that
+//! are the main error source of cross-profiling).
+
+pub mod compare;
+pub mod linkmap;
+pub mod sizes;

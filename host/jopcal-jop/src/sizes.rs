@@ -1,0 +1,76 @@
+//! Method sizes as JOP's image holds them. Each class's method table has two
+//! words per method: A = `codeStart << 10 | lengthInWords`, B = `cpAddress <<
+//! 10 | locals << 5 | args`. A method's length is read from the entry whose A
+//! names the method's address (from the link map) and whose B names its
+//! class's constant pool: the method cache loads exactly that many words.
+
+use crate::linkmap::LinkMap;
+use jopcal_link::JopImage;
+use std::collections::{BTreeMap, HashMap};
+
+/// Method (`pkg.Class.name(desc)`) to its length in words on JOP.
+pub type MethodSizes = BTreeMap<String, u32>;
+
+/// The sizes of every linked method found in `image`, and the methods whose
+/// entry could not be found (named in the result's second part).
+pub fn method_sizes(image: &JopImage, map: &LinkMap) -> (MethodSizes, Vec<String>) {
+    // Constant-pool address of each class, by class name.
+    let cp_of: HashMap<&str, u32> = map.classes.iter().map(|(c, _, cp)| (c.as_str(), *cp)).collect();
+    // Candidate entries: A words by code address.
+    let mut entries: HashMap<u32, Vec<(u32, u32)>> = HashMap::new();
+    let w = &image.words;
+    for k in 0..w.len().saturating_sub(1) {
+        let (a, b) = (w[k], w[k + 1]);
+        let len = a & 0x3ff;
+        if len > 0 && len <= 512 {
+            entries.entry(a >> 10).or_default().push((len, b >> 10));
+        }
+    }
+    let mut sizes = MethodSizes::new();
+    let mut missing = Vec::new();
+    for (method, addr) in &map.methods {
+        let class = method
+            .split('(')
+            .next()
+            .and_then(|s| s.rsplit_once('.'))
+            .map(|(c, _)| c);
+        let cp = class.and_then(|c| cp_of.get(c)).copied();
+        let found = entries.get(addr).and_then(|cands| {
+            cands
+                .iter()
+                .find(|(_, b_cp)| cp.is_none_or(|cp| cp == *b_cp))
+                .map(|(len, _)| *len)
+        });
+        match found {
+            Some(len) => {
+                sizes.insert(method.clone(), len);
+            }
+            None => missing.push(method.clone()),
+        }
+    }
+    (sizes, missing)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn finds_lengths_in_method_tables() {
+        // Words: [len, special, code of m1 at 2..5, code of m2 at 5..7, mtab at 7: (A,B) x2]
+        let mut words = vec![0u32; 11];
+        words[7] = (2 << 10) | 3; // m1 at 2, 3 words
+        words[8] = 40 << 10 | 1; // cp 40
+        words[9] = (5 << 10) | 2; // m2 at 5, 2 words
+        words[10] = 40 << 10 | 1;
+        words[0] = words.len() as u32;
+        let image = JopImage { words };
+        let map =
+            LinkMap::parse("class a.B 7 40\nbytecode a.B.m1()V 2\nbytecode a.B.m2(I)I 5\nbytecode a.B.gone()V 99\n")
+                .unwrap();
+        let (sizes, missing) = method_sizes(&image, &map);
+        assert_eq!(sizes["a.B.m1()V"], 3);
+        assert_eq!(sizes["a.B.m2(I)I"], 2);
+        assert_eq!(missing, vec!["a.B.gone()V"]);
+    }
+}
