@@ -628,7 +628,7 @@ fn estimate_uses_method_sizes_from_the_jop_image() {
     fs::create_dir_all(&prof).unwrap();
     two_call_profile(&prof);
     // A small image: run() at word 2 (5 words), f() at word 7 (10 words), method table at 17.
-    let mut words = vec![0u32; 21];
+    let mut words = [0u32; 21];
     words[17] = (2 << 10) | 5;
     words[18] = 30 << 10;
     words[19] = (7 << 10) | 10;
