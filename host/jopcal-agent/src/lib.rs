@@ -254,14 +254,17 @@ fn enable_single_step(jvmti: &Jvmti) {
     }
 }
 
-/// Starts tracking this thread's calls with the frame at `depth` (and the
-/// frames below it, outermost first) as the tree's first contexts; the
-/// outermost frame is the root.
-fn begin_tracking(jvmti: &Jvmti, depth: i32) {
+/// Starts tracking this thread's calls with the frame at `depth` (and, when
+/// `with_callers`, the frames below it, outermost first) as the tree's first
+/// contexts; the outermost of them is the root.
+fn begin_tracking(jvmti: &Jvmti, depth: i32, with_callers: bool) {
     if TRACKING.load(Ordering::Acquire) {
         return;
     }
-    let frames = stack(jvmti, depth);
+    let mut frames = stack(jvmti, depth);
+    if !with_callers {
+        frames = frames.split_off(frames.len().saturating_sub(1));
+    }
     let Some(&(root_mid, _)) = frames.first() else { return };
     let Some(root) = method_code(jvmti, root_mid as jni::jmethodID) else {
         return;
@@ -513,7 +516,15 @@ impl Agent for Profiler {
                     }
                 }
                 ("stop", "()V") if is_marker => STOP_ID.store(m as usize, Ordering::Release),
-                ("main", "([Ljava/lang/String;)V") if is_main => MAIN_ID.store(m as usize, Ordering::Release),
+                ("main", "([Ljava/lang/String;)V")
+                    if is_main && matches!(opts.region, Region::Main { .. } | Region::Harness { .. }) =>
+                {
+                    MAIN_ID.store(m as usize, Ordering::Release)
+                }
+                (n, _) if is_main && matches!(&opts.region, Region::Method { name, .. } if name == n) => {
+                    // The first overload found is the region's method.
+                    let _ = MAIN_ID.compare_exchange(0, m as usize, Ordering::AcqRel, Ordering::Acquire);
+                }
                 _ => {}
             }
         }
@@ -523,7 +534,7 @@ impl Agent for Profiler {
             let _ = unsafe { jvmti.enable_event(jvmti::JVMTI_EVENT_METHOD_ENTRY, ptr::null_mut()) };
         } else if opts.region.main_class().is_none() {
             // No main class given: track from here (the thread that needs the harness).
-            begin_tracking(jvmti, 0);
+            begin_tracking(jvmti, 0, true);
         }
     }
 
@@ -540,7 +551,7 @@ impl Agent for Profiler {
         if event.method() as usize == START_ID.load(Ordering::Acquire) {
             if !TRACKING.load(Ordering::Acquire) {
                 // Not tracked yet (start() called on another thread first): track from its caller.
-                begin_tracking(context.jvmti(), 1);
+                begin_tracking(context.jvmti(), 1, true);
             }
             // start()'s own return is part of the tracked calls, not of the region.
             THREAD.with(|t| {
@@ -562,8 +573,12 @@ impl Agent for Profiler {
         let counting = ACTIVE.load(Ordering::Acquire);
         if !counting && !TRACKING.load(Ordering::Acquire) {
             if mid == MAIN_ID.load(Ordering::Acquire) && !shared().begun {
-                begin_tracking(jvmti, 0);
-                if matches!(OPTIONS.get().map(|o| &o.region), Some(Region::Main { .. })) {
+                // main, or the region's method: it is the root, whoever called it.
+                begin_tracking(jvmti, 0, false);
+                if matches!(
+                    OPTIONS.get().map(|o| &o.region),
+                    Some(Region::Main { .. } | Region::Method { .. })
+                ) {
                     begin_region(jvmti);
                 }
             }
@@ -661,8 +676,12 @@ impl Agent for Profiler {
         });
         if region_over {
             match OPTIONS.get().map(|o| &o.region) {
-                Some(Region::Main { .. }) if !event.was_popped_by_exception() => end_region(jvmti, true, ""),
-                Some(Region::Main { .. }) => end_region(jvmti, false, "main ended with an exception"),
+                Some(Region::Main { .. } | Region::Method { .. }) if !event.was_popped_by_exception() => {
+                    end_region(jvmti, true, "")
+                }
+                Some(Region::Main { .. } | Region::Method { .. }) => {
+                    end_region(jvmti, false, "the region's method ended with an exception")
+                }
                 _ => end_region(
                     jvmti,
                     false,
@@ -709,6 +728,7 @@ impl Agent for Profiler {
             let what = match OPTIONS.get().map(|o| &o.region) {
                 Some(Region::Harness { marker, .. }) => format!("no call of {marker}.start() returned"),
                 Some(Region::Main { class }) => format!("{class}.main was never entered"),
+                Some(Region::Method { class, name }) => format!("{class}.{name} was never entered"),
                 None => "no options".to_string(),
             };
             log(&format!("the region never began: {what}"));

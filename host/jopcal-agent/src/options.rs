@@ -11,6 +11,9 @@ pub enum Region {
     Harness { marker: String, main: Option<String> },
     /// The dynamic extent of `<class>.main(String[])`.
     Main { class: String },
+    /// The dynamic extent of the first call of `<class>.<name>` (any descriptor),
+    /// e.g. a JemBench benchmark's `test` method.
+    Method { class: String, name: String },
 }
 
 impl Region {
@@ -19,7 +22,7 @@ impl Region {
     pub fn main_class(&self) -> Option<&str> {
         match self {
             Region::Harness { main, .. } => main.as_deref(),
-            Region::Main { class } => Some(class),
+            Region::Main { class } | Region::Method { class, .. } => Some(class),
         }
     }
 
@@ -28,6 +31,7 @@ impl Region {
         match self {
             Region::Harness { .. } => "harness",
             Region::Main { .. } => "main",
+            Region::Method { .. } => "method",
         }
     }
 }
@@ -72,6 +76,9 @@ impl AgentOptions {
                 }
             }
             Region::Main { class } => s.push_str(&format!(",region=main,main={}", escape(class))),
+            Region::Method { class, name } => {
+                s.push_str(&format!(",region=method,method={}", escape(&format!("{class}.{name}"))))
+            }
         }
         s
     }
@@ -80,6 +87,7 @@ impl AgentOptions {
     /// Class names may use dots or slashes.
     pub fn parse(s: &str) -> Result<AgentOptions, String> {
         let (mut out, mut bench, mut region, mut main, mut marker) = (None, None, None, None, None);
+        let mut method: Option<String> = None;
         for pair in s.split(',').filter(|p| !p.is_empty()) {
             let (k, v) = pair
                 .split_once('=')
@@ -91,6 +99,7 @@ impl AgentOptions {
                 "region" => region = Some(v),
                 "main" => main = Some(v.replace('.', "/")),
                 "marker" => marker = Some(v.replace('.', "/")),
+                "method" => method = Some(v),
                 other => return Err(format!("unknown option `{other}`")),
             }
         }
@@ -103,7 +112,17 @@ impl AgentOptions {
             "main" => Region::Main {
                 class: main.ok_or("region=main needs main=CLASS")?,
             },
-            other => return Err(format!("unknown region `{other}` (harness or main)")),
+            "method" => {
+                let m = method.ok_or("region=method needs method=CLASS.NAME")?;
+                let (class, name) = m
+                    .rsplit_once('.')
+                    .ok_or_else(|| format!("method=`{m}` is not CLASS.NAME"))?;
+                Region::Method {
+                    class: class.replace('.', "/"),
+                    name: name.to_string(),
+                }
+            }
+            other => return Err(format!("unknown region `{other}` (harness, main or method)")),
         };
         Ok(AgentOptions {
             out,
@@ -131,6 +150,15 @@ mod tests {
         );
         let o = AgentOptions::parse("out=p,region=main,main=a.b.C").unwrap();
         assert_eq!(o.region, Region::Main { class: "a/b/C".into() });
+        assert_eq!(AgentOptions::parse(&o.to_option_string()).unwrap(), o);
+        let o = AgentOptions::parse("out=p,region=method,method=jbe.BenchKfl.test").unwrap();
+        assert_eq!(
+            o.region,
+            Region::Method {
+                class: "jbe/BenchKfl".into(),
+                name: "test".into()
+            }
+        );
         assert_eq!(AgentOptions::parse(&o.to_option_string()).unwrap(), o);
     }
 

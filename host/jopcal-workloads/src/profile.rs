@@ -21,6 +21,8 @@ pub enum ProfileRegion {
     Harness,
     /// The dynamic extent of the main class's `main`.
     Main,
+    /// The dynamic extent of the first call of a method (`pkg.Class.name`).
+    Method(String),
 }
 
 /// One program to profile.
@@ -73,7 +75,7 @@ pub fn agent_argument(agent: &Path, req: &ProfileRequest) -> String {
     let opts = AgentOptions {
         out: req.out.clone(),
         benchmark: req.bench.clone(),
-        region: match req.region {
+        region: match &req.region {
             ProfileRegion::Harness => Region::Harness {
                 marker: DEFAULT_MARKER.to_string(),
                 main: Some(req.main.replace('.', "/")),
@@ -81,6 +83,13 @@ pub fn agent_argument(agent: &Path, req: &ProfileRequest) -> String {
             ProfileRegion::Main => Region::Main {
                 class: req.main.replace('.', "/"),
             },
+            ProfileRegion::Method(m) => {
+                let (class, name) = m.rsplit_once('.').unwrap_or(("", m.as_str()));
+                Region::Method {
+                    class: class.replace('.', "/"),
+                    name: name.to_string(),
+                }
+            }
         },
     };
     format!("-agentpath:{}={}", agent.display(), opts.to_option_string())

@@ -344,6 +344,8 @@ pub enum RegionArg {
     Harness,
     /// The dynamic extent of the main class's main(String[]).
     Main,
+    /// The dynamic extent of the first call of --method CLASS.NAME (e.g. a JemBench benchmark's test method).
+    Method,
 }
 
 /// Extra files `jopcal profile` writes.
@@ -372,6 +374,9 @@ pub struct ProfileArgs {
     /// What to count (default: harness for the suite, main for --main programs).
     #[arg(long, value_enum)]
     pub region: Option<RegionArg>,
+    /// The method whose first call is the region (with --region method), as pkg.Class.name.
+    #[arg(long, value_name = "CLASS.NAME")]
+    pub method: Option<String>,
     /// Output directory for <bench>.jopprof (an earlier run in it is moved to previous/).
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,

@@ -344,3 +344,34 @@ fn bad_programs_get_clear_errors_and_keep_what_was_profiled() {
     );
     assert_eq!(stderr(&o).lines().filter(|l| l.starts_with("jopcal: error")).count(), 1);
 }
+
+#[test]
+fn a_methods_dynamic_extent_is_a_region() {
+    let tmp = tempfile::tempdir().unwrap();
+    let classes = tmp.path().join("classes");
+    compile(&classes);
+    let out = tmp.path().join("prof");
+    let o = jopcal()
+        .args(["profile", "--cp"])
+        .arg(&classes)
+        .args([
+            "--main",
+            "Exact",
+            "--region",
+            "method",
+            "--method",
+            "Exact.fact",
+            "--out",
+        ])
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let p = jopcal_profile::read_file(&out.join("Exact.jopprof")).unwrap();
+    assert_eq!(p.region, "method");
+    assert_eq!(p.methods[p.nodes[0].method as usize].qualified(), "Exact.fact(I)I");
+    // fact(5): four levels of 10 bytecodes and the leaf's 6; nothing of main.
+    assert_eq!(p.bytecodes(), 4 * 10 + 6);
+    assert_eq!(p.nodes.len(), 5);
+    assert_eq!(p.nodes[0].calls, 1);
+}

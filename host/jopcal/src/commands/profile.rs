@@ -43,6 +43,9 @@ pub fn profile(firmware: Option<&Path>, a: &ProfileArgs) -> Result<()> {
             let region = match a.region.unwrap_or(RegionArg::Main) {
                 RegionArg::Main => ProfileRegion::Main,
                 RegionArg::Harness => ProfileRegion::Harness,
+                RegionArg::Method => {
+                    ProfileRegion::Method(a.method.clone().context("--region method needs --method CLASS.NAME")?)
+                }
             };
             let out = prepare(&out, &stamp)?;
             let job = Job {
@@ -63,6 +66,9 @@ pub fn profile(firmware: Option<&Path>, a: &ProfileArgs) -> Result<()> {
         _ => {
             if let Some(s) = a.suite.as_deref().filter(|s| *s != "builtin") {
                 bail!("unknown suite `{s}`: the suites are: builtin");
+            }
+            if a.region == Some(RegionArg::Method) {
+                bail!("--region method applies to a --cp/--main program, not to the suite");
             }
             if a.region == Some(RegionArg::Main) {
                 eprintln!("     note: --region main counts the whole of each workload's main, harness included");
@@ -110,6 +116,7 @@ pub fn profile_suite(
                     Some(RegionArg::Main) => ProfileRegion::Main,
                     _ => ProfileRegion::Harness,
                 },
+                // (--region method applies to --cp/--main programs.)
                 bench: w.name.clone(),
                 out: out.join(format!("{}.{EXTENSION}", w.name)),
                 timeout,
