@@ -131,3 +131,34 @@ fn a_silent_dut_ends_at_the_cycle_limit() {
         "jopcal: error: the bench stopped at its cycle limit or timeout (see its last line above)"
     );
 }
+
+#[test]
+fn serial_lines_carry_a_classic_download_bit_by_bit() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("echo");
+    let o = jopcal()
+        .args(["sim", "build", "--rtl"])
+        .arg(repo().join("hdl-sim/test-dut/jopcal_serial_echo.v"))
+        .args(["--top", "jopcal_serial_echo", "--out"])
+        .arg(&dir)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stderr(&o).contains("Serial UART"), "{}", stderr(&o));
+    let running = jopcal_sim::start(
+        &dir.join("obj/bench"),
+        &["--bit-cycles".to_string(), "16".to_string()],
+        std::time::Duration::from_secs(10),
+    )
+    .unwrap();
+    // The echo DUT answers every byte like a classic loader: the upload verifies each echo.
+    let (img, _) = image(tmp.path(), &[11, 22, 33, 44, 55]);
+    let o = jopcal()
+        .args(["upload", "--port", &running.port, "--protocol", "classic"])
+        .arg(&img)
+        .output()
+        .unwrap();
+    let bench_log = running.stop();
+    assert!(o.status.success(), "{}\n{bench_log}", stderr(&o));
+    assert!(stderr(&o).contains("upload 6 words (24 bytes)"), "{}", stderr(&o));
+}
