@@ -9,3 +9,4 @@
 pub mod compare;
 pub mod linkmap;
 pub mod sizes;
+pub mod tree;

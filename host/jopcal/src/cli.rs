@@ -11,6 +11,11 @@ pub struct Cli {
     #[arg(long, global = true, value_name = "DIR")]
     pub firmware: Option<PathBuf>,
 
+    /// The user's JOP tree (for --suite jembench). Default: $JOPCAL_JOP_HOME, else
+    /// `home` in the [jop] table of a jopcal.toml found from the current directory up.
+    #[arg(long, global = true, value_name = "DIR")]
+    pub jop_home: Option<PathBuf>,
+
     #[command(subcommand)]
     pub verb: Verb,
 }
@@ -359,7 +364,8 @@ pub enum ProfileFormat {
 
 #[derive(Debug, Args)]
 pub struct ProfileArgs {
-    /// The workload suite to profile: `builtin` (jop-firmware/). Not with --cp/--main.
+    /// The workload suite to profile: `builtin` (jop-firmware/) or `jembench` (the fixed
+    /// harnesses of the JOP tree given by --jop-home). Not with --cp/--main.
     #[arg(long, value_name = "SUITE", conflicts_with_all = ["cp", "main"])]
     pub suite: Option<String>,
     /// Only these benchmarks of the suite (repeatable; default: all).
@@ -374,7 +380,8 @@ pub struct ProfileArgs {
     /// What to count (default: harness for the suite, main for --main programs).
     #[arg(long, value_enum)]
     pub region: Option<RegionArg>,
-    /// The method whose first call is the region (with --region method), as pkg.Class.name.
+    /// The method whose first call is the region (with --region method), as pkg.Class.name
+    /// (for --suite jembench, a bare name means that method of each harness class).
     #[arg(long, value_name = "CLASS.NAME")]
     pub method: Option<String>,
     /// Output directory for <bench>.jopprof (an earlier run in it is moved to previous/).

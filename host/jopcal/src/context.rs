@@ -131,3 +131,38 @@ fn calibration_file(firmware: Option<&Path>, name: &str) -> Result<PathBuf> {
     }
     Ok(beside)
 }
+
+/// The JOP tree: `--jop-home`, `$JOPCAL_JOP_HOME`, or `[jop] home` of a
+/// `jopcal.toml` found from the current directory upwards (relative to that file).
+pub fn jop_home(explicit: Option<&Path>) -> Result<PathBuf> {
+    if let Some(p) = explicit
+        .map(Path::to_path_buf)
+        .or_else(|| std::env::var_os("JOPCAL_JOP_HOME").map(PathBuf::from))
+    {
+        return Ok(p);
+    }
+    let cwd = std::env::current_dir()?;
+    for dir in cwd.ancestors() {
+        let cfg = dir.join("jopcal.toml");
+        if !cfg.is_file() {
+            continue;
+        }
+        let text = std::fs::read_to_string(&cfg)?;
+        let value: toml::Table = text.parse().map_err(|e: toml::de::Error| {
+            let at = e.span().map(|s| {
+                let before = &text[..s.start.min(text.len())];
+                format!(
+                    "{}:{}: ",
+                    before.matches('\n').count() + 1,
+                    before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1
+                )
+            });
+            anyhow::anyhow!("{}:{}{}", cfg.display(), at.unwrap_or_default(), e.message())
+        })?;
+        if let Some(home) = value.get("jop").and_then(|j| j.get("home")).and_then(|h| h.as_str()) {
+            return Ok(dir.join(home));
+        }
+        bail!("{}: no `home` in a [jop] table", cfg.display());
+    }
+    bail!("--suite jembench needs the JOP tree: pass --jop-home DIR, set JOPCAL_JOP_HOME, or write [jop] home = \"...\" in jopcal.toml")
+}

@@ -375,3 +375,68 @@ fn a_methods_dynamic_extent_is_a_region() {
     assert_eq!(p.nodes.len(), 5);
     assert_eq!(p.nodes[0].calls, 1);
 }
+
+/// A JOP tree in miniature: a fixed-count harness and a class it uses, in JBE's layout.
+fn tiny_jop_tree(home: &std::path::Path) {
+    let bench = home.join("java/target/src/bench/jbe");
+    std::fs::create_dir_all(bench.join("fixed")).unwrap();
+    std::fs::write(
+        bench.join("Work.java"),
+        "package jbe;\npublic class Work {\n    public static int sum(int n) {\n        int s = 0;\n        for (int i = 0; i < n; i++) {\n            s += i;\n        }\n        return s;\n    }\n}\n",
+    )
+    .unwrap();
+    std::fs::write(
+        bench.join("fixed/LoopSum.java"),
+        "package jbe.fixed;\nimport jbe.Work;\npublic class LoopSum {\n    static int measure() {\n        return Work.sum(10);\n    }\n    public static void main(String[] args) {\n        long t = System.currentTimeMillis();\n        int r = measure();\n        System.out.println(\"Sum \" + r + \" \" + (System.currentTimeMillis() - t));\n    }\n}\n",
+    )
+    .unwrap();
+}
+
+#[test]
+fn the_jop_trees_fixed_harnesses_are_the_jembench_suite() {
+    let tmp = tempfile::tempdir().unwrap();
+    let home = tmp.path().join("jop");
+    tiny_jop_tree(&home);
+    let out = tmp.path().join("prof");
+    let o = jopcal()
+        .arg("--jop-home")
+        .arg(&home)
+        .args([
+            "profile", "--suite", "jembench", "--region", "method", "--method", "measure", "--out",
+        ])
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let p = jopcal_profile::read_file(&out.join("Sum.jopprof")).unwrap();
+    assert_eq!(
+        p.methods[p.nodes[0].method as usize].qualified(),
+        "jbe.fixed.LoopSum.measure()I"
+    );
+    // The region is measure() alone: bipush, invokestatic, ireturn, and sum(10) below it.
+    let root_ops: u64 = p.nodes[0].bytecodes();
+    assert_eq!(root_ops, 3);
+    let sum = p
+        .nodes
+        .iter()
+        .find(|n| p.methods[n.method as usize].name == "sum")
+        .unwrap();
+    assert_eq!(sum.calls, 1);
+    assert_eq!(sum.opcodes[&0x60], 10, "iadd ten times");
+    // Not a JOP tree: one clear line.
+    let o = jopcal()
+        .arg("--jop-home")
+        .arg(tmp.path())
+        .args(["profile", "--suite", "jembench", "--out"])
+        .arg(tmp.path().join("x"))
+        .output()
+        .unwrap();
+    assert!(!o.status.success());
+    assert!(
+        stderr(&o)
+            .trim()
+            .ends_with("not a JOP tree (no java/target/src; pass the root of a JOP checkout as --jop-home)"),
+        "{}",
+        stderr(&o)
+    );
+}

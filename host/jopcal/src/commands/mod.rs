@@ -21,7 +21,7 @@ pub fn dispatch(cli: Cli) -> Result<()> {
         Verb::Validate(a) => validate::validate(firmware, &a),
         Verb::Run(a) => run::run(firmware, &a),
         Verb::Targets => targets::targets(firmware),
-        Verb::Profile(a) => profile::profile(firmware, &a),
+        Verb::Profile(a) => profile::profile(firmware, cli.jop_home.as_deref(), &a),
         Verb::Estimate(a) => estimate::estimate(firmware, &a),
         Verb::Table(a) => table::table(firmware, &a),
         Verb::Reconcile(a) => report::reconcile(&a),

@@ -27,7 +27,7 @@ struct Job {
     request: ProfileRequest,
 }
 
-pub fn profile(firmware: Option<&Path>, a: &ProfileArgs) -> Result<()> {
+pub fn profile(firmware: Option<&Path>, jop_home: Option<&Path>, a: &ProfileArgs) -> Result<()> {
     let stamp = clock::now_stamp();
     let out = context::out_dir(a.out.as_deref(), "profile", &stamp);
     let timeout = Duration::from_secs(a.timeout);
@@ -63,9 +63,14 @@ pub fn profile(firmware: Option<&Path>, a: &ProfileArgs) -> Result<()> {
             };
             run_jobs(&jdk, vec![job], &out, a.format)?
         }
+        _ if a.suite.as_deref() == Some("jembench") => {
+            let home = context::jop_home(jop_home)?;
+            let out = prepare(&out, &stamp)?;
+            jembench_jobs(&home, a, &out, timeout)?
+        }
         _ => {
             if let Some(s) = a.suite.as_deref().filter(|s| *s != "builtin") {
-                bail!("unknown suite `{s}`: the suites are: builtin");
+                bail!("unknown suite `{s}`: the suites are: builtin, jembench");
             }
             if a.region == Some(RegionArg::Method) {
                 bail!("--region method applies to a --cp/--main program, not to the suite");
@@ -79,6 +84,80 @@ pub fn profile(firmware: Option<&Path>, a: &ProfileArgs) -> Result<()> {
     };
     println!("{}", set.dir.display());
     crate::commands::run::fail_on_failures(&set.failures)
+}
+
+/// Profiles the fixed-count harnesses of a JOP tree: compiled here with the
+/// host JDK (javac --release 8, the tree's sources as the source path), each
+/// profiled over its `main` (their harnesses time with currentTimeMillis, not
+/// jopcal's markers) or, with `--region method --method NAME`, over the
+/// harness's method NAME.
+fn jembench_jobs(home: &Path, a: &ProfileArgs, out: &Path, timeout: Duration) -> Result<ProfiledSet> {
+    let tree = jopcal_jop::tree::JopTree::open(home).map_err(|e| anyhow::anyhow!(e))?;
+    let selected: Vec<&jopcal_jop::tree::TreeWorkload> = if a.benches.is_empty() {
+        tree.workloads.iter().collect()
+    } else {
+        a.benches
+            .iter()
+            .map(|b| {
+                tree.workloads
+                    .iter()
+                    .find(|w| w.name.eq_ignore_ascii_case(b))
+                    .ok_or_else(|| {
+                        let known: Vec<&str> = tree.workloads.iter().map(|w| w.name.as_str()).collect();
+                        anyhow::anyhow!("no benchmark {b} in {} (it has: {})", home.display(), known.join(", "))
+                    })
+            })
+            .collect::<Result<_>>()?
+    };
+    let jdk = Jdk::detect()?;
+    let classes = out.join("classes");
+    std::fs::create_dir_all(&classes)?;
+    let mut roots: Vec<PathBuf> = selected.iter().map(|w| w.source_root.clone()).collect();
+    roots.sort();
+    roots.dedup();
+    let o = std::process::Command::new(&jdk.javac)
+        .args(["--release", "8", "-encoding", "UTF-8", "-nowarn", "-d"])
+        .arg(&classes)
+        .arg("-sourcepath")
+        .arg(std::env::join_paths(&roots)?)
+        .args(selected.iter().map(|w| &w.file))
+        .output()
+        .context("running javac")?;
+    if !o.status.success() {
+        let text = String::from_utf8_lossy(&o.stderr);
+        let first = text
+            .lines()
+            .find(|l| l.contains("error:"))
+            .unwrap_or("javac failed")
+            .trim();
+        bail!("compiling the JOP tree's harnesses with the host JDK: {first}");
+    }
+    let jobs = selected
+        .iter()
+        .map(|w| {
+            let region = match (a.region, &a.method) {
+                (Some(RegionArg::Method), Some(m)) if m.contains('.') => Ok(ProfileRegion::Method(m.clone())),
+                (Some(RegionArg::Method), Some(m)) => Ok(ProfileRegion::Method(format!("{}.{m}", w.main))),
+                (Some(RegionArg::Method), None) => Err(anyhow::anyhow!("--region method needs --method NAME")),
+                (Some(RegionArg::Harness), _) => Ok(ProfileRegion::Harness),
+                _ => Ok(ProfileRegion::Main),
+            }?;
+            Ok(Job {
+                bench: w.name.clone(),
+                request: ProfileRequest {
+                    classpath: vec![classes.clone()],
+                    main: w.main.clone(),
+                    region,
+                    bench: w.name.clone(),
+                    out: out.join(format!("{}.{EXTENSION}", w.name)),
+                    timeout,
+                    jvm_args: a.jvm_args.clone(),
+                    log: out.join("logs").join(format!("{}.log", w.name)),
+                },
+            })
+        })
+        .collect::<Result<Vec<_>>>()?;
+    run_jobs(&jdk, jobs, out, a.format)
 }
 
 fn prepare(out: &Path, stamp: &str) -> Result<PathBuf> {
