@@ -7,6 +7,7 @@
 //! are the main error source of cross-profiling).
 
 pub mod compare;
+pub mod config;
 pub mod linkmap;
 pub mod sizes;
 pub mod tree;

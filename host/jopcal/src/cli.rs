@@ -85,6 +85,9 @@ pub struct RunArgs {
     /// Where the workloads run.
     #[arg(long, value_enum, default_value_t = Target::DEFAULT)]
     pub target: Target,
+    /// The workload suite: `builtin`, or `jembench` (the JOP tree's fixed harnesses; target jopsim).
+    #[arg(long, default_value = "builtin")]
+    pub suite: String,
     /// Only these benchmarks (repeatable; default: the whole suite).
     #[arg(long = "bench", value_name = "NAME")]
     pub benches: Vec<String>,

@@ -141,28 +141,15 @@ pub fn jop_home(explicit: Option<&Path>) -> Result<PathBuf> {
     {
         return Ok(p);
     }
-    let cwd = std::env::current_dir()?;
-    for dir in cwd.ancestors() {
-        let cfg = dir.join("jopcal.toml");
-        if !cfg.is_file() {
-            continue;
-        }
-        let text = std::fs::read_to_string(&cfg)?;
-        let value: toml::Table = text.parse().map_err(|e: toml::de::Error| {
-            let at = e.span().map(|s| {
-                let before = &text[..s.start.min(text.len())];
-                format!(
-                    "{}:{}: ",
-                    before.matches('\n').count() + 1,
-                    before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1
-                )
-            });
-            anyhow::anyhow!("{}:{}{}", cfg.display(), at.unwrap_or_default(), e.message())
-        })?;
-        if let Some(home) = value.get("jop").and_then(|j| j.get("home")).and_then(|h| h.as_str()) {
-            return Ok(dir.join(home));
-        }
-        bail!("{}: no `home` in a [jop] table", cfg.display());
+    match jop_config()?.and_then(|c| c.home) {
+        Some(h) => Ok(h),
+        None => bail!(
+            "this needs the JOP tree: pass --jop-home DIR, set JOPCAL_JOP_HOME, or write [jop] home = \"...\" in jopcal.toml"
+        ),
     }
-    bail!("--suite jembench needs the JOP tree: pass --jop-home DIR, set JOPCAL_JOP_HOME, or write [jop] home = \"...\" in jopcal.toml")
+}
+
+/// The project's `jopcal.toml`, found from the current directory upwards.
+pub fn jop_config() -> Result<Option<jopcal_jop::config::JopConfig>> {
+    jopcal_jop::config::JopConfig::find(&std::env::current_dir()?).map_err(|e| anyhow::anyhow!(e))
 }

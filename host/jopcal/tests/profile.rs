@@ -440,3 +440,51 @@ fn the_jop_trees_fixed_harnesses_are_the_jembench_suite() {
         stderr(&o)
     );
 }
+
+#[test]
+fn jopsim_runs_images_the_trees_toolchain_builds() {
+    let tmp = tempfile::tempdir().unwrap();
+    let home = tmp.path().join("jop");
+    tiny_jop_tree(&home);
+    // Stand-ins for the tree's tools: the build writes a 3-word image, the
+    // "simulator" prints a result line naming the image it was given.
+    let cfg = |build: &str| {
+        std::fs::write(
+            tmp.path().join("jopcal.toml"),
+            format!(
+                "[jop]\nhome = \"jop\"\nbuild = \"{build}\"\nimage = \"{{out}}/img/{{class}}.jop\"\njopsim = \"echo {{image}}; echo '@jopcal result bench={{name}} iter=1 cycles=4242'; echo '@jopcal done'\"\n"
+            ),
+        )
+        .unwrap();
+    };
+    cfg("mkdir -p {out}/img && printf '3,1,2' > {out}/img/{class}.jop");
+    let run = || {
+        jopcal()
+            .current_dir(tmp.path())
+            .args(["run", "--target", "jopsim", "--suite", "jembench", "--out"])
+            .arg(tmp.path().join("out"))
+            .output()
+            .unwrap()
+    };
+    let o = run();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let rows = jopcal_measure::measurements::read(&tmp.path().join("out/measurements.csv")).unwrap();
+    assert_eq!(
+        (rows[0].benchmark.as_str(), rows[0].cycles, rows[0].target.as_str()),
+        ("Sum", 4242, "jopsim")
+    );
+    let log = std::fs::read_to_string(tmp.path().join("out").join(&rows[0].log)).unwrap();
+    assert!(log.contains("img/LoopSum.jop"), "{log}");
+    // A toolchain that fails, and an image whose word count is wrong: named.
+    cfg("echo 'javac: invalid target release: 1.6' >&2; exit 2");
+    let o = run();
+    assert!(!o.status.success());
+    assert!(stderr(&o).contains("building the image: `echo 'javac: invalid target release: 1.6' >&2; exit 2` failed (exit status: 2): javac: invalid target release: 1.6"), "{}", stderr(&o));
+    cfg("mkdir -p {out}/img && printf '5,1,2' > {out}/img/{class}.jop");
+    let o = run();
+    assert!(
+        stderr(&o).contains("LoopSum.jop:1:1: word 0 says the image has 5 words, but it has 3"),
+        "{}",
+        stderr(&o)
+    );
+}

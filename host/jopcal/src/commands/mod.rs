@@ -4,6 +4,7 @@ mod board;
 pub mod calibrate;
 mod emu;
 mod estimate;
+mod jopsim;
 mod profile;
 mod report;
 mod run;
@@ -19,7 +20,7 @@ pub fn dispatch(cli: Cli) -> Result<()> {
     let firmware = cli.firmware.as_deref();
     match cli.verb {
         Verb::Validate(a) => validate::validate(firmware, &a),
-        Verb::Run(a) => run::run(firmware, &a),
+        Verb::Run(a) => run::run(firmware, cli.jop_home.as_deref(), &a),
         Verb::Targets => targets::targets(firmware),
         Verb::Profile(a) => profile::profile(firmware, cli.jop_home.as_deref(), &a),
         Verb::Estimate(a) => estimate::estimate(firmware, &a),

@@ -49,9 +49,21 @@ pub fn prepare_host(firmware: Option<&Path>, benches: &[String]) -> Result<HostS
     Ok(HostSetup { jdk, selected, built })
 }
 
-pub fn run(firmware: Option<&Path>, a: &RunArgs) -> Result<()> {
+pub fn run(firmware: Option<&Path>, jop_home: Option<&Path>, a: &RunArgs) -> Result<()> {
     let stamp = clock::now_stamp();
     let out = context::out_dir(a.out.as_deref(), "run", &stamp);
+    if a.target == Target::Jopsim {
+        let m =
+            crate::commands::jopsim::measure_jopsim(firmware, jop_home, &a.suite, &a.benches, &out, &stamp, a.timeout)?;
+        println!("{}", m.csv.display());
+        return fail_on_rejected(&m);
+    }
+    if a.suite != "builtin" {
+        bail!(
+            "--suite {} runs on --target jopsim only (images come from the JOP tree's toolchain)",
+            a.suite
+        );
+    }
     if a.target == Target::Verilator {
         let m =
             crate::commands::sim::measure_verilator(a.sim.as_deref(), &a.sim_args, &a.board, &out, &stamp, a.timeout)?;

@@ -1,0 +1,174 @@
+//! `jopcal.toml`, the project's configuration of the user's JOP tree:
+//!
+//! ```toml
+//! [jop]
+//! home = "../jop"                 # the JOP tree, relative to this file
+//! build = "make -C {home} japp P1=bench P2={package_dir} P3={class}"   # builds one image
+//! image = "{home}/java/target/dist/bin/{class}.jop"                   # where it lands
+//! jopsim = "java -jar {home}/java/tools/dist/lib/jop-tools.jar {image}"  # runs it in JopSim
+//! ```
+//!
+//! Commands are templates run with `sh -c` in the tree's directory.
+//! Placeholders: `{home}`, `{main}` (the main class, dotted), `{class}` (its
+//! simple name), `{package_dir}` (its package as a path), `{name}` (the
+//! benchmark), `{sources}` (the workload's source root), `{out}` (jopcal's
+//! output directory), `{image}` (the image path, for `jopsim`). JOP's
+//! linker reads class files of version 50 or older only, so the build
+//! template must compile with the tree's own toolchain (which targets an
+//! old class version); jopcal never hands it class files of its own.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// The `[jop]` table.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct JopConfig {
+    pub home: Option<PathBuf>,
+    pub build: Option<String>,
+    pub image: Option<String>,
+    pub jopsim: Option<String>,
+    /// The file it came from.
+    pub file: PathBuf,
+}
+
+const KEYS: [&str; 4] = ["home", "build", "image", "jopsim"];
+/// Placeholders a template may use.
+pub const PLACEHOLDERS: [&str; 8] = [
+    "home",
+    "main",
+    "class",
+    "package_dir",
+    "name",
+    "sources",
+    "out",
+    "image",
+];
+
+fn line_col(text: &str, at: usize) -> (usize, usize) {
+    let before = &text[..at.min(text.len())];
+    (
+        before.matches('\n').count() + 1,
+        before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1,
+    )
+}
+
+impl JopConfig {
+    /// Parses `jopcal.toml`; errors read `file:line:column: message`.
+    pub fn parse(text: &str, file: &Path) -> Result<JopConfig, String> {
+        let at = |offset: usize, msg: String| {
+            let (l, c) = line_col(text, offset);
+            format!("{}:{l}:{c}: {msg}", file.display())
+        };
+        let doc: toml::Spanned<toml::Table> = toml::from_str(text).map_err(|e: toml::de::Error| match e.span() {
+            Some(s) => at(s.start, e.message().trim().to_string()),
+            None => format!("{}: {}", file.display(), e.message().trim()),
+        })?;
+        let dir = file.parent().unwrap_or(Path::new("."));
+        let mut cfg = JopConfig {
+            file: file.to_path_buf(),
+            ..JopConfig::default()
+        };
+        let Some(jop) = doc.get_ref().get("jop") else {
+            return Ok(cfg);
+        };
+        let table = jop
+            .as_table()
+            .ok_or_else(|| format!("{}: [jop] must be a table", file.display()))?;
+        for (k, v) in table {
+            if !KEYS.contains(&k.as_str()) {
+                let off = text
+                    .find(&format!("{k} "))
+                    .or_else(|| text.find(&format!("{k}=")))
+                    .unwrap_or(0);
+                return Err(at(
+                    off,
+                    format!("unknown key `{k}` in [jop] (known: {})", KEYS.join(", ")),
+                ));
+            }
+            let s = v
+                .as_str()
+                .ok_or_else(|| at(text.find(k.as_str()).unwrap_or(0), format!("`{k}` must be a string")))?
+                .to_string();
+            if k != "home" {
+                if let Some(bad) = unknown_placeholder(&s) {
+                    let off = text.find(&format!("{{{bad}}}")).unwrap_or(0);
+                    return Err(at(
+                        off,
+                        format!(
+                            "unknown placeholder {{{bad}}} in `{k}` (known: {})",
+                            PLACEHOLDERS.join(", ")
+                        ),
+                    ));
+                }
+            }
+            match k.as_str() {
+                "home" => cfg.home = Some(dir.join(s)),
+                "build" => cfg.build = Some(s),
+                "image" => cfg.image = Some(s),
+                _ => cfg.jopsim = Some(s),
+            }
+        }
+        Ok(cfg)
+    }
+
+    /// `jopcal.toml` in `start` or the nearest directory above it, if any.
+    pub fn find(start: &Path) -> Result<Option<JopConfig>, String> {
+        for dir in start.ancestors() {
+            let f = dir.join("jopcal.toml");
+            if f.is_file() {
+                let text = std::fs::read_to_string(&f).map_err(|e| format!("{}: {e}", f.display()))?;
+                return JopConfig::parse(&text, &f).map(Some);
+            }
+        }
+        Ok(None)
+    }
+}
+
+fn unknown_placeholder(t: &str) -> Option<String> {
+    let mut rest = t;
+    while let Some(open) = rest.find('{') {
+        let after = &rest[open + 1..];
+        let close = after.find('}')?;
+        let name = &after[..close];
+        if !PLACEHOLDERS.contains(&name) {
+            return Some(name.to_string());
+        }
+        rest = &after[close + 1..];
+    }
+    None
+}
+
+/// Fills a template's placeholders from `values`.
+pub fn expand(template: &str, values: &BTreeMap<&str, String>) -> String {
+    let mut s = template.to_string();
+    for (k, v) in values {
+        s = s.replace(&format!("{{{k}}}"), v);
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_and_names_mistakes() {
+        let f = Path::new("/p/jopcal.toml");
+        let c = JopConfig::parse("[jop]\nhome = \"../jop\"\njopsim = \"sim {image}\"\n", f).unwrap();
+        assert_eq!(c.home, Some(PathBuf::from("/p/../jop")));
+        assert_eq!(c.jopsim.as_deref(), Some("sim {image}"));
+        assert_eq!(
+            JopConfig::parse("[jop]\nbuild = \"make {target}\"\n", f).unwrap_err(),
+            "/p/jopcal.toml:2:15: unknown placeholder {target} in `build` (known: home, main, class, package_dir, name, sources, out, image)"
+        );
+        assert_eq!(
+            JopConfig::parse("[jop]\nhom = \"x\"\n", f).unwrap_err(),
+            "/p/jopcal.toml:2:1: unknown key `hom` in [jop] (known: home, build, image, jopsim)"
+        );
+        assert!(JopConfig::parse("[jop\n", f)
+            .unwrap_err()
+            .starts_with("/p/jopcal.toml:1:"));
+        let v = BTreeMap::from([("class", "LoopKfl".to_string()), ("home", "/j".to_string())]);
+        assert_eq!(expand("{home}/bin/{class}.jop", &v), "/j/bin/LoopKfl.jop");
+    }
+}
