@@ -9,7 +9,9 @@
 //! (the events before `region_start`) for their cache effect only, so the
 //! cache is in the target's state when the counted part begins. Calls to `com.jopdesign.sys.Native` methods are JOP's own
 //! bytecodes (`Native.rd` is `jopsys_rd`): they are charged as such, and the
-//! host stand-in's code behind them is not. Contexts the JVM entered on its
+//! host stand-in's code behind them is not. A method the model prices as a
+//! whole (`[methods]`: library code JOP implements differently from the host
+//! JDK) is charged that cost per call, and its host bytecodes are not. Contexts the JVM entered on its
 //! own (static initializers, class loading, exception constructors; invoke
 //! opcode 0 in the profile) are not charged at all, nor anything below them:
 //! JOP runs static initializers at boot and never loads classes, so that work
@@ -123,6 +125,7 @@ pub fn estimate_sized(
             (m.class == JOP_NATIVE_CLASS)
                 .then(|| model.native_cost(&format!("jopsys_{}", m.name)))
                 .flatten()
+                .or_else(|| model.method_cost(&m.qualified()))
         })
         .collect();
     // Nodes inside a JOP-native call are the host stand-in's code, and nodes
@@ -238,7 +241,12 @@ pub fn estimate_sized(
                     continue;
                 }
                 if let Some(c) = jop_native[node.method as usize] {
-                    let name = format!("jopsys_{}", profile.methods[node.method as usize].name);
+                    let mi = &profile.methods[node.method as usize];
+                    let name = if mi.class == JOP_NATIVE_CLASS {
+                        format!("jopsys_{}", mi.name)
+                    } else {
+                        format!("method {}", mi.qualified())
+                    };
                     let entry = jop_ops.entry(name).or_insert((0, 0.0));
                     entry.0 += 1;
                     entry.1 += c;
@@ -402,6 +410,26 @@ mod tests {
             assert_eq!(e.cycles, estimate(&two_calls(), &m, mode).cycles);
             assert_eq!(e.jvm_entered_bytecodes, 7 + 2);
         }
+    }
+
+    #[test]
+    fn methods_priced_as_a_whole_replace_their_host_code() {
+        let dir = std::env::temp_dir().join(format!("jopcal-methods-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let base = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../calibration/jop-wcet.toml");
+        let file = dir.join("m.toml");
+        std::fs::write(
+            &file,
+            format!("[model]\nname = \"m\"\nbase = \"{}\"\n[params]\nf_cost = 500\n[methods]\n\"t.T.f(I)I\" = \"f_cost + r\"\n", base.display()),
+        )
+        .unwrap();
+        let m = TimingModel::load(&file).unwrap();
+        let p = two_calls();
+        let e = estimate(&p, &m, CacheMode::Hit);
+        // run's iadd (1) plus two calls of f at 501 each: no invoke, return or body costs.
+        assert_eq!(e.cycles, 1.0 + 2.0 * 501.0);
+        assert_eq!(e.per_opcode["method t.T.f(I)I"], (2, 1002.0));
+        let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[test]

@@ -31,6 +31,9 @@ pub struct TimingModel {
     cache_miss: Expr,
     opcodes: Vec<Cost>,
     native: BTreeMap<String, Expr>,
+    /// Whole-call costs of methods whose host code is not what JOP runs
+    /// (library differences), by `pkg.Class.name(desc)`.
+    methods: BTreeMap<String, Expr>,
 }
 
 /// A problem with a model file or a parameter override, in one line.
@@ -64,6 +67,8 @@ struct RawModel {
     opcodes: BTreeMap<Spanned<String>, Spanned<RawCost>>,
     #[serde(default)]
     native: BTreeMap<String, Spanned<String>>,
+    #[serde(default)]
+    methods: BTreeMap<String, Spanned<String>>,
 }
 
 #[derive(Deserialize)]
@@ -226,6 +231,12 @@ impl TimingModel {
             spans.push((format!("native '{k}'"), v.span().start, e.clone()));
             native.insert(k.clone(), e);
         }
+        let mut methods = base.as_ref().map(|b| b.methods.clone()).unwrap_or_default();
+        for (k, v) in &raw.methods {
+            let e = formula(v, &format!("method '{k}'"))?;
+            spans.push((format!("method '{k}'"), v.span().start, e.clone()));
+            methods.insert(k.clone(), e);
+        }
         for (what, start, e) in &spans {
             for n in e.names() {
                 if !(params.contains_key(n) || formulas.contains_key(n) || CONTEXT_NAMES.contains(&n)) {
@@ -273,6 +284,7 @@ impl TimingModel {
             cache_miss,
             opcodes: opcodes.into_iter().map(|c| c.expect("checked above")).collect(),
             native,
+            methods,
         })
     }
 
@@ -357,6 +369,11 @@ impl TimingModel {
     /// True when JOP implements `op` in Java.
     pub fn is_java(&self, op: u8) -> bool {
         matches!(self.opcodes.get(op as usize), Some(Cost::Java { .. }))
+    }
+
+    /// The whole-call cost the model gives a method (`[methods]`), if any.
+    pub fn method_cost(&self, qualified: &str) -> Option<f64> {
+        self.methods.get(qualified).map(|e| self.eval(e, 0.0, 0))
     }
 
     /// The cost of one of JOP's own bytecodes (`jopsys_rd`, ...), if the model has it.
