@@ -26,7 +26,13 @@ pub fn targets(_firmware: Option<&Path>) -> Result<()> {
                 ),
                 _ => "unavailable: verilator not installed (scripts/setup installs it)".to_string(),
             },
-            Target::Jopsim => "not implemented yet".to_string(),
+            Target::Jopsim => match crate::context::jop_config() {
+                Ok(Some(c)) if c.build.is_some() && c.image.is_some() && c.jopsim.is_some() => {
+                    format!("configured ({})", c.file.display())
+                }
+                Ok(Some(c)) => format!("{}: [jop] needs build, image and jopsim", c.file.display()),
+                _ => "needs a jopcal.toml with [jop] build, image and jopsim templates".to_string(),
+            },
         };
         let about = t
             .to_possible_value()
