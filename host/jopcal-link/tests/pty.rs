@@ -180,22 +180,30 @@ fn sweep(protocol: Protocol, plan: &str, seeds: u64) -> (u32, u32) {
 
 const SEEDS: u64 = 5;
 
+/// Fault kinds a retry can recover from; every one must recover in some seed.
+const RECOVERABLE: [&str; 6] = [
+    "drop=0.0005",
+    "flip=0.0005",
+    "dup=0.0005",
+    "garbage=40",
+    "previous=3",
+    "stall=700@300",
+];
+
+/// Sweeps the recoverable faults, then a vanishing board (which must fail clearly).
+fn sweep_all(protocol: Protocol) {
+    for plan in RECOVERABLE {
+        let (ok, failed) = sweep(protocol, plan, SEEDS);
+        eprintln!("{protocol} {plan}: {ok} right, {failed} clear failures");
+        assert!(ok > 0, "{protocol} {plan}: retries never recovered");
+    }
+    let (ok, failed) = sweep(protocol, "vanish@200", 2);
+    assert_eq!((ok, failed), (0, 2));
+}
+
 #[test]
 fn faults_on_classic_end_right_or_fail_clearly() {
-    for plan in [
-        "drop=0.0005",
-        "flip=0.0005",
-        "dup=0.0005",
-        "garbage=40",
-        "previous=3",
-        "stall=700@300",
-    ] {
-        let (ok, failed) = sweep(Protocol::Classic, plan, SEEDS);
-        eprintln!("classic {plan}: {ok} right, {failed} clear failures");
-        assert!(ok > 0, "classic {plan}: retries never recovered");
-    }
-    let (ok, failed) = sweep(Protocol::Classic, "vanish@200", 2);
-    assert_eq!((ok, failed), (0, 2));
+    sweep_all(Protocol::Classic);
     // Heavy corruption of the output alone: the line checks must catch it.
     let (ok, failed) = sweep(Protocol::Classic, "flip-out=0.01", 4);
     eprintln!("classic flip-out=0.01: {ok} right, {failed} clear failures");
@@ -203,18 +211,5 @@ fn faults_on_classic_end_right_or_fail_clearly() {
 
 #[test]
 fn faults_on_handshake_end_right_or_fail_clearly() {
-    for plan in [
-        "drop=0.0005",
-        "flip=0.0005",
-        "dup=0.0005",
-        "garbage=40",
-        "previous=3",
-        "stall=700@300",
-    ] {
-        let (ok, failed) = sweep(Protocol::Handshake, plan, SEEDS);
-        eprintln!("handshake {plan}: {ok} right, {failed} clear failures");
-        assert!(ok > 0, "handshake {plan}: retries never recovered");
-    }
-    let (ok, failed) = sweep(Protocol::Handshake, "vanish@200", 2);
-    assert_eq!((ok, failed), (0, 2));
+    sweep_all(Protocol::Handshake);
 }

@@ -8,9 +8,9 @@
 
 use super::calibrate::run_calibration;
 use super::estimate::{estimate_all, write_estimates};
-use super::profile::profile_suite;
+use super::profile::{profile_suite, ProfiledSet};
 use super::report::write_accuracy;
-use super::run::{fail_on_failures, measure, prepare_host};
+use super::run::{fail_on_failures, measure, prepare_host, Measured};
 use crate::cli::{ProfileFormat, ValidateArgs};
 use crate::context;
 use anyhow::{anyhow, bail, Context, Result};
@@ -87,6 +87,28 @@ struct Failure {
 /// The cache modes of the published table's estimates.
 const CACHE_MODES: [&str; 3] = ["hit", "miss", "fifo:1024:16"];
 
+/// Measures a workload directory's suite on the target into `out` and
+/// profiles it on the host JVM into `out/profiles`.
+fn measure_and_profile(
+    firmware: Option<&Path>,
+    a: &ValidateArgs,
+    out: &Path,
+    stamp: &str,
+) -> Result<(Measured, ProfiledSet)> {
+    let m = measure(firmware, a.target, &[], 1, out, stamp, a.timeout, &[], None)?;
+    let setup = prepare_host(firmware, &[])?;
+    let profiled = profile_suite(
+        &setup,
+        &m.out.path.join("profiles"),
+        stamp,
+        None,
+        ProfileFormat::Binary,
+        Duration::from_secs(a.timeout),
+        &[],
+    )?;
+    Ok((m, profiled))
+}
+
 pub fn validate(firmware: Option<&Path>, a: &ValidateArgs) -> Result<()> {
     if a.suite != "builtin" {
         bail!("unknown suite '{}': the suites are: builtin", a.suite);
@@ -100,21 +122,10 @@ pub fn validate(firmware: Option<&Path>, a: &ValidateArgs) -> Result<()> {
             status: status.to_string(),
         })
     };
-    let m = measure(firmware, a.target, &[], 1, &out, &stamp, a.timeout, &[], None)?;
+    let (m, profiled) = measure_and_profile(firmware, a, &out, &stamp)?;
+    let dir = m.out.path.clone();
     stage("build", "done");
     stage("measure", "done");
-    let dir = m.out.path.clone();
-    let timeout = Duration::from_secs(a.timeout);
-    let setup = prepare_host(firmware, &[])?;
-    let profiled = profile_suite(
-        &setup,
-        &dir.join("profiles"),
-        &stamp,
-        None,
-        ProfileFormat::Binary,
-        timeout,
-        &[],
-    )?;
     stage("profile", "done");
     let model_path = context::model_path(None, firmware)?;
     let model = TimingModel::load(&model_path)?;
@@ -134,27 +145,7 @@ pub fn validate(firmware: Option<&Path>, a: &ValidateArgs) -> Result<()> {
         let fw = context::firmware_dir(firmware)?;
         let micro_src = dir.join("micro-suite");
         jopcal_calibrate::micro::generate(&micro_src, &fw).map_err(|e| anyhow!(e))?;
-        let micro = measure(
-            Some(&micro_src),
-            a.target,
-            &[],
-            1,
-            &dir.join("micro"),
-            &stamp,
-            a.timeout,
-            &[],
-            None,
-        )?;
-        let micro_setup = prepare_host(Some(&micro_src), &[])?;
-        let micro_prof = profile_suite(
-            &micro_setup,
-            &dir.join("micro/profiles"),
-            &stamp,
-            None,
-            ProfileFormat::Binary,
-            timeout,
-            &[],
-        )?;
+        let (micro, micro_prof) = measure_and_profile(Some(&micro_src), a, &dir.join("micro"), &stamp)?;
         failures.extend(micro.failures.iter().cloned());
         failures.extend(micro_prof.failures.iter().cloned());
         let cal = run_calibration(
