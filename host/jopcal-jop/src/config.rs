@@ -9,13 +9,17 @@
 //! ```
 //!
 //! Commands are templates run with `sh -c` in the tree's directory.
-//! Placeholders: `{home}`, `{main}` (the main class, dotted), `{class}` (its
-//! simple name), `{package_dir}` (its package as a path), `{name}` (the
-//! benchmark), `{sources}` (the workload's source root), `{out}` (jopcal's
-//! output directory), `{image}` (the image path, for `jopsim`). JOP's
-//! linker reads class files of version 50 or older only, so the build
-//! template must compile with the tree's own toolchain (which targets an
-//! old class version); jopcal never hands it class files of its own.
+//! Placeholders: `{home}`, `{main}` (the main class, dotted: for the
+//! `jembench`/`jbe` suites jopcal's generated wrapper, e.g.
+//! `fixed.JopcalLoopKfl`), `{class}` (its simple name), `{package_dir}` (its
+//! package as a path), `{name}` (the benchmark), `{gen}` (the source root of
+//! the workload directory: the wrappers and jopcal's harness, which the JOP
+//! build must compile along with the tree's sources), `{sources}` (`{gen}`
+//! and the tree's benchmark source roots, ':'-separated, for a `-sourcepath`),
+//! `{out}` (jopcal's output directory), `{image}` (the image path, for
+//! `jopsim`). JOP's linker reads class files of version 50 or older only, so
+//! the build template must compile with the tree's own toolchain (which
+//! targets an old class version); jopcal never hands it class files of its own.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -33,13 +37,14 @@ pub struct JopConfig {
 
 const KEYS: [&str; 4] = ["home", "build", "image", "jopsim"];
 /// Placeholders a template may use.
-pub const PLACEHOLDERS: [&str; 8] = [
+pub const PLACEHOLDERS: [&str; 9] = [
     "home",
     "main",
     "class",
     "package_dir",
     "name",
     "sources",
+    "gen",
     "out",
     "image",
 ];
@@ -159,7 +164,7 @@ mod tests {
         assert_eq!(c.jopsim.as_deref(), Some("sim {image}"));
         assert_eq!(
             JopConfig::parse("[jop]\nbuild = \"make {target}\"\n", f).unwrap_err(),
-            "/p/jopcal.toml:2:15: unknown placeholder {target} in `build` (known: home, main, class, package_dir, name, sources, out, image)"
+            "/p/jopcal.toml:2:15: unknown placeholder {target} in `build` (known: home, main, class, package_dir, name, sources, gen, out, image)"
         );
         assert_eq!(
             JopConfig::parse("[jop]\nhom = \"x\"\n", f).unwrap_err(),

@@ -1,15 +1,51 @@
 //! A user's JOP source tree: finding the benchmark sources in it. The fixed-
-//! count harnesses of JemBench/JBE (`Loop*.java` in a `fixed` directory under
-//! `java/target/src`, e.g. LoopKfl, LoopLift, LoopUdpIp, LoopMatrix,
-//! LoopQueens, LoopAes) become the `jembench` suite: bench name = the class
-//! name without `Loop`, main class from the file's package.
+//! count harnesses are `Loop*.java` files under `java/target/src`: those in a
+//! `fixed` directory run JemBench benchmarks (LoopKfl, LoopLift, LoopUdpIp,
+//! LoopMatrix, LoopQueens, LoopAes, ...) and are the `jembench` suite; those
+//! directly in a `jbe` directory run its predecessor JavaBenchEmbedded
+//! (LoopKfl, LoopLift, LoopUdpIp) and are the `jbe` suite. Bench name = the
+//! class name without `Loop`, main class from the file's package.
 
 use std::path::{Path, PathBuf};
+
+/// The benchmark suites a JOP tree holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum TreeSuite {
+    /// JemBench's fixed-count harnesses (`.../fixed/Loop*.java`).
+    JemBench,
+    /// JavaBenchEmbedded's fixed-count harnesses (`.../jbe/Loop*.java`).
+    Jbe,
+}
+
+impl TreeSuite {
+    pub const ALL: [TreeSuite; 2] = [TreeSuite::JemBench, TreeSuite::Jbe];
+
+    /// The suite's name on the command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            TreeSuite::JemBench => "jembench",
+            TreeSuite::Jbe => "jbe",
+        }
+    }
+
+    /// The directory its harnesses sit in.
+    fn directory(self) -> &'static str {
+        match self {
+            TreeSuite::JemBench => "fixed",
+            TreeSuite::Jbe => "jbe",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<TreeSuite> {
+        TreeSuite::ALL.into_iter().find(|s| s.name() == name)
+    }
+}
 
 /// One discovered benchmark harness.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TreeWorkload {
     pub name: String,
+    pub suite: TreeSuite,
     /// Fully qualified main class.
     pub main: String,
     pub file: PathBuf,
@@ -34,6 +70,8 @@ fn package_of(text: &str) -> Option<String> {
 impl JopTree {
     /// Opens `home`; it must hold `java/target/src` (the JOP tree's target Java sources).
     pub fn open(home: &Path) -> Result<JopTree, String> {
+        // Absolute, so the paths found here stay right from any directory.
+        let home = &home.canonicalize().unwrap_or_else(|_| home.to_path_buf());
         let src = home.join("java/target/src");
         if !src.is_dir() {
             return Err(format!(
@@ -51,12 +89,16 @@ impl JopTree {
                     todo.push(p);
                     continue;
                 }
-                let in_fixed = p.parent().and_then(|x| x.file_name()).is_some_and(|n| n == "fixed");
+                let dir_name = p.parent().and_then(|x| x.file_name()).map(|n| n.to_string_lossy().into_owned());
+                let suite = TreeSuite::ALL
+                    .into_iter()
+                    .find(|s| dir_name.as_deref() == Some(s.directory()));
                 let stem = p
                     .file_stem()
                     .map(|s| s.to_string_lossy().into_owned())
                     .unwrap_or_default();
-                if !in_fixed || !stem.starts_with("Loop") || p.extension().is_none_or(|x| x != "java") {
+                let Some(suite) = suite else { continue };
+                if !stem.starts_with("Loop") || stem == "Loop" || p.extension().is_none_or(|x| x != "java") {
                     continue;
                 }
                 let text = std::fs::read_to_string(&p).map_err(|e| format!("{}: {e}", p.display()))?;
@@ -71,7 +113,8 @@ impl JopTree {
                     root = root.parent().unwrap_or(&src).to_path_buf();
                 }
                 workloads.push(TreeWorkload {
-                    name: stem.trim_start_matches("Loop").to_string(),
+                    name: stem["Loop".len()..].to_string(),
+                    suite,
                     main,
                     file: p,
                     source_root: root,
@@ -80,16 +123,114 @@ impl JopTree {
         }
         if workloads.is_empty() {
             return Err(format!(
-                "{}: no fixed-count harnesses (Loop*.java in a `fixed` directory under java/target/src)",
+                "{}: no fixed-count harnesses (Loop*.java in a `fixed` or `jbe` directory under java/target/src)",
                 home.display()
             ));
         }
-        workloads.sort_by(|a, b| a.name.cmp(&b.name));
+        workloads.sort_by(|a, b| (a.suite, &a.name).cmp(&(b.suite, &b.name)));
         Ok(JopTree {
             home: home.to_path_buf(),
             workloads,
         })
     }
+
+    /// The harnesses of one suite, or those of `names` (case-insensitive) among them.
+    pub fn select(&self, suite: TreeSuite, names: &[String]) -> Result<Vec<TreeWorkload>, String> {
+        let all: Vec<&TreeWorkload> = self.workloads.iter().filter(|w| w.suite == suite).collect();
+        if all.is_empty() {
+            return Err(format!(
+                "{}: no {} harnesses (Loop*.java in a `{}` directory under java/target/src)",
+                self.home.display(),
+                suite.name(),
+                suite.directory()
+            ));
+        }
+        if names.is_empty() {
+            return Ok(all.into_iter().cloned().collect());
+        }
+        names
+            .iter()
+            .map(|n| {
+                all.iter().find(|w| w.name.eq_ignore_ascii_case(n)).map(|w| (*w).clone()).ok_or_else(|| {
+                    let known: Vec<&str> = all.iter().map(|w| w.name.as_str()).collect();
+                    format!(
+                        "no {} benchmark {n} in {} (it has: {})",
+                        suite.name(),
+                        self.home.display(),
+                        known.join(", ")
+                    )
+                })
+            })
+            .collect()
+    }
+}
+
+/// A tree suite written as a jopcal workload directory.
+#[derive(Debug, Clone)]
+pub struct GeneratedSuite {
+    pub dir: PathBuf,
+    /// The benchmarks in it.
+    pub names: Vec<String>,
+    /// `file:line:column: why` for each harness jopcal could not read (left out).
+    pub skipped: Vec<String>,
+}
+
+/// Writes `workloads` (harnesses of one tree suite) as a jopcal workload
+/// directory at `dir`: one generated wrapper per harness (see
+/// [`crate::harness`]) in the harness's package, jopcal's harness and host
+/// stand-ins copied from `firmware`, and a manifest whose source path is the
+/// tree's benchmark sources. The directory then builds, profiles and runs on
+/// every target like the built-in suite.
+pub fn generate_suite(
+    suite: TreeSuite,
+    workloads: &[TreeWorkload],
+    firmware: &Path,
+    dir: &Path,
+) -> Result<GeneratedSuite, String> {
+    let mut specs = Vec::new();
+    let mut sources = Vec::new();
+    let mut roots: Vec<PathBuf> = Vec::new();
+    let mut skipped = Vec::new();
+    for w in workloads {
+        let text = std::fs::read_to_string(&w.file).map_err(|e| format!("{}: {e}", w.file.display()))?;
+        let h = match crate::harness::parse_fixed_harness(&text) {
+            Ok(h) => h,
+            Err(e) => {
+                skipped.push(format!("{}:{e}", w.file.display()));
+                continue;
+            }
+        };
+        let file_name = w.file.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        let package_dir = h.package.as_deref().map(|p| p.replace('.', "/") + "/").unwrap_or_default();
+        sources.push((
+            format!("{package_dir}{}.java", h.wrapper_class()),
+            h.wrapper_source(&w.name, &file_name),
+        ));
+        specs.push(jopcal_workloads::WorkloadSpec {
+            name: w.name.clone(),
+            main: h.wrapper_main(),
+            kind: format!("{} {file_name}: {}.{}({})", suite.name(), h.var, h.method, h.iterations),
+        });
+        if !roots.contains(&w.source_root) {
+            roots.push(w.source_root.clone());
+        }
+    }
+    if specs.is_empty() {
+        return Err(match skipped.first() {
+            Some(first) => format!("no {} harness jopcal can wrap; first: {first}", suite.name()),
+            None => format!("no {} harnesses selected", suite.name()),
+        });
+    }
+    let header = format!(
+        "The {} suite of a JOP tree, generated by jopcal: one wrapper per fixed-count\nharness, timing its benchmark call with jopcal's harness. Regenerated on every run.",
+        suite.name()
+    );
+    jopcal_workloads::suite::write_generated(dir, firmware, &header, &roots, &specs, &sources)?;
+    Ok(GeneratedSuite {
+        dir: dir.to_path_buf(),
+        names: specs.into_iter().map(|s| s.name).collect(),
+        skipped,
+    })
 }
 
 #[cfg(test)]
@@ -99,19 +240,26 @@ mod tests {
     #[test]
     fn finds_fixed_harnesses_and_rejects_other_directories() {
         let t = std::env::temp_dir().join(format!("jopcal-tree-{}", std::process::id()));
-        let fixed = t.join("java/target/src/bench/jbe/fixed");
-        std::fs::create_dir_all(&fixed).unwrap();
-        std::fs::write(
-            fixed.join("LoopKfl.java"),
-            "package jbe.fixed;\npublic class LoopKfl {}\n",
-        )
-        .unwrap();
-        std::fs::write(fixed.join("Helper.java"), "package jbe.fixed;\nclass Helper {}\n").unwrap();
+        let bench = t.join("java/target/src/bench");
+        std::fs::create_dir_all(bench.join("fixed")).unwrap();
+        std::fs::create_dir_all(bench.join("jbe/micro")).unwrap();
+        std::fs::write(bench.join("fixed/LoopKfl.java"), "package fixed;\npublic class LoopKfl {}\n").unwrap();
+        std::fs::write(bench.join("fixed/Helper.java"), "package fixed;\nclass Helper {}\n").unwrap();
+        std::fs::write(bench.join("jbe/LoopLift.java"), "package jbe;\npublic class LoopLift {}\n").unwrap();
+        std::fs::write(bench.join("jbe/micro/LoopNot.java"), "package jbe.micro;\nclass LoopNot {}\n").unwrap();
         let tree = JopTree::open(&t).unwrap();
-        assert_eq!(tree.workloads.len(), 1);
+        assert_eq!(tree.workloads.len(), 2);
         let w = &tree.workloads[0];
-        assert_eq!((w.name.as_str(), w.main.as_str()), ("Kfl", "jbe.fixed.LoopKfl"));
-        assert_eq!(w.source_root, t.join("java/target/src/bench"));
+        assert_eq!(
+            (w.name.as_str(), w.main.as_str(), w.suite),
+            ("Kfl", "fixed.LoopKfl", TreeSuite::JemBench)
+        );
+        assert_eq!(w.source_root, bench);
+        let jbe = tree.select(TreeSuite::Jbe, &[]).unwrap();
+        assert_eq!((jbe[0].name.as_str(), jbe[0].main.as_str()), ("Lift", "jbe.LoopLift"));
+        let e = tree.select(TreeSuite::Jbe, &["kfl".into()]).unwrap_err();
+        assert!(e.starts_with("no jbe benchmark kfl in "), "{e}");
+        assert!(e.ends_with("(it has: Lift)"), "{e}");
         let e = JopTree::open(&t.join("java")).unwrap_err();
         assert!(
             e.ends_with("not a JOP tree (no java/target/src; pass the root of a JOP checkout as --jop-home)"),

@@ -43,24 +43,26 @@ fn io(path: &Path) -> impl FnOnce(std::io::Error) -> BuildError + '_ {
     }
 }
 
+/// Appends every `.java` file below `dir` as (path relative to `root`, absolute).
+fn walk(dir: &Path, root: &Path, out: &mut Vec<(String, PathBuf)>) -> Result<(), BuildError> {
+    for entry in fs::read_dir(dir).map_err(io(dir))? {
+        let path = entry.map_err(io(dir))?.path();
+        if path.is_dir() {
+            walk(&path, root, out)?;
+        } else if path.extension().is_some_and(|e| e == "java") {
+            let rel = path
+                .strip_prefix(root)
+                .unwrap_or(&path)
+                .to_string_lossy()
+                .replace('\\', "/");
+            out.push((rel, path));
+        }
+    }
+    Ok(())
+}
+
 /// All `.java` files below `root`'s source folders, sorted, as (relative, absolute).
 pub fn java_sources(root: &Path) -> Result<Vec<(String, PathBuf)>, BuildError> {
-    fn walk(dir: &Path, root: &Path, out: &mut Vec<(String, PathBuf)>) -> Result<(), BuildError> {
-        for entry in fs::read_dir(dir).map_err(io(dir))? {
-            let path = entry.map_err(io(dir))?.path();
-            if path.is_dir() {
-                walk(&path, root, out)?;
-            } else if path.extension().is_some_and(|e| e == "java") {
-                let rel = path
-                    .strip_prefix(root)
-                    .unwrap_or(&path)
-                    .to_string_lossy()
-                    .replace('\\', "/");
-                out.push((rel, path));
-            }
-        }
-        Ok(())
-    }
     let mut out = Vec::new();
     for d in SOURCE_DIRS {
         let dir = root.join(d);
@@ -95,7 +97,19 @@ pub fn suite_hash(sources: &[(String, PathBuf)], javac_version: &str) -> Result<
 /// Compiles the suite under `root` (or reuses the cache under `cache_root`).
 pub fn build_suite(root: &Path, jdk: &Jdk, cache_root: &Path) -> Result<BuiltSuite, BuildError> {
     let sources = java_sources(root)?;
-    let hash = suite_hash(&sources, &jdk.version)?;
+    // A generated suite (a JOP tree's benchmarks) compiles its own sources and
+    // takes the rest from the manifest's source path; those files count in the hash.
+    let sourcepath = crate::suite::Suite::load(root)
+        .map(|s| s.sourcepath)
+        .unwrap_or_default();
+    let mut hashed = sources.clone();
+    for (i, dir) in sourcepath.iter().enumerate() {
+        let mut found = Vec::new();
+        walk(dir, dir, &mut found)?;
+        found.sort();
+        hashed.extend(found.into_iter().map(|(rel, abs)| (format!("sourcepath{i}:{rel}"), abs)));
+    }
+    let hash = suite_hash(&hashed, &jdk.version)?;
     let classes_root = cache_root.join("classes");
     let dest = classes_root.join(&hash[..16]);
     if dest.join(COMPLETE).is_file() {
@@ -111,10 +125,18 @@ pub fn build_suite(root: &Path, jdk: &Jdk, cache_root: &Path) -> Result<BuiltSui
         fs::remove_dir_all(&tmp).map_err(io(&tmp))?;
     }
     fs::create_dir_all(&tmp).map_err(io(&tmp))?;
-    let out = Command::new(&jdk.javac)
-        .args(JAVAC_FLAGS)
-        .arg("-d")
-        .arg(&tmp)
+    let mut javac = Command::new(&jdk.javac);
+    javac.args(JAVAC_FLAGS).arg("-d").arg(&tmp);
+    if !sourcepath.is_empty() {
+        let roots = SOURCE_DIRS.iter().map(|d| root.join(d)).chain(sourcepath.iter().cloned());
+        javac
+            .arg("-sourcepath")
+            .arg(std::env::join_paths(roots).map_err(|e| BuildError::Io {
+                path: root.to_owned(),
+                source: std::io::Error::new(std::io::ErrorKind::InvalidInput, e),
+            })?);
+    }
+    let out = javac
         .args(sources.iter().map(|(_, abs)| abs))
         .output()
         .map_err(io(&jdk.javac))?;

@@ -19,6 +19,10 @@ pub struct WorkloadSpec {
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct Manifest {
+    /// Further source roots javac may take classes from (a JOP tree's
+    /// benchmark sources, for a generated suite); relative to the manifest.
+    #[serde(default)]
+    sourcepath: Vec<PathBuf>,
     workload: Vec<WorkloadSpec>,
 }
 
@@ -27,6 +31,8 @@ struct Manifest {
 pub struct Suite {
     /// The firmware directory holding `suite.toml`, `src/` and `host-stubs/`.
     pub root: PathBuf,
+    /// Source roots beyond `src/` and `host-stubs/`, absolute.
+    pub sourcepath: Vec<PathBuf>,
     pub workloads: Vec<WorkloadSpec>,
 }
 
@@ -69,6 +75,7 @@ impl Suite {
         }
         Ok(Suite {
             root: root.to_owned(),
+            sourcepath: manifest.sourcepath.iter().map(|p| root.join(p)).collect(),
             workloads: manifest.workload,
         })
     }
@@ -97,6 +104,61 @@ impl Suite {
             })
             .collect()
     }
+}
+
+/// Writes a generated workload directory: `suite.toml` (with `header` as its
+/// leading comment, `sourcepath` and `workloads`), the given sources under
+/// `src/` (`(path relative to src, text)`), and a copy of `firmware`'s
+/// harness and host stand-ins, so the directory builds and runs like the
+/// built-in suite.
+pub fn write_generated(
+    dir: &Path,
+    firmware: &Path,
+    header: &str,
+    sourcepath: &[PathBuf],
+    workloads: &[WorkloadSpec],
+    sources: &[(String, String)],
+) -> Result<(), String> {
+    let io = |p: &Path, e: std::io::Error| format!("{}: {e}", p.display());
+    let quote = |s: &str| toml::Value::String(s.to_string()).to_string();
+    let mut manifest = String::new();
+    for l in header.lines() {
+        manifest.push_str(&format!("# {l}\n"));
+    }
+    if !sourcepath.is_empty() {
+        let list: Vec<String> = sourcepath.iter().map(|p| quote(&p.to_string_lossy())).collect();
+        manifest.push_str(&format!("sourcepath = [{}]\n", list.join(", ")));
+    }
+    for w in workloads {
+        manifest.push_str(&format!(
+            "\n[[workload]]\nname = {}\nmain = {}\nkind = {}\n",
+            quote(&w.name),
+            quote(&w.main),
+            quote(&w.kind)
+        ));
+    }
+    for (rel, text) in sources {
+        let path = dir.join("src").join(rel);
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent).map_err(|e| io(parent, e))?;
+        }
+        std::fs::write(&path, text).map_err(|e| io(&path, e))?;
+    }
+    for sub in ["src/jopcal/harness", "host-stubs/com/jopdesign/sys"] {
+        let from = firmware.join(sub);
+        let to = dir.join(sub);
+        std::fs::create_dir_all(&to).map_err(|e| io(&to, e))?;
+        for e in std::fs::read_dir(&from).map_err(|e| io(&from, e))? {
+            let p = e.map_err(|e| io(&from, e))?.path();
+            if p.extension().is_some_and(|x| x == "java") {
+                let target = to.join(p.file_name().expect("a file"));
+                std::fs::copy(&p, &target).map_err(|e| io(&target, e))?;
+            }
+        }
+    }
+    // The manifest last: a directory with one is complete.
+    let m = dir.join(MANIFEST);
+    std::fs::write(&m, manifest).map_err(|e| io(&m, e))
 }
 
 /// 1-based line and column of a byte span's start.

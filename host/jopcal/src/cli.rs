@@ -85,7 +85,8 @@ pub struct RunArgs {
     /// Where the workloads run.
     #[arg(long, value_enum, default_value_t = Target::DEFAULT)]
     pub target: Target,
-    /// The workload suite: `builtin`, or `jembench` (the JOP tree's fixed harnesses; target jopsim).
+    /// The workload suite: `builtin` (jop-firmware/), or `jembench` / `jbe`: the fixed-count
+    /// harnesses of the JOP tree given by --jop-home, each timed by a generated wrapper.
     #[arg(long, default_value = "builtin")]
     pub suite: String,
     /// Only these benchmarks (repeatable; default: the whole suite).
@@ -334,7 +335,8 @@ pub struct ValidateArgs {
     /// Where the workloads run.
     #[arg(long, value_enum, default_value_t = Target::DEFAULT)]
     pub target: Target,
-    /// The workload suite: `builtin` (jop-firmware/).
+    /// The workload suite: `builtin` (jop-firmware/), or `jembench` / `jbe`: the fixed-count
+    /// harnesses of the JOP tree given by --jop-home, each timed by a generated wrapper.
     #[arg(long, default_value = "builtin")]
     pub suite: String,
     /// Output directory (created if missing; an earlier run in it is moved to previous/).
@@ -367,8 +369,10 @@ pub enum ProfileFormat {
 
 #[derive(Debug, Args)]
 pub struct ProfileArgs {
-    /// The workload suite to profile: `builtin` (jop-firmware/) or `jembench` (the fixed
-    /// harnesses of the JOP tree given by --jop-home). Not with --cp/--main.
+    /// The workload suite to profile: `builtin` (jop-firmware/), or `jembench` / `jbe` (the
+    /// fixed-count harnesses of the JOP tree given by --jop-home: by default jopcal's wrapper
+    /// of each, over the harness region; with --region main|method the tree's harness
+    /// itself). Not with --cp/--main.
     #[arg(long, value_name = "SUITE", conflicts_with_all = ["cp", "main"])]
     pub suite: Option<String>,
     /// Only these benchmarks of the suite (repeatable; default: all).
@@ -384,7 +388,7 @@ pub struct ProfileArgs {
     #[arg(long, value_enum)]
     pub region: Option<RegionArg>,
     /// The method whose first call is the region (with --region method), as pkg.Class.name
-    /// (for --suite jembench, a bare name means that method of each harness class).
+    /// (for --suite jembench|jbe, a bare name means that method of each harness class).
     #[arg(long, value_name = "CLASS.NAME")]
     pub method: Option<String>,
     /// Output directory for <bench>.jopprof (an earlier run in it is moved to previous/).

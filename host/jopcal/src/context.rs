@@ -153,3 +153,44 @@ pub fn jop_home(explicit: Option<&Path>) -> Result<PathBuf> {
 pub fn jop_config() -> Result<Option<jopcal_jop::config::JopConfig>> {
     jopcal_jop::config::JopConfig::find(&std::env::current_dir()?).map_err(|e| anyhow::anyhow!(e))
 }
+
+/// The workload directory of `--suite NAME`: the built-in suite's firmware
+/// directory for `builtin`; for `jembench` and `jbe`, a directory generated
+/// from the JOP tree's fixed-count harnesses (see `jopcal_jop::tree`), kept in
+/// the build cache under a name derived from the tree's path.
+pub fn suite_dir(firmware: Option<&Path>, home: Option<&Path>, suite: &str) -> Result<PathBuf> {
+    use jopcal_jop::tree::{generate_suite, JopTree, TreeSuite};
+    let fw = firmware_dir(firmware)?;
+    if suite == "builtin" {
+        return Ok(fw);
+    }
+    let Some(tree_suite) = TreeSuite::from_name(suite) else {
+        bail!("unknown suite `{suite}`: the suites are: builtin, jembench, jbe");
+    };
+    let home = jop_home(home)?;
+    let tree = JopTree::open(&home).map_err(|e| anyhow::anyhow!(e))?;
+    let selected = tree.select(tree_suite, &[]).map_err(|e| anyhow::anyhow!(e))?;
+    let key = {
+        use std::hash::{Hash, Hasher};
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        home.canonicalize().unwrap_or(home.clone()).hash(&mut h);
+        h.finish()
+    };
+    let dir = cache_dir(&fw).join("tree-suites").join(format!("{suite}-{key:016x}"));
+    if dir.exists() {
+        // Regenerated every time: the tree may have changed, and a wrapper of a
+        // harness that is gone must not linger.
+        std::fs::remove_dir_all(&dir).map_err(|e| anyhow::anyhow!("{}: {e}", dir.display()))?;
+    }
+    let g = generate_suite(tree_suite, &selected, &fw, &dir).map_err(|e| anyhow::anyhow!(e))?;
+    for s in &g.skipped {
+        eprintln!("     note: left out of the {suite} suite: {s}");
+    }
+    eprintln!(
+        "     suite {suite}: {} harnesses of {} ({})",
+        g.names.len(),
+        home.display(),
+        g.names.join(", ")
+    );
+    Ok(dir)
+}

@@ -12,8 +12,24 @@ use clap::Parser;
 fn main() {
     let cli = cli::Cli::parse();
     if let Err(e) = commands::dispatch(cli) {
-        // `{:#}` joins anyhow's context chain into one line.
-        eprintln!("jopcal: error: {e:#}");
+        eprintln!("jopcal: error: {}", one_line(&e));
         std::process::exit(1);
     }
+}
+
+/// The error's context chain joined into one line, leaving out a cause whose
+/// text the line already holds (errors that print their source themselves).
+fn one_line(e: &anyhow::Error) -> String {
+    let mut line = String::new();
+    for cause in e.chain() {
+        let text = cause.to_string();
+        if line.contains(&text) {
+            continue;
+        }
+        if !line.is_empty() {
+            line.push_str(": ");
+        }
+        line.push_str(&text);
+    }
+    line.replace('\n', " ")
 }

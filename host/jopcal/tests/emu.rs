@@ -74,35 +74,8 @@ fn estimator_with_the_boards_table_matches_the_board_to_the_cycle() {
         })
         .collect();
 
-    // The board's counter also sees the harness around the region: the rest of
-    // start() after the first counter read, and stop() up to the second.
     let m = jopcal_timing::TimingModel::load(&model).unwrap();
-    let harness = std::fs::read(classes_dir(&err).join("jopcal/harness/Harness.class")).unwrap();
-    let cf = jopcal_classfile::parse_class(&harness).unwrap();
-    let words = |name: &str| {
-        let len = cf
-            .method(
-                name,
-                if name == "measure" {
-                    "(Ljopcal/harness/Workload;)Z"
-                } else {
-                    "()V"
-                },
-            )
-            .unwrap()
-            .code
-            .as_ref()
-            .unwrap()
-            .bytecode
-            .len();
-        jopcal_timing::cache::words_of(len as u32)
-    };
-    let b_hit = m.load_cost(true, 0);
-    let harness_cycles = m.native_cost("jopsys_rd").unwrap() // the first read itself
-        + m.cost(0xb3, b_hit, 0) // putstatic startCount
-        + m.cost(0xb1, m.load_cost(true, words("measure")), words("measure")) // return to measure()
-        + m.cost(0xb8, m.load_cost(false, words("stop")), words("stop")) // invokestatic stop(), first call: a miss
-        + m.cost(0x10, b_hit, 0); // bipush IO_CNT
+    let harness_cycles = common::harness_cycles(&m, &classes_dir(&err));
     for (bench, c) in &measured {
         let e = estimated.iter().find(|(b, _)| b == bench).unwrap().1;
         assert_eq!(

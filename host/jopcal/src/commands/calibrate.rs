@@ -19,6 +19,8 @@ use std::path::{Path, PathBuf};
 pub struct Calibration {
     pub fit: Fit,
     pub loo_max_abs_error_pct: Option<f64>,
+    /// `(benchmark, error in percent)` of each benchmark predicted by the fit without it.
+    pub loo_errors: Vec<(String, f64)>,
     pub toml: PathBuf,
 }
 
@@ -214,6 +216,11 @@ pub fn run_calibration(
     Ok(Calibration {
         fit: f,
         loo_max_abs_error_pct: loo_max,
+        loo_errors: loo_rows
+            .iter()
+            .flatten()
+            .map(|(b, m, e)| (b.clone(), 100.0 * (e - m) / m))
+            .collect(),
         toml: out.to_path_buf(),
     })
 }

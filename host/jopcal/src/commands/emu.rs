@@ -4,7 +4,7 @@
 
 use crate::cli::{BoardArgs, EmuArgs, EmuBoardArgs};
 use crate::commands::board::measure_board;
-use crate::commands::run::{prepare_host, Measured};
+use crate::commands::run::{keep_images, prepare_host, staging_dir, Measured};
 use crate::context;
 use anyhow::{anyhow, bail, Context, Result};
 use jopcal_emu::board::write_trace;
@@ -14,7 +14,7 @@ use jopcal_link::fault::FaultPlan;
 use jopcal_link::peer::{serve, BoardLog};
 use jopcal_link::{JopImage, PseudoTerminal};
 use jopcal_measure::atomic;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
@@ -128,7 +128,7 @@ pub fn measure_emu(
     cfg.cycle_limit = cfg.cycle_limit.min((timeout as f64 * cfg.clock_mhz * 1e6) as u64);
     let setup = prepare_host(firmware, benches)?;
     // The images go into the output directory: a record of exactly what ran.
-    let staging = tempfile_dir(out)?;
+    let staging = staging_dir(out)?;
     let mut images = Vec::new();
     for w in &setup.selected {
         let bundle = Bundle::from_dir(&setup.built.classes, &w.main).map_err(|e| anyhow!(e))?;
@@ -189,22 +189,7 @@ pub fn measure_emu(
     let _ = thread.join();
     let m = result?;
     // Keep the bundles beside the results.
-    let images_dir = m.out.join("images");
-    std::fs::create_dir_all(&images_dir)?;
-    for p in &args.images {
-        if let Some(name) = p.file_name() {
-            std::fs::rename(p, images_dir.join(name))
-                .or_else(|_| std::fs::copy(p, images_dir.join(name)).map(|_| ()))?;
-        }
-    }
+    keep_images(&args.images, &m.out.join("images"))?;
     let _ = std::fs::remove_dir_all(&staging);
     Ok(m)
-}
-
-fn tempfile_dir(out: &Path) -> Result<PathBuf> {
-    let base = out.parent().unwrap_or(Path::new("."));
-    std::fs::create_dir_all(base)?;
-    let dir = base.join(format!(".jopcal-images-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
-    Ok(dir)
 }

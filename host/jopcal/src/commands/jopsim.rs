@@ -1,8 +1,10 @@
-//! `jopcal run --target jopsim`: every workload is built into a .jop image by
-//! the JOP tree's own toolchain (the `build` template of jopcal.toml), then
-//! run by the tree's simulator (the `jopsim` template) as a subprocess; its
-//! output is read for `@jopcal` result lines like a board's and kept as the
-//! raw log. JopSim is not cycle exact; its rows say so in `target`.
+//! The JOP tree's toolchain and simulator. [`Toolchain`] builds a workload's
+//! .jop image with the `build` template of jopcal.toml (for `--target jopsim`,
+//! and for `--target board|verilator` when no `--image` is given).
+//! `jopcal run --target jopsim` runs each image in the tree's simulator (the
+//! `jopsim` template) as a subprocess; its output is read for `@jopcal` result
+//! lines like a board's and kept as the raw log. JopSim is not cycle exact;
+//! its rows say so in `target_config`.
 
 use crate::commands::run::Measured;
 use crate::context;
@@ -10,17 +12,12 @@ use crate::progress::Progress;
 use anyhow::{anyhow, bail, Context, Result};
 use jopcal_jop::config::{expand, JopConfig};
 use jopcal_measure::{atomic, clock, Measurement, MeasurementWriter, OutDir, Unit};
+use jopcal_workloads::{Suite, WorkloadSpec};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Duration;
 use wait_timeout::ChildExt;
-
-struct Job {
-    name: String,
-    main: String,
-    sources: PathBuf,
-}
 
 /// Runs `sh -c cmd` in `dir` with a timeout; Ok((stdout, stderr)) on exit 0.
 fn shell(cmd: &str, dir: &Path, timeout: Duration) -> std::result::Result<(String, String), String> {
@@ -70,60 +67,122 @@ fn shell(cmd: &str, dir: &Path, timeout: Duration) -> std::result::Result<(Strin
     Ok((stdout, stderr))
 }
 
+/// The JOP tree's toolchain as `jopcal.toml` configures it: the `build`
+/// template makes one workload's image, `image` says where it lands.
+pub struct Toolchain {
+    pub cfg: JopConfig,
+    pub home: PathBuf,
+    build: String,
+    image: String,
+}
+
+impl Toolchain {
+    /// Reads `jopcal.toml`; `why` says what needs the toolchain.
+    pub fn load(jop_home: Option<&Path>, why: &str) -> Result<Toolchain> {
+        let cfg: JopConfig = context::jop_config()?.with_context(|| {
+            format!("{why} needs a jopcal.toml with a [jop] table giving `build` and `image` templates (see docs/formats.md)")
+        })?;
+        let need = |v: &Option<String>, key: &str| {
+            v.clone()
+                .ok_or_else(|| anyhow!("{}: [jop] has no `{key}` template ({why} needs it)", cfg.file.display()))
+        };
+        let (build, image) = (need(&cfg.build, "build")?, need(&cfg.image, "image")?);
+        let home = context::jop_home(jop_home)?;
+        Ok(Toolchain {
+            cfg,
+            home,
+            build,
+            image,
+        })
+    }
+
+    /// The placeholder values for one workload of the suite in `root`.
+    fn values(&self, suite: &Suite, job: &WorkloadSpec, out: &Path) -> Result<BTreeMap<&'static str, String>> {
+        let class = job.main.rsplit('.').next().unwrap_or(&job.main).to_string();
+        let package_dir = job
+            .main
+            .rsplit_once('.')
+            .map_or(String::new(), |(p, _)| p.replace('.', "/"));
+        let gen = suite.root.join("src");
+        let sources = std::env::join_paths(std::iter::once(gen.clone()).chain(suite.sourcepath.iter().cloned()))?;
+        Ok(BTreeMap::from([
+            ("home", self.home.display().to_string()),
+            ("main", job.main.clone()),
+            ("class", class),
+            ("package_dir", package_dir),
+            ("name", job.name.clone()),
+            ("sources", sources.to_string_lossy().into_owned()),
+            ("gen", gen.display().to_string()),
+            ("out", out.display().to_string()),
+        ]))
+    }
+
+    /// Builds `job`'s image with the tree's toolchain, checks it, and copies it
+    /// to `keep` (the next build may overwrite the toolchain's output).
+    pub fn build_image(
+        &self,
+        suite: &Suite,
+        job: &WorkloadSpec,
+        out: &Path,
+        keep: &Path,
+        limit: Duration,
+    ) -> std::result::Result<PathBuf, String> {
+        let v = self.values(suite, job, out).map_err(|e| e.to_string())?;
+        let cmd = expand(&self.build, &v);
+        shell(&cmd, &self.home, limit).map_err(|e| format!("building the image: {e}"))?;
+        let image = PathBuf::from(expand(&self.image, &v));
+        let image = if image.is_absolute() { image } else { self.home.join(image) };
+        jopcal_link::JopImage::load(&image, None)?;
+        if let Some(parent) = keep.parent() {
+            std::fs::create_dir_all(parent).map_err(|e| format!("{}: {e}", parent.display()))?;
+        }
+        std::fs::copy(&image, keep).map_err(|e| format!("copying {} to {}: {e}", image.display(), keep.display()))?;
+        Ok(keep.to_path_buf())
+    }
+
+    /// Builds the image of every workload of `jobs` into `dir` (`<name>.jop`),
+    /// with progress; the first failure ends it.
+    pub fn build_all(&self, suite: &Suite, jobs: &[WorkloadSpec], dir: &Path, limit: Duration) -> Result<Vec<PathBuf>> {
+        let progress = Progress::new("build", jobs.len() as u64);
+        let mut images = Vec::new();
+        for job in jobs {
+            progress.working_on(&job.name);
+            let keep = dir.join(format!("{}.jop", job.name));
+            match self.build_image(suite, job, dir, &keep, limit) {
+                Ok(p) => {
+                    progress.finished(&format!("{}: {}", job.name, p.display()));
+                    images.push(p);
+                }
+                Err(why) => {
+                    progress.done();
+                    bail!("workload {}: {why}", job.name);
+                }
+            }
+        }
+        progress.done();
+        Ok(images)
+    }
+}
+
+/// `jopcal run --target jopsim` over the workload directory `root`.
 #[allow(clippy::too_many_arguments)]
 pub fn measure_jopsim(
-    firmware: Option<&Path>,
+    root: &Path,
     jop_home: Option<&Path>,
-    suite: &str,
     benches: &[String],
     out: &Path,
     stamp: &str,
     timeout: u64,
 ) -> Result<Measured> {
-    let cfg: JopConfig = context::jop_config()?.context(
-        "--target jopsim needs a jopcal.toml with a [jop] table giving `build`, `image` and `jopsim` templates (see docs/formats.md)",
-    )?;
-    let need = |v: &Option<String>, key: &str| {
-        v.clone().ok_or_else(|| {
-            anyhow!(
-                "{}: [jop] has no `{key}` template (--target jopsim needs build, image and jopsim)",
-                cfg.file.display()
-            )
-        })
-    };
-    let (build, image_t, jopsim) = (
-        need(&cfg.build, "build")?,
-        need(&cfg.image, "image")?,
-        need(&cfg.jopsim, "jopsim")?,
-    );
-    let home = context::jop_home(jop_home)?;
-    let jobs: Vec<Job> = match suite {
-        "builtin" => {
-            let root = context::firmware_dir(firmware)?;
-            let s = jopcal_workloads::Suite::load(&root)?;
-            s.select(benches)?
-                .into_iter()
-                .map(|w| Job {
-                    name: w.name,
-                    main: w.main,
-                    sources: root.join("src"),
-                })
-                .collect()
-        }
-        "jembench" => {
-            let tree = jopcal_jop::tree::JopTree::open(&home).map_err(|e| anyhow!(e))?;
-            tree.workloads
-                .into_iter()
-                .filter(|w| benches.is_empty() || benches.iter().any(|b| b.eq_ignore_ascii_case(&w.name)))
-                .map(|w| Job {
-                    name: w.name,
-                    main: w.main,
-                    sources: w.source_root,
-                })
-                .collect()
-        }
-        other => bail!("unknown suite `{other}`: the suites are: builtin, jembench"),
-    };
+    let tools = Toolchain::load(jop_home, "--target jopsim")?;
+    let jopsim = tools.cfg.jopsim.clone().ok_or_else(|| {
+        anyhow!(
+            "{}: [jop] has no `jopsim` template (--target jopsim needs build, image and jopsim)",
+            tools.cfg.file.display()
+        )
+    })?;
+    let suite = Suite::load(root)?;
+    let jobs = suite.select(benches)?;
     let dir = OutDir::prepare(out, stamp).with_context(|| format!("preparing {}", out.display()))?;
     let mut writer = MeasurementWriter::create(&dir.path)?;
     let progress = Progress::new("measure", jobs.len() as u64);
@@ -131,30 +190,14 @@ pub fn measure_jopsim(
     let limit = Duration::from_secs(timeout);
     for job in &jobs {
         progress.working_on(&job.name);
-        let class = job.main.rsplit('.').next().unwrap_or(&job.main).to_string();
-        let package_dir = job
-            .main
-            .rsplit_once('.')
-            .map_or(String::new(), |(p, _)| p.replace('.', "/"));
-        let mut v: BTreeMap<&str, String> = BTreeMap::from([
-            ("home", home.display().to_string()),
-            ("main", job.main.clone()),
-            ("class", class),
-            ("package_dir", package_dir),
-            ("name", job.name.clone()),
-            ("sources", job.sources.display().to_string()),
-            ("out", dir.path.display().to_string()),
-        ]);
         let log_rel = format!("logs/{}-jopsim.log", job.name);
         let outcome = (|| -> std::result::Result<Vec<Measurement>, String> {
-            let cmd = expand(&build, &v);
-            shell(&cmd, &home, limit).map_err(|e| format!("building the image: {e}"))?;
-            let image = PathBuf::from(expand(&image_t, &v));
-            let image = if image.is_absolute() { image } else { home.join(image) };
-            jopcal_link::JopImage::load(&image, None)?;
+            let image = dir.join(format!("images/{}.jop", job.name));
+            tools.build_image(&suite, job, &dir.path, &image, limit)?;
+            let mut v = tools.values(&suite, job, &dir.path).map_err(|e| e.to_string())?;
             v.insert("image", image.display().to_string());
             let cmd = expand(&jopsim, &v);
-            let (stdout, stderr) = shell(&cmd, &home, limit)?;
+            let (stdout, stderr) = shell(&cmd, &tools.home, limit)?;
             let text = format!("# command: {cmd}\n# ---- stdout ----\n{stdout}# ---- stderr ----\n{stderr}");
             atomic::write_atomic(&dir.join(&log_rel), text.as_bytes()).map_err(|e| e.to_string())?;
             let t =
@@ -170,7 +213,7 @@ pub fn measure_jopsim(
                         ..
                     } => Some(Measurement {
                         target: "jopsim".into(),
-                        target_config: format!("JopSim via jopcal.toml ({}; not cycle exact)", cfg.file.display()),
+                        target_config: format!("JopSim via jopcal.toml ({}; not cycle exact)", tools.cfg.file.display()),
                         benchmark: bench.clone(),
                         iterations: *iterations,
                         cycles: *cycles,

@@ -19,7 +19,7 @@ use anyhow::Result;
 pub fn dispatch(cli: Cli) -> Result<()> {
     let firmware = cli.firmware.as_deref();
     match cli.verb {
-        Verb::Validate(a) => validate::validate(firmware, &a),
+        Verb::Validate(a) => validate::validate(firmware, cli.jop_home.as_deref(), &a),
         Verb::Run(a) => run::run(firmware, cli.jop_home.as_deref(), &a),
         Verb::Targets => targets::targets(firmware),
         Verb::Profile(a) => profile::profile(firmware, cli.jop_home.as_deref(), &a),

@@ -9,6 +9,7 @@ use anyhow::{bail, Context, Result};
 use jopcal_measure::{atomic, clock, OutDir};
 use jopcal_profile::{Profile, EXTENSION};
 use jopcal_workloads::profile::{profile_program, ProfileRegion, ProfileRequest};
+use jopcal_jop::tree::TreeSuite;
 use jopcal_workloads::Jdk;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -63,22 +64,24 @@ pub fn profile(firmware: Option<&Path>, jop_home: Option<&Path>, a: &ProfileArgs
             };
             run_jobs(&jdk, vec![job], &out, a.format)?
         }
-        _ if a.suite.as_deref() == Some("jembench") => {
+        _ if a.suite.as_deref().and_then(TreeSuite::from_name).is_some()
+            && matches!(a.region, Some(RegionArg::Main | RegionArg::Method)) =>
+        {
+            let suite = a.suite.as_deref().and_then(TreeSuite::from_name).expect("checked");
             let home = context::jop_home(jop_home)?;
             let out = prepare(&out, &stamp)?;
-            jembench_jobs(&home, a, &out, timeout)?
+            original_harness_jobs(&home, suite, a, &out, timeout)?
         }
         _ => {
-            if let Some(s) = a.suite.as_deref().filter(|s| *s != "builtin") {
-                bail!("unknown suite `{s}`: the suites are: builtin, jembench");
-            }
+            let suite = a.suite.as_deref().unwrap_or("builtin");
+            let root = context::suite_dir(firmware, jop_home, suite)?;
             if a.region == Some(RegionArg::Method) {
                 bail!("--region method applies to a --cp/--main program, not to the suite");
             }
             if a.region == Some(RegionArg::Main) {
                 eprintln!("     note: --region main counts the whole of each workload's main, harness included");
             }
-            let setup = prepare_host(firmware, &a.benches)?;
+            let setup = prepare_host(Some(&root), &a.benches)?;
             profile_suite(&setup, &out, &stamp, a.region, a.format, timeout, &a.jvm_args)?
         }
     };
@@ -86,29 +89,20 @@ pub fn profile(firmware: Option<&Path>, jop_home: Option<&Path>, a: &ProfileArgs
     crate::commands::run::fail_on_failures(&set.failures)
 }
 
-/// Profiles the fixed-count harnesses of a JOP tree: compiled here with the
-/// host JDK (javac --release 8, the tree's sources as the source path), each
-/// profiled over its `main` (their harnesses time with currentTimeMillis, not
-/// jopcal's markers) or, with `--region method --method NAME`, over the
-/// harness's method NAME.
-fn jembench_jobs(home: &Path, a: &ProfileArgs, out: &Path, timeout: Duration) -> Result<ProfiledSet> {
+/// Profiles a JOP tree's fixed-count harnesses themselves (not jopcal's
+/// wrappers of them): compiled here with the host JDK (javac --release 8, the
+/// tree's sources as the source path), each profiled over its whole `main`
+/// (`--region main`) or over the harness's method NAME (`--region method
+/// --method NAME`).
+fn original_harness_jobs(
+    home: &Path,
+    suite: TreeSuite,
+    a: &ProfileArgs,
+    out: &Path,
+    timeout: Duration,
+) -> Result<ProfiledSet> {
     let tree = jopcal_jop::tree::JopTree::open(home).map_err(|e| anyhow::anyhow!(e))?;
-    let selected: Vec<&jopcal_jop::tree::TreeWorkload> = if a.benches.is_empty() {
-        tree.workloads.iter().collect()
-    } else {
-        a.benches
-            .iter()
-            .map(|b| {
-                tree.workloads
-                    .iter()
-                    .find(|w| w.name.eq_ignore_ascii_case(b))
-                    .ok_or_else(|| {
-                        let known: Vec<&str> = tree.workloads.iter().map(|w| w.name.as_str()).collect();
-                        anyhow::anyhow!("no benchmark {b} in {} (it has: {})", home.display(), known.join(", "))
-                    })
-            })
-            .collect::<Result<_>>()?
-    };
+    let selected = tree.select(suite, &a.benches).map_err(|e| anyhow::anyhow!(e))?;
     let jdk = Jdk::detect()?;
     let classes = out.join("classes");
     std::fs::create_dir_all(&classes)?;

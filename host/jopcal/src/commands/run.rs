@@ -52,37 +52,73 @@ pub fn prepare_host(firmware: Option<&Path>, benches: &[String]) -> Result<HostS
 pub fn run(firmware: Option<&Path>, jop_home: Option<&Path>, a: &RunArgs) -> Result<()> {
     let stamp = clock::now_stamp();
     let out = context::out_dir(a.out.as_deref(), "run", &stamp);
-    if a.target == Target::Jopsim {
-        let m =
-            crate::commands::jopsim::measure_jopsim(firmware, jop_home, &a.suite, &a.benches, &out, &stamp, a.timeout)?;
-        println!("{}", m.csv.display());
-        return fail_on_rejected(&m);
-    }
-    if a.suite != "builtin" {
-        bail!(
-            "--suite {} runs on --target jopsim only (images come from the JOP tree's toolchain)",
-            a.suite
-        );
-    }
-    if a.target == Target::Verilator {
-        let m =
-            crate::commands::sim::measure_verilator(a.sim.as_deref(), &a.sim_args, &a.board, &out, &stamp, a.timeout)?;
-        println!("{}", m.csv.display());
-        return fail_on_rejected(&m);
-    }
-    let m = measure(
-        firmware,
-        a.target,
-        &a.benches,
-        a.runs,
-        &out,
-        &stamp,
-        a.timeout,
-        &a.jvm_args,
-        Some((&a.board, &a.emu)),
-    )?;
+    let root = context::suite_dir(firmware, jop_home, &a.suite)?;
+    let m = match a.target {
+        Target::Jopsim => {
+            crate::commands::jopsim::measure_jopsim(&root, jop_home, &a.benches, &out, &stamp, a.timeout)?
+        }
+        Target::Board | Target::Verilator => {
+            let mut board = a.board.clone();
+            // Without --image, the JOP tree's toolchain builds the suite's images.
+            let staging = if board.images.is_empty() {
+                let why = format!("--target {} without --image", a.target.name());
+                let tools = crate::commands::jopsim::Toolchain::load(jop_home, &why)?;
+                let suite = Suite::load(&root)?;
+                let staging = staging_dir(&out)?;
+                board.images =
+                    tools.build_all(&suite, &suite.select(&a.benches)?, &staging, Duration::from_secs(a.timeout))?;
+                Some(staging)
+            } else {
+                None
+            };
+            let m = if a.target == Target::Board {
+                measure_board(&board, &out, &stamp, a.timeout, "board", None, BOARD_QUIET)
+            } else {
+                crate::commands::sim::measure_verilator(a.sim.as_deref(), &a.sim_args, &board, &out, &stamp, a.timeout)
+            };
+            if let Some(staging) = staging {
+                let m = m?;
+                keep_images(&board.images, &m.out.join("images"))?;
+                let _ = std::fs::remove_dir_all(&staging);
+                m
+            } else {
+                m?
+            }
+        }
+        _ => measure(
+            Some(&root),
+            a.target,
+            &a.benches,
+            a.runs,
+            &out,
+            &stamp,
+            a.timeout,
+            &a.jvm_args,
+            Some((&a.board, &a.emu)),
+        )?,
+    };
     println!("{}", m.csv.display());
     fail_on_rejected(&m)
+}
+
+/// A directory beside `out` for images made before `out` is prepared.
+pub fn staging_dir(out: &Path) -> Result<PathBuf> {
+    let base = out.parent().unwrap_or(Path::new("."));
+    std::fs::create_dir_all(base)?;
+    let dir = base.join(format!(".jopcal-images-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
+    Ok(dir)
+}
+
+/// Moves the images that ran into `dir`: a record of exactly what ran.
+pub fn keep_images(images: &[PathBuf], dir: &Path) -> Result<()> {
+    std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    for p in images {
+        if let Some(name) = p.file_name() {
+            std::fs::rename(p, dir.join(name)).or_else(|_| std::fs::copy(p, dir.join(name)).map(|_| ()))?;
+        }
+    }
+    Ok(())
 }
 
 /// Turns rejected workload runs into the verb's error (after the good rows were kept).

@@ -13,7 +13,7 @@ use super::report::write_accuracy;
 use super::run::{fail_on_failures, measure, prepare_host, Measured};
 use crate::cli::{ProfileFormat, ValidateArgs};
 use crate::context;
-use anyhow::{anyhow, bail, Context, Result};
+use anyhow::{anyhow, Context, Result};
 use jopcal_measure::{atomic, clock, measurements};
 use jopcal_report::accuracy::reconcile;
 use jopcal_report::estimates::read_estimates;
@@ -55,6 +55,9 @@ struct Bench {
     /// `cycles` on JOP targets, `ns` on the host JVM.
     unit: String,
     estimates: Vec<BenchEstimate>,
+    /// Error of the calibrated estimate fitted without this benchmark
+    /// (leave-one-out), in percent; null when there was no calibration.
+    loo_error_pct: Option<f64>,
 }
 
 #[derive(Serialize)]
@@ -109,10 +112,9 @@ fn measure_and_profile(
     Ok((m, profiled))
 }
 
-pub fn validate(firmware: Option<&Path>, a: &ValidateArgs) -> Result<()> {
-    if a.suite != "builtin" {
-        bail!("unknown suite '{}': the suites are: builtin", a.suite);
-    }
+pub fn validate(firmware: Option<&Path>, jop_home: Option<&Path>, a: &ValidateArgs) -> Result<()> {
+    let root = context::suite_dir(firmware, jop_home, &a.suite)?;
+    let firmware = Some(root.as_path());
     let stamp = clock::now_stamp();
     let out = context::out_dir(a.out.as_deref(), "validate", &stamp);
     let mut stages: Vec<Stage> = Vec::new();
@@ -134,6 +136,7 @@ pub fn validate(firmware: Option<&Path>, a: &ValidateArgs) -> Result<()> {
     let mut failures: Vec<(String, String)> = m.failures.iter().chain(&profiled.failures).cloned().collect();
     let cycles_target = m.rows.iter().all(|r| r.unit == jopcal_measure::Unit::Cycles) && !m.rows.is_empty();
     let mut calibration = None;
+    let mut loo_errors: Vec<(String, f64)> = Vec::new();
     if !cycles_target {
         let why = format!("skipped: target {} measures time, not cycles", a.target.name());
         stage("estimate", "done");
@@ -158,6 +161,24 @@ pub fn validate(firmware: Option<&Path>, a: &ValidateArgs) -> Result<()> {
             &dir.join("calibrated.toml"),
         )?;
         stage("calibrate", "done");
+        let suite_loo: Vec<&(String, f64)> = cal
+            .loo_errors
+            .iter()
+            .filter(|(b, _)| m.rows.iter().any(|r| &r.benchmark == b))
+            .collect();
+        if !suite_loo.is_empty() {
+            eprintln!(
+                "  validate leave-one-out error of the calibrated table, per {} benchmark: {}; largest |error| {:.3}%",
+                a.suite,
+                suite_loo
+                    .iter()
+                    .map(|(b, e)| format!("{b} {e:+.3}%"))
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                suite_loo.iter().map(|(_, e)| e.abs()).fold(0.0, f64::max)
+            );
+        }
+        loo_errors = cal.loo_errors.clone();
         let fitted = TimingModel::load(&cal.toml)?;
         estimates.extend(estimate_all(&profiled.profiles, &fitted, &[cal.fit.cache]));
         stage("estimate", "done");
@@ -246,6 +267,7 @@ pub fn validate(firmware: Option<&Path>, a: &ValidateArgs) -> Result<()> {
                             .then(|| 100.0 * (e.cycles - r.cycles as f64) / r.cycles as f64),
                     })
                     .collect(),
+                loo_error_pct: loo_errors.iter().find(|(b, _)| *b == r.benchmark).map(|(_, e)| *e),
             })
             .collect(),
         stages,

@@ -27,3 +27,19 @@ pub fn stderr(o: &Output) -> String {
 pub fn text(o: &Output) -> (String, String) {
     (String::from_utf8_lossy(&o.stdout).into_owned(), stderr(o))
 }
+
+/// The cycles the board's counter sees of jopcal's harness around a region,
+/// under timing table `m`, for the Harness class in `classes`: the rest of
+/// start() after the first counter read, and stop() up to the second.
+pub fn harness_cycles(m: &jopcal_timing::TimingModel, classes: &Path) -> f64 {
+    let harness = std::fs::read(classes.join("jopcal/harness/Harness.class")).unwrap();
+    let cf = jopcal_classfile::parse_class(&harness).unwrap();
+    let stop_len = cf.method("stop", "()V").unwrap().code.as_ref().unwrap().bytecode.len();
+    let stop_words = jopcal_timing::cache::words_of(stop_len as u32);
+    let b_hit = m.load_cost(true, 0);
+    m.native_cost("jopsys_rd").unwrap() // the first read itself
+        + m.cost(0xb3, b_hit, 0) // putstatic startCount
+        + m.cost(0xb1, b_hit, 0) // return to the caller, still cached
+        + m.cost(0xb8, m.load_cost(false, stop_words), stop_words) // invokestatic stop(), first call: a miss
+        + m.cost(0x10, b_hit, 0) // bipush IO_CNT
+}

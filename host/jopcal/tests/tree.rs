@@ -1,0 +1,261 @@
+//! A JOP tree's benchmarks through the real binary, on the miniature tree in
+//! `tests/jop-tree` (written for these tests in the layout of a JOP tree):
+//! the `jembench` and `jbe` suites generated from its fixed-count harnesses,
+//! run on the virtual board, profiled, estimated and calibrated by
+//! `validate`; the tree's own harnesses profiled over a method; images built
+//! by a configured toolchain and run in "JopSim" and on a board.
+
+mod common;
+use common::{harness_cycles, jopcal, repo, stderr};
+
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+
+fn tree() -> PathBuf {
+    repo().join("host/jopcal/tests/jop-tree")
+}
+
+/// The class-file directory a command built (from its "build ..." line).
+fn classes_dir(err: &str) -> PathBuf {
+    let line = err.lines().find(|l| l.contains("class files ")).expect("build line");
+    PathBuf::from(line.rsplit("class files ").next().unwrap().trim())
+}
+
+fn estimates(csv: &Path) -> Vec<(String, f64)> {
+    csv::Reader::from_path(csv)
+        .unwrap()
+        .records()
+        .map(|r| {
+            let r = r.unwrap();
+            (r[0].to_string(), r[3].parse().unwrap())
+        })
+        .collect()
+}
+
+#[test]
+fn validate_runs_the_trees_jembench_suite_end_to_end() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("v");
+    let o = jopcal()
+        .arg("--jop-home")
+        .arg(tree())
+        .args(["validate", "--suite", "jembench", "--out"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    let err = stderr(&o);
+    assert!(o.status.success(), "{err}");
+    assert!(
+        err.contains("suite jembench: 3 harnesses of ") && err.contains("(Bits, Insertion, Queue)"),
+        "{err}"
+    );
+    let summary: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
+    assert_eq!(summary["complete"], true, "{summary}");
+    assert_eq!(summary["suite"], "jembench");
+    let benches = summary["benchmarks"].as_array().unwrap();
+    let names: Vec<&str> = benches.iter().map(|b| b["name"].as_str().unwrap()).collect();
+    assert_eq!(names, ["Bits", "Insertion", "Queue"]);
+    for b in benches {
+        // The iteration count is the harness's literal.
+        let want = match b["name"].as_str().unwrap() {
+            "Bits" => 100,
+            "Insertion" => 20,
+            _ => 200,
+        };
+        assert_eq!(b["iterations"], want, "{b}");
+        let loo = b["loo_error_pct"].as_f64().unwrap();
+        assert!(loo.abs() < 1.0, "{b}");
+    }
+
+    // The wrappers time exactly the harness's call: the board's cycles are the
+    // estimate under the board's own table plus jopcal's harness, for each.
+    let est = dir.path().join("est.csv");
+    let model = repo().join("calibration/emu-board.toml");
+    let o = jopcal()
+        .args(["estimate", "--profiles"])
+        .arg(out.join("profiles"))
+        .arg("--model")
+        .arg(&model)
+        .args(["--cache", "fifo:2048:16", "--out"])
+        .arg(&est)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let m = jopcal_timing::TimingModel::load(&model).unwrap();
+    let h = harness_cycles(&m, &classes_dir(&err));
+    let measured = jopcal_measure::measurements::read(&out.join("measurements.csv")).unwrap();
+    for (bench, e) in estimates(&est) {
+        let c = measured.iter().find(|r| r.benchmark == bench).unwrap().cycles;
+        assert_eq!(c as f64 - e, h, "{bench}: measured {c}, estimated {e}");
+    }
+}
+
+#[test]
+fn the_trees_own_harness_profiles_over_a_method_and_agrees_with_the_wrapper() {
+    let dir = tempfile::tempdir().unwrap();
+    let profile = |args: &[&str], out: &Path| {
+        let o = jopcal()
+            .arg("--jop-home")
+            .arg(tree())
+            .args(["profile", "--suite", "jbe", "--out"])
+            .arg(out)
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", stderr(&o));
+        jopcal_profile::read_file(&out.join("Filter.jopprof")).unwrap()
+    };
+    let own = profile(
+        &["--region", "method", "--method", "jbe.BenchFilter.test"],
+        &dir.path().join("own"),
+    );
+    assert_eq!(own.methods[own.nodes[0].method as usize].qualified(), "jbe.BenchFilter.test(I)I");
+    let wrapped = profile(&[], &dir.path().join("wrapped"));
+    assert_eq!(wrapped.region, "harness");
+    // Below the wrapper's region root, the call of test() counts what the
+    // tree's harness counts over test() itself.
+    let test = wrapped
+        .nodes
+        .iter()
+        .position(|n| wrapped.methods[n.method as usize].qualified() == "jbe.BenchFilter.test(I)I")
+        .unwrap();
+    let subtree = |p: &jopcal_profile::Profile, root: usize| -> u64 {
+        let mut todo = vec![root];
+        let mut sum = 0;
+        while let Some(i) = todo.pop() {
+            sum += p.nodes[i].bytecodes();
+            todo.extend(
+                p.nodes
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, n)| n.parent == Some(i as u32))
+                    .map(|(j, _)| j),
+            );
+        }
+        sum
+    };
+    assert_eq!(subtree(&wrapped, test), own.bytecodes());
+    assert!(own.bytecodes() > 2000 * 10, "{}", own.bytecodes());
+
+    // Not a JOP tree; a suite the tree does not have: one clear line each.
+    let o = jopcal()
+        .arg("--jop-home")
+        .arg(dir.path())
+        .args(["profile", "--suite", "jembench", "--out"])
+        .arg(dir.path().join("x"))
+        .output()
+        .unwrap();
+    assert!(!o.status.success());
+    assert!(
+        stderr(&o)
+            .trim()
+            .ends_with("not a JOP tree (no java/target/src; pass the root of a JOP checkout as --jop-home)"),
+        "{}",
+        stderr(&o)
+    );
+    let o = jopcal()
+        .arg("--jop-home")
+        .arg(tree())
+        .args(["run", "--suite", "jbe", "--bench", "Kfl", "--out"])
+        .arg(dir.path().join("y"))
+        .output()
+        .unwrap();
+    assert!(!o.status.success());
+    assert!(stderr(&o).contains("unknown benchmark 'Kfl' (the suite has: Filter)"), "{}", stderr(&o));
+}
+
+/// A jopcal.toml whose "toolchain" compiles the generated wrapper with the host
+/// JDK and packs it for the virtual board (JOP's own tools are not here).
+fn toolchain_config(dir: &Path, jopsim: &str) {
+    let jopcal_bin = env!("CARGO_BIN_EXE_jopcal");
+    let build = format!(
+        "javac --release 8 -nowarn -d {{out}}/cls -sourcepath {{sources}}:{{gen}}/../host-stubs {{gen}}/{{package_dir}}/{{class}}.java && {jopcal_bin} emu --classes {{out}}/cls --main {{main}} --out {{out}}/img/{{class}}.jop"
+    );
+    std::fs::write(
+        dir.join("jopcal.toml"),
+        format!(
+            "[jop]\nhome = {:?}\nbuild = {build:?}\nimage = \"{{out}}/img/{{class}}.jop\"\njopsim = {jopsim:?}\n",
+            tree().display().to_string()
+        ),
+    )
+    .unwrap();
+}
+
+#[test]
+fn toolchain_images_run_in_jopsim_and_on_a_board() {
+    let dir = tempfile::tempdir().unwrap();
+    // "JopSim": the virtual board run on the image, printing what JopSim would.
+    let jopcal_bin = env!("CARGO_BIN_EXE_jopcal");
+    toolchain_config(dir.path(), &format!("{jopcal_bin} emu --run {{image}}"));
+    let o = jopcal()
+        .current_dir(dir.path())
+        .args(["run", "--target", "jopsim", "--suite", "jembench", "--bench", "Bits", "--out"])
+        .arg(dir.path().join("sim"))
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let sim = jopcal_measure::measurements::read(&dir.path().join("sim/measurements.csv")).unwrap();
+    assert_eq!((sim[0].benchmark.as_str(), sim[0].target.as_str()), ("Bits", "jopsim"));
+    assert!(dir.path().join("sim/images/Bits.jop").is_file());
+
+    // A board: the virtual board on a pseudo-terminal, images from the toolchain.
+    let mut emu = jopcal()
+        .current_dir(repo())
+        .args(["emu", "--pty"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut first = String::new();
+    BufReader::new(emu.stdout.take().unwrap()).read_line(&mut first).unwrap();
+    let o = jopcal()
+        .current_dir(dir.path())
+        .args(["run", "--target", "board", "--suite", "jembench", "--port", first.trim(), "--out"])
+        .arg(dir.path().join("board"))
+        .output()
+        .unwrap();
+    let _ = emu.kill();
+    let _ = emu.wait();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let board = jopcal_measure::measurements::read(&dir.path().join("board/measurements.csv")).unwrap();
+    let names: Vec<&str> = board.iter().map(|r| r.benchmark.as_str()).collect();
+    assert_eq!(names, ["Bits", "Insertion", "Queue"]);
+    for b in ["Bits", "Insertion", "Queue"] {
+        assert!(dir.path().join(format!("board/images/{b}.jop")).is_file(), "{b}");
+    }
+    // The same image gives the same count in "JopSim" and on the board.
+    assert_eq!(board[0].cycles, sim[0].cycles);
+
+    // A toolchain that fails, and an image whose word count is wrong: named.
+    let cfg = |build: &str| {
+        std::fs::write(
+            dir.path().join("jopcal.toml"),
+            format!(
+                "[jop]\nhome = {:?}\nbuild = {build:?}\nimage = \"{{out}}/img/{{class}}.jop\"\njopsim = \"true\"\n",
+                tree().display().to_string()
+            ),
+        )
+        .unwrap();
+    };
+    let run = || {
+        jopcal()
+            .current_dir(dir.path())
+            .args(["run", "--target", "jopsim", "--suite", "jbe", "--out"])
+            .arg(dir.path().join("bad"))
+            .output()
+            .unwrap()
+    };
+    cfg("echo 'javac: invalid target release: 1.6' >&2; exit 2");
+    let o = run();
+    assert!(!o.status.success());
+    assert!(stderr(&o).contains("building the image: `echo 'javac: invalid target release: 1.6' >&2; exit 2` failed (exit status: 2): javac: invalid target release: 1.6"), "{}", stderr(&o));
+    cfg("mkdir -p {out}/img && printf '5,1,2' > {out}/img/{class}.jop");
+    let o = run();
+    assert!(
+        stderr(&o).contains("JopcalLoopFilter.jop:1:1: word 0 says the image has 5 words, but it has 3"),
+        "{}",
+        stderr(&o)
+    );
+}
