@@ -105,6 +105,13 @@ pub struct RunArgs {
     #[arg(long = "jvm-arg", value_name = "ARG", allow_hyphen_values = true)]
     pub jvm_args: Vec<String>,
     #[command(flatten)]
+    pub on: TargetArgs,
+}
+
+/// How to reach the target: the board's line, the virtual board, the bench.
+#[derive(Debug, Args, Clone)]
+pub struct TargetArgs {
+    #[command(flatten)]
     pub board: BoardArgs,
     #[command(flatten)]
     pub emu: EmuBoardArgs,
@@ -345,6 +352,11 @@ pub struct ValidateArgs {
     /// Seconds one workload may take before it is killed.
     #[arg(long, default_value_t = 120)]
     pub timeout: u64,
+    /// On a board, the bench or JopSim, every image (the suite's and the
+    /// calibration micro-benchmarks') is built by the JOP tree's toolchain as
+    /// jopcal.toml configures it.
+    #[command(flatten)]
+    pub on: TargetArgs,
 }
 
 /// Which part of a program `jopcal profile` counts.

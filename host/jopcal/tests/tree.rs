@@ -166,12 +166,13 @@ fn the_trees_own_harness_profiles_over_a_method_and_agrees_with_the_wrapper() {
     assert!(stderr(&o).contains("unknown benchmark 'Kfl' (the suite has: Filter)"), "{}", stderr(&o));
 }
 
-/// A jopcal.toml whose "toolchain" compiles the generated wrapper with the host
-/// JDK and packs it for the virtual board (JOP's own tools are not here).
+/// A jopcal.toml whose "toolchain" compiles the generated sources with the
+/// host JDK (once per suite) and packs each workload for the virtual board
+/// (JOP's own tools are not here).
 fn toolchain_config(dir: &Path, jopsim: &str) {
     let jopcal_bin = env!("CARGO_BIN_EXE_jopcal");
     let build = format!(
-        "javac --release 8 -nowarn -d {{out}}/cls -sourcepath {{sources}}:{{gen}}/../host-stubs {{gen}}/{{package_dir}}/{{class}}.java && {jopcal_bin} emu --classes {{out}}/cls --main {{main}} --out {{out}}/img/{{class}}.jop"
+        "([ -f {{out}}/cls/.done ] || (javac --release 8 -nowarn -d {{out}}/cls -sourcepath {{sources}}:{{gen}}/../host-stubs $(find {{gen}} -name '*.java') && touch {{out}}/cls/.done)) && {jopcal_bin} emu --classes {{out}}/cls --main {{main}} --out {{out}}/img/{{class}}.jop"
     );
     std::fs::write(
         dir.join("jopcal.toml"),
@@ -258,4 +259,46 @@ fn toolchain_images_run_in_jopsim_and_on_a_board() {
         "{}",
         stderr(&o)
     );
+}
+
+#[test]
+fn validate_on_a_board_builds_every_image_with_the_toolchain() {
+    let dir = tempfile::tempdir().unwrap();
+    toolchain_config(dir.path(), "true");
+    let mut emu = jopcal()
+        .current_dir(repo())
+        .args(["emu", "--pty"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut first = String::new();
+    BufReader::new(emu.stdout.take().unwrap()).read_line(&mut first).unwrap();
+    let out = dir.path().join("v");
+    let o = jopcal()
+        .current_dir(dir.path())
+        .args(["validate", "--target", "board", "--suite", "jbe", "--port", first.trim(), "--out"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    let _ = emu.kill();
+    let _ = emu.wait();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let summary: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
+    assert_eq!((summary["target"].as_str(), summary["complete"].as_bool()), (Some("board"), Some(true)));
+    let filter = &summary["benchmarks"][0];
+    assert_eq!(filter["name"], "Filter");
+    assert!(filter["loo_error_pct"].as_f64().unwrap().abs() < 1.0, "{filter}");
+    // The images that ran are kept: the suite's and the 40 micro-benchmarks'.
+    assert!(out.join("images/Filter.jop").is_file());
+    assert_eq!(std::fs::read_dir(out.join("micro/images")).unwrap().count(), 40);
+    // --image makes no sense for validate.
+    let o = jopcal()
+        .current_dir(dir.path())
+        .args(["validate", "--target", "board", "--port", "/dev/null", "--image", "x.jop", "--out"])
+        .arg(dir.path().join("w"))
+        .output()
+        .unwrap();
+    assert!(stderr(&o).contains("--image is for `jopcal run`"), "{}", stderr(&o));
 }

@@ -1,6 +1,6 @@
 //! `jopcal run`: measure workloads on a target into measurements.csv.
 
-use crate::cli::{BoardArgs, EmuBoardArgs, RunArgs, Target};
+use crate::cli::{BoardArgs, EmuBoardArgs, RunArgs, Target, TargetArgs};
 use crate::commands::board::{measure_board, BOARD_QUIET};
 use crate::commands::emu::measure_emu;
 use crate::context;
@@ -53,28 +53,60 @@ pub fn run(firmware: Option<&Path>, jop_home: Option<&Path>, a: &RunArgs) -> Res
     let stamp = clock::now_stamp();
     let out = context::out_dir(a.out.as_deref(), "run", &stamp);
     let root = context::suite_dir(firmware, jop_home, &a.suite)?;
-    let m = match a.target {
+    let how = Measure {
+        target: a.target,
+        benches: &a.benches,
+        runs: a.runs,
+        timeout: a.timeout,
+        jvm_args: &a.jvm_args,
+        on: &a.on,
+    };
+    let m = measure_on(&root, jop_home, &how, &out, &stamp)?;
+    println!("{}", m.csv.display());
+    fail_on_rejected(&m)
+}
+
+/// What to measure, where and how.
+pub struct Measure<'a> {
+    pub target: Target,
+    pub benches: &'a [String],
+    pub runs: u32,
+    pub timeout: u64,
+    pub jvm_args: &'a [String],
+    pub on: &'a TargetArgs,
+}
+
+/// Measures the workload directory `root` on any target. On a board or the
+/// bench without `--image`, and in JopSim, the JOP tree's toolchain builds
+/// each workload's image (jopcal.toml).
+pub fn measure_on(root: &Path, jop_home: Option<&Path>, how: &Measure, out: &Path, stamp: &str) -> Result<Measured> {
+    let on = how.on;
+    Ok(match how.target {
         Target::Jopsim => {
-            crate::commands::jopsim::measure_jopsim(&root, jop_home, &a.benches, &out, &stamp, a.timeout)?
+            crate::commands::jopsim::measure_jopsim(root, jop_home, how.benches, out, stamp, how.timeout)?
         }
         Target::Board | Target::Verilator => {
-            let mut board = a.board.clone();
+            let mut board = on.board.clone();
             // Without --image, the JOP tree's toolchain builds the suite's images.
             let staging = if board.images.is_empty() {
-                let why = format!("--target {} without --image", a.target.name());
+                let why = format!("--target {} without --image", how.target.name());
                 let tools = crate::commands::jopsim::Toolchain::load(jop_home, &why)?;
-                let suite = Suite::load(&root)?;
-                let staging = staging_dir(&out)?;
-                board.images =
-                    tools.build_all(&suite, &suite.select(&a.benches)?, &staging, Duration::from_secs(a.timeout))?;
+                let suite = Suite::load(root)?;
+                let staging = staging_dir(out)?;
+                board.images = tools.build_all(
+                    &suite,
+                    &suite.select(how.benches)?,
+                    &staging,
+                    Duration::from_secs(how.timeout),
+                )?;
                 Some(staging)
             } else {
                 None
             };
-            let m = if a.target == Target::Board {
-                measure_board(&board, &out, &stamp, a.timeout, "board", None, BOARD_QUIET)
+            let m = if how.target == Target::Board {
+                measure_board(&board, out, stamp, how.timeout, "board", None, BOARD_QUIET)
             } else {
-                crate::commands::sim::measure_verilator(a.sim.as_deref(), &a.sim_args, &board, &out, &stamp, a.timeout)
+                crate::commands::sim::measure_verilator(on.sim.as_deref(), &on.sim_args, &board, out, stamp, how.timeout)
             };
             if let Some(staging) = staging {
                 let m = m?;
@@ -86,19 +118,17 @@ pub fn run(firmware: Option<&Path>, jop_home: Option<&Path>, a: &RunArgs) -> Res
             }
         }
         _ => measure(
-            Some(&root),
-            a.target,
-            &a.benches,
-            a.runs,
-            &out,
-            &stamp,
-            a.timeout,
-            &a.jvm_args,
-            Some((&a.board, &a.emu)),
+            Some(root),
+            how.target,
+            how.benches,
+            how.runs,
+            out,
+            stamp,
+            how.timeout,
+            how.jvm_args,
+            Some((&on.board, &on.emu)),
         )?,
-    };
-    println!("{}", m.csv.display());
-    fail_on_rejected(&m)
+    })
 }
 
 /// A directory beside `out` for images made before `out` is prepared.

@@ -10,10 +10,10 @@ use super::calibrate::run_calibration;
 use super::estimate::{estimate_all, write_estimates};
 use super::profile::{profile_suite, ProfiledSet};
 use super::report::write_accuracy;
-use super::run::{fail_on_failures, measure, prepare_host, Measured};
+use super::run::{fail_on_failures, measure_on, prepare_host, Measure, Measured};
 use crate::cli::{ProfileFormat, ValidateArgs};
 use crate::context;
-use anyhow::{anyhow, Context, Result};
+use anyhow::{anyhow, bail, Context, Result};
 use jopcal_measure::{atomic, clock, measurements};
 use jopcal_report::accuracy::reconcile;
 use jopcal_report::estimates::read_estimates;
@@ -93,13 +93,22 @@ const CACHE_MODES: [&str; 3] = ["hit", "miss", "fifo:1024:16"];
 /// Measures a workload directory's suite on the target into `out` and
 /// profiles it on the host JVM into `out/profiles`.
 fn measure_and_profile(
-    firmware: Option<&Path>,
+    root: &Path,
+    jop_home: Option<&Path>,
     a: &ValidateArgs,
     out: &Path,
     stamp: &str,
 ) -> Result<(Measured, ProfiledSet)> {
-    let m = measure(firmware, a.target, &[], 1, out, stamp, a.timeout, &[], None)?;
-    let setup = prepare_host(firmware, &[])?;
+    let how = Measure {
+        target: a.target,
+        benches: &[],
+        runs: 1,
+        timeout: a.timeout,
+        jvm_args: &[],
+        on: &a.on,
+    };
+    let m = measure_on(root, jop_home, &how, out, stamp)?;
+    let setup = prepare_host(Some(root), &[])?;
     let profiled = profile_suite(
         &setup,
         &m.out.path.join("profiles"),
@@ -113,6 +122,9 @@ fn measure_and_profile(
 }
 
 pub fn validate(firmware: Option<&Path>, jop_home: Option<&Path>, a: &ValidateArgs) -> Result<()> {
+    if !a.on.board.images.is_empty() {
+        bail!("validate builds every image itself (the suite's and the micro-benchmarks'): --image is for `jopcal run`");
+    }
     let root = context::suite_dir(firmware, jop_home, &a.suite)?;
     let firmware = Some(root.as_path());
     let stamp = clock::now_stamp();
@@ -124,7 +136,7 @@ pub fn validate(firmware: Option<&Path>, jop_home: Option<&Path>, a: &ValidateAr
             status: status.to_string(),
         })
     };
-    let (m, profiled) = measure_and_profile(firmware, a, &out, &stamp)?;
+    let (m, profiled) = measure_and_profile(&root, jop_home, a, &out, &stamp)?;
     let dir = m.out.path.clone();
     stage("build", "done");
     stage("measure", "done");
@@ -148,7 +160,7 @@ pub fn validate(firmware: Option<&Path>, jop_home: Option<&Path>, a: &ValidateAr
         let fw = context::firmware_dir(firmware)?;
         let micro_src = dir.join("micro-suite");
         jopcal_calibrate::micro::generate(&micro_src, &fw).map_err(|e| anyhow!(e))?;
-        let (micro, micro_prof) = measure_and_profile(Some(&micro_src), a, &dir.join("micro"), &stamp)?;
+        let (micro, micro_prof) = measure_and_profile(&micro_src, jop_home, a, &dir.join("micro"), &stamp)?;
         failures.extend(micro.failures.iter().cloned());
         failures.extend(micro_prof.failures.iter().cloned());
         let cal = run_calibration(
