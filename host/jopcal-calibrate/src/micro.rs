@@ -4,8 +4,8 @@
 //! group's cost (the differential method of instruction-timing studies).
 //! They use jop-firmware's harness and join the calibration set.
 
-use std::path::Path;
 use jopcal_workloads::suite::{write_generated, WorkloadSpec};
+use std::path::Path;
 
 /// A bytecode group: its name, declarations before the loop, and one repetition.
 struct Group {

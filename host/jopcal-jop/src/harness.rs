@@ -216,7 +216,10 @@ pub fn parse_fixed_harness(text: &str) -> Result<FixedHarness, HarnessError> {
                 }
             }
             "class" if class.is_none() => {
-                class = toks.get(i + 1).filter(|t| t.kind == Kind::Ident).map(|t| t.text.to_string());
+                class = toks
+                    .get(i + 1)
+                    .filter(|t| t.kind == Kind::Ident)
+                    .map(|t| t.text.to_string());
             }
             _ => {}
         }
@@ -260,20 +263,21 @@ pub fn parse_fixed_harness(text: &str) -> Result<FixedHarness, HarnessError> {
         ));
     };
     let var = toks[c].text.to_string();
-    let iterations: u32 = toks[c + 4]
-        .text
-        .parse()
-        .map_err(|_| err(toks[c + 4].at, format!("iteration count {} is not a number", toks[c + 4].text)))?;
+    let iterations: u32 = toks[c + 4].text.parse().map_err(|_| {
+        err(
+            toks[c + 4].at,
+            format!("iteration count {} is not a number", toks[c + 4].text),
+        )
+    })?;
     // Its declaration: the last statement before the first clock read that
     // assigns `var = new ...`, with a type in front of the name.
-    let decl = (0..first).rev().find_map(|i| {
-        let ok = toks[i].text == var
+    let decl = (0..first).rev().find(|&i| {
+        toks[i].text == var
             && is(&toks, i + 1, "=")
             && is(&toks, i + 2, "new")
             && i > 0
             && matches!(toks[i - 1].kind, Kind::Ident | Kind::Punct)
-            && !matches!(toks[i - 1].text, ";" | "{" | "}" | "(" | ",");
-        ok.then_some(i)
+            && !matches!(toks[i - 1].text, ";" | "{" | "}" | "(" | ",")
     });
     let Some(d) = decl else {
         return Err(err(
@@ -356,7 +360,10 @@ mod tests {
         assert_eq!(h.imports, vec!["jembench.*"]);
         assert_eq!(h.class, "LoopToy");
         assert_eq!(h.declaration, "SerialBenchmark bench = new jembench.app.Toy();");
-        assert_eq!((h.var.as_str(), h.method.as_str(), h.iterations), ("bench", "perform", 10000));
+        assert_eq!(
+            (h.var.as_str(), h.method.as_str(), h.iterations),
+            ("bench", "perform", 10000)
+        );
         assert_eq!(h.call_line, 13);
         assert_eq!(h.wrapper_main(), "fixed.JopcalLoopToy");
         let w = h.wrapper_source("Toy", "LoopToy.java");
@@ -377,8 +384,12 @@ mod tests {
 
     #[test]
     fn says_what_is_missing_and_where() {
-        let e = parse_fixed_harness("package x;\nclass A {\n void m() { long t = System.currentTimeMillis(); }\n}\n").unwrap_err();
-        assert_eq!(e.to_string(), "1:1: A has 1 currentTimeMillis() call(s), not a timed region between two");
+        let e = parse_fixed_harness("package x;\nclass A {\n void m() { long t = System.currentTimeMillis(); }\n}\n")
+            .unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "1:1: A has 1 currentTimeMillis() call(s), not a timed region between two"
+        );
         let e = parse_fixed_harness(
             "class A {\n void m() {\n  long t = System.currentTimeMillis();\n  run(n);\n  t = System.currentTimeMillis();\n }\n}\n",
         )
@@ -388,8 +399,14 @@ mod tests {
             "class A {\n void m() {\n  long t = System.currentTimeMillis();\n  b.run(3);\n  t = System.currentTimeMillis();\n }\n}\n",
         )
         .unwrap_err();
-        assert_eq!(e.to_string(), "4:3: no declaration `Type b = new ...;` before the timed region");
-        assert!(parse_fixed_harness("").unwrap_err().to_string().starts_with("1:1: no class"));
+        assert_eq!(
+            e.to_string(),
+            "4:3: no declaration `Type b = new ...;` before the timed region"
+        );
+        assert!(parse_fixed_harness("")
+            .unwrap_err()
+            .to_string()
+            .starts_with("1:1: no class"));
     }
 
     proptest::proptest! {

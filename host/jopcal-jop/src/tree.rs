@@ -89,7 +89,10 @@ impl JopTree {
                     todo.push(p);
                     continue;
                 }
-                let dir_name = p.parent().and_then(|x| x.file_name()).map(|n| n.to_string_lossy().into_owned());
+                let dir_name = p
+                    .parent()
+                    .and_then(|x| x.file_name())
+                    .map(|n| n.to_string_lossy().into_owned());
                 let suite = TreeSuite::ALL
                     .into_iter()
                     .find(|s| dir_name.as_deref() == Some(s.directory()));
@@ -151,15 +154,18 @@ impl JopTree {
         names
             .iter()
             .map(|n| {
-                all.iter().find(|w| w.name.eq_ignore_ascii_case(n)).map(|w| (*w).clone()).ok_or_else(|| {
-                    let known: Vec<&str> = all.iter().map(|w| w.name.as_str()).collect();
-                    format!(
-                        "no {} benchmark {n} in {} (it has: {})",
-                        suite.name(),
-                        self.home.display(),
-                        known.join(", ")
-                    )
-                })
+                all.iter()
+                    .find(|w| w.name.eq_ignore_ascii_case(n))
+                    .map(|w| (*w).clone())
+                    .ok_or_else(|| {
+                        let known: Vec<&str> = all.iter().map(|w| w.name.as_str()).collect();
+                        format!(
+                            "no {} benchmark {n} in {} (it has: {})",
+                            suite.name(),
+                            self.home.display(),
+                            known.join(", ")
+                        )
+                    })
             })
             .collect()
     }
@@ -200,8 +206,16 @@ pub fn generate_suite(
                 continue;
             }
         };
-        let file_name = w.file.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-        let package_dir = h.package.as_deref().map(|p| p.replace('.', "/") + "/").unwrap_or_default();
+        let file_name = w
+            .file
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let package_dir = h
+            .package
+            .as_deref()
+            .map(|p| p.replace('.', "/") + "/")
+            .unwrap_or_default();
         sources.push((
             format!("{package_dir}{}.java", h.wrapper_class()),
             h.wrapper_source(&w.name, &file_name),
@@ -243,10 +257,22 @@ mod tests {
         let bench = t.join("java/target/src/bench");
         std::fs::create_dir_all(bench.join("fixed")).unwrap();
         std::fs::create_dir_all(bench.join("jbe/micro")).unwrap();
-        std::fs::write(bench.join("fixed/LoopKfl.java"), "package fixed;\npublic class LoopKfl {}\n").unwrap();
+        std::fs::write(
+            bench.join("fixed/LoopKfl.java"),
+            "package fixed;\npublic class LoopKfl {}\n",
+        )
+        .unwrap();
         std::fs::write(bench.join("fixed/Helper.java"), "package fixed;\nclass Helper {}\n").unwrap();
-        std::fs::write(bench.join("jbe/LoopLift.java"), "package jbe;\npublic class LoopLift {}\n").unwrap();
-        std::fs::write(bench.join("jbe/micro/LoopNot.java"), "package jbe.micro;\nclass LoopNot {}\n").unwrap();
+        std::fs::write(
+            bench.join("jbe/LoopLift.java"),
+            "package jbe;\npublic class LoopLift {}\n",
+        )
+        .unwrap();
+        std::fs::write(
+            bench.join("jbe/micro/LoopNot.java"),
+            "package jbe.micro;\nclass LoopNot {}\n",
+        )
+        .unwrap();
         let tree = JopTree::open(&t).unwrap();
         assert_eq!(tree.workloads.len(), 2);
         let w = &tree.workloads[0];

@@ -3,7 +3,8 @@
 //! This crate owns the `@jopcal` result-line grammar (parsed with `nom`, see
 //! [`result_line`]), the `measurements.csv` file format ([`measurements`]) and
 //! the write-to-temp-then-rename discipline every output file follows
-//! ([`atomic`]). It knows nothing about how the lines reached the host.
+//! ([`atomic`]), and reads what a JOP tree's own benchmark harnesses print
+//! ([`tree_output`]). It knows nothing about how the lines reached the host.
 
 pub mod atomic;
 pub mod clock;
@@ -11,6 +12,7 @@ pub mod measurements;
 pub mod outdir;
 pub mod result_line;
 pub mod transcript;
+pub mod tree_output;
 
 pub use measurements::{Measurement, MeasurementWriter, Unit};
 pub use outdir::OutDir;

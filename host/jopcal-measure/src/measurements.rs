@@ -25,6 +25,9 @@ pub enum Unit {
     Cycles,
     /// Nanoseconds of host wall time (the host JVM target).
     Ns,
+    /// Milliseconds of the target's own millisecond clock, as a JOP tree's
+    /// harness prints them (see `tree_output`); not cycles.
+    Ms,
 }
 
 impl std::fmt::Display for Unit {
@@ -32,6 +35,7 @@ impl std::fmt::Display for Unit {
         f.write_str(match self {
             Unit::Cycles => "cycles",
             Unit::Ns => "ns",
+            Unit::Ms => "ms",
         })
     }
 }

@@ -107,7 +107,11 @@ pub fn build_suite(root: &Path, jdk: &Jdk, cache_root: &Path) -> Result<BuiltSui
         let mut found = Vec::new();
         walk(dir, dir, &mut found)?;
         found.sort();
-        hashed.extend(found.into_iter().map(|(rel, abs)| (format!("sourcepath{i}:{rel}"), abs)));
+        hashed.extend(
+            found
+                .into_iter()
+                .map(|(rel, abs)| (format!("sourcepath{i}:{rel}"), abs)),
+        );
     }
     let hash = suite_hash(&hashed, &jdk.version)?;
     let classes_root = cache_root.join("classes");
@@ -128,7 +132,10 @@ pub fn build_suite(root: &Path, jdk: &Jdk, cache_root: &Path) -> Result<BuiltSui
     let mut javac = Command::new(&jdk.javac);
     javac.args(JAVAC_FLAGS).arg("-d").arg(&tmp);
     if !sourcepath.is_empty() {
-        let roots = SOURCE_DIRS.iter().map(|d| root.join(d)).chain(sourcepath.iter().cloned());
+        let roots = SOURCE_DIRS
+            .iter()
+            .map(|d| root.join(d))
+            .chain(sourcepath.iter().cloned());
         javac
             .arg("-sourcepath")
             .arg(std::env::join_paths(roots).map_err(|e| BuildError::Io {

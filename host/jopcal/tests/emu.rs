@@ -261,3 +261,38 @@ fn an_endless_workload_on_the_board_is_a_named_failure() {
         "{e}"
     );
 }
+
+#[test]
+fn a_trees_own_harness_on_the_board_is_read_as_milliseconds() {
+    let dir = tempfile::tempdir().unwrap();
+    let fw = dir.path().join("fw");
+    std::fs::create_dir_all(fw.join("src")).unwrap();
+    std::fs::copy(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/java/TreeStyle.java"),
+        fw.join("src/TreeStyle.java"),
+    )
+    .unwrap();
+    std::fs::write(
+        fw.join("suite.toml"),
+        "[[workload]]\nname = \"Toy\"\nmain = \"TreeStyle\"\n",
+    )
+    .unwrap();
+    let o = jopcal()
+        .env("JOPCAL_CACHE", dir.path().join("cache"))
+        .arg("--firmware")
+        .arg(&fw)
+        .args(["run", "--out"])
+        .arg(dir.path().join("out"))
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let rows = jopcal_measure::measurements::read(&dir.path().join("out/measurements.csv")).unwrap();
+    assert_eq!(rows.len(), 1);
+    let r = &rows[0];
+    assert_eq!(
+        (r.benchmark.as_str(), r.unit, r.iterations),
+        ("Toy", jopcal_measure::Unit::Ms, 0)
+    );
+    // Two million trips of a loop of about forty cycles at 100 MHz: most of a second.
+    assert!((100..5000).contains(&r.cycles), "{}", r.cycles);
+}

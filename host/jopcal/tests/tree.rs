@@ -111,7 +111,10 @@ fn the_trees_own_harness_profiles_over_a_method_and_agrees_with_the_wrapper() {
         &["--region", "method", "--method", "jbe.BenchFilter.test"],
         &dir.path().join("own"),
     );
-    assert_eq!(own.methods[own.nodes[0].method as usize].qualified(), "jbe.BenchFilter.test(I)I");
+    assert_eq!(
+        own.methods[own.nodes[0].method as usize].qualified(),
+        "jbe.BenchFilter.test(I)I"
+    );
     let wrapped = profile(&[], &dir.path().join("wrapped"));
     assert_eq!(wrapped.region, "harness");
     // Below the wrapper's region root, the call of test() counts what the
@@ -163,7 +166,11 @@ fn the_trees_own_harness_profiles_over_a_method_and_agrees_with_the_wrapper() {
         .output()
         .unwrap();
     assert!(!o.status.success());
-    assert!(stderr(&o).contains("unknown benchmark 'Kfl' (the suite has: Filter)"), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("unknown benchmark 'Kfl' (the suite has: Filter)"),
+        "{}",
+        stderr(&o)
+    );
 }
 
 /// A jopcal.toml whose "toolchain" compiles the generated sources with the
@@ -192,7 +199,9 @@ fn toolchain_images_run_in_jopsim_and_on_a_board() {
     toolchain_config(dir.path(), &format!("{jopcal_bin} emu --run {{image}}"));
     let o = jopcal()
         .current_dir(dir.path())
-        .args(["run", "--target", "jopsim", "--suite", "jembench", "--bench", "Bits", "--out"])
+        .args([
+            "run", "--target", "jopsim", "--suite", "jembench", "--bench", "Bits", "--out",
+        ])
         .arg(dir.path().join("sim"))
         .output()
         .unwrap();
@@ -210,10 +219,21 @@ fn toolchain_images_run_in_jopsim_and_on_a_board() {
         .spawn()
         .unwrap();
     let mut first = String::new();
-    BufReader::new(emu.stdout.take().unwrap()).read_line(&mut first).unwrap();
+    BufReader::new(emu.stdout.take().unwrap())
+        .read_line(&mut first)
+        .unwrap();
     let o = jopcal()
         .current_dir(dir.path())
-        .args(["run", "--target", "board", "--suite", "jembench", "--port", first.trim(), "--out"])
+        .args([
+            "run",
+            "--target",
+            "board",
+            "--suite",
+            "jembench",
+            "--port",
+            first.trim(),
+            "--out",
+        ])
         .arg(dir.path().join("board"))
         .output()
         .unwrap();
@@ -230,16 +250,17 @@ fn toolchain_images_run_in_jopsim_and_on_a_board() {
     assert_eq!(board[0].cycles, sim[0].cycles);
 
     // A toolchain that fails, and an image whose word count is wrong: named.
-    let cfg = |build: &str| {
+    let cfg_sim = |build: &str, jopsim: &str| {
         std::fs::write(
             dir.path().join("jopcal.toml"),
             format!(
-                "[jop]\nhome = {:?}\nbuild = {build:?}\nimage = \"{{out}}/img/{{class}}.jop\"\njopsim = \"true\"\n",
+                "[jop]\nhome = {:?}\nbuild = {build:?}\nimage = \"{{out}}/img/{{class}}.jop\"\njopsim = {jopsim:?}\n",
                 tree().display().to_string()
             ),
         )
         .unwrap();
     };
+    let cfg = |build: &str| cfg_sim(build, "true");
     let run = || {
         jopcal()
             .current_dir(dir.path())
@@ -259,6 +280,24 @@ fn toolchain_images_run_in_jopsim_and_on_a_board() {
         "{}",
         stderr(&o)
     );
+    // A simulator that ran the tree's own harness: its `N ms` line is read as
+    // milliseconds, never as cycles; a wrapped clock is named.
+    let good = "mkdir -p {out}/img && printf '3,1,2' > {out}/img/{class}.jop";
+    cfg_sim(good, "printf 'Filter\\n812 ms\\n81200000 cycles\\nJVM exit!\\n'");
+    let o = run();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let rows = jopcal_measure::measurements::read(&dir.path().join("bad/measurements.csv")).unwrap();
+    assert_eq!(
+        (rows[0].benchmark.as_str(), rows[0].cycles, rows[0].unit),
+        ("Filter", 812, jopcal_measure::Unit::Ms)
+    );
+    cfg_sim(good, "printf 'Filter\\n-4 ms\\n'");
+    let o = run();
+    assert!(
+        stderr(&o).contains("stdout line 2: negative time `-4 ms` (the millisecond clock wrapped?)"),
+        "{}",
+        stderr(&o)
+    );
 }
 
 #[test]
@@ -273,11 +312,22 @@ fn validate_on_a_board_builds_every_image_with_the_toolchain() {
         .spawn()
         .unwrap();
     let mut first = String::new();
-    BufReader::new(emu.stdout.take().unwrap()).read_line(&mut first).unwrap();
+    BufReader::new(emu.stdout.take().unwrap())
+        .read_line(&mut first)
+        .unwrap();
     let out = dir.path().join("v");
     let o = jopcal()
         .current_dir(dir.path())
-        .args(["validate", "--target", "board", "--suite", "jbe", "--port", first.trim(), "--out"])
+        .args([
+            "validate",
+            "--target",
+            "board",
+            "--suite",
+            "jbe",
+            "--port",
+            first.trim(),
+            "--out",
+        ])
         .arg(&out)
         .output()
         .unwrap();
@@ -286,7 +336,10 @@ fn validate_on_a_board_builds_every_image_with_the_toolchain() {
     assert!(o.status.success(), "{}", stderr(&o));
     let summary: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
-    assert_eq!((summary["target"].as_str(), summary["complete"].as_bool()), (Some("board"), Some(true)));
+    assert_eq!(
+        (summary["target"].as_str(), summary["complete"].as_bool()),
+        (Some("board"), Some(true))
+    );
     let filter = &summary["benchmarks"][0];
     assert_eq!(filter["name"], "Filter");
     assert!(filter["loo_error_pct"].as_f64().unwrap().abs() < 1.0, "{filter}");
@@ -296,7 +349,16 @@ fn validate_on_a_board_builds_every_image_with_the_toolchain() {
     // --image makes no sense for validate.
     let o = jopcal()
         .current_dir(dir.path())
-        .args(["validate", "--target", "board", "--port", "/dev/null", "--image", "x.jop", "--out"])
+        .args([
+            "validate",
+            "--target",
+            "board",
+            "--port",
+            "/dev/null",
+            "--image",
+            "x.jop",
+            "--out",
+        ])
         .arg(dir.path().join("w"))
         .output()
         .unwrap();

@@ -181,12 +181,42 @@ pub fn measure_board(
                 failures.push((stem.clone(), format!("{why} (raw output: {})", log.display())));
             }
             Ok(attempts) if seen.is_empty() => {
-                // The run ended by itself but measured nothing: say what it printed last.
                 let last = attempts.last();
                 let text = last
                     .and_then(|a| a.captured.as_ref())
                     .map(|c| String::from_utf8_lossy(&c.raw).into_owned())
                     .unwrap_or_default();
+                let log = log_rel(last.map_or(1, |a| a.number));
+                // The JOP tree's own harness: it prints milliseconds, not cycles.
+                match jopcal_measure::tree_output::scan(&text) {
+                    Ok(reports) if !reports.is_empty() => {
+                        for r in reports {
+                            let m = Measurement {
+                                target: target.into(),
+                                target_config: target_config.clone(),
+                                benchmark: stem.clone(),
+                                iterations: 0,
+                                cycles: r.ms,
+                                unit: Unit::Ms,
+                                run: 1,
+                                timestamp: clock::now_rfc3339(),
+                                tool_version: env!("CARGO_PKG_VERSION").into(),
+                                suite_hash: hash.clone(),
+                                log: log.clone(),
+                            };
+                            writer.append(&m)?;
+                            progress.finished(&format!("{stem}: {} ms (the tree's own harness: not cycles)", r.ms));
+                            rows.push(m);
+                        }
+                        continue;
+                    }
+                    Err(e) => {
+                        failures.push((stem.clone(), format!("{} {e}", out.join(&log).display())));
+                        continue;
+                    }
+                    Ok(_) => {}
+                }
+                // The run ended by itself but measured nothing: say what it printed last.
                 let line = text
                     .lines()
                     .rev()

@@ -131,7 +131,11 @@ impl Toolchain {
         let cmd = expand(&self.build, &v);
         shell(&cmd, &self.home, limit).map_err(|e| format!("building the image: {e}"))?;
         let image = PathBuf::from(expand(&self.image, &v));
-        let image = if image.is_absolute() { image } else { self.home.join(image) };
+        let image = if image.is_absolute() {
+            image
+        } else {
+            self.home.join(image)
+        };
         jopcal_link::JopImage::load(&image, None)?;
         if let Some(parent) = keep.parent() {
             std::fs::create_dir_all(parent).map_err(|e| format!("{}: {e}", parent.display()))?;
@@ -213,7 +217,10 @@ pub fn measure_jopsim(
                         ..
                     } => Some(Measurement {
                         target: "jopsim".into(),
-                        target_config: format!("JopSim via jopcal.toml ({}; not cycle exact)", tools.cfg.file.display()),
+                        target_config: format!(
+                            "JopSim via jopcal.toml ({}; not cycle exact)",
+                            tools.cfg.file.display()
+                        ),
                         benchmark: bench.clone(),
                         iterations: *iterations,
                         cycles: *cycles,
@@ -227,19 +234,40 @@ pub fn measure_jopsim(
                     _ => None,
                 })
                 .collect();
-            if found.is_empty() {
-                return Err(
-                    "the simulator printed no @jopcal result line (JemBench's own harnesses print their own format)"
-                        .into(),
-                );
+            if !found.is_empty() {
+                return Ok(found);
             }
-            Ok(found)
+            // The JOP tree's own harness (a build template that ignores jopcal's
+            // wrapper): its milliseconds, which in JopSim are the host's wall clock.
+            let reports = jopcal_measure::tree_output::scan(&stdout).map_err(|e| format!("stdout {e}"))?;
+            if reports.is_empty() {
+                return Err("the simulator printed neither an @jopcal result line nor a harness's `N ms` line".into());
+            }
+            Ok(reports
+                .iter()
+                .map(|r| Measurement {
+                    target: "jopsim".into(),
+                    target_config: format!(
+                        "JopSim via jopcal.toml ({}); the tree's own harness: host wall-clock ms",
+                        tools.cfg.file.display()
+                    ),
+                    benchmark: job.name.clone(),
+                    iterations: 0,
+                    cycles: r.ms,
+                    unit: Unit::Ms,
+                    run: 1,
+                    timestamp: clock::now_rfc3339(),
+                    tool_version: env!("CARGO_PKG_VERSION").into(),
+                    suite_hash: String::new(),
+                    log: log_rel.clone(),
+                })
+                .collect())
         })();
         match outcome {
             Ok(found) => {
                 for m in found {
                     writer.append(&m)?;
-                    progress.finished(&format!("{}: {} cycles (JopSim)", m.benchmark, m.cycles));
+                    progress.finished(&format!("{}: {} {} (JopSim)", m.benchmark, m.cycles, m.unit));
                     rows.push(m);
                 }
             }

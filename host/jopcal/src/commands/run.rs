@@ -106,7 +106,14 @@ pub fn measure_on(root: &Path, jop_home: Option<&Path>, how: &Measure, out: &Pat
             let m = if how.target == Target::Board {
                 measure_board(&board, out, stamp, how.timeout, "board", None, BOARD_QUIET)
             } else {
-                crate::commands::sim::measure_verilator(on.sim.as_deref(), &on.sim_args, &board, out, stamp, how.timeout)
+                crate::commands::sim::measure_verilator(
+                    on.sim.as_deref(),
+                    &on.sim_args,
+                    &board,
+                    out,
+                    stamp,
+                    how.timeout,
+                )
             };
             if let Some(staging) = staging {
                 let m = m?;

@@ -123,7 +123,9 @@ fn measure_and_profile(
 
 pub fn validate(firmware: Option<&Path>, jop_home: Option<&Path>, a: &ValidateArgs) -> Result<()> {
     if !a.on.board.images.is_empty() {
-        bail!("validate builds every image itself (the suite's and the micro-benchmarks'): --image is for `jopcal run`");
+        bail!(
+            "validate builds every image itself (the suite's and the micro-benchmarks'): --image is for `jopcal run`"
+        );
     }
     let root = context::suite_dir(firmware, jop_home, &a.suite)?;
     let firmware = Some(root.as_path());
