@@ -51,6 +51,23 @@ pub fn method_sizes(image: &JopImage, map: &LinkMap) -> (MethodSizes, Vec<String
     (sizes, missing)
 }
 
+/// Makes `profile` carry JOP's method sizes: every method `sizes` knows gets
+/// a bytecode length of exactly its words (the cache model counts words), so
+/// every later estimate and fit sees the sizes JOP's method cache loads.
+/// Returns how many methods changed.
+pub fn apply(profile: &mut jopcal_profile::Profile, sizes: &MethodSizes) -> usize {
+    let mut changed = 0;
+    for m in profile.methods.iter_mut().filter(|m| !m.native) {
+        if let Some(&w) = sizes.get(&m.qualified()) {
+            if jopcal_timing::cache::words_of(m.bytecode_len) != w {
+                changed += 1;
+            }
+            m.bytecode_len = w * 4;
+        }
+    }
+    changed
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -72,5 +89,24 @@ mod tests {
         assert_eq!(sizes["a.B.m1()V"], 3);
         assert_eq!(sizes["a.B.m2(I)I"], 2);
         assert_eq!(missing, vec!["a.B.gone()V"]);
+    }
+
+    #[test]
+    fn applied_sizes_replace_the_hosts() {
+        let method = |name: &str, len: u32| jopcal_profile::MethodInfo {
+            class: "a/B".into(),
+            name: name.into(),
+            descriptor: "()V".into(),
+            bytecode_len: len,
+            native: false,
+        };
+        let mut p = jopcal_profile::Profile {
+            methods: vec![method("m1", 9), method("m2", 8), method("other", 5)],
+            ..Default::default()
+        };
+        let sizes = MethodSizes::from([("a.B.m1()V".to_string(), 5), ("a.B.m2()V".to_string(), 2)]);
+        assert_eq!(apply(&mut p, &sizes), 1, "m1: 3 words on the host, 5 on JOP; m2 agrees");
+        let lens: Vec<u32> = p.methods.iter().map(|m| m.bytecode_len).collect();
+        assert_eq!(lens, [20, 8, 5]);
     }
 }

@@ -141,6 +141,12 @@ impl Toolchain {
             std::fs::create_dir_all(parent).map_err(|e| format!("{}: {e}", parent.display()))?;
         }
         std::fs::copy(&image, keep).map_err(|e| format!("copying {} to {}: {e}", image.display(), keep.display()))?;
+        // JOP's linker writes its map beside the image: keep it for the method sizes.
+        let map = PathBuf::from(format!("{}.link.txt", image.display()));
+        if map.is_file() {
+            let to = PathBuf::from(format!("{}.link.txt", keep.display()));
+            std::fs::copy(&map, &to).map_err(|e| format!("copying {} to {}: {e}", map.display(), to.display()))?;
+        }
         Ok(keep.to_path_buf())
     }
 

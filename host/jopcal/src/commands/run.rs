@@ -147,10 +147,16 @@ pub fn staging_dir(out: &Path) -> Result<PathBuf> {
     Ok(dir)
 }
 
-/// Moves the images that ran into `dir`: a record of exactly what ran.
+/// Moves the images that ran (and JOP link maps beside them) into `dir`: a
+/// record of exactly what ran.
 pub fn keep_images(images: &[PathBuf], dir: &Path) -> Result<()> {
     std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
-    for p in images {
+    let maps: Vec<PathBuf> = images
+        .iter()
+        .map(|p| PathBuf::from(format!("{}.link.txt", p.display())))
+        .filter(|p| p.is_file())
+        .collect();
+    for p in images.iter().chain(&maps) {
         if let Some(name) = p.file_name() {
             std::fs::rename(p, dir.join(name)).or_else(|_| std::fs::copy(p, dir.join(name)).map(|_| ()))?;
         }

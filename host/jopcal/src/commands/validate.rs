@@ -109,7 +109,7 @@ fn measure_and_profile(
     };
     let m = measure_on(root, jop_home, &how, out, stamp)?;
     let setup = prepare_host(Some(root), &[])?;
-    let profiled = profile_suite(
+    let mut profiled = profile_suite(
         &setup,
         &m.out.path.join("profiles"),
         stamp,
@@ -118,7 +118,50 @@ fn measure_and_profile(
         Duration::from_secs(a.timeout),
         &[],
     )?;
+    use_image_sizes(&m.out.path, &mut profiled)?;
     Ok((m, profiled))
+}
+
+/// Where the JOP tree's toolchain built the images (kept in `out/images`,
+/// each with the linker's `<image>.link.txt`), makes each benchmark's profile
+/// carry the method sizes of its image, so that every estimate and the fit
+/// charge the method cache for what JOP loads. The host-size profiles are kept
+/// in `profiles/host-sizes/`; the methods the two disagree on are reported.
+fn use_image_sizes(out: &Path, profiled: &mut ProfiledSet) -> Result<()> {
+    let host_dir = profiled.dir.join("host-sizes");
+    for p in &mut profiled.profiles {
+        let image = out.join("images").join(format!("{}.jop", p.benchmark));
+        let map = out.join("images").join(format!("{}.jop.link.txt", p.benchmark));
+        if !(image.is_file() && map.is_file()) {
+            continue;
+        }
+        let img = jopcal_link::JopImage::load(&image, None).map_err(|e| anyhow!(e))?;
+        let text = std::fs::read_to_string(&map).with_context(|| format!("reading {}", map.display()))?;
+        let link = jopcal_jop::linkmap::LinkMap::parse(&text).map_err(|e| anyhow!("{}:{e}", map.display()))?;
+        let (sizes, _) = jopcal_jop::sizes::method_sizes(&img, &link);
+        let disagreements = jopcal_jop::compare::compare(p, &sizes);
+        let not_in_image = disagreements
+            .iter()
+            .filter(|d| matches!(d, jopcal_jop::compare::Disagreement::NotInImage(..)))
+            .count();
+        let file = format!("{}.{}", p.benchmark, jopcal_profile::EXTENSION);
+        std::fs::create_dir_all(&host_dir)?;
+        atomic::write_atomic(&host_dir.join(&file), &jopcal_profile::encode(p))?;
+        let changed = jopcal_jop::sizes::apply(p, &sizes);
+        atomic::write_atomic(&profiled.dir.join(&file), &jopcal_profile::encode(p))?;
+        eprintln!(
+            "  validate {}: method sizes of its JOP image ({changed} differ from the host's); {not_in_image} method(s) ran on the host but are not in the image{}",
+            p.benchmark,
+            disagreements
+                .iter()
+                .find_map(|d| match d {
+                    jopcal_jop::compare::Disagreement::NotInImage(m, n) => Some(format!(", e.g. {m} ({n} bytecodes)")),
+                    _ => None,
+                })
+                .unwrap_or_default()
+        );
+    }
+    Ok(())
 }
 
 pub fn validate(firmware: Option<&Path>, jop_home: Option<&Path>, a: &ValidateArgs) -> Result<()> {
@@ -307,4 +350,73 @@ pub fn validate(firmware: Option<&Path>, jop_home: Option<&Path>, a: &ValidateAr
     );
     println!("{}", path.display());
     fail_on_failures(&failures)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn profiles_take_the_method_sizes_of_their_jop_image() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path();
+        std::fs::create_dir_all(out.join("images")).unwrap();
+        std::fs::create_dir_all(out.join("profiles")).unwrap();
+        // An image whose method table gives a.B.run()V 7 words at address 2 (constant pool 40).
+        let mut words = vec![0u32; 11];
+        words[9] = (2 << 10) | 7;
+        words[10] = 40 << 10;
+        words[0] = words.len() as u32;
+        let image = jopcal_link::JopImage { words };
+        std::fs::write(out.join("images/Toy.jop"), image.to_text()).unwrap();
+        std::fs::write(
+            out.join("images/Toy.jop.link.txt"),
+            "class a.B 9 40\nbytecode a.B.run()V 2\n",
+        )
+        .unwrap();
+        let method = |name: &str| jopcal_profile::MethodInfo {
+            class: "a/B".into(),
+            name: name.into(),
+            descriptor: "()V".into(),
+            bytecode_len: 10,
+            native: false,
+        };
+        let node = |m: u32, parent: Option<u32>| jopcal_profile::Node {
+            parent,
+            method: m,
+            calls: 1,
+            opcodes: [(0xb1u8, 1u64)].into(),
+            ..Default::default()
+        };
+        let profile = jopcal_profile::Profile {
+            benchmark: "Toy".into(),
+            methods: vec![method("run"), method("hostOnly")],
+            nodes: vec![node(0, None), node(1, Some(0))],
+            ..Default::default()
+        };
+        let mut set = ProfiledSet {
+            dir: out.join("profiles"),
+            profiles: vec![profile.clone()],
+            failures: Vec::new(),
+        };
+        use_image_sizes(out, &mut set).unwrap();
+        assert_eq!(set.profiles[0].methods[0].bytecode_len, 28, "7 words");
+        assert_eq!(
+            set.profiles[0].methods[1].bytecode_len, 10,
+            "not in the image: the host's size"
+        );
+        let written = jopcal_profile::read_file(&out.join("profiles/Toy.jopprof")).unwrap();
+        assert_eq!(written, set.profiles[0]);
+        let host = jopcal_profile::read_file(&out.join("profiles/host-sizes/Toy.jopprof")).unwrap();
+        assert_eq!(host, profile);
+        // Without a link map beside the image, nothing changes.
+        std::fs::remove_file(out.join("images/Toy.jop.link.txt")).unwrap();
+        let mut again = ProfiledSet {
+            dir: out.join("profiles"),
+            profiles: vec![profile.clone()],
+            failures: Vec::new(),
+        };
+        use_image_sizes(out, &mut again).unwrap();
+        assert_eq!(again.profiles[0], profile);
+    }
 }
