@@ -223,7 +223,12 @@ pub fn generate_suite(
         specs.push(jopcal_workloads::WorkloadSpec {
             name: w.name.clone(),
             main: h.wrapper_main(),
-            kind: format!("{} {file_name}: {}.{}({})", suite.name(), h.var, h.method, h.iterations),
+            kind: format!(
+                "{} {file_name}: its statements timed from line {}, {} iterations",
+                suite.name(),
+                h.region_line,
+                h.iterations
+            ),
         });
         if !roots.contains(&w.source_root) {
             roots.push(w.source_root.clone());

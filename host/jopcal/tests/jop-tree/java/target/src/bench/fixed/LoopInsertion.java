@@ -11,7 +11,9 @@ public class LoopInsertion {
         SerialBenchmark bench = new jembench.kernel.BenchInsertion();
         System.out.println(bench);
         int t1 = (int) System.currentTimeMillis();
-        bench.perform(20);
+        for (int i = 0; i < 20; ++i) {
+            bench.perform(1);
+        }
         int t2 = (int) System.currentTimeMillis();
         System.out.print(t2 - t1);
         System.out.println(" ms");
