@@ -56,6 +56,26 @@ pub struct Measurement {
     pub log: String,
 }
 
+impl Measurement {
+    /// A row of run 1 stamped now with this tool's version, for `target`; the
+    /// caller fills in what was measured (`Measurement { benchmark, .., ..stamped }`).
+    pub fn stamped(target: &str, target_config: &str, suite_hash: &str, log: &str) -> Measurement {
+        Measurement {
+            target: target.into(),
+            target_config: target_config.into(),
+            benchmark: String::new(),
+            iterations: 0,
+            cycles: 0,
+            unit: Unit::Cycles,
+            run: 1,
+            timestamp: crate::clock::now_rfc3339(),
+            tool_version: env!("CARGO_PKG_VERSION").into(),
+            suite_hash: suite_hash.into(),
+            log: log.into(),
+        }
+    }
+}
+
 /// Errors reading a measurements file, naming file and line.
 #[derive(Debug, thiserror::Error)]
 pub enum MeasurementsError {

@@ -6,9 +6,8 @@ mod common;
 #[allow(unused_imports)]
 use common::{jopcal, repo, stderr, text};
 
-use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Command;
 
 fn cycles(csv: &Path) -> Vec<(String, u64)> {
     jopcal_measure::measurements::read(csv)
@@ -123,20 +122,14 @@ fn emu_on_a_pty_is_driven_like_a_board() {
     let classes = classes_dir(&stderr(&o));
     let image = dir.path().join("fib.jop");
     bundle(&classes, "jopcal.suite.Fib", &image);
-    let mut emu = jopcal()
-        .current_dir(repo())
-        .args(["emu", "--pty", "--protocol", "handshake", "--trace"])
-        .arg(dir.path().join("trace"))
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut first = String::new();
-    BufReader::new(emu.stdout.take().unwrap())
-        .read_line(&mut first)
-        .unwrap();
-    let port = first.trim().to_string();
-    assert!(port.starts_with("/dev/pts/"), "{first}");
+    let trace_dir = dir.path().join("trace");
+    let emu = common::VirtualBoard::start(&[
+        "--protocol".as_ref(),
+        "handshake".as_ref(),
+        "--trace".as_ref(),
+        trace_dir.as_os_str(),
+    ]);
+    let port = emu.port.clone();
     let out = dir.path().join("b");
     let o = jopcal()
         .args([
@@ -162,8 +155,7 @@ fn emu_on_a_pty_is_driven_like_a_board() {
         }
         std::thread::sleep(std::time::Duration::from_millis(50));
     }
-    let _ = emu.kill();
-    let _ = emu.wait();
+    drop(emu);
     assert!(o.status.success(), "{}", stderr(&o));
     let board = cycles(&out.join("measurements.csv"));
     // The same bundle through `run --target emu` gives the same count.

@@ -6,11 +6,9 @@
 //! by a configured toolchain and run in "JopSim" and on a board.
 
 mod common;
-use common::{harness_cycles, jopcal, repo, stderr};
+use common::{harness_cycles, jopcal, repo, stderr, VirtualBoard};
 
-use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
-use std::process::Stdio;
 
 fn tree() -> PathBuf {
     repo().join("host/jopcal/tests/jop-tree")
@@ -211,34 +209,16 @@ fn toolchain_images_run_in_jopsim_and_on_a_board() {
     assert!(dir.path().join("sim/images/Bits.jop").is_file());
 
     // A board: the virtual board on a pseudo-terminal, images from the toolchain.
-    let mut emu = jopcal()
-        .current_dir(repo())
-        .args(["emu", "--pty"])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut first = String::new();
-    BufReader::new(emu.stdout.take().unwrap())
-        .read_line(&mut first)
-        .unwrap();
+    let emu = VirtualBoard::start(&[]);
     let o = jopcal()
         .current_dir(dir.path())
         .args([
-            "run",
-            "--target",
-            "board",
-            "--suite",
-            "jembench",
-            "--port",
-            first.trim(),
-            "--out",
+            "run", "--target", "board", "--suite", "jembench", "--port", &emu.port, "--out",
         ])
         .arg(dir.path().join("board"))
         .output()
         .unwrap();
-    let _ = emu.kill();
-    let _ = emu.wait();
+    drop(emu);
     assert!(o.status.success(), "{}", stderr(&o));
     let board = jopcal_measure::measurements::read(&dir.path().join("board/measurements.csv")).unwrap();
     let names: Vec<&str> = board.iter().map(|r| r.benchmark.as_str()).collect();
@@ -304,35 +284,17 @@ fn toolchain_images_run_in_jopsim_and_on_a_board() {
 fn validate_on_a_board_builds_every_image_with_the_toolchain() {
     let dir = tempfile::tempdir().unwrap();
     toolchain_config(dir.path(), "true");
-    let mut emu = jopcal()
-        .current_dir(repo())
-        .args(["emu", "--pty"])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut first = String::new();
-    BufReader::new(emu.stdout.take().unwrap())
-        .read_line(&mut first)
-        .unwrap();
+    let emu = VirtualBoard::start(&[]);
     let out = dir.path().join("v");
     let o = jopcal()
         .current_dir(dir.path())
         .args([
-            "validate",
-            "--target",
-            "board",
-            "--suite",
-            "jbe",
-            "--port",
-            first.trim(),
-            "--out",
+            "validate", "--target", "board", "--suite", "jbe", "--port", &emu.port, "--out",
         ])
         .arg(&out)
         .output()
         .unwrap();
-    let _ = emu.kill();
-    let _ = emu.wait();
+    drop(emu);
     assert!(o.status.success(), "{}", stderr(&o));
     let summary: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();

@@ -10,7 +10,7 @@ use jopcal_link::capture::CaptureOptions;
 use jopcal_link::session::{drain_stale, run_image, SessionOptions};
 use jopcal_link::{download, DownloadOptions, JopImage};
 use jopcal_measure::result_line::ResultLine;
-use jopcal_measure::{atomic, clock, Measurement, MeasurementWriter, OutDir, Unit};
+use jopcal_measure::{atomic, Measurement, MeasurementWriter, OutDir, Unit};
 use sha2::{Digest, Sha256};
 use std::cell::Cell;
 use std::collections::BTreeSet;
@@ -140,17 +140,11 @@ pub fn measure_board(
                 return Ok(());
             }
             let m = Measurement {
-                target: target.into(),
-                target_config: target_config.clone(),
                 benchmark: bench.clone(),
                 iterations: *iterations,
                 cycles: *cycles,
                 unit: Unit::Cycles,
-                run: 1,
-                timestamp: clock::now_rfc3339(),
-                tool_version: env!("CARGO_PKG_VERSION").into(),
-                suite_hash: hash.clone(),
-                log: log_rel(done.get() + 1),
+                ..Measurement::stamped(target, &target_config, hash, &log_rel(done.get() + 1))
             };
             writer
                 .append(&m)
@@ -192,17 +186,10 @@ pub fn measure_board(
                     Ok(reports) if !reports.is_empty() => {
                         for r in reports {
                             let m = Measurement {
-                                target: target.into(),
-                                target_config: target_config.clone(),
                                 benchmark: stem.clone(),
-                                iterations: 0,
                                 cycles: r.ms,
                                 unit: Unit::Ms,
-                                run: 1,
-                                timestamp: clock::now_rfc3339(),
-                                tool_version: env!("CARGO_PKG_VERSION").into(),
-                                suite_hash: hash.clone(),
-                                log: log.clone(),
+                                ..Measurement::stamped(target, &target_config, hash, &log)
                             };
                             writer.append(&m)?;
                             progress.finished(&format!("{stem}: {} ms (the tree's own harness: not cycles)", r.ms));

@@ -11,7 +11,7 @@ use crate::context;
 use crate::progress::Progress;
 use anyhow::{anyhow, bail, Context, Result};
 use jopcal_jop::config::{expand, JopConfig};
-use jopcal_measure::{atomic, clock, Measurement, MeasurementWriter, OutDir, Unit};
+use jopcal_measure::{atomic, Measurement, MeasurementWriter, OutDir, Unit};
 use jopcal_workloads::{Suite, WorkloadSpec};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -222,20 +222,15 @@ pub fn measure_jopsim(
                         cycles,
                         ..
                     } => Some(Measurement {
-                        target: "jopsim".into(),
-                        target_config: format!(
-                            "JopSim via jopcal.toml ({}; not cycle exact)",
-                            tools.cfg.file.display()
-                        ),
                         benchmark: bench.clone(),
                         iterations: *iterations,
                         cycles: *cycles,
-                        unit: Unit::Cycles,
-                        run: 1,
-                        timestamp: clock::now_rfc3339(),
-                        tool_version: env!("CARGO_PKG_VERSION").into(),
-                        suite_hash: String::new(),
-                        log: log_rel.clone(),
+                        ..Measurement::stamped(
+                            "jopsim",
+                            &format!("JopSim via jopcal.toml ({}; not cycle exact)", tools.cfg.file.display()),
+                            "",
+                            &log_rel,
+                        )
                     }),
                     _ => None,
                 })
@@ -252,20 +247,18 @@ pub fn measure_jopsim(
             Ok(reports
                 .iter()
                 .map(|r| Measurement {
-                    target: "jopsim".into(),
-                    target_config: format!(
-                        "JopSim via jopcal.toml ({}); the tree's own harness: host wall-clock ms",
-                        tools.cfg.file.display()
-                    ),
                     benchmark: job.name.clone(),
-                    iterations: 0,
                     cycles: r.ms,
                     unit: Unit::Ms,
-                    run: 1,
-                    timestamp: clock::now_rfc3339(),
-                    tool_version: env!("CARGO_PKG_VERSION").into(),
-                    suite_hash: String::new(),
-                    log: log_rel.clone(),
+                    ..Measurement::stamped(
+                        "jopsim",
+                        &format!(
+                            "JopSim via jopcal.toml ({}); the tree's own harness: host wall-clock ms",
+                            tools.cfg.file.display()
+                        ),
+                        "",
+                        &log_rel,
+                    )
                 })
                 .collect())
         })();

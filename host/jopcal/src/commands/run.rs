@@ -251,17 +251,12 @@ pub fn measure(
                 Ok(reported) => {
                     for r in reported.into_iter().filter(|r| r.bench == w.name) {
                         let m = Measurement {
-                            target: target.name().into(),
-                            target_config: target_config.clone(),
                             benchmark: r.bench,
                             iterations: r.iterations,
                             cycles: r.cycles,
                             unit: Unit::Ns,
                             run: run_no,
-                            timestamp: clock::now_rfc3339(),
-                            tool_version: env!("CARGO_PKG_VERSION").into(),
-                            suite_hash: setup.built.hash[..16].to_string(),
-                            log: log_rel.clone(),
+                            ..Measurement::stamped(target.name(), &target_config, &setup.built.hash[..16], &log_rel)
                         };
                         writer
                             .append(&m)

@@ -43,3 +43,38 @@ pub fn harness_cycles(m: &jopcal_timing::TimingModel, classes: &Path) -> f64 {
         + m.cost(0xb8, m.load_cost(false, stop_words), stop_words) // invokestatic stop(), first call: a miss
         + m.cost(0x10, b_hit, 0) // bipush IO_CNT
 }
+
+/// `jopcal emu --pty ARGS...` running in the background; killed when dropped.
+pub struct VirtualBoard {
+    pub child: std::process::Child,
+    /// The pseudo-terminal it serves.
+    pub port: String,
+}
+
+impl VirtualBoard {
+    pub fn start(args: &[&std::ffi::OsStr]) -> VirtualBoard {
+        use std::io::BufRead;
+        let mut child = jopcal()
+            .current_dir(repo())
+            .args(["emu", "--pty"])
+            .args(args)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut first = String::new();
+        std::io::BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut first)
+            .unwrap();
+        let port = first.trim().to_string();
+        assert!(port.starts_with("/dev/pts/"), "{first}");
+        VirtualBoard { child, port }
+    }
+}
+
+impl Drop for VirtualBoard {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
