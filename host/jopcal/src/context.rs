@@ -157,7 +157,7 @@ pub fn jop_config() -> Result<Option<jopcal_jop::config::JopConfig>> {
 /// The workload directory of `--suite NAME`: the built-in suite's firmware
 /// directory for `builtin`; for `jembench` and `jbe`, a directory generated
 /// from the JOP tree's fixed-count harnesses (see `jopcal_jop::tree`), kept in
-/// the build cache under a name derived from the tree's path.
+/// the build cache under a name derived from its content.
 pub fn suite_dir(firmware: Option<&Path>, home: Option<&Path>, suite: &str) -> Result<PathBuf> {
     use jopcal_jop::tree::{generate_suite, JopTree, TreeSuite};
     let fw = firmware_dir(firmware)?;
@@ -170,19 +170,34 @@ pub fn suite_dir(firmware: Option<&Path>, home: Option<&Path>, suite: &str) -> R
     let home = jop_home(home)?;
     let tree = JopTree::open(&home).map_err(|e| anyhow::anyhow!(e))?;
     let selected = tree.select(tree_suite, &[]).map_err(|e| anyhow::anyhow!(e))?;
-    let key = {
-        use std::hash::{Hash, Hasher};
-        let mut h = std::collections::hash_map::DefaultHasher::new();
-        home.canonicalize().unwrap_or(home.clone()).hash(&mut h);
-        h.finish()
-    };
-    let dir = cache_dir(&fw).join("tree-suites").join(format!("{suite}-{key:016x}"));
-    if dir.exists() {
-        // Regenerated every time: the tree may have changed, and a wrapper of a
-        // harness that is gone must not linger.
-        std::fs::remove_dir_all(&dir).map_err(|e| anyhow::anyhow!("{}: {e}", dir.display()))?;
+    // Generated into a private directory, then published under a name that
+    // is a hash of its content: a concurrent run never sees a half-written
+    // suite, and an unchanged tree reuses the same directory.
+    let base = cache_dir(&fw).join("tree-suites");
+    let tmp = base.join(format!(".generating-{}", std::process::id()));
+    if tmp.exists() {
+        std::fs::remove_dir_all(&tmp).map_err(|e| anyhow::anyhow!("{}: {e}", tmp.display()))?;
     }
-    let g = generate_suite(tree_suite, &selected, &fw, &dir).map_err(|e| anyhow::anyhow!(e))?;
+    let g = generate_suite(tree_suite, &selected, &fw, &tmp).map_err(|e| {
+        let _ = std::fs::remove_dir_all(&tmp);
+        anyhow::anyhow!(e)
+    })?;
+    let digest = content_hash(&tmp)?;
+    let dir = base.join(format!("{suite}-{}", &digest[..16]));
+    if dir.join(jopcal_workloads::suite::MANIFEST).is_file() {
+        let _ = std::fs::remove_dir_all(&tmp);
+    } else {
+        if dir.exists() {
+            std::fs::remove_dir_all(&dir).map_err(|e| anyhow::anyhow!("{}: {e}", dir.display()))?;
+        }
+        if let Err(e) = std::fs::rename(&tmp, &dir) {
+            // Another run published the same content first.
+            let _ = std::fs::remove_dir_all(&tmp);
+            if !dir.join(jopcal_workloads::suite::MANIFEST).is_file() {
+                bail!("publishing {}: {e}", dir.display());
+            }
+        }
+    }
     for s in &g.skipped {
         eprintln!("     note: left out of the {suite} suite: {s}");
     }
@@ -193,4 +208,31 @@ pub fn suite_dir(firmware: Option<&Path>, home: Option<&Path>, suite: &str) -> R
         g.names.join(", ")
     );
     Ok(dir)
+}
+
+/// SHA-256 (hex) over every file below `dir`: relative path and bytes, in path order.
+fn content_hash(dir: &Path) -> Result<String> {
+    use sha2::{Digest, Sha256};
+    fn walk(d: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
+        for e in std::fs::read_dir(d)? {
+            let p = e?.path();
+            if p.is_dir() {
+                walk(&p, out)?;
+            } else {
+                out.push(p);
+            }
+        }
+        Ok(())
+    }
+    let mut files = Vec::new();
+    walk(dir, &mut files).map_err(|e| anyhow::anyhow!("{}: {e}", dir.display()))?;
+    files.sort();
+    let mut h = Sha256::new();
+    for f in files {
+        h.update(f.strip_prefix(dir).unwrap_or(&f).to_string_lossy().as_bytes());
+        h.update([0]);
+        h.update(std::fs::read(&f).map_err(|e| anyhow::anyhow!("{}: {e}", f.display()))?);
+        h.update([0]);
+    }
+    Ok(h.finalize().iter().map(|b| format!("{b:02x}")).collect())
 }
