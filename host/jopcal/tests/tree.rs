@@ -140,6 +140,17 @@ fn the_trees_own_harness_profiles_over_a_method_and_agrees_with_the_wrapper() {
     assert_eq!(subtree(&wrapped, test), own.bytecodes());
     assert!(own.bytecodes() > 2000 * 10, "{}", own.bytecodes());
 
+    // `targets` lists the tree's suites.
+    let o = jopcal().arg("--jop-home").arg(tree()).arg("targets").output().unwrap();
+    let listing = String::from_utf8_lossy(&o.stdout).into_owned();
+    assert!(listing.contains("(Bits, Insertion, Queue)"), "{listing}");
+    assert!(
+        listing
+            .lines()
+            .any(|l| l.starts_with("jbe ") && l.ends_with("(Filter)")),
+        "{listing}"
+    );
+
     // Not a JOP tree; a suite the tree does not have: one clear line each.
     let o = jopcal()
         .arg("--jop-home")

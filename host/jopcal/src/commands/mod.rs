@@ -21,7 +21,7 @@ pub fn dispatch(cli: Cli) -> Result<()> {
     match cli.verb {
         Verb::Validate(a) => validate::validate(firmware, cli.jop_home.as_deref(), &a),
         Verb::Run(a) => run::run(firmware, cli.jop_home.as_deref(), &a),
-        Verb::Targets => targets::targets(firmware),
+        Verb::Targets => targets::targets(firmware, cli.jop_home.as_deref()),
         Verb::Profile(a) => profile::profile(firmware, cli.jop_home.as_deref(), &a),
         Verb::Estimate(a) => estimate::estimate(firmware, &a),
         Verb::Table(a) => table::table(firmware, &a),

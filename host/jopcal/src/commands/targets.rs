@@ -1,11 +1,12 @@
-//! `jopcal targets`: which targets exist and whether each can run here.
+//! `jopcal targets`: which targets exist and whether each can run here, and
+//! which workload suites are at hand.
 
 use crate::cli::Target;
 use anyhow::Result;
 use clap::ValueEnum;
 use std::path::Path;
 
-pub fn targets(_firmware: Option<&Path>) -> Result<()> {
+pub fn targets(firmware: Option<&Path>, jop_home: Option<&Path>) -> Result<()> {
     println!("{:<10} {:<8} {:<44} description", "target", "default", "status");
     for t in Target::value_variants() {
         let status = match t {
@@ -14,7 +15,7 @@ pub fn targets(_firmware: Option<&Path>) -> Result<()> {
                 Err(e) => format!("unavailable: {}", first_clause(&e.to_string())),
             },
             Target::Emu => "available (built in)".to_string(),
-            Target::Board => "needs --port DEV or tcp://HOST:PORT and --image".to_string(),
+            Target::Board => "needs --port DEV|tcp://HOST:PORT; --image, or jopcal.toml build".to_string(),
             Target::Verilator => match std::process::Command::new("verilator").arg("--version").output() {
                 Ok(o) if o.status.success() => format!(
                     "available ({}); needs --sim DIR",
@@ -40,6 +41,34 @@ pub fn targets(_firmware: Option<&Path>) -> Result<()> {
             .unwrap_or_default();
         let default = if *t == Target::DEFAULT { "yes" } else { "" };
         println!("{:<10} {:<8} {:<44} {about}", t.name(), default, status);
+    }
+    println!();
+    println!("{:<10} status", "suite");
+    let builtin = match crate::context::firmware_dir(firmware)
+        .map_err(|e| e.to_string())
+        .and_then(|d| jopcal_workloads::Suite::load(&d).map_err(|e| e.to_string()))
+    {
+        Ok(s) => format!("{} workloads in {}", s.workloads.len(), s.root.display()),
+        Err(e) => format!("unavailable: {e}"),
+    };
+    println!("{:<10} {builtin}", "builtin");
+    let tree = crate::context::jop_home(jop_home)
+        .map_err(|_| "needs the JOP tree (--jop-home DIR, $JOPCAL_JOP_HOME or [jop] home)".to_string())
+        .and_then(|h| jopcal_jop::tree::JopTree::open(&h));
+    for suite in jopcal_jop::tree::TreeSuite::ALL {
+        let status = match &tree {
+            Ok(t) => match t.select(suite, &[]) {
+                Ok(ws) => format!(
+                    "{} harnesses in {} ({})",
+                    ws.len(),
+                    t.home.display(),
+                    ws.iter().map(|w| w.name.as_str()).collect::<Vec<_>>().join(", ")
+                ),
+                Err(e) => e,
+            },
+            Err(e) => e.clone(),
+        };
+        println!("{:<10} {status}", suite.name());
     }
     Ok(())
 }
