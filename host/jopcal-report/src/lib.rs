@@ -2,11 +2,13 @@
 //! tables ([`accuracy`]), the regression check between two measurement sets
 //! with JUnit output ([`regress`]), reading `estimates.csv` ([`estimates`]),
 //! and plots rendered with plotters as SVG and PNG, with a font embedded in
-//! the binary ([`plots`]).
+//! the binary ([`plots`]), and jopcal's errors beside the published
+//! cross-profilers' ([`published`]).
 
 pub mod accuracy;
 pub mod estimates;
 pub mod plots;
+pub mod published;
 pub mod regress;
 
 /// Measurements for the unit tests.

@@ -115,6 +115,12 @@ pub fn emu_config_path(explicit: Option<&Path>, firmware: Option<&Path>) -> Resu
     Ok(p)
 }
 
+/// `calibration/reference/` (published measurements) of this checkout, if it is there.
+pub fn reference_dir() -> Option<PathBuf> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../calibration/reference");
+    dir.is_dir().then(|| dir.canonicalize().unwrap_or(dir))
+}
+
 /// `calibration/<name>` beside the firmware directory, else of this checkout
 /// (for a generated workload directory such as the micro-benchmarks).
 fn calibration_file(firmware: Option<&Path>, name: &str) -> Result<PathBuf> {

@@ -67,6 +67,13 @@ fn validate_runs_the_trees_jembench_suite_end_to_end() {
         assert!(loo.abs() < 1.0, "{b}");
     }
 
+    // Beside the published cross-profilers: none of the miniature tree's benchmarks is theirs.
+    let published = std::fs::read_to_string(out.join("published.md")).unwrap();
+    assert!(
+        published.contains("No benchmark of this run is in the published tables"),
+        "{published}"
+    );
+
     // The wrappers time exactly the harness's call: the board's cycles are the
     // estimate under the board's own table plus jopcal's harness, for each.
     let est = dir.path().join("est.csv");

@@ -236,6 +236,16 @@ pub fn validate(firmware: Option<&Path>, jop_home: Option<&Path>, a: &ValidateAr
             );
         }
         loo_errors = cal.loo_errors.clone();
+        if a.suite != "builtin" {
+            // The tree's benchmarks: side by side with the published cross-profilers.
+            if let Some(refs) = context::reference_dir() {
+                let refs = jopcal_report::published::load(&refs).map_err(|e| anyhow!(e))?;
+                let ours: Vec<(String, f64)> = suite_loo.iter().map(|(b, e)| (b.clone(), *e)).collect();
+                let md = jopcal_report::published::markdown(&ours, &refs, &a.suite);
+                atomic::write_atomic(&dir.join("published.md"), md.as_bytes())?;
+                stage("compare with published", "done");
+            }
+        }
         let fitted = TimingModel::load(&cal.toml)?;
         estimates.extend(estimate_all(&profiled.profiles, &fitted, &[cal.fit.cache]));
         stage("estimate", "done");
