@@ -3,7 +3,7 @@
 //! ```toml
 //! [jop]
 //! home = "../jop"                 # the JOP tree, relative to this file
-//! build = "make -C {home} japp P1=bench P2={package_dir} P3={class}"   # builds one image
+//! build = "make -C {home} java_app TARGET_APP_PATH={gen} MAIN_CLASS={package_dir}/{class} P3={class}"
 //! image = "{home}/java/target/dist/bin/{class}.jop"                   # where it lands
 //! jopsim = "java -jar {home}/java/tools/dist/lib/jop-tools.jar {image}"  # runs it in JopSim
 //! ```
