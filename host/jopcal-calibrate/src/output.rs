@@ -71,3 +71,70 @@ pub fn relative_base(base: &Path, out: &Path) -> String {
         }
     }
 }
+
+/// A model deriving from `base` (a path relative to the new file) that
+/// charges each call of `methods` (`pkg.Class.name(desc)`: library code that
+/// ran on the host but that JOP's image does not have) a cost of its own, a
+/// parameter starting at 0 for the fit to find. Returns the TOML text and the
+/// parameter names, in the order of `methods`.
+pub fn library_model_toml(base: &str, name: &str, methods: &[String]) -> (String, Vec<String>) {
+    let quote = |s: &str| format!("\"{}\"", s.replace('\\', "\\\\").replace('"', "\\\""));
+    let params: Vec<String> = methods
+        .iter()
+        .enumerate()
+        .map(|(i, m)| {
+            // `pkg.Class.name(desc)` -> `lib<i>_Class_name`: short, and a valid name.
+            let head = m.split('(').next().unwrap_or(m);
+            let short: String = head
+                .rsplit('.')
+                .take(2)
+                .collect::<Vec<_>>()
+                .into_iter()
+                .rev()
+                .collect::<Vec<_>>()
+                .join("_")
+                .chars()
+                .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+                .collect();
+            format!("lib{i}_{short}")
+        })
+        .collect();
+    let mut s = format!(
+        "# Written by jopcal validate: library methods that ran on the host but are not in\n# the JOP image, each call priced by a parameter of its own (fitted by calibrate).\n\n[model]\nname = {}\ndescription = {}\nbase = {}\n\n[params]\n",
+        quote(name),
+        quote(&format!("{base} with per-call costs of {} library method(s)", methods.len())),
+        quote(base)
+    );
+    for p in &params {
+        s.push_str(&format!("{p} = 0\n"));
+    }
+    s.push_str("\n[methods]\n");
+    for (m, p) in methods.iter().zip(&params) {
+        s.push_str(&format!("{} = {}\n", quote(m), quote(p)));
+    }
+    (s, params)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn library_model_loads_and_prices_each_method_by_its_parameter() {
+        let dir = tempfile::tempdir().unwrap();
+        let base = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../calibration/jop-wcet.toml");
+        let methods = vec![
+            "java.lang.StringBuilder.append(I)Ljava/lang/StringBuilder;".to_string(),
+            "java.util.Arrays.fill([II)V".to_string(),
+        ];
+        let (text, params) = library_model_toml(&base.display().to_string(), "jop-wcet+library", &methods);
+        assert_eq!(params, ["lib0_StringBuilder_append", "lib1_Arrays_fill"]);
+        let file = dir.path().join("library.toml");
+        std::fs::write(&file, text).unwrap();
+        let mut m = jopcal_timing::TimingModel::load(&file).unwrap();
+        assert_eq!(m.method_cost(&methods[1]), Some(0.0));
+        m.set_param("lib1_Arrays_fill", 420.0).unwrap();
+        assert_eq!(m.method_cost(&methods[1]), Some(420.0));
+        assert_eq!(m.method_cost("java.util.Arrays.sort([I)V"), None);
+    }
+}

@@ -98,7 +98,7 @@ fn measure_and_profile(
     a: &ValidateArgs,
     out: &Path,
     stamp: &str,
-) -> Result<(Measured, ProfiledSet)> {
+) -> Result<(Measured, ProfiledSet, Vec<String>)> {
     let how = Measure {
         target: a.target,
         benches: &[],
@@ -118,8 +118,8 @@ fn measure_and_profile(
         Duration::from_secs(a.timeout),
         &[],
     )?;
-    use_image_sizes(&m.out.path, &mut profiled)?;
-    Ok((m, profiled))
+    let library = use_image_sizes(&m.out.path, &mut profiled)?;
+    Ok((m, profiled, library))
 }
 
 /// Where the JOP tree's toolchain built the images (kept in `out/images`,
@@ -127,8 +127,11 @@ fn measure_and_profile(
 /// carry the method sizes of its image, so that every estimate and the fit
 /// charge the method cache for what JOP loads. The host-size profiles are kept
 /// in `profiles/host-sizes/`; the methods the two disagree on are reported.
-fn use_image_sizes(out: &Path, profiled: &mut ProfiledSet) -> Result<()> {
+/// Returns the library methods to price per call: those that ran on the host,
+/// are not in the image, and were called from code that is.
+fn use_image_sizes(out: &Path, profiled: &mut ProfiledSet) -> Result<Vec<String>> {
     let host_dir = profiled.dir.join("host-sizes");
+    let mut library = std::collections::BTreeSet::new();
     for p in &mut profiled.profiles {
         let image = out.join("images").join(format!("{}.jop", p.benchmark));
         let map = out.join("images").join(format!("{}.jop.link.txt", p.benchmark));
@@ -147,6 +150,20 @@ fn use_image_sizes(out: &Path, profiled: &mut ProfiledSet) -> Result<()> {
         let file = format!("{}.{}", p.benchmark, jopcal_profile::EXTENSION);
         std::fs::create_dir_all(&host_dir)?;
         atomic::write_atomic(&host_dir.join(&file), &jopcal_profile::encode(p))?;
+        for n in &p.nodes {
+            let m = &p.methods[n.method as usize];
+            let called_from_image = n
+                .parent
+                .is_some_and(|q| sizes.contains_key(&p.methods[p.nodes[q as usize].method as usize].qualified()));
+            if n.calls > 0
+                && n.invoke_opcode != 0
+                && !m.native
+                && called_from_image
+                && !sizes.contains_key(&m.qualified())
+            {
+                library.insert(m.qualified());
+            }
+        }
         let changed = jopcal_jop::sizes::apply(p, &sizes);
         atomic::write_atomic(&profiled.dir.join(&file), &jopcal_profile::encode(p))?;
         eprintln!(
@@ -161,7 +178,7 @@ fn use_image_sizes(out: &Path, profiled: &mut ProfiledSet) -> Result<()> {
                 .unwrap_or_default()
         );
     }
-    Ok(())
+    Ok(library.into_iter().collect())
 }
 
 pub fn validate(firmware: Option<&Path>, jop_home: Option<&Path>, a: &ValidateArgs) -> Result<()> {
@@ -181,7 +198,7 @@ pub fn validate(firmware: Option<&Path>, jop_home: Option<&Path>, a: &ValidateAr
             status: status.to_string(),
         })
     };
-    let (m, profiled) = measure_and_profile(&root, jop_home, a, &out, &stamp)?;
+    let (m, profiled, mut library) = measure_and_profile(&root, jop_home, a, &out, &stamp)?;
     let dir = m.out.path.clone();
     stage("build", "done");
     stage("measure", "done");
@@ -205,14 +222,34 @@ pub fn validate(firmware: Option<&Path>, jop_home: Option<&Path>, a: &ValidateAr
         let fw = context::firmware_dir(firmware)?;
         let micro_src = dir.join("micro-suite");
         jopcal_calibrate::micro::generate(&micro_src, &fw).map_err(|e| anyhow!(e))?;
-        let (micro, micro_prof) = measure_and_profile(&micro_src, jop_home, a, &dir.join("micro"), &stamp)?;
+        let (micro, micro_prof, micro_library) =
+            measure_and_profile(&micro_src, jop_home, a, &dir.join("micro"), &stamp)?;
+        library.extend(micro_library);
+        library.sort();
+        library.dedup();
+        // Library code the JOP image lacks: each such call gets a fitted cost of its own.
+        let (fit_model, fit_spec) = if library.is_empty() {
+            (model_path.clone(), "r,w,impl_java,cache".to_string())
+        } else {
+            let file = dir.join("library-model.toml");
+            let base = jopcal_calibrate::output::relative_base(&model_path, &file);
+            let (text, params) =
+                jopcal_calibrate::output::library_model_toml(&base, &format!("{}+library", model.name), &library);
+            atomic::write_atomic(&file, text.as_bytes())?;
+            eprintln!(
+                "  validate {} library method(s) ran on the host but are not in the JOP image; the fit prices each call: {}",
+                library.len(),
+                library.join(", ")
+            );
+            (file, format!("r,w,impl_java,cache,{}", params.join(",")))
+        };
         failures.extend(micro.failures.iter().cloned());
         failures.extend(micro_prof.failures.iter().cloned());
         let cal = run_calibration(
             &[m.csv.clone(), micro.csv.clone()],
             &[dir.join("profiles"), dir.join("micro/profiles")],
-            &model_path,
-            "r,w,impl_java,cache",
+            &fit_model,
+            &fit_spec,
             "fifo:1024:16",
             true,
             &dir.join("calibrated.toml"),
@@ -395,6 +432,7 @@ mod tests {
             parent,
             method: m,
             calls: 1,
+            invoke_opcode: if parent.is_some() { 0xb8 } else { 0 },
             opcodes: [(0xb1u8, 1u64)].into(),
             ..Default::default()
         };
@@ -409,7 +447,12 @@ mod tests {
             profiles: vec![profile.clone()],
             failures: Vec::new(),
         };
-        use_image_sizes(out, &mut set).unwrap();
+        let library = use_image_sizes(out, &mut set).unwrap();
+        assert_eq!(
+            library,
+            ["a.B.hostOnly()V"],
+            "called from the image's run(), not in the image"
+        );
         assert_eq!(set.profiles[0].methods[0].bytecode_len, 28, "7 words");
         assert_eq!(
             set.profiles[0].methods[1].bytecode_len, 10,
@@ -426,7 +469,7 @@ mod tests {
             profiles: vec![profile.clone()],
             failures: Vec::new(),
         };
-        use_image_sizes(out, &mut again).unwrap();
+        assert!(use_image_sizes(out, &mut again).unwrap().is_empty());
         assert_eq!(again.profiles[0], profile);
     }
 }
