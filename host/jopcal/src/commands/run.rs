@@ -86,6 +86,13 @@ pub fn measure_on(root: &Path, jop_home: Option<&Path>, how: &Measure, out: &Pat
             crate::commands::jopsim::measure_jopsim(root, jop_home, how.benches, out, stamp, how.timeout)?
         }
         Target::Board | Target::Verilator => {
+            // Say what is missing before any image is built.
+            if how.target == Target::Board && on.board.port.is_none() {
+                bail!("--target board needs --port DEV or --port tcp://HOST:PORT");
+            }
+            if how.target == Target::Verilator && on.sim.is_none() {
+                bail!("--target verilator needs --sim DIR (a bench from `jopcal sim build`)");
+            }
             let mut board = on.board.clone();
             // Without --image, the JOP tree's toolchain builds the suite's images.
             let staging = if board.images.is_empty() {
