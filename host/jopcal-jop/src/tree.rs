@@ -198,6 +198,17 @@ pub fn generate_suite(
     let mut roots: Vec<PathBuf> = Vec::new();
     let mut skipped = Vec::new();
     for w in workloads {
+        if let Some(first) = workloads.iter().find(|o| o.name == w.name && o.file != w.file) {
+            if specs.iter().any(|s: &jopcal_workloads::WorkloadSpec| s.name == w.name) {
+                skipped.push(format!(
+                    "{}: a harness named {} is already in the suite ({})",
+                    w.file.display(),
+                    w.name,
+                    first.file.display()
+                ));
+                continue;
+            }
+        }
         let text = std::fs::read_to_string(&w.file).map_err(|e| format!("{}: {e}", w.file.display()))?;
         let h = match crate::harness::parse_fixed_harness(&text) {
             Ok(h) => h,
@@ -289,6 +300,46 @@ mod tests {
         let jbe = tree.select(TreeSuite::Jbe, &[]).unwrap();
         assert_eq!((jbe[0].name.as_str(), jbe[0].main.as_str()), ("Lift", "jbe.LoopLift"));
         let e = tree.select(TreeSuite::Jbe, &["kfl".into()]).unwrap_err();
+        // Two harnesses of one name, and one jopcal cannot read: left out, named.
+        let other = t.join("java/target/src/test/fixed");
+        std::fs::create_dir_all(&other).unwrap();
+        let harness = "package fixed;\npublic class LoopKfl {\n  public static void main(String[] a) {\n    long t = System.currentTimeMillis();\n    Work.run(3);\n    t = System.currentTimeMillis() - t;\n  }\n}\n";
+        std::fs::write(other.join("LoopKfl.java"), harness).unwrap();
+        std::fs::write(
+            bench.join("fixed/LoopBad.java"),
+            "package fixed;\npublic class LoopBad {}\n",
+        )
+        .unwrap();
+        let tree = JopTree::open(&t).unwrap();
+        let firmware = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../jop-firmware");
+        let all = tree.select(TreeSuite::JemBench, &[]).unwrap();
+        assert_eq!(all.len(), 3);
+        let dir = t.join("gen");
+        let none = generate_suite(TreeSuite::JemBench, &all[..1], &firmware, &dir).unwrap_err();
+        assert!(
+            none.starts_with("no jembench harness jopcal can wrap; first: "),
+            "{none}"
+        );
+        assert!(
+            none.ends_with("LoopBad.java:2:8: LoopBad has no `void main(...)`"),
+            "{none}"
+        );
+        std::fs::write(bench.join("fixed/LoopKfl.java"), harness).unwrap();
+        let g = generate_suite(TreeSuite::JemBench, &all, &firmware, &dir).unwrap();
+        assert_eq!(g.names, ["Kfl"]);
+        assert_eq!(g.skipped.len(), 2, "{:?}", g.skipped);
+        assert!(
+            g.skipped
+                .iter()
+                .any(|s| s.contains("a harness named Kfl is already in the suite")),
+            "{:?}",
+            g.skipped
+        );
+        let suite = jopcal_workloads::Suite::load(&dir).unwrap();
+        assert_eq!(suite.workloads[0].main, "fixed.JopcalLoopKfl");
+        assert_eq!(suite.sourcepath.len(), 1, "the kept harness's source root");
+        assert!(dir.join("src/fixed/JopcalLoopKfl.java").is_file());
+        assert!(dir.join("src/jopcal/harness/Harness.java").is_file());
         assert!(e.starts_with("no jbe benchmark kfl in "), "{e}");
         assert!(e.ends_with("(it has: Lift)"), "{e}");
         let e = JopTree::open(&t.join("java")).unwrap_err();
