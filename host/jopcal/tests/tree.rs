@@ -74,6 +74,24 @@ fn validate_runs_the_trees_jembench_suite_end_to_end() {
         "{published}"
     );
 
+    // Published elsewhere, the fitted table and the fit's record still find their base.
+    let dest = dir.path().join("pub/reports");
+    let o = jopcal()
+        .args(["report", "--from"])
+        .arg(&out)
+        .arg("--publish")
+        .arg(&dest)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    jopcal_timing::TimingModel::load(&dest.join("calibrated.toml")).unwrap();
+    let record: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dest.join("calibration.json")).unwrap()).unwrap();
+    let model_file = record["model_file"].as_str().unwrap();
+    assert!(!model_file.starts_with('/'), "{model_file}");
+    assert!(dest.join(model_file).is_file(), "{model_file}");
+    assert!(dest.join("published.md").is_file());
+
     // The wrappers time exactly the harness's call: the board's cycles are the
     // estimate under the board's own table plus jopcal's harness, for each.
     let est = dir.path().join("est.csv");

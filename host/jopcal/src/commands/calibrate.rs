@@ -172,7 +172,8 @@ pub fn run_calibration(
     atomic::write_atomic(out, toml_text.as_bytes()).with_context(|| format!("writing {}", out.display()))?;
     let report = json!({
         "model": start.name,
-        "model_file": model_path.display().to_string(),
+        // Relative to this file, like calibrated.toml's base: the directory can move.
+        "model_file": relative_base(model_path, out),
         "cache": f.cache.to_string(),
         "fit_max_abs_error_pct": f.max_abs_error_pct(),
         "loo_max_abs_error_pct": loo_max,

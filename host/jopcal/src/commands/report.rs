@@ -120,13 +120,16 @@ pub fn report(a: &ReportArgs) -> Result<()> {
 }
 
 /// The files of a validate run that are published (small, reviewable ones).
-const PUBLISHED: [&str; 7] = [
+/// Those a run lacks (`library-model.toml`, `published.md`) are skipped.
+const PUBLISHED: [&str; 9] = [
     "accuracy.md",
     "accuracy.csv",
     "accuracy.tex",
     "summary.json",
     "calibrated.toml",
+    "library-model.toml",
     "calibration.json",
+    "published.md",
     "plots",
 ];
 
@@ -145,14 +148,24 @@ fn publish(from: &Path, dest: &Path) -> Result<()> {
             }
         } else if src.is_file() {
             let mut bytes = std::fs::read(&src)?;
-            if name == "calibrated.toml" {
-                // The fitted table names its base relative to where it was written.
+            // Paths to other files are relative to where they were written: re-aim them.
+            let moved = |rel: &str| jopcal_calibrate::output::relative_base(&from.join(rel), &dest.join(name));
+            if name.ends_with(".toml") {
                 let text = String::from_utf8_lossy(&bytes).into_owned();
-                let base = jopcal_calibrate::output::relative_base(
-                    &from.join(base_of(&text).unwrap_or_default()),
-                    &dest.join(name),
-                );
-                bytes = rewrite_base(&text, &base).into_bytes();
+                if let Some(base) = base_of(&text) {
+                    bytes = rewrite_base(&text, &moved(&base)).into_bytes();
+                }
+            } else if name == "calibration.json" {
+                // Only that one value changes: the rest is copied byte for byte.
+                let v: serde_json::Value =
+                    serde_json::from_slice(&bytes).with_context(|| format!("reading {}", src.display()))?;
+                if let Some(f) = v.get("model_file").and_then(|f| f.as_str()) {
+                    let (old, new) = (
+                        format!("\"model_file\": {}", serde_json::Value::from(f)),
+                        format!("\"model_file\": {}", serde_json::Value::from(moved(f))),
+                    );
+                    bytes = String::from_utf8_lossy(&bytes).replacen(&old, &new, 1).into_bytes();
+                }
             }
             atomic::write_atomic(&dest.join(name), &bytes)?;
         }
