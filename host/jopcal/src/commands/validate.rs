@@ -122,13 +122,47 @@ fn measure_and_profile(
     Ok((m, profiled, library))
 }
 
+/// The library methods of `p` to price per call against an image with
+/// `sizes`: methods JOP replaces, that is methods the image lacks, and JDK
+/// methods (`java.`, `javax.`, `jdk.`, `sun.`) the image holds at another size
+/// (JOP's own implementation). Only the outermost of nested ones counts, and
+/// only where called by a bytecode (not entered by the JVM itself).
+fn library_calls(p: &jopcal_profile::Profile, sizes: &jopcal_jop::sizes::MethodSizes) -> Vec<String> {
+    let replaced: Vec<bool> = p
+        .methods
+        .iter()
+        .map(|m| {
+            let q = m.qualified();
+            let jdk = ["java.", "javax.", "jdk.", "sun."].iter().any(|pre| q.starts_with(pre));
+            !m.native
+                && match sizes.get(&q) {
+                    None => true,
+                    Some(&w) => jdk && w != jopcal_timing::cache::words_of(m.bytecode_len),
+                }
+        })
+        .collect();
+    let mut out: Vec<String> = p
+        .nodes
+        .iter()
+        .filter(|n| {
+            n.calls > 0
+                && n.invoke_opcode != 0
+                && replaced[n.method as usize]
+                && n.parent.is_some_and(|q| !replaced[p.nodes[q as usize].method as usize])
+        })
+        .map(|n| p.methods[n.method as usize].qualified())
+        .collect();
+    out.sort();
+    out.dedup();
+    out
+}
+
 /// Where the JOP tree's toolchain built the images (kept in `out/images`,
 /// each with the linker's `<image>.link.txt`), makes each benchmark's profile
 /// carry the method sizes of its image, so that every estimate and the fit
 /// charge the method cache for what JOP loads. The host-size profiles are kept
 /// in `profiles/host-sizes/`; the methods the two disagree on are reported.
-/// Returns the library methods to price per call: those that ran on the host,
-/// are not in the image, and were called from code that is.
+/// Returns the library methods to price per call (see [`library_calls`]).
 fn use_image_sizes(out: &Path, profiled: &mut ProfiledSet) -> Result<Vec<String>> {
     let host_dir = profiled.dir.join("host-sizes");
     let mut library = std::collections::BTreeSet::new();
@@ -150,19 +184,8 @@ fn use_image_sizes(out: &Path, profiled: &mut ProfiledSet) -> Result<Vec<String>
         let file = format!("{}.{}", p.benchmark, jopcal_profile::EXTENSION);
         std::fs::create_dir_all(&host_dir)?;
         atomic::write_atomic(&host_dir.join(&file), &jopcal_profile::encode(p))?;
-        for n in &p.nodes {
-            let m = &p.methods[n.method as usize];
-            let called_from_image = n
-                .parent
-                .is_some_and(|q| sizes.contains_key(&p.methods[p.nodes[q as usize].method as usize].qualified()));
-            if n.calls > 0
-                && n.invoke_opcode != 0
-                && !m.native
-                && called_from_image
-                && !sizes.contains_key(&m.qualified())
-            {
-                library.insert(m.qualified());
-            }
+        for m in library_calls(p, &sizes) {
+            library.insert(m);
         }
         let changed = jopcal_jop::sizes::apply(p, &sizes);
         atomic::write_atomic(&profiled.dir.join(&file), &jopcal_profile::encode(p))?;
@@ -402,6 +425,52 @@ pub fn validate(firmware: Option<&Path>, jop_home: Option<&Path>, a: &ValidateAr
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn library_calls_are_the_outermost_replaced_methods() {
+        let method = |class: &str, name: &str, desc: &str, len: u32| jopcal_profile::MethodInfo {
+            class: class.into(),
+            name: name.into(),
+            descriptor: desc.into(),
+            bytecode_len: len,
+            native: false,
+        };
+        let node = |m: u32, parent: Option<u32>| jopcal_profile::Node {
+            parent,
+            method: m,
+            calls: 1,
+            invoke_opcode: if parent.is_some() { 0xb6 } else { 0 },
+            ..Default::default()
+        };
+        let p = jopcal_profile::Profile {
+            methods: vec![
+                method("app/Main", "run", "()V", 20),
+                method("java/util/Random", "nextInt", "()I", 40),
+                method("java/util/concurrent/atomic/AtomicLong", "get", "()J", 5),
+                method("java/lang/Object", "<init>", "()V", 1),
+                method("app/Helper", "gone", "()V", 8),
+            ],
+            nodes: vec![
+                node(0, None),
+                node(1, Some(0)),
+                node(2, Some(1)),
+                node(3, Some(0)),
+                node(4, Some(0)),
+            ],
+            ..Default::default()
+        };
+        let sizes = jopcal_jop::sizes::MethodSizes::from([
+            ("app.Main.run()V".to_string(), 5),
+            // JOP's own Random: another size, so another implementation.
+            ("java.util.Random.nextInt()I".to_string(), 3),
+            ("java.lang.Object.<init>()V".to_string(), 1),
+        ]);
+        assert_eq!(
+            library_calls(&p, &sizes),
+            ["app.Helper.gone()V", "java.util.Random.nextInt()I"],
+            "AtomicLong.get runs inside Random.nextInt: priced with it"
+        );
+    }
 
     #[test]
     fn profiles_take_the_method_sizes_of_their_jop_image() {
