@@ -31,26 +31,58 @@ fn estimates(csv: &Path) -> Vec<(String, f64)> {
         .collect()
 }
 
+/// Copies the directory tree `from` to `to`.
+fn copy_tree(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap() {
+        let p = e.unwrap().path();
+        let target = to.join(p.file_name().unwrap());
+        if p.is_dir() {
+            copy_tree(&p, &target);
+        } else {
+            std::fs::copy(&p, &target).unwrap();
+        }
+    }
+}
+
 #[test]
 fn validate_runs_the_trees_jembench_suite_end_to_end() {
     let dir = tempfile::tempdir().unwrap();
+    // The miniature tree plus a harness whose benchmark the virtual board cannot
+    // run (it uses java.util.Random): a failure of its own, the rest goes on.
+    let home = dir.path().join("jop");
+    copy_tree(&tree(), &home);
+    std::fs::write(
+        home.join("java/target/src/bench/fixed/LoopRandom.java"),
+        "package fixed;\npublic class LoopRandom {\n    public static void main(String[] args) {\n        java.util.Random r = new java.util.Random(5);\n        int t1 = (int) System.currentTimeMillis();\n        for (int i = 0; i < 50; i++) {\n            r.nextInt();\n        }\n        int t2 = (int) System.currentTimeMillis();\n    }\n}\n",
+    )
+    .unwrap();
     let out = dir.path().join("v");
     let o = jopcal()
         .arg("--jop-home")
-        .arg(tree())
+        .arg(&home)
         .args(["validate", "--suite", "jembench", "--out"])
         .arg(&out)
         .output()
         .unwrap();
     let err = stderr(&o);
-    assert!(o.status.success(), "{err}");
+    assert_eq!(o.status.code(), Some(1), "{err}");
     assert!(
-        err.contains("suite jembench: 3 harnesses of ") && err.contains("(Bits, Insertion, Queue)"),
+        err.lines().last().unwrap().starts_with("jopcal: error: workload Random: the run printed no result line; last output: virtual board error: fixed.JopcalLoopRandom.main([Ljava/lang/String;)V bytecode index 0: class java/util/Random is not supported by the virtual board"),
+        "{err}"
+    );
+    assert!(
+        err.contains("left out of the fit: Random: profiled but not measured"),
+        "{err}"
+    );
+    assert!(
+        err.contains("suite jembench: 4 harnesses of ") && err.contains("(Bits, Insertion, Queue, Random)"),
         "{err}"
     );
     let summary: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
     assert_eq!(summary["complete"], true, "{summary}");
+    assert_eq!(summary["failures"][0]["name"], "Random", "{summary}");
     assert_eq!(summary["suite"], "jembench");
     let benches = summary["benchmarks"].as_array().unwrap();
     let names: Vec<&str> = benches.iter().map(|b| b["name"].as_str().unwrap()).collect();
@@ -109,10 +141,19 @@ fn validate_runs_the_trees_jembench_suite_end_to_end() {
     let m = jopcal_timing::TimingModel::load(&model).unwrap();
     let h = harness_cycles(&m, &classes_dir(&err));
     let measured = jopcal_measure::measurements::read(&out.join("measurements.csv")).unwrap();
-    for (bench, e) in estimates(&est) {
-        let c = measured.iter().find(|r| r.benchmark == bench).unwrap().cycles;
-        assert_eq!(c as f64 - e, h, "{bench}: measured {c}, estimated {e}");
+    let estimated = estimates(&est);
+    assert_eq!(estimated.len(), 4, "Random is profiled on the host all the same");
+    for r in &measured {
+        let e = estimated.iter().find(|(b, _)| *b == r.benchmark).unwrap().1;
+        assert_eq!(
+            r.cycles as f64 - e,
+            h,
+            "{}: measured {}, estimated {e}",
+            r.benchmark,
+            r.cycles
+        );
     }
+    assert_eq!(measured.len(), 3);
 }
 
 #[test]

@@ -37,21 +37,29 @@ pub fn calibrate(firmware: Option<&Path>, a: &CalibrateArgs) -> Result<()> {
         return Ok(());
     }
     let model_path = context::model_path(a.model.as_deref(), firmware)?;
-    let cal = run_calibration(
-        &a.measured,
-        &a.profiles,
-        &model_path,
-        &a.fit,
-        &a.cache,
-        a.cv == "loo",
-        &a.out,
-    )?;
+    let cal = run_calibration(&CalibrationRun {
+        measured: &a.measured,
+        profiles: &a.profiles,
+        model_path: &model_path,
+        groups: &a.fit,
+        cache: &a.cache,
+        loo: a.cv == "loo",
+        lenient: false,
+        out: &a.out,
+    })?;
     println!("{}", cal.toml.display());
     Ok(())
 }
 
-/// Loads measurements and profiles and pairs them by benchmark.
-fn observations(measured: &[PathBuf], profiles: &[PathBuf]) -> Result<Vec<Observation>> {
+/// Loads measurements and profiles and pairs them by benchmark. With
+/// `left_out`, a benchmark without a measurement, without a profile or with an
+/// incomplete profile is left out and named there (validate, where a failed
+/// workload is already recorded); without it, that is an error.
+fn observations(
+    measured: &[PathBuf],
+    profiles: &[PathBuf],
+    mut left_out: Option<&mut Vec<String>>,
+) -> Result<Vec<Observation>> {
     let mut meas: BTreeMap<String, Vec<f64>> = BTreeMap::new();
     for m in measured {
         for r in measurements::read(m).map_err(|e| anyhow!(e))? {
@@ -70,18 +78,27 @@ fn observations(measured: &[PathBuf], profiles: &[PathBuf]) -> Result<Vec<Observ
     for d in profiles {
         for p in jopcal_profile::read_dir(d)? {
             if !p.complete {
-                bail!(
-                    "{}: the profile of {} is incomplete: profile it again",
-                    d.display(),
-                    p.benchmark
-                );
+                let why = format!("{}: the profile of {} is incomplete", d.display(), p.benchmark);
+                match left_out.as_deref_mut() {
+                    Some(l) => {
+                        l.push(why);
+                        continue;
+                    }
+                    None => bail!("{why}: profile it again"),
+                }
             }
             profs.insert(p.benchmark.clone(), p);
         }
     }
     let only_measured: Vec<&String> = meas.keys().filter(|b| !profs.contains_key(*b)).collect();
     let only_profiled: Vec<&String> = profs.keys().filter(|b| !meas.contains_key(*b)).collect();
-    if !only_measured.is_empty() || !only_profiled.is_empty() {
+    if let Some(l) = left_out {
+        l.extend(only_measured.iter().map(|b| format!("{b}: measured but not profiled")));
+        l.extend(only_profiled.iter().map(|b| format!("{b}: profiled but not measured")));
+        for b in only_measured.iter().map(|b| b.to_string()).collect::<Vec<_>>() {
+            meas.remove(&b);
+        }
+    } else if !only_measured.is_empty() || !only_profiled.is_empty() {
         bail!(
             "the measurements and the profiles do not cover the same benchmarks (measured only: {}; profiled only: {})",
             list(&only_measured),
@@ -90,10 +107,12 @@ fn observations(measured: &[PathBuf], profiles: &[PathBuf]) -> Result<Vec<Observ
     }
     Ok(meas
         .into_iter()
-        .map(|(b, v)| Observation {
-            measured: v.iter().sum::<f64>() / v.len() as f64,
-            profile: profs.remove(&b).expect("checked"),
-            benchmark: b,
+        .filter_map(|(b, v)| {
+            Some(Observation {
+                measured: v.iter().sum::<f64>() / v.len() as f64,
+                profile: profs.remove(&b)?,
+                benchmark: b,
+            })
         })
         .collect())
 }
@@ -106,22 +125,45 @@ fn list(v: &[&String]) -> String {
     }
 }
 
+/// What `run_calibration` fits, to what, and where it writes.
+pub struct CalibrationRun<'a> {
+    pub measured: &'a [PathBuf],
+    pub profiles: &'a [PathBuf],
+    pub model_path: &'a Path,
+    /// Parameters and groups to fit (`r,w,impl_java,cache`).
+    pub groups: &'a str,
+    /// The cache mode when `cache` is not fitted.
+    pub cache: &'a str,
+    /// Leave-one-out cross-validation.
+    pub loo: bool,
+    /// Leave out (and warn about) benchmarks that lack a measurement or a
+    /// complete profile, instead of failing.
+    pub lenient: bool,
+    pub out: &'a Path,
+}
+
 /// Fits, cross-validates, writes `out` (the table) and `calibration.json` beside it.
-pub fn run_calibration(
-    measured: &[PathBuf],
-    profiles: &[PathBuf],
-    model_path: &Path,
-    groups: &str,
-    cache: &str,
-    loo: bool,
-    out: &Path,
-) -> Result<Calibration> {
+pub fn run_calibration(run: &CalibrationRun) -> Result<Calibration> {
+    let CalibrationRun {
+        measured,
+        profiles,
+        model_path,
+        groups,
+        cache,
+        loo,
+        lenient,
+        out,
+    } = *run;
     let start = TimingModel::load(model_path)?;
     let default_cache: CacheMode = cache.parse().map_err(|e: String| anyhow!(e))?;
     let spec = FitSpec::parse(groups, &start, default_cache).map_err(|e| anyhow!(e))?;
-    let obs = observations(measured, profiles)?;
+    let mut left_out = Vec::new();
+    let obs = observations(measured, profiles, lenient.then_some(&mut left_out))?;
     let refs: Vec<&Observation> = obs.iter().collect();
-    let mut warnings = Vec::new();
+    let mut warnings: Vec<String> = left_out
+        .into_iter()
+        .map(|w| format!("left out of the fit: {w}"))
+        .collect();
     if obs.len() < spec.params.len() {
         warnings.push(format!(
             "{} benchmarks for {} parameters: the fit cannot identify them all (see the parameters marked not fitted)",
