@@ -52,26 +52,7 @@ fn estimator_with_the_boards_table_matches_the_board_to_the_cycle() {
         .unwrap();
     assert!(o.status.success(), "{}", stderr(&o));
     let model = repo().join("calibration/emu-board.toml");
-    let est = dir.path().join("est.csv");
-    let o = jopcal()
-        .current_dir(repo())
-        .args(["estimate", "--profiles"])
-        .arg(&prof)
-        .arg("--model")
-        .arg(&model)
-        .args(["--cache", "fifo:2048:16", "--out"])
-        .arg(&est)
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", stderr(&o));
-    let mut rdr = csv::Reader::from_path(&est).unwrap();
-    let estimated: Vec<(String, f64)> = rdr
-        .records()
-        .map(|r| {
-            let r = r.unwrap();
-            (r[0].to_string(), r[3].parse().unwrap())
-        })
-        .collect();
+    let estimated = common::estimate_with_board_table(&prof, &dir.path().join("est.csv"));
 
     let m = jopcal_timing::TimingModel::load(&model).unwrap();
     let harness_cycles = common::harness_cycles(&m, &classes_dir(&err));

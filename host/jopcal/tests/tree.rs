@@ -6,7 +6,7 @@
 //! by a configured toolchain and run in "JopSim" and on a board.
 
 mod common;
-use common::{harness_cycles, jopcal, repo, stderr, VirtualBoard};
+use common::{estimate_with_board_table, harness_cycles, jopcal, repo, stderr, VirtualBoard};
 
 use std::path::{Path, PathBuf};
 
@@ -18,17 +18,6 @@ fn tree() -> PathBuf {
 fn classes_dir(err: &str) -> PathBuf {
     let line = err.lines().find(|l| l.contains("class files ")).expect("build line");
     PathBuf::from(line.rsplit("class files ").next().unwrap().trim())
-}
-
-fn estimates(csv: &Path) -> Vec<(String, f64)> {
-    csv::Reader::from_path(csv)
-        .unwrap()
-        .records()
-        .map(|r| {
-            let r = r.unwrap();
-            (r[0].to_string(), r[3].parse().unwrap())
-        })
-        .collect()
 }
 
 /// Copies the directory tree `from` to `to`.
@@ -126,22 +115,11 @@ fn validate_runs_the_trees_jembench_suite_end_to_end() {
 
     // The wrappers time exactly the harness's call: the board's cycles are the
     // estimate under the board's own table plus jopcal's harness, for each.
-    let est = dir.path().join("est.csv");
     let model = repo().join("calibration/emu-board.toml");
-    let o = jopcal()
-        .args(["estimate", "--profiles"])
-        .arg(out.join("profiles"))
-        .arg("--model")
-        .arg(&model)
-        .args(["--cache", "fifo:2048:16", "--out"])
-        .arg(&est)
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", stderr(&o));
+    let estimated = estimate_with_board_table(&out.join("profiles"), &dir.path().join("est.csv"));
     let m = jopcal_timing::TimingModel::load(&model).unwrap();
     let h = harness_cycles(&m, &classes_dir(&err));
     let measured = jopcal_measure::measurements::read(&out.join("measurements.csv")).unwrap();
-    let estimated = estimates(&est);
     assert_eq!(estimated.len(), 4, "Random is profiled on the host all the same");
     for r in &measured {
         let e = estimated.iter().find(|(b, _)| *b == r.benchmark).unwrap().1;

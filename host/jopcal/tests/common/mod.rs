@@ -78,3 +78,27 @@ impl Drop for VirtualBoard {
         let _ = self.child.wait();
     }
 }
+
+/// `jopcal estimate` of the profiles in `profiles` under the virtual board's
+/// own table and cache, written to `out`: `(benchmark, cycles)` per profile.
+pub fn estimate_with_board_table(profiles: &Path, out: &Path) -> Vec<(String, f64)> {
+    let o = jopcal()
+        .current_dir(repo())
+        .args(["estimate", "--profiles"])
+        .arg(profiles)
+        .arg("--model")
+        .arg(repo().join("calibration/emu-board.toml"))
+        .args(["--cache", "fifo:2048:16", "--out"])
+        .arg(out)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    csv::Reader::from_path(out)
+        .unwrap()
+        .records()
+        .map(|r| {
+            let r = r.unwrap();
+            (r[0].to_string(), r[3].parse().unwrap())
+        })
+        .collect()
+}
