@@ -200,23 +200,34 @@ fn unsupported_code_and_endless_loops_are_named_errors() {
     );
 }
 
+/// A suite directory under `dir` whose one workload, `name`, is the test
+/// program `file` (from tests/java), put in `package` if given.
+fn one_workload_suite(dir: &Path, file: &str, package: Option<&str>, name: &str) -> PathBuf {
+    let fw = dir.join("fw");
+    let class = file.trim_end_matches(".java");
+    let src = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/java").join(file)).unwrap();
+    let (dir_rel, text, main) = match package {
+        Some(p) => (
+            format!("src/{p}"),
+            format!("package {p};\n{src}"),
+            format!("{p}.{class}"),
+        ),
+        None => ("src".to_string(), src, class.to_string()),
+    };
+    std::fs::create_dir_all(fw.join(&dir_rel)).unwrap();
+    std::fs::write(fw.join(&dir_rel).join(file), text).unwrap();
+    std::fs::write(
+        fw.join("suite.toml"),
+        format!("[[workload]]\nname = \"{name}\"\nmain = \"{main}\"\n"),
+    )
+    .unwrap();
+    fw
+}
+
 #[test]
 fn an_endless_workload_on_the_board_is_a_named_failure() {
     let dir = tempfile::tempdir().unwrap();
-    let fw = dir.path().join("fw");
-    std::fs::create_dir_all(fw.join("src/t")).unwrap();
-    std::fs::copy(
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/java/Spin.java"),
-        fw.join("src/t/Spin.java"),
-    )
-    .unwrap();
-    let src = std::fs::read_to_string(fw.join("src/t/Spin.java")).unwrap();
-    std::fs::write(fw.join("src/t/Spin.java"), format!("package t;\n{src}")).unwrap();
-    std::fs::write(
-        fw.join("suite.toml"),
-        "[[workload]]\nname = \"Spin\"\nmain = \"t.Spin\"\n",
-    )
-    .unwrap();
+    let fw = one_workload_suite(dir.path(), "Spin.java", Some("t"), "Spin");
     let o = jopcal()
         .env("JOPCAL_CACHE", dir.path().join("cache"))
         .arg("--firmware")
@@ -238,18 +249,7 @@ fn an_endless_workload_on_the_board_is_a_named_failure() {
 #[test]
 fn a_trees_own_harness_on_the_board_is_read_as_milliseconds() {
     let dir = tempfile::tempdir().unwrap();
-    let fw = dir.path().join("fw");
-    std::fs::create_dir_all(fw.join("src")).unwrap();
-    std::fs::copy(
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/java/TreeStyle.java"),
-        fw.join("src/TreeStyle.java"),
-    )
-    .unwrap();
-    std::fs::write(
-        fw.join("suite.toml"),
-        "[[workload]]\nname = \"Toy\"\nmain = \"TreeStyle\"\n",
-    )
-    .unwrap();
+    let fw = one_workload_suite(dir.path(), "TreeStyle.java", None, "Toy");
     let o = jopcal()
         .env("JOPCAL_CACHE", dir.path().join("cache"))
         .arg("--firmware")
