@@ -175,7 +175,6 @@ impl Toolchain {
 }
 
 /// `jopcal run --target jopsim` over the workload directory `root`.
-#[allow(clippy::too_many_arguments)]
 pub fn measure_jopsim(
     root: &Path,
     jop_home: Option<&Path>,

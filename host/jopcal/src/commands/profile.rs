@@ -133,7 +133,7 @@ fn original_harness_jobs(
                 (Some(RegionArg::Method), Some(m)) if m.contains('.') => Ok(ProfileRegion::Method(m.clone())),
                 (Some(RegionArg::Method), Some(m)) => Ok(ProfileRegion::Method(format!("{}.{m}", w.main))),
                 (Some(RegionArg::Method), None) => Err(anyhow::anyhow!("--region method needs --method NAME")),
-                (Some(RegionArg::Harness), _) => Ok(ProfileRegion::Harness),
+                // (Only main and method come here: the harness region is the wrappers'.)
                 _ => Ok(ProfileRegion::Main),
             }?;
             Ok(Job {

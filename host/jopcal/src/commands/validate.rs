@@ -250,7 +250,7 @@ pub fn validate(firmware: Option<&Path>, jop_home: Option<&Path>, a: &ValidateAr
         library.extend(micro_library);
         library.sort();
         library.dedup();
-        // Library code the JOP image lacks: each such call gets a fitted cost of its own.
+        // Library code JOP implements differently: each such call gets a fitted cost of its own.
         let (fit_model, fit_spec) = if library.is_empty() {
             (model_path.clone(), "r,w,impl_java,cache".to_string())
         } else {
@@ -260,7 +260,7 @@ pub fn validate(firmware: Option<&Path>, jop_home: Option<&Path>, a: &ValidateAr
                 jopcal_calibrate::output::library_model_toml(&base, &format!("{}+library", model.name), &library);
             atomic::write_atomic(&file, text.as_bytes())?;
             eprintln!(
-                "  validate {} library method(s) ran on the host but are not in the JOP image; the fit prices each call: {}",
+                "  validate {} library method(s) JOP implements differently (not in its image, or JDK code at another size); the fit prices each call: {}",
                 library.len(),
                 library.join(", ")
             );
