@@ -461,4 +461,9 @@ pub struct EstimateArgs {
     /// The JOP linker's map for --jop-image (<name>.jop.link.txt).
     #[arg(long, value_name = "FILE", requires = "jop_image")]
     pub link_map: Option<PathBuf>,
+    /// A directory of JOP images, one per benchmark: <bench>.jop with the linker's
+    /// <bench>.jop.link.txt (as `run` keeps them in images/); each profile takes the
+    /// method sizes of its own image.
+    #[arg(long, value_name = "DIR", conflicts_with = "jop_image")]
+    pub images: Option<PathBuf>,
 }

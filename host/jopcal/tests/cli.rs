@@ -669,6 +669,24 @@ fn estimate_uses_method_sizes_from_the_jop_image() {
     p.methods[1].bytecode_len = 40;
     let want = jopcal_timing::estimate::estimate(&p, &model, jopcal_timing::cache::CacheMode::Miss).cycles;
     assert_eq!(got, want);
+    // The same from a directory of images, one per benchmark, as `run` keeps them.
+    let images = dir.path().join("images");
+    fs::create_dir_all(&images).unwrap();
+    fs::copy(&image, images.join("T.jop")).unwrap();
+    fs::copy(&map, images.join("T.jop.link.txt")).unwrap();
+    let out2 = dir.path().join("e2.csv");
+    let o = jopcal()
+        .current_dir(repo())
+        .args(["estimate", "--profiles"])
+        .arg(&prof)
+        .args(["--cache", "miss", "--images"])
+        .arg(&images)
+        .arg("--out")
+        .arg(&out2)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", text(&o).1);
+    assert_eq!(fs::read_to_string(&out2).unwrap(), csv);
     // A malformed link map names its line and column.
     fs::write(&map, "class t/T 17 30\nbytecode t/T.f(I)I seven\n").unwrap();
     let o = jopcal()

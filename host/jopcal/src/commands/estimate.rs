@@ -30,11 +30,28 @@ pub fn estimate(firmware: Option<&Path>, a: &EstimateArgs) -> Result<()> {
     let model_path = context::model_path(a.model.as_deref(), firmware)?;
     let mut model = TimingModel::load(&model_path)?;
     model.apply_overrides(&a.params)?;
-    let profiles = jopcal_profile::read_dir(&a.profiles)?;
+    let mut profiles = jopcal_profile::read_dir(&a.profiles)?;
     let sizes = match (&a.jop_image, &a.link_map) {
         (Some(img), Some(map)) => Some(jop_sizes(img, map, &profiles)?),
         _ => None,
     };
+    if let Some(dir) = &a.images {
+        for p in &mut profiles {
+            match benchmark_image(dir, &p.benchmark) {
+                Some((image, map)) => {
+                    let sizes = load_image_sizes(&image, &map)?;
+                    report_disagreements(p, &sizes);
+                    jopcal_jop::sizes::apply(p, &sizes);
+                }
+                None => eprintln!(
+                    "  estimate {}: no {}.jop with its .jop.link.txt in {}: the host's method sizes",
+                    p.benchmark,
+                    p.benchmark,
+                    dir.display()
+                ),
+            }
+        }
+    }
     let (csv_path, json_path) = outputs(&a.out)?;
     let estimates = estimate_all_sized(&profiles, &model, &modes, sizes.as_ref());
     write_estimates(
@@ -63,9 +80,15 @@ pub fn estimate(firmware: Option<&Path>, a: &EstimateArgs) -> Result<()> {
     Ok(())
 }
 
-/// Method sizes from JOP's image and link map; reports what the host
-/// profiles executed that the image lacks or sizes differently.
-fn jop_sizes(image: &Path, map: &Path, profiles: &[Profile]) -> Result<jopcal_jop::sizes::MethodSizes> {
+/// `<dir>/<bench>.jop` and the linker's `<dir>/<bench>.jop.link.txt`, when both are there.
+pub fn benchmark_image(dir: &Path, bench: &str) -> Option<(PathBuf, PathBuf)> {
+    let image = dir.join(format!("{bench}.jop"));
+    let map = dir.join(format!("{bench}.jop.link.txt"));
+    (image.is_file() && map.is_file()).then_some((image, map))
+}
+
+/// The method sizes JOP's image holds, found through its link map.
+pub fn load_image_sizes(image: &Path, map: &Path) -> Result<jopcal_jop::sizes::MethodSizes> {
     let img = jopcal_link::JopImage::load(image, None).map_err(|e| anyhow!(e))?;
     let text = std::fs::read_to_string(map).with_context(|| format!("reading {}", map.display()))?;
     let link = jopcal_jop::linkmap::LinkMap::parse(&text).map_err(|e| anyhow!("{}:{e}", map.display()))?;
@@ -76,27 +99,39 @@ fn jop_sizes(image: &Path, map: &Path, profiles: &[Profile]) -> Result<jopcal_jo
         image.display(),
         missing.len()
     );
-    for p in profiles {
-        let d = jopcal_jop::compare::compare(p, &sizes);
-        for x in d.iter().take(5) {
-            match x {
-                jopcal_jop::compare::Disagreement::NotInImage(m, n) => {
-                    eprintln!(
-                        "  estimate {}: {m} ran {n} bytecodes on the host but is not in the JOP image",
-                        p.benchmark
-                    )
-                }
-                jopcal_jop::compare::Disagreement::Size(m, h, j) => {
-                    eprintln!(
-                        "  estimate {}: {m} is {h} words on the host, {j} in the JOP image",
-                        p.benchmark
-                    )
-                }
+    Ok(sizes)
+}
+
+/// Names (the first five of) the methods `p` executed that the image lacks or sizes differently.
+fn report_disagreements(p: &Profile, sizes: &jopcal_jop::sizes::MethodSizes) {
+    let d = jopcal_jop::compare::compare(p, sizes);
+    for x in d.iter().take(5) {
+        match x {
+            jopcal_jop::compare::Disagreement::NotInImage(m, n) => {
+                eprintln!(
+                    "  estimate {}: {m} ran {n} bytecodes on the host but is not in the JOP image",
+                    p.benchmark
+                )
+            }
+            jopcal_jop::compare::Disagreement::Size(m, h, j) => {
+                eprintln!(
+                    "  estimate {}: {m} is {h} words on the host, {j} in the JOP image",
+                    p.benchmark
+                )
             }
         }
-        if d.len() > 5 {
-            eprintln!("  estimate {}: {} more methods disagree", p.benchmark, d.len() - 5);
-        }
+    }
+    if d.len() > 5 {
+        eprintln!("  estimate {}: {} more methods disagree", p.benchmark, d.len() - 5);
+    }
+}
+
+/// Method sizes from one JOP image and link map for every profile; reports
+/// what the host profiles executed that the image lacks or sizes differently.
+fn jop_sizes(image: &Path, map: &Path, profiles: &[Profile]) -> Result<jopcal_jop::sizes::MethodSizes> {
+    let sizes = load_image_sizes(image, map)?;
+    for p in profiles {
+        report_disagreements(p, &sizes);
     }
     Ok(sizes)
 }

@@ -7,7 +7,7 @@
 //! `summary.json`. A stage that cannot run on the chosen target says why.
 
 use super::calibrate::{run_calibration, CalibrationRun};
-use super::estimate::{estimate_all, write_estimates};
+use super::estimate::{benchmark_image, estimate_all, load_image_sizes, write_estimates};
 use super::profile::{profile_suite, ProfiledSet};
 use super::report::write_accuracy;
 use super::run::{fail_on_failures, measure_on, prepare_host, Measure, Measured};
@@ -167,15 +167,10 @@ fn use_image_sizes(out: &Path, profiled: &mut ProfiledSet) -> Result<Vec<String>
     let host_dir = profiled.dir.join("host-sizes");
     let mut library = std::collections::BTreeSet::new();
     for p in &mut profiled.profiles {
-        let image = out.join("images").join(format!("{}.jop", p.benchmark));
-        let map = out.join("images").join(format!("{}.jop.link.txt", p.benchmark));
-        if !(image.is_file() && map.is_file()) {
+        let Some((image, map)) = benchmark_image(&out.join("images"), &p.benchmark) else {
             continue;
-        }
-        let img = jopcal_link::JopImage::load(&image, None).map_err(|e| anyhow!(e))?;
-        let text = std::fs::read_to_string(&map).with_context(|| format!("reading {}", map.display()))?;
-        let link = jopcal_jop::linkmap::LinkMap::parse(&text).map_err(|e| anyhow!("{}:{e}", map.display()))?;
-        let (sizes, _) = jopcal_jop::sizes::method_sizes(&img, &link);
+        };
+        let sizes = load_image_sizes(&image, &map)?;
         let disagreements = jopcal_jop::compare::compare(p, &sizes);
         let not_in_image = disagreements
             .iter()
