@@ -19,7 +19,7 @@ fn main() {
     serve(
         board,
         LoaderOptions::new(protocol),
-        &mut ChecksumProgram { bench: "Img".into() },
+        &mut ChecksumProgram::new("Img"),
         plan,
         1,
         Arc::new(AtomicBool::new(false)),

@@ -16,6 +16,12 @@ pub struct CaptureOptions {
     pub total_timeout: Duration,
     /// Reject result lines without a `chk` (jop-firmware's harness always prints one).
     pub require_check: bool,
+    /// After `@jopcal done`, how long to keep reading for JOP's trailing
+    /// `JVM exit!`. The board prints it after the harness's last line; if the
+    /// capture stopped at `@jopcal done`, that line could arrive while the
+    /// next download is under way and be read as the loader's echo. Zero ends
+    /// the capture at `@jopcal done`.
+    pub exit_wait: Duration,
 }
 
 /// How the output ended.
@@ -91,6 +97,9 @@ pub fn capture(
     let mut pending: Vec<u8> = initial.to_vec();
     let mut line_no = 0usize;
     let mut last_line = Instant::now();
+    // Set once `@jopcal done` was read: its status, and until when `JVM exit!`
+    // is awaited (`None`: until the line is silent).
+    let mut done: Option<(Option<String>, Option<Instant>)> = None;
     let mut buf = [0u8; 4096];
     loop {
         // Complete lines first.
@@ -102,14 +111,24 @@ pub fn capture(
                 .trim_end_matches(['\r', '\n'])
                 .to_string();
             if text.trim() == "JVM exit!" {
-                c.ending = Ending::JvmExit;
+                c.ending = match done.take() {
+                    Some((status, _)) => Ending::Done { status },
+                    None => Ending::JvmExit,
+                };
                 return c;
+            }
+            if done.is_some() {
+                // Output after the harness's last line: kept in `raw`, not read.
+                continue;
             }
             match parse_line(&text) {
                 Ok(None) => {}
                 Ok(Some(ResultLine::Done { status })) => {
-                    c.ending = Ending::Done { status };
-                    return c;
+                    if opts.exit_wait.is_zero() {
+                        c.ending = Ending::Done { status };
+                        return c;
+                    }
+                    done = Some((status, Instant::now().checked_add(opts.exit_wait)));
                 }
                 Ok(Some(r @ ResultLine::Result { .. })) => {
                     if opts.require_check && !text.contains(" chk=") {
@@ -131,6 +150,14 @@ pub fn capture(
             }
         }
         let now = Instant::now();
+        if let Some((status, until)) = &done {
+            // The run is over either way: the trailing line is only awaited.
+            let silent = now - last_line >= opts.line_timeout;
+            if until.is_some_and(|u| now >= u) || silent || now - start > opts.total_timeout {
+                c.ending = Ending::Done { status: status.clone() };
+                return c;
+            }
+        }
         if now - start > opts.total_timeout {
             c.ending = Ending::Overrun(opts.total_timeout);
             return c;
@@ -140,9 +167,12 @@ pub fn capture(
             c.ending = Ending::Silent(opts.line_timeout);
             return c;
         }
-        let wait = left_line
+        let mut wait = left_line
             .min(opts.total_timeout.saturating_sub(now - start))
             .min(Duration::from_millis(200));
+        if let Some((_, Some(until))) = &done {
+            wait = wait.min(until.saturating_duration_since(now));
+        }
         match link.recv(&mut buf, wait) {
             Ok(n) => {
                 c.raw.extend_from_slice(&buf[..n]);

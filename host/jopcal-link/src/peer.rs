@@ -20,12 +20,23 @@ pub trait BoardProgram: Send {
 
 /// A program for tests: prints one result line whose cycle count is the sum
 /// of the image's payload words (mod 10^9), so a corrupted image shows up as a
-/// wrong count, then `@jopcal done`.
+/// wrong count, then `@jopcal done`, and, as JOP does when `main` returns,
+/// `JVM exit!` after `exit_delay` (a busy board's trailing line arrives late).
 pub struct ChecksumProgram {
     pub bench: String,
+    /// `None`: no `JVM exit!` line (a program that never returns from `main`).
+    pub exit_delay: Option<std::time::Duration>,
 }
 
 impl ChecksumProgram {
+    /// A program that prints `JVM exit!` right after `@jopcal done`, as JOP does.
+    pub fn new(bench: &str) -> Self {
+        ChecksumProgram {
+            bench: bench.into(),
+            exit_delay: Some(std::time::Duration::ZERO),
+        }
+    }
+
     /// The cycle count this program reports for `image`.
     pub fn cycles_for(image: &JopImage) -> u64 {
         image.words.iter().skip(1).map(|w| u64::from(*w)).sum::<u64>() % 1_000_000_000
@@ -46,7 +57,14 @@ impl BoardProgram for ChecksumProgram {
                 line_check(&body)
             )
             .as_bytes(),
-        )
+        )?;
+        match self.exit_delay {
+            Some(delay) => {
+                std::thread::sleep(delay);
+                uart(b"JVM exit!\n")
+            }
+            None => Ok(()),
+        }
     }
 }
 

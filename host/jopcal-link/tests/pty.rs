@@ -41,6 +41,10 @@ fn loader(protocol: Protocol) -> LoaderOptions {
 }
 
 fn start_board(protocol: Protocol, plan: &str, seed: u64) -> Board {
+    start_board_with(protocol, plan, seed, ChecksumProgram::new("Img"))
+}
+
+fn start_board_with(protocol: Protocol, plan: &str, seed: u64, mut program: ChecksumProgram) -> Board {
     let pty = PseudoTerminal::open().unwrap();
     let path = pty.path.clone();
     let stop = Arc::new(AtomicBool::new(false));
@@ -49,7 +53,6 @@ fn start_board(protocol: Protocol, plan: &str, seed: u64) -> Board {
     let (s, l) = (stop.clone(), log.clone());
     let thread = std::thread::spawn(move || {
         let PseudoTerminal { board, .. } = pty;
-        let mut program = ChecksumProgram { bench: "Img".into() };
         serve(board, loader(protocol), &mut program, plan, seed, s, l);
     });
     Board {
@@ -76,6 +79,7 @@ fn session(protocol: Protocol, retries: u32) -> SessionOptions {
             line_timeout: Duration::from_millis(600),
             total_timeout: Duration::from_secs(5),
             require_check: true,
+            exit_wait: Duration::from_millis(500),
         },
         retries,
         configure: None,
@@ -135,6 +139,61 @@ fn both_protocols_deliver_images_and_results() {
         assert!(r.is_ok(), "{protocol}: second image: {:?}", r.err().map(|e| e.1));
         assert_eq!(got, vec![ChecksumProgram::cycles_for(&img2)]);
         assert_eq!(board.log.lock().unwrap().images, 2);
+    }
+}
+
+/// JOP prints `JVM exit!` after the harness's `@jopcal done`; on a busy
+/// machine it can come later than the quiet period before the next download.
+/// The capture waits for it, so the next download's echoes are clean; a
+/// capture that stopped at `@jopcal done` reads its `J` as the echo of word 0.
+#[test]
+fn a_late_jvm_exit_line_never_reaches_the_next_download() {
+    let late = Duration::from_millis(300);
+    for exit_wait in [Duration::from_secs(2), Duration::ZERO] {
+        let board = start_board_with(
+            Protocol::Classic,
+            "",
+            0,
+            ChecksumProgram {
+                bench: "Img".into(),
+                exit_delay: Some(late),
+            },
+        );
+        let mut link = SerialLink::open(&board.path, 115_200, false).unwrap();
+        let mut opts = session(Protocol::Classic, 0);
+        opts.quiet = Duration::from_millis(20);
+        opts.capture.exit_wait = exit_wait;
+        opts.capture.line_timeout = Duration::from_secs(3);
+        let mut outcomes = Vec::new();
+        for seed in 1..=2 {
+            let img = image(seed, 40);
+            let mut got = Vec::new();
+            let r = run_image(
+                &mut link,
+                &img,
+                &opts,
+                &mut |r| {
+                    if let ResultLine::Result { cycles, .. } = r {
+                        got.push(*cycles);
+                    }
+                    Ok(())
+                },
+                &mut |_| {},
+            );
+            outcomes.push(r.map(|_| got).map_err(|(_, why)| why));
+            if outcomes.last().unwrap().is_err() {
+                break;
+            }
+        }
+        if exit_wait.is_zero() {
+            let why = outcomes.last().unwrap().clone().unwrap_err();
+            assert!(why.contains("echo mismatch"), "without the wait: {why}");
+        } else {
+            for (k, o) in outcomes.iter().enumerate() {
+                let img = image(k as u64 + 1, 40);
+                assert_eq!(o, &Ok(vec![ChecksumProgram::cycles_for(&img)]), "image {}", k + 1);
+            }
+        }
     }
 }
 

@@ -44,15 +44,7 @@ fn pty_board(protocol: Protocol, plan: &str) -> Board {
     let (s, l) = (stop.clone(), log.clone());
     std::thread::spawn(move || {
         let PseudoTerminal { board, .. } = pty;
-        serve(
-            board,
-            loader(protocol),
-            &mut ChecksumProgram { bench: "Img".into() },
-            plan,
-            1,
-            s,
-            l,
-        );
+        serve(board, loader(protocol), &mut ChecksumProgram::new("Img"), plan, 1, s, l);
     });
     Board { port, stop, log }
 }
@@ -69,7 +61,7 @@ fn tcp_board(protocol: Protocol) -> Board {
             serve(
                 link,
                 loader(protocol),
-                &mut ChecksumProgram { bench: "Img".into() },
+                &mut ChecksumProgram::new("Img"),
                 FaultPlan::default(),
                 1,
                 s,

@@ -50,25 +50,39 @@ pub fn upload(a: &UploadArgs) -> Result<()> {
     Ok(())
 }
 
-/// The session settings for `a`; `quiet` is how long the line must be silent
-/// before a download (stale output of a board still printing).
-fn session(a: &BoardArgs, total: Duration, quiet: Duration) -> SessionOptions {
+/// How a target's line behaves between two runs.
+#[derive(Debug, Clone, Copy)]
+pub struct LineHabits {
+    /// Silence the line must show before a download (stale output of a board still printing).
+    pub quiet: Duration,
+    /// How long after `@jopcal done` JOP's trailing `JVM exit!` is awaited.
+    pub exit_wait: Duration,
+}
+
+/// A real board: it may still print from an earlier run, and JOP prints
+/// `JVM exit!` right after `main` returns.
+pub const REAL_BOARD: LineHabits = LineHabits {
+    quiet: Duration::from_millis(300),
+    exit_wait: Duration::from_secs(1),
+};
+
+/// The session settings for `a`.
+fn session(a: &BoardArgs, total: Duration, habits: LineHabits) -> SessionOptions {
+    let line_timeout = Duration::from_secs(a.line_timeout);
     SessionOptions {
         download: DownloadOptions::new(a.protocol),
         capture: CaptureOptions {
-            line_timeout: Duration::from_secs(a.line_timeout),
+            line_timeout,
             total_timeout: total,
             require_check: true,
+            exit_wait: habits.exit_wait.min(line_timeout),
         },
         retries: a.retries,
         configure: a.configure.clone(),
-        quiet,
+        quiet: habits.quiet,
         quiet_limit: Duration::from_secs(10),
     }
 }
-
-/// Silence a real board's line must show before a download.
-pub const BOARD_QUIET: Duration = Duration::from_millis(300);
 
 /// Runs every image of `a` on the board into `out`.
 pub fn measure_board(
@@ -78,7 +92,7 @@ pub fn measure_board(
     timeout: u64,
     target: &str,
     config_note: Option<&str>,
-    quiet: Duration,
+    habits: LineHabits,
 ) -> Result<Measured> {
     let port = a
         .port
@@ -115,7 +129,7 @@ pub fn measure_board(
         Some(note) => format!("{note} over {} ({})", link.describe(), a.protocol),
         None => format!("{} {} {} baud", link.describe(), a.protocol, a.baud),
     };
-    let opts = session(a, Duration::from_secs(timeout), quiet);
+    let opts = session(a, Duration::from_secs(timeout), habits);
     let progress = Progress::new("measure", images.len() as u64);
     let mut rows: Vec<Measurement> = Vec::new();
     let mut failures = Vec::new();

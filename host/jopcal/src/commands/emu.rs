@@ -3,7 +3,7 @@
 //! pseudo-terminal in this process and drives it exactly as a real board.
 
 use crate::cli::{BoardArgs, EmuArgs, EmuBoardArgs};
-use crate::commands::board::measure_board;
+use crate::commands::board::{measure_board, LineHabits};
 use crate::commands::run::{keep_images, prepare_host, staging_dir, Measured};
 use crate::context;
 use anyhow::{anyhow, bail, Context, Result};
@@ -175,16 +175,14 @@ pub fn measure_emu(
             emu.emu_params.join(" ")
         }
     );
-    // A fresh virtual board prints nothing stale: a short quiet period will do.
-    let result = measure_board(
-        &args,
-        out,
-        stamp,
-        timeout,
-        "emu",
-        Some(config_note.trim()),
-        std::time::Duration::from_millis(20),
-    );
+    // The virtual board ends every run with `JVM exit!`, however late a busy
+    // machine delivers it: the capture waits for it (up to the line timeout),
+    // so nothing is left on the line when the next download starts.
+    let habits = LineHabits {
+        quiet: std::time::Duration::from_millis(20),
+        exit_wait: std::time::Duration::MAX,
+    };
+    let result = measure_board(&args, out, stamp, timeout, "emu", Some(config_note.trim()), habits);
     stop.store(true, Ordering::Relaxed);
     let _ = thread.join();
     let m = result?;

@@ -1,7 +1,7 @@
 //! `jopcal run`: measure workloads on a target into measurements.csv.
 
 use crate::cli::{BoardArgs, EmuBoardArgs, RunArgs, Target, TargetArgs};
-use crate::commands::board::{measure_board, BOARD_QUIET};
+use crate::commands::board::{measure_board, REAL_BOARD};
 use crate::commands::emu::measure_emu;
 use crate::context;
 use crate::progress::Progress;
@@ -111,7 +111,7 @@ pub fn measure_on(root: &Path, jop_home: Option<&Path>, how: &Measure, out: &Pat
                 None
             };
             let m = if how.target == Target::Board {
-                measure_board(&board, out, stamp, how.timeout, "board", None, BOARD_QUIET)
+                measure_board(&board, out, stamp, how.timeout, "board", None, REAL_BOARD)
             } else {
                 crate::commands::sim::measure_verilator(
                     on.sim.as_deref(),
@@ -207,9 +207,7 @@ pub fn measure(
 ) -> Result<Measured> {
     match (target, board) {
         (Target::Host, _) => {}
-        (Target::Board, Some((b, _))) => {
-            return measure_board(b, out, stamp, timeout, target.name(), None, BOARD_QUIET)
-        }
+        (Target::Board, Some((b, _))) => return measure_board(b, out, stamp, timeout, target.name(), None, REAL_BOARD),
         (Target::Emu, Some((b, e))) => return measure_emu(firmware, benches, b, e, out, stamp, timeout),
         (Target::Emu, None) => {
             let b = BoardArgs {

@@ -3,7 +3,7 @@
 //! pseudo-terminal and measures through the same code as a board.
 
 use crate::cli::{BoardArgs, SimAction, SimArgs};
-use crate::commands::board::{measure_board, BOARD_QUIET};
+use crate::commands::board::{measure_board, REAL_BOARD};
 use crate::commands::run::Measured;
 use anyhow::{anyhow, bail, Context, Result};
 use std::path::{Path, PathBuf};
@@ -118,7 +118,7 @@ pub fn measure_verilator(
     let mut args = board.clone();
     args.port = Some(running.port.clone());
     let note = format!("verilator bench {} {}", sim.display(), sim_args.join(" "));
-    let result = measure_board(&args, out, stamp, timeout, "verilator", Some(note.trim()), BOARD_QUIET);
+    let result = measure_board(&args, out, stamp, timeout, "verilator", Some(note.trim()), REAL_BOARD);
     let bench_log = running.stop();
     if let Ok(m) = &result {
         let _ = jopcal_measure::atomic::write_atomic(&m.out.join("logs/bench.log"), bench_log.as_bytes());

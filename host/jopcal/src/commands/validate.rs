@@ -27,7 +27,8 @@ use std::time::Duration;
 struct Summary<'a> {
     target: &'a str,
     suite: &'a str,
-    /// True when every stage ran.
+    /// True when every stage ran and no workload failed (a failed workload
+    /// is missing from the fit, which then rests on fewer benchmarks).
     complete: bool,
     stages: Vec<Stage>,
     benchmarks: Vec<Bench>,
@@ -370,7 +371,7 @@ pub fn validate(firmware: Option<&Path>, jop_home: Option<&Path>, a: &ValidateAr
     let summary = Summary {
         target: a.target.name(),
         suite: &a.suite,
-        complete: stages.iter().all(|s| s.status == "done"),
+        complete: stages.iter().all(|s| s.status == "done") && failures.is_empty(),
         benchmarks: m
             .rows
             .iter()
