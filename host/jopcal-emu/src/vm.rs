@@ -7,7 +7,7 @@
 
 use crate::config::BoardConfig;
 use crate::library::{self, Intrinsic};
-use jopcal_classfile::{decode, parse_class, pool_member_ref, Constant, Instruction, Operands};
+use jopcal_classfile::{decode, parse_class, pool_member_ref, ClassFile, Constant, Instruction, Operands};
 use jopcal_timing::cache::{words_of, MethodCache};
 use std::collections::HashMap;
 use std::rc::Rc;
@@ -383,15 +383,15 @@ impl Vm {
             }
             vm.classes[*id as usize].interfaces = ifaces;
         }
+        // Fields, superclasses first: a class's instance fields follow all of
+        // its superclasses' (laid out before their fields are known, a
+        // subclass's fields would share slots with its superclass's).
+        let own: HashMap<ClassId, &ClassFile> = loaded.iter().map(|(id, cf)| (*id, cf)).collect();
         let mut laid = vec![false; vm.classes.len()];
         for i in 0..vm.classes.len() {
-            vm.layout(i as ClassId, &mut laid, 0)?;
+            vm.layout(i as ClassId, &own, &mut laid, 0)?;
         }
         for (id, cf) in &loaded {
-            for f in &cf.fields {
-                let is_static = f.access & jopcal_classfile::class::ACC_STATIC != 0;
-                vm.add_field(*id, &f.name, &f.descriptor, is_static);
-            }
             for m in &cf.methods {
                 let (raw, raw_handlers, max_locals) = match &m.code {
                     Some(c) => (
@@ -424,7 +424,16 @@ impl Vm {
         Ok(vm)
     }
 
-    fn layout(&mut self, id: ClassId, laid: &mut Vec<bool>, depth: usize) -> Result<u32, EmuError> {
+    /// Lays out class `id` after its superclasses: its instance slots start
+    /// where its superclass's end, then its own fields (from `own`, the
+    /// bundle's class files) are added. Returns its instance slot count.
+    fn layout(
+        &mut self,
+        id: ClassId,
+        own: &HashMap<ClassId, &ClassFile>,
+        laid: &mut Vec<bool>,
+        depth: usize,
+    ) -> Result<u32, EmuError> {
         if laid[id as usize] {
             return Ok(self.classes[id as usize].instance_slots);
         }
@@ -435,12 +444,21 @@ impl Vm {
             )));
         }
         let base = match self.classes[id as usize].super_id {
-            Some(s) => self.layout(s, laid, depth + 1)?,
+            Some(s) => self.layout(s, own, laid, depth + 1)?,
             None => 0,
         };
         laid[id as usize] = true;
-        self.classes[id as usize].instance_slots = base;
-        Ok(base)
+        if let Some(cf) = own.get(&id) {
+            self.classes[id as usize].instance_slots = base;
+            for f in &cf.fields {
+                let is_static = f.access & jopcal_classfile::class::ACC_STATIC != 0;
+                self.add_field(id, &f.name, &f.descriptor, is_static);
+            }
+        } else {
+            // A library class: its own fields were added on top of its superclass's.
+            self.classes[id as usize].instance_slots += base;
+        }
+        Ok(self.classes[id as usize].instance_slots)
     }
 
     pub(crate) fn add_class(

@@ -31,12 +31,11 @@ fn copy_dir(from: &Path, to: &Path) {
     }
 }
 
-#[test]
-fn every_workload_runs_and_checks_itself() {
-    let tmp = tempfile::tempdir().unwrap();
-    compile_suite(tmp.path());
+/// Runs `main` of the class files in `classes` on the virtual board with its
+/// own timing; returns the report and what it printed.
+fn run_on_board(classes: &Path, main: &str) -> (jopcal_emu::board::RunReport, String) {
     let cfg = BoardConfig::load(&repo().join("calibration/emu-board.toml"), &[]).unwrap();
-    let bundle = Bundle::from_dir(tmp.path(), "jopcal.suite.All").unwrap();
+    let bundle = Bundle::from_dir(classes, main).unwrap();
     let mut out = Vec::new();
     let report = run_bundle(
         &bundle,
@@ -49,7 +48,14 @@ fn every_workload_runs_and_checks_itself() {
         &mut |_| Ok(()),
     )
     .unwrap();
-    let text = String::from_utf8_lossy(&out);
+    (report, String::from_utf8_lossy(&out).into_owned())
+}
+
+#[test]
+fn every_workload_runs_and_checks_itself() {
+    let tmp = tempfile::tempdir().unwrap();
+    compile_suite(tmp.path());
+    let (report, text) = run_on_board(tmp.path(), "jopcal.suite.All");
     assert_eq!(report.exit, Ok(Exit::Returned), "{text}");
     assert!(text.contains("@jopcal done\n"), "{text}");
     assert!(!text.contains("@jopcal error"), "{text}");
@@ -80,4 +86,48 @@ fn corrupted_class_files_never_crash_the_board() {
             Err(e) => panic!("case {case}: the board crashed: {e}"),
         }
     }
+}
+
+/// A subclass's instance fields come after its superclass's: JemBench's Lift
+/// reads `this.io` (declared in its abstract superclass) from a subclass
+/// object with fields of its own, which once shared the same slots.
+#[test]
+fn subclass_fields_never_share_slots_with_superclass_fields() {
+    let tmp = tempfile::tempdir().unwrap();
+    let src = tmp.path().join("src");
+    std::fs::create_dir_all(&src).unwrap();
+    std::fs::write(
+        src.join("Fields.java"),
+        r#"
+class Io { boolean[] out = new boolean[4]; int[] analog = new int[3]; }
+abstract class Base {
+    protected Io io; protected int d1, d2;
+    Base(Io io) { this.io = io; d1 = 5; }
+}
+class Sub extends Base {
+    int a = 7; Io other; long wide = 1L << 40;
+    Sub(Io io) { super(io); other = new Io(); a = 9; d2 = 11; }
+    int sum() {
+        io.out[1] = true;
+        return (io.out[1] ? 1 : 0) + a + d1 + d2 + io.analog.length + (int) (wide >> 40) + other.out.length;
+    }
+}
+public class Fields {
+    public static void main(String[] args) { System.out.print(new Sub(new Io()).sum()); }
+}
+"#,
+    )
+    .unwrap();
+    let classes = tmp.path().join("classes");
+    let o = std::process::Command::new("javac")
+        .args(["--release", "8", "-d"])
+        .arg(&classes)
+        .arg(src.join("Fields.java"))
+        .output()
+        .expect("javac (run scripts/setup)");
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let (report, text) = run_on_board(&classes, "Fields");
+    assert_eq!(report.exit, Ok(Exit::Returned), "{text}");
+    // 1 (out[1]) + 9 (a) + 5 (d1) + 11 (d2) + 3 (analog) + 1 (wide >> 40) + 4 (other.out)
+    assert!(text.starts_with("34"), "{text}");
 }

@@ -1,12 +1,6 @@
-//! `jopcal.toml`, the project's configuration of the user's JOP tree:
-//!
-//! ```toml
-//! [jop]
-//! home = "../jop"                 # the JOP tree, relative to this file
-//! build = "make -C {home} java_app TARGET_APP_PATH={gen} MAIN_CLASS={package_dir}/{class} P3={class}"
-//! image = "{home}/java/target/dist/bin/{class}.jop"                   # where it lands
-//! jopsim = "java -jar {home}/java/tools/dist/lib/jop-tools.jar {image}"  # runs it in JopSim
-//! ```
+//! `jopcal.toml`, the project's configuration of the user's JOP tree. The
+//! form that works with the original JOP tree (jop-devel/jop) is [`EXAMPLE`]
+//! (`docs/jop-tree.md` says how to set that tree up).
 //!
 //! Commands are templates run with `sh -c` in the tree's directory.
 //! Placeholders: `{home}`, `{main}` (the main class, dotted: for the
@@ -17,9 +11,21 @@
 //! build must compile along with the tree's sources), `{sources}` (`{gen}`
 //! and the tree's benchmark source roots, ':'-separated, for a `-sourcepath`),
 //! `{out}` (jopcal's output directory), `{image}` (the image path, for
-//! `jopsim`). JOP's linker reads class files of version 50 or older only, so
-//! the build template must compile with the tree's own toolchain (which
-//! targets an old class version); jopcal never hands it class files of its own.
+//! `jopsim`); paths are absolute. JOP's linker reads class files of version 50
+//! or older only, so the build template must compile with a compiler that
+//! emits them (the tree's Makefile with Debian's ecj as its `javac`); jopcal
+//! never hands it class files of its own. `encoding` names the tree's source
+//! encoding when its Makefile does not (it says `-encoding Latin1`).
+
+/// A `jopcal.toml` for the original JOP tree, as `docs/jop-tree.md` sets it up:
+/// ecj behind a `javac` wrapper first on PATH for the target build, and
+/// JopSim run by its class name (the tools jar has no main class).
+pub const EXAMPLE: &str = r#"[jop]
+home = "../jop"                 # the JOP tree, relative to this file
+build = "PATH=/opt/jop-tools/bin:$PATH make -C {home} java_app TARGET_APP_PATH={gen} MAIN_CLASS={package_dir}/{class} P3={class}"
+image = "{home}/java/target/dist/bin/{class}.jop"
+jopsim = "java -Dlog=false -cp /opt/jop-tools/jopsim-fix:{home}/java/tools/dist/lib/jop-tools.jar com.jopdesign.tools.JopSim {image}"
+"#;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -31,11 +37,13 @@ pub struct JopConfig {
     pub build: Option<String>,
     pub image: Option<String>,
     pub jopsim: Option<String>,
+    /// The encoding of the tree's Java sources (default: what its Makefile uses).
+    pub encoding: Option<jopcal_workloads::SourceEncoding>,
     /// The file it came from.
     pub file: PathBuf,
 }
 
-const KEYS: [&str; 4] = ["home", "build", "image", "jopsim"];
+const KEYS: [&str; 5] = ["home", "build", "image", "jopsim", "encoding"];
 /// Placeholders a template may use.
 pub const PLACEHOLDERS: [&str; 9] = [
     "home",
@@ -94,6 +102,13 @@ impl JopConfig {
                 .as_str()
                 .ok_or_else(|| at(text.find(k.as_str()).unwrap_or(0), format!("`{k}` must be a string")))?
                 .to_string();
+            if k == "encoding" {
+                cfg.encoding = Some(
+                    s.parse()
+                        .map_err(|e: String| at(text.find("encoding").unwrap_or(0), e))?,
+                );
+                continue;
+            }
             if k != "home" {
                 if let Some(bad) = unknown_placeholder(&s) {
                     let off = text.find(&format!("{{{bad}}}")).unwrap_or(0);
@@ -157,6 +172,27 @@ mod tests {
     use super::*;
 
     #[test]
+    fn the_example_parses_and_runs_jopsim_by_class_name() {
+        let c = JopConfig::parse(EXAMPLE, Path::new("/lab/jopcal.toml")).unwrap();
+        assert_eq!(c.home, Some(PathBuf::from("/lab/../jop")));
+        let jopsim = c.jopsim.unwrap();
+        // `java -jar jop-tools.jar` fails: the jar names no main class.
+        assert!(!jopsim.contains("-jar"), "{jopsim}");
+        assert!(jopsim.contains("com.jopdesign.tools.JopSim {image}"), "{jopsim}");
+        assert!(c.build.unwrap().contains("TARGET_APP_PATH={gen}"));
+        assert_eq!(
+            JopConfig::parse("[jop]\nencoding = \"Latin1\"\n", Path::new("/p/jopcal.toml"))
+                .unwrap()
+                .encoding,
+            Some(jopcal_workloads::SourceEncoding::Latin1)
+        );
+        assert_eq!(
+            JopConfig::parse("[jop]\nencoding = \"EBCDIC\"\n", Path::new("/p/jopcal.toml")).unwrap_err(),
+            "/p/jopcal.toml:2:1: unknown source encoding `EBCDIC` (jopcal reads UTF-8 and ISO-8859-1, also called Latin1)"
+        );
+    }
+
+    #[test]
     fn parses_and_names_mistakes() {
         let f = Path::new("/p/jopcal.toml");
         let c = JopConfig::parse("[jop]\nhome = \"../jop\"\njopsim = \"sim {image}\"\n", f).unwrap();
@@ -168,7 +204,7 @@ mod tests {
         );
         assert_eq!(
             JopConfig::parse("[jop]\nhom = \"x\"\n", f).unwrap_err(),
-            "/p/jopcal.toml:2:1: unknown key `hom` in [jop] (known: home, build, image, jopsim)"
+            "/p/jopcal.toml:2:1: unknown key `hom` in [jop] (known: home, build, image, jopsim, encoding)"
         );
         assert!(JopConfig::parse("[jop\n", f)
             .unwrap_err()

@@ -52,7 +52,16 @@ pub enum ModelError {
     UnknownParam { name: String, known: String },
     #[error("parameter override '{0}' is not NAME=NUMBER")]
     BadOverride(String),
+    #[error("parameter {name}={value}: {why}")]
+    BadValue {
+        name: String,
+        value: String,
+        why: &'static str,
+    },
 }
+
+/// The memory wait states of JOP's formulas: whole numbers of cycles.
+pub const WAIT_STATES: [&str; 2] = ["r", "w"];
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -310,7 +319,21 @@ impl TimingModel {
             if !v.is_finite() {
                 return Err(ModelError::BadOverride(o.clone()));
             }
-            self.set_param(k.trim(), v)?;
+            let name = k.trim();
+            let bad = |why| ModelError::BadValue {
+                name: name.to_string(),
+                value: o.split_once('=').map_or("", |(_, t)| t.trim()).to_string(),
+                why,
+            };
+            if v < 0.0 {
+                return Err(bad("a cost or a wait state count cannot be negative; give 0 or more"));
+            }
+            if WAIT_STATES.contains(&name) && v.fract() != 0.0 {
+                return Err(bad(
+                    "memory wait states are whole cycles; give an integer such as 1, 2 or 3",
+                ));
+            }
+            self.set_param(name, v)?;
         }
         Ok(())
     }
@@ -472,5 +495,17 @@ mod tests {
             "parameter override 'r:3' is not NAME=NUMBER"
         );
         assert!(m.apply_overrides(&["r=inf".into()]).is_err());
+        assert_eq!(
+            m.apply_overrides(&["r=-5".into()]).unwrap_err().to_string(),
+            "parameter r=-5: a cost or a wait state count cannot be negative; give 0 or more"
+        );
+        assert_eq!(
+            m.apply_overrides(&["w=2.5".into()]).unwrap_err().to_string(),
+            "parameter w=2.5: memory wait states are whole cycles; give an integer such as 1, 2 or 3"
+        );
+        assert!(
+            m.apply_overrides(&["impl_x=2.5".into()]).is_ok(),
+            "a routine's cost may be fractional"
+        );
     }
 }

@@ -12,8 +12,10 @@ use std::process::Command;
 
 /// Source folders of a firmware tree, relative to its root.
 pub const SOURCE_DIRS: [&str; 2] = ["src", "host-stubs"];
-/// The javac flags: Java 8 class files (version 52), as the suite targets.
-pub const JAVAC_FLAGS: [&str; 4] = ["--release", "8", "-encoding", "UTF-8"];
+/// The javac flags for sources in `encoding`: Java 8 class files (version 52), as the suite targets.
+pub fn javac_flags(encoding: crate::SourceEncoding) -> [&'static str; 4] {
+    ["--release", "8", "-encoding", encoding.javac_name()]
+}
 const COMPLETE: &str = ".complete";
 
 /// Class files of a built suite.
@@ -78,11 +80,15 @@ pub fn java_sources(root: &Path) -> Result<Vec<(String, PathBuf)>, BuildError> {
 }
 
 /// The content hash of a suite as a given javac would compile it.
-pub fn suite_hash(sources: &[(String, PathBuf)], javac_version: &str) -> Result<String, BuildError> {
+pub fn suite_hash(
+    sources: &[(String, PathBuf)],
+    javac_version: &str,
+    encoding: crate::SourceEncoding,
+) -> Result<String, BuildError> {
     let mut h = Sha256::new();
     h.update(javac_version.as_bytes());
     h.update([0]);
-    h.update(JAVAC_FLAGS.join(" ").as_bytes());
+    h.update(javac_flags(encoding).join(" ").as_bytes());
     h.update([0]);
     for (rel, abs) in sources {
         let bytes = fs::read(abs).map_err(io(abs))?;
@@ -99,8 +105,8 @@ pub fn build_suite(root: &Path, jdk: &Jdk, cache_root: &Path) -> Result<BuiltSui
     let sources = java_sources(root)?;
     // A generated suite (a JOP tree's benchmarks) compiles its own sources and
     // takes the rest from the manifest's source path; those files count in the hash.
-    let sourcepath = crate::suite::Suite::load(root)
-        .map(|s| s.sourcepath)
+    let (sourcepath, encoding) = crate::suite::Suite::load(root)
+        .map(|s| (s.sourcepath, s.encoding))
         .unwrap_or_default();
     let mut hashed = sources.clone();
     for (i, dir) in sourcepath.iter().enumerate() {
@@ -113,7 +119,7 @@ pub fn build_suite(root: &Path, jdk: &Jdk, cache_root: &Path) -> Result<BuiltSui
                 .map(|(rel, abs)| (format!("sourcepath{i}:{rel}"), abs)),
         );
     }
-    let hash = suite_hash(&hashed, &jdk.version)?;
+    let hash = suite_hash(&hashed, &jdk.version, encoding)?;
     let classes_root = cache_root.join("classes");
     let dest = classes_root.join(&hash[..16]);
     if dest.join(COMPLETE).is_file() {
@@ -130,7 +136,7 @@ pub fn build_suite(root: &Path, jdk: &Jdk, cache_root: &Path) -> Result<BuiltSui
     }
     fs::create_dir_all(&tmp).map_err(io(&tmp))?;
     let mut javac = Command::new(&jdk.javac);
-    javac.args(JAVAC_FLAGS).arg("-d").arg(&tmp);
+    javac.args(javac_flags(encoding)).arg("-d").arg(&tmp);
     if !sourcepath.is_empty() {
         let roots = SOURCE_DIRS
             .iter()
@@ -202,11 +208,13 @@ mod tests {
         fs::write(src.join("A.java"), "class A {}").unwrap();
         let s = java_sources(dir.path()).unwrap();
         assert_eq!(s[0].0, "src/A.java");
-        let h1 = suite_hash(&s, "javac 17").unwrap();
-        assert_eq!(h1, suite_hash(&s, "javac 17").unwrap());
-        assert_ne!(h1, suite_hash(&s, "javac 21").unwrap());
+        let utf8 = crate::SourceEncoding::Utf8;
+        let h1 = suite_hash(&s, "javac 17", utf8).unwrap();
+        assert_eq!(h1, suite_hash(&s, "javac 17", utf8).unwrap());
+        assert_ne!(h1, suite_hash(&s, "javac 21", utf8).unwrap());
+        assert_ne!(h1, suite_hash(&s, "javac 17", crate::SourceEncoding::Latin1).unwrap());
         fs::write(src.join("A.java"), "class A { }").unwrap();
-        assert_ne!(h1, suite_hash(&s, "javac 17").unwrap());
+        assert_ne!(h1, suite_hash(&s, "javac 17", utf8).unwrap());
     }
 
     #[test]

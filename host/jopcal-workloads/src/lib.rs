@@ -7,12 +7,14 @@
 //! a program under the profiler agent ([`profile`]).
 
 pub mod build;
+pub mod encoding;
 pub mod host;
 pub mod jdk;
 pub mod profile;
 pub mod suite;
 
 pub use build::{build_suite, BuiltSuite};
+pub use encoding::SourceEncoding;
 pub use host::{run_java, Captured, JavaRun};
 pub use jdk::Jdk;
 pub use suite::{Suite, WorkloadSpec};

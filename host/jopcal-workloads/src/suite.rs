@@ -23,6 +23,9 @@ struct Manifest {
     /// benchmark sources, for a generated suite); relative to the manifest.
     #[serde(default)]
     sourcepath: Vec<PathBuf>,
+    /// The sources' character encoding (default UTF-8; a JOP tree's are ISO-8859-1).
+    #[serde(default)]
+    encoding: Option<String>,
     workload: Vec<WorkloadSpec>,
 }
 
@@ -33,6 +36,8 @@ pub struct Suite {
     pub root: PathBuf,
     /// Source roots beyond `src/` and `host-stubs/`, absolute.
     pub sourcepath: Vec<PathBuf>,
+    /// The character encoding of every source javac reads for this suite.
+    pub encoding: crate::SourceEncoding,
     pub workloads: Vec<WorkloadSpec>,
 }
 
@@ -73,9 +78,17 @@ impl Suite {
                 });
             }
         }
+        let encoding = match &manifest.encoding {
+            None => crate::SourceEncoding::default(),
+            Some(name) => name.parse().map_err(|message| SuiteError::Invalid {
+                path: path.clone(),
+                message,
+            })?,
+        };
         Ok(Suite {
             root: root.to_owned(),
             sourcepath: manifest.sourcepath.iter().map(|p| root.join(p)).collect(),
+            encoding,
             workloads: manifest.workload,
         })
     }
@@ -108,7 +121,7 @@ impl Suite {
 
 /// Writes a generated workload directory: `suite.toml` (with `header` as its
 /// leading comment, `sourcepath` and `workloads`), the given sources under
-/// `src/` (`(path relative to src, text)`), and a copy of `firmware`'s
+/// `src/` (`(path relative to src, text)`, written in `encoding`), and a copy of `firmware`'s
 /// harness and host stand-ins, so the directory builds and runs like the
 /// built-in suite.
 pub fn write_generated(
@@ -116,6 +129,7 @@ pub fn write_generated(
     firmware: &Path,
     header: &str,
     sourcepath: &[PathBuf],
+    encoding: crate::SourceEncoding,
     workloads: &[WorkloadSpec],
     sources: &[(String, String)],
 ) -> Result<(), String> {
@@ -128,6 +142,9 @@ pub fn write_generated(
     if !sourcepath.is_empty() {
         let list: Vec<String> = sourcepath.iter().map(|p| quote(&p.to_string_lossy())).collect();
         manifest.push_str(&format!("sourcepath = [{}]\n", list.join(", ")));
+    }
+    if encoding != crate::SourceEncoding::default() {
+        manifest.push_str(&format!("encoding = {}\n", quote(encoding.javac_name())));
     }
     for w in workloads {
         manifest.push_str(&format!(
@@ -142,7 +159,7 @@ pub fn write_generated(
         if let Some(parent) = path.parent() {
             std::fs::create_dir_all(parent).map_err(|e| io(parent, e))?;
         }
-        std::fs::write(&path, text).map_err(|e| io(&path, e))?;
+        std::fs::write(&path, encoding.encode(text)).map_err(|e| io(&path, e))?;
     }
     for sub in ["src/jopcal/harness", "host-stubs/com/jopdesign/sys"] {
         let from = firmware.join(sub);

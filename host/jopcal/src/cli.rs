@@ -7,7 +7,8 @@ use std::path::PathBuf;
 #[command(name = "jopcal", version, about = "Validate and calibrate cycle estimators for JOP-family Java processors", long_about = None)]
 pub struct Cli {
     /// Directory of the workload suite (holds suite.toml, src/, host-stubs/).
-    /// Default: $JOPCAL_FIRMWARE, else jop-firmware/ found from the current directory up.
+    /// Default: $JOPCAL_FIRMWARE, else jop-firmware/ found from the current directory up,
+    /// else the built-in suite jopcal carries.
     #[arg(long, global = true, value_name = "DIR")]
     pub firmware: Option<PathBuf>,
 
@@ -48,6 +49,15 @@ pub enum Verb {
     Sim(SimArgs),
     /// List the targets and whether each can be used here.
     Targets,
+    /// Show the cache (compiled suites, generated tree suites, jopcal's own files) or clear it.
+    Cache(CacheArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct CacheArgs {
+    /// Remove everything in the cache (it is rebuilt on demand).
+    #[arg(long)]
+    pub clear: bool,
 }
 
 /// Where workloads run.
@@ -352,6 +362,10 @@ pub struct ValidateArgs {
     /// Seconds one workload may take before it is killed.
     #[arg(long, default_value_t = 120)]
     pub timeout: u64,
+    /// The published measurements to compare with (`jp2-jembench-jop.csv`,
+    /// `cprof-jbe-jop.csv`); default: the copy jopcal carries.
+    #[arg(long, value_name = "DIR")]
+    pub references: Option<PathBuf>,
     /// On a board, the bench or JopSim, every image (the suite's and the
     /// calibration micro-benchmarks') is built by the JOP tree's toolchain as
     /// jopcal.toml configures it.
@@ -452,9 +466,10 @@ pub struct EstimateArgs {
     /// Method-cache mode: hit, miss or fifo:<bytes>:<blocks> (repeatable).
     #[arg(long = "cache", value_name = "MODE", default_values_t = ["hit".to_string(), "miss".to_string(), "fifo:1024:16".to_string()])]
     pub caches: Vec<String>,
-    /// Output: a .csv file (the JSON breakdown goes beside it), or a directory for estimates.csv.
-    #[arg(long, value_name = "PATH", default_value = "estimates.csv")]
-    pub out: PathBuf,
+    /// Output: a new .csv file (the JSON breakdown goes beside it), or a directory for
+    /// estimates.csv (an earlier run in it is moved to previous/). Default: out/estimate-<time>/.
+    #[arg(long, value_name = "PATH")]
+    pub out: Option<PathBuf>,
     /// JOP's image of the program: method sizes come from its method tables (with --link-map).
     #[arg(long, value_name = "FILE.jop", requires = "link_map")]
     pub jop_image: Option<PathBuf>,

@@ -5,14 +5,18 @@ use anyhow::{bail, Result};
 use std::path::{Path, PathBuf};
 
 /// Locates the firmware directory: `--firmware`, `$JOPCAL_FIRMWARE`, a
-/// `jop-firmware/suite.toml` found from the current directory upwards, or the
-/// checkout this binary was built from.
+/// `jop-firmware/suite.toml` found from the current directory upwards (a
+/// jopcal checkout, whose suite a developer may be editing), or the copy this
+/// executable carries (see [`crate::share`]).
 pub fn firmware_dir(explicit: Option<&Path>) -> Result<PathBuf> {
     let manifest = jopcal_workloads::suite::MANIFEST;
     if let Some(dir) = explicit
         .map(Path::to_path_buf)
         .or_else(|| std::env::var_os("JOPCAL_FIRMWARE").map(PathBuf::from))
     {
+        if !dir.is_dir() {
+            bail!("{}: no such directory (--firmware or JOPCAL_FIRMWARE)", dir.display());
+        }
         if !dir.join(manifest).is_file() {
             bail!(
                 "{}: no {manifest} in this directory (not a jopcal firmware/suite directory)",
@@ -28,36 +32,68 @@ pub fn firmware_dir(explicit: Option<&Path>) -> Result<PathBuf> {
             return Ok(candidate);
         }
     }
-    let built_from = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../jop-firmware");
-    if built_from.join(manifest).is_file() {
-        return Ok(built_from.canonicalize().unwrap_or(built_from));
-    }
-    bail!(
-        "cannot find the built-in suite (jop-firmware/{manifest}): run from the jopcal checkout or pass --firmware DIR"
-    )
+    Ok(share_dir()?.join("jop-firmware"))
 }
 
-/// The build cache: `$JOPCAL_CACHE`, else `target/jopcal-cache` beside the
-/// firmware directory, or of the checkout when the firmware directory has no
-/// `target/` beside it (a generated micro-benchmark suite).
-pub fn cache_dir(firmware: &Path) -> PathBuf {
-    if let Some(c) = std::env::var_os("JOPCAL_CACHE") {
-        return PathBuf::from(c);
-    }
-    let root = firmware.parent().unwrap_or(Path::new("."));
-    let beside = root.join("target");
-    let checkout = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target");
-    if !beside.is_dir() && checkout.is_dir() {
-        return checkout.join("jopcal-cache");
-    }
-    beside.join("jopcal-cache")
+/// The copy of the built-in suite, tables and bench this executable carries,
+/// written into the cache on first use.
+pub fn share_dir() -> Result<PathBuf> {
+    crate::share::share_dir(&cache_root()?)
 }
 
-/// `--out` if given, else `out/<verb>-<stamp>` (a new directory per run).
-pub fn out_dir(explicit: Option<&Path>, verb: &str, stamp: &str) -> PathBuf {
-    explicit
+/// The cache: `$JOPCAL_CACHE`, else `jopcal/` in the user's cache directory
+/// (`$XDG_CACHE_HOME`, else `~/.cache`). Every entry is written aside and
+/// renamed into place, so concurrent runs share it safely.
+pub fn cache_root() -> Result<PathBuf> {
+    if let Some(c) = std::env::var_os("JOPCAL_CACHE").filter(|c| !c.is_empty()) {
+        return Ok(PathBuf::from(c));
+    }
+    match dirs::cache_dir() {
+        Some(d) => Ok(d.join("jopcal")),
+        None => bail!("no cache directory: set JOPCAL_CACHE, XDG_CACHE_HOME or HOME"),
+    }
+}
+
+/// `--out` if given, else `out/<verb>-<stamp>` (a new directory per run);
+/// checked before any work starts, and not created yet (a run that fails
+/// early leaves no empty directory behind).
+pub fn out_dir(explicit: Option<&Path>, verb: &str, stamp: &str) -> Result<PathBuf> {
+    let out = explicit
         .map(Path::to_path_buf)
-        .unwrap_or_else(|| PathBuf::from("out").join(format!("{verb}-{stamp}")))
+        .unwrap_or_else(|| PathBuf::from("out").join(format!("{verb}-{stamp}")));
+    check_out_dir(&out)?;
+    Ok(out)
+}
+
+/// Fails, naming the path, when `out` cannot be an output directory: it or
+/// one of its parents is a file, or the nearest existing parent is not
+/// writable.
+pub fn check_out_dir(out: &Path) -> Result<()> {
+    let absolute = std::path::absolute(out).unwrap_or_else(|_| out.to_path_buf());
+    for dir in absolute.ancestors() {
+        let Ok(meta) = std::fs::metadata(dir) else { continue };
+        if !meta.is_dir() {
+            bail!(
+                "--out {}: {} is a file, not a directory: choose another output directory",
+                out.display(),
+                dir.display()
+            );
+        }
+        // Writable? Make and remove a directory there (nothing stays behind).
+        return match tempfile::Builder::new().prefix(".jopcal-check-").tempdir_in(dir) {
+            Ok(_) => Ok(()),
+            // The OS's reason, without the scratch name tempfile adds.
+            Err(e) => bail!(
+                "--out {}: cannot create a directory in {}: {}: choose another output directory",
+                out.display(),
+                dir.display(),
+                e.raw_os_error()
+                    .map_or(e.kind().to_string(), |n| std::io::Error::from_raw_os_error(n)
+                        .to_string())
+            ),
+        };
+    }
+    Ok(())
 }
 
 /// `--model` if given, else `calibration/jop-wcet.toml` beside the firmware directory.
@@ -74,7 +110,7 @@ pub fn model_path(explicit: Option<&Path>, firmware: Option<&Path>) -> Result<Pa
 
 /// The profiler agent library: `$JOPCAL_AGENT`, else `libjopcal_agent.so` next
 /// to this executable or in its `deps/` (where cargo leaves it when it builds
-/// the CLI).
+/// the CLI), else the copy this executable carries.
 pub fn agent_path() -> Result<PathBuf> {
     use jopcal_workloads::profile::AGENT_FILE;
     if let Some(p) = std::env::var_os("JOPCAL_AGENT").map(PathBuf::from) {
@@ -94,10 +130,7 @@ pub fn agent_path() -> Result<PathBuf> {
     if let Some((_, p)) = newest {
         return Ok(p);
     }
-    bail!(
-        "the profiler agent {AGENT_FILE} is not next to {} nor in its deps/: build it with `cargo build --release -p jopcal-agent`, or set JOPCAL_AGENT",
-        exe.display()
-    )
+    crate::share::agent(&cache_root()?)
 }
 
 /// `--emu-config` if given, else `calibration/emu-board.toml` beside the firmware directory.
@@ -115,27 +148,30 @@ pub fn emu_config_path(explicit: Option<&Path>, firmware: Option<&Path>) -> Resu
     Ok(p)
 }
 
-/// `calibration/reference/` (published measurements) of this checkout, if it is there.
-pub fn reference_dir() -> Option<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../calibration/reference");
-    dir.is_dir().then(|| dir.canonicalize().unwrap_or(dir))
+/// The published measurements: `--references DIR` if given, else
+/// `calibration/reference/` beside the built-in suite.
+pub fn reference_dir(explicit: Option<&Path>) -> Result<PathBuf> {
+    if let Some(d) = explicit {
+        if !d.is_dir() {
+            bail!("{}: no such directory (--references)", d.display());
+        }
+        return Ok(d.to_path_buf());
+    }
+    calibration_file(None, "reference")
 }
 
-/// `calibration/<name>` beside the firmware directory, else of this checkout
-/// (for a generated workload directory such as the micro-benchmarks).
+/// `calibration/<name>` beside the firmware directory, else beside the
+/// built-in suite (for a generated workload directory such as the
+/// micro-benchmarks or a JOP tree's suite).
 fn calibration_file(firmware: Option<&Path>, name: &str) -> Result<PathBuf> {
-    let fw = firmware_dir(firmware)?;
-    let beside = fw.parent().unwrap_or(Path::new(".")).join("calibration").join(name);
-    if beside.is_file() {
-        return Ok(beside);
+    if let Some(fw) = firmware {
+        let beside = fw.parent().unwrap_or(Path::new(".")).join("calibration").join(name);
+        if beside.exists() {
+            return Ok(beside);
+        }
     }
-    let checkout = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../calibration")
-        .join(name);
-    if checkout.is_file() {
-        return Ok(checkout.canonicalize().unwrap_or(checkout));
-    }
-    Ok(beside)
+    let fw = firmware_dir(None)?;
+    Ok(fw.parent().unwrap_or(Path::new(".")).join("calibration").join(name))
 }
 
 /// The JOP tree: `--jop-home`, `$JOPCAL_JOP_HOME`, or `[jop] home` of a
@@ -179,12 +215,16 @@ pub fn suite_dir(firmware: Option<&Path>, home: Option<&Path>, suite: &str) -> R
     // Generated into a private directory, then published under a name that
     // is a hash of its content: a concurrent run never sees a half-written
     // suite, and an unchanged tree reuses the same directory.
-    let base = cache_dir(&fw).join("tree-suites");
+    let base = cache_root()?.join("tree-suites");
     let tmp = base.join(format!(".generating-{}", std::process::id()));
     if tmp.exists() {
         std::fs::remove_dir_all(&tmp).map_err(|e| anyhow::anyhow!("{}: {e}", tmp.display()))?;
     }
-    let g = generate_suite(tree_suite, &selected, &fw, &tmp).map_err(|e| {
+    let encoding = match jop_config()?.and_then(|c| c.encoding) {
+        Some(e) => e,
+        None => tree.source_encoding().map_err(|e| anyhow::anyhow!(e))?,
+    };
+    let g = generate_suite(tree_suite, &selected, encoding, &fw, &tmp).map_err(|e| {
         let _ = std::fs::remove_dir_all(&tmp);
         anyhow::anyhow!(e)
     })?;

@@ -184,18 +184,20 @@ fn misbehaving_workloads_get_named_errors_and_good_rows_are_kept() {
         let (_, err) = text(&o);
         (o.status.code(), err.lines().last().unwrap_or("").to_string())
     };
-    let log = |b: &str| out.join(format!("logs/{b}-run1.log")).display().to_string();
+    // Logs are named relative to the output directory (right even after the run is archived).
+    let log = |b: &str| format!("logs/{b}-run1.log");
+    let o = out.display();
     assert_eq!(run("Good").0, Some(0));
     let cases = [
-        ("Malformed", format!("jopcal: error: workload Malformed: malformed result line: stdout line 2, column 46: 'cycles' must be a non-negative integer, found '4x2' (raw output: {})", log("Malformed"))),
-        ("Crash", format!("jopcal: error: workload Crash: java exited with status 1: Exception in thread \"main\" java.lang.IllegalStateException: boom (raw output: {})", log("Crash"))),
-        ("Hang", format!("jopcal: error: workload Hang: no '@jopcal done' within 3 s (killed) (raw output: {})", log("Hang"))),
-        ("NoDone", format!("jopcal: error: workload NoDone: output ended without '@jopcal done' (raw output: {})", log("NoDone"))),
-        ("Wrong", format!("jopcal: error: workload Wrong: the workload reported an error: bench=Wrong reason=checksum expected=1 got=2 (raw output: {})", log("Wrong"))),
+        ("Malformed", format!("jopcal: error: workload Malformed: malformed result line: stdout line 2, column 46: 'cycles' must be a non-negative integer, found '4x2' (raw output: {}) (in {o})", log("Malformed"))),
+        ("Crash", format!("jopcal: error: workload Crash: java exited with status 1: Exception in thread \"main\" java.lang.IllegalStateException: boom (raw output: {}) (in {o})", log("Crash"))),
+        ("Hang", format!("jopcal: error: workload Hang: no '@jopcal done' within 3 s (killed) (raw output: {}) (in {o})", log("Hang"))),
+        ("NoDone", format!("jopcal: error: workload NoDone: output ended without '@jopcal done' (raw output: {}) (in {o})", log("NoDone"))),
+        ("Wrong", format!("jopcal: error: workload Wrong: the workload reported an error: bench=Wrong reason=checksum expected=1 got=2 (raw output: {}) (in {o})", log("Wrong"))),
     ];
     for (bench, want) in cases {
         assert_eq!(run(bench), (Some(1), want));
-        assert!(Path::new(&log(bench)).is_file(), "raw log of {bench} kept");
+        assert!(out.join(log(bench)).is_file(), "raw log of {bench} kept");
     }
 
     // A failing workload does not lose the good one's row measured before it.
@@ -605,6 +607,20 @@ fn estimate_computes_hand_checked_cycles_and_rejects_bad_input() {
         )
     );
     assert_eq!(run(&["--param", "x=1"]).0, Some(1));
+    assert_eq!(
+        run(&["--param", "r=-5"]),
+        (
+            Some(1),
+            "jopcal: error: parameter r=-5: a cost or a wait state count cannot be negative; give 0 or more".into()
+        )
+    );
+    // A good run never overwrites an earlier estimates file.
+    let (code, err) = run(&[]);
+    assert_eq!(code, Some(1));
+    assert!(
+        err.contains("est.csv exists already; name a new file, or a directory"),
+        "{err}"
+    );
     let mut bytes = fs::read(profiles.join("T.jopprof")).unwrap();
     bytes.truncate(bytes.len() - 2);
     fs::write(profiles.join("T.jopprof"), &bytes).unwrap();

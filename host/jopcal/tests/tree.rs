@@ -70,7 +70,8 @@ fn validate_runs_the_trees_jembench_suite_end_to_end() {
     );
     let summary: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
-    assert_eq!(summary["complete"], true, "{summary}");
+    // Every stage ran, but a workload failed: the fit rests on fewer benchmarks.
+    assert_eq!(summary["complete"], false, "{summary}");
     assert_eq!(summary["failures"][0]["name"], "Random", "{summary}");
     assert_eq!(summary["suite"], "jembench");
     let benches = summary["benchmarks"].as_array().unwrap();

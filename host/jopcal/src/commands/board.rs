@@ -185,8 +185,8 @@ pub fn measure_board(
         }
         match outcome {
             Err((attempts, why)) => {
-                let log = out.join(log_rel(attempts.last().map_or(1, |a| a.number)));
-                failures.push((stem.clone(), format!("{why} (raw output: {})", log.display())));
+                let log = log_rel(attempts.last().map_or(1, |a| a.number));
+                failures.push((stem.clone(), format!("{why} (raw output: {log})")));
             }
             Ok(attempts) if seen.is_empty() => {
                 let last = attempts.last();
@@ -212,7 +212,7 @@ pub fn measure_board(
                         continue;
                     }
                     Err(e) => {
-                        failures.push((stem.clone(), format!("{} {e}", out.join(&log).display())));
+                        failures.push((stem.clone(), format!("{log} {e}")));
                         continue;
                     }
                     Ok(_) => {}
@@ -224,13 +224,10 @@ pub fn measure_board(
                     .map(str::trim)
                     .find(|l| !l.is_empty() && *l != "JVM exit!" && !l.starts_with("@jopcal done"))
                     .unwrap_or("nothing");
-                let log = out.join(log_rel(last.map_or(1, |a| a.number)));
+                let log = log_rel(last.map_or(1, |a| a.number));
                 failures.push((
                     stem.clone(),
-                    format!(
-                        "the run printed no result line; last output: {line} (raw output: {})",
-                        log.display()
-                    ),
+                    format!("the run printed no result line; last output: {line} (raw output: {log})"),
                 ));
             }
             Ok(_) => {}

@@ -2,7 +2,7 @@
 
 use crate::cli::EstimateArgs;
 use crate::context;
-use anyhow::{anyhow, Context, Result};
+use anyhow::{anyhow, bail, Context, Result};
 use jopcal_measure::{atomic, clock, OutDir};
 use jopcal_profile::Profile;
 use jopcal_timing::cache::CacheMode;
@@ -12,12 +12,31 @@ use jopcal_timing::TimingModel;
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
 
-/// Where the CSV and the JSON breakdown go.
-fn outputs(out: &Path) -> Result<(PathBuf, PathBuf)> {
-    if out.extension().is_some_and(|e| e == "csv") {
-        return Ok((out.to_owned(), out.with_extension("json")));
+/// Where the CSV and the JSON breakdown go: a `.csv` file that must not
+/// exist yet (an earlier result is never overwritten), or a directory,
+/// `out/estimate-<time>/` by default.
+fn outputs(out: Option<&Path>) -> Result<(PathBuf, PathBuf)> {
+    if let Some(file) = out.filter(|o| o.extension().is_some_and(|e| e == "csv")) {
+        let json = file.with_extension("json");
+        for p in [file, json.as_path()] {
+            if p.exists() {
+                bail!(
+                    "--out {}: {} exists already; name a new file, or a directory (an earlier run in it is moved to previous/)",
+                    file.display(),
+                    p.display()
+                );
+            }
+        }
+        context::check_out_dir(
+            file.parent()
+                .filter(|d| !d.as_os_str().is_empty())
+                .unwrap_or(Path::new(".")),
+        )?;
+        return Ok((file.to_owned(), json));
     }
-    let dir = OutDir::prepare(out, &clock::now_stamp()).with_context(|| format!("preparing {}", out.display()))?;
+    let stamp = clock::now_stamp();
+    let out = context::out_dir(out, "estimate", &stamp)?;
+    let dir = OutDir::prepare(&out, &stamp).with_context(|| format!("preparing {}", out.display()))?;
     Ok((dir.join("estimates.csv"), dir.join("estimates.json")))
 }
 
@@ -52,7 +71,7 @@ pub fn estimate(firmware: Option<&Path>, a: &EstimateArgs) -> Result<()> {
             }
         }
     }
-    let (csv_path, json_path) = outputs(&a.out)?;
+    let (csv_path, json_path) = outputs(a.out.as_deref())?;
     let estimates = estimate_all_sized(&profiles, &model, &modes, sizes.as_ref());
     write_estimates(
         &estimates,

@@ -113,7 +113,8 @@ impl Toolchain {
             ("name", job.name.clone()),
             ("sources", sources.to_string_lossy().into_owned()),
             ("gen", gen.display().to_string()),
-            ("out", out.display().to_string()),
+            // The commands run in the tree: every path they get is absolute.
+            ("out", std::path::absolute(out)?.display().to_string()),
         ]))
     }
 
@@ -204,6 +205,7 @@ pub fn measure_jopsim(
             let image = dir.join(format!("images/{}.jop", job.name));
             tools.build_image(&suite, job, &dir.path, &image, limit)?;
             let mut v = tools.values(&suite, job, &dir.path).map_err(|e| e.to_string())?;
+            let image = std::path::absolute(&image).map_err(|e| format!("{}: {e}", image.display()))?;
             v.insert("image", image.display().to_string());
             let cmd = expand(&jopsim, &v);
             let (stdout, stderr) = shell(&cmd, &tools.home, limit)?;

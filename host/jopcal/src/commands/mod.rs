@@ -1,6 +1,7 @@
 //! One module per verb (or group of related verbs).
 
 mod board;
+mod cache;
 pub mod calibrate;
 mod emu;
 mod estimate;
@@ -32,5 +33,6 @@ pub fn dispatch(cli: Cli) -> Result<()> {
         Verb::Upload(a) => board::upload(&a),
         Verb::Emu(a) => emu::emu(firmware, &a),
         Verb::Sim(a) => sim::sim(firmware, &a),
+        Verb::Cache(a) => cache::cache(&a),
     }
 }

@@ -30,7 +30,7 @@ struct Job {
 
 pub fn profile(firmware: Option<&Path>, jop_home: Option<&Path>, a: &ProfileArgs) -> Result<()> {
     let stamp = clock::now_stamp();
-    let out = context::out_dir(a.out.as_deref(), "profile", &stamp);
+    let out = context::out_dir(a.out.as_deref(), "profile", &stamp)?;
     let timeout = Duration::from_secs(a.timeout);
     let set = match (&a.cp, &a.main) {
         (Some(cp), Some(main)) => {
@@ -86,7 +86,7 @@ pub fn profile(firmware: Option<&Path>, jop_home: Option<&Path>, a: &ProfileArgs
         }
     };
     println!("{}", set.dir.display());
-    crate::commands::run::fail_on_failures(&set.failures)
+    crate::commands::run::fail_on_failures(&set.failures, &set.dir)
 }
 
 /// Profiles a JOP tree's fixed-count harnesses themselves (not jopcal's

@@ -37,7 +37,7 @@ pub fn reconcile(a: &ReconcileArgs) -> Result<()> {
         eprintln!("  reconcile warning: {w}");
     }
     let stamp = clock::now_stamp();
-    let out = context::out_dir(a.out.as_deref(), "reconcile", &stamp);
+    let out = context::out_dir(a.out.as_deref(), "reconcile", &stamp)?;
     let dir = OutDir::prepare(&out, &stamp).with_context(|| format!("preparing {}", out.display()))?;
     write_accuracy(&acc, &dir.path)?;
     for (v, name) in acc.variants.iter().enumerate() {

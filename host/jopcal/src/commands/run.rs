@@ -36,7 +36,7 @@ pub fn prepare_host(firmware: Option<&Path>, benches: &[String]) -> Result<HostS
     let suite = Suite::load(&root)?;
     let selected = suite.select(benches)?;
     let jdk = Jdk::detect()?;
-    let cache = context::cache_dir(&root);
+    let cache = context::cache_root()?;
     let built =
         build_suite(&root, &jdk, &cache).with_context(|| format!("building the suite in {}", root.display()))?;
     eprintln!(
@@ -51,7 +51,7 @@ pub fn prepare_host(firmware: Option<&Path>, benches: &[String]) -> Result<HostS
 
 pub fn run(firmware: Option<&Path>, jop_home: Option<&Path>, a: &RunArgs) -> Result<()> {
     let stamp = clock::now_stamp();
-    let out = context::out_dir(a.out.as_deref(), "run", &stamp);
+    let out = context::out_dir(a.out.as_deref(), "run", &stamp)?;
     let root = context::suite_dir(firmware, jop_home, &a.suite)?;
     let how = Measure {
         target: a.target,
@@ -81,6 +81,7 @@ pub struct Measure<'a> {
 /// each workload's image (jopcal.toml).
 pub fn measure_on(root: &Path, jop_home: Option<&Path>, how: &Measure, out: &Path, stamp: &str) -> Result<Measured> {
     let on = how.on;
+    check_host_only(how)?;
     Ok(match how.target {
         Target::Jopsim => {
             crate::commands::jopsim::measure_jopsim(root, jop_home, how.benches, out, stamp, how.timeout)?
@@ -145,6 +146,27 @@ pub fn measure_on(root: &Path, jop_home: Option<&Path>, how: &Measure, out: &Pat
     })
 }
 
+/// Options that only the host JVM target honours are refused elsewhere,
+/// rather than silently ignored.
+fn check_host_only(how: &Measure) -> Result<()> {
+    if how.target == Target::Host {
+        return Ok(());
+    }
+    if how.runs > 1 {
+        bail!(
+            "--runs {} applies to --target host only: a JOP target counts cycles, and the same image gives the same count (run the command again to repeat a board measurement)",
+            how.runs
+        );
+    }
+    if let Some(arg) = how.jvm_args.first() {
+        bail!(
+            "--jvm-arg {arg} applies to --target host only (--target {} runs no host JVM)",
+            how.target.name()
+        );
+    }
+    Ok(())
+}
+
 /// A directory beside `out` for images made before `out` is prepared.
 pub fn staging_dir(out: &Path) -> Result<PathBuf> {
     let base = out.parent().unwrap_or(Path::new("."));
@@ -173,20 +195,22 @@ pub fn keep_images(images: &[PathBuf], dir: &Path) -> Result<()> {
 
 /// Turns rejected workload runs into the verb's error (after the good rows were kept).
 pub fn fail_on_rejected(m: &Measured) -> Result<()> {
-    fail_on_failures(&m.failures)
+    fail_on_failures(&m.failures, &m.out.path)
 }
 
-/// One error for a list of `(bench, reason)` failures: the first in full, and how many.
-pub fn fail_on_failures(failures: &[(String, String)]) -> Result<()> {
+/// One error for a list of `(bench, reason)` failures: the first in full, and
+/// how many; the files they name are in `out`.
+pub fn fail_on_failures(failures: &[(String, String)], out: &Path) -> Result<()> {
     match failures {
         [] => Ok(()),
-        [(bench, why)] => bail!("workload {bench}: {why}"),
+        [(bench, why)] => bail!("workload {bench}: {why} (in {})", out.display()),
         many => bail!(
-            "{} workload runs failed ({}); first: {}: {}",
+            "{} workload runs failed ({}); first: {}: {} (in {})",
             many.len(),
             many.iter().map(|(b, _)| b.as_str()).collect::<Vec<_>>().join(", "),
             many[0].0,
-            many[0].1
+            many[0].1,
+            out.display()
         ),
     }
 }
@@ -251,7 +275,7 @@ pub fn measure(
         for w in selected {
             progress.working_on(&w.name);
             let log_rel = format!("logs/{}-run{run_no}.log", w.name);
-            let outcome = measure_one(&setup, w, jvm_args, timeout_d, &out.join(&log_rel));
+            let outcome = measure_one(&setup, w, jvm_args, timeout_d, &out.path, &log_rel);
             match outcome {
                 Ok(reported) => {
                     for r in reported.into_iter().filter(|r| r.bench == w.name) {
@@ -287,14 +311,17 @@ pub fn measure(
     })
 }
 
-/// Runs one workload once; `Err` is a one-line reason naming the raw log.
+/// Runs one workload once; `Err` is a one-line reason naming the raw log
+/// (relative to the output directory, so it stays right when the run is archived).
 fn measure_one(
     setup: &HostSetup,
     w: &WorkloadSpec,
     jvm_args: &[String],
     timeout: Duration,
-    log: &Path,
+    out: &Path,
+    log_rel: &str,
 ) -> Result<Vec<jopcal_workloads::host::Reported>, String> {
+    let log = &out.join(log_rel);
     let run = JavaRun {
         classpath: vec![setup.built.classes.clone()],
         main: w.main.clone(),
@@ -305,5 +332,5 @@ fn measure_one(
     let captured = run_java(&setup.jdk, &run).map_err(|e| format!("cannot start {}: {e}", setup.jdk.java.display()))?;
     atomic::write_atomic(log, captured.log_text(&run.command_line(&setup.jdk)).as_bytes())
         .map_err(|e| format!("cannot write {}: {e}", log.display()))?;
-    interpret(&w.name, &captured, timeout).map_err(|e| format!("{e} (raw output: {})", log.display()))
+    interpret(&w.name, &captured, timeout).map_err(|e| format!("{e} (raw output: {log_rel})"))
 }

@@ -10,15 +10,15 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
 
-/// `hdl-sim/bench` of this checkout.
-fn bench_dir(firmware: Option<&Path>) -> PathBuf {
-    if let Ok(fw) = crate::context::firmware_dir(firmware) {
-        let d = fw.parent().unwrap_or(Path::new(".")).join("hdl-sim/bench");
-        if d.is_dir() {
-            return d;
-        }
+/// `hdl-sim/bench` beside the firmware directory (a checkout), else the copy
+/// this executable carries.
+fn bench_dir(firmware: Option<&Path>) -> Result<PathBuf> {
+    let fw = crate::context::firmware_dir(firmware)?;
+    let d = fw.parent().unwrap_or(Path::new(".")).join("hdl-sim/bench");
+    if d.is_dir() {
+        return Ok(d);
     }
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../hdl-sim/bench")
+    Ok(crate::context::share_dir()?.join("hdl-sim/bench"))
 }
 
 /// The bench executable inside a `sim build` directory.
@@ -39,7 +39,7 @@ pub fn sim(firmware: Option<&Path>, a: &SimArgs) -> Result<()> {
         SimAction::Build { rtl, top, out, trace } => {
             let start = std::time::Instant::now();
             eprintln!("       sim verilating {top} with the bench (this takes a while)");
-            let built = jopcal_sim::build(rtl, top, out, &bench_dir(firmware), *trace).map_err(|e| anyhow!(e))?;
+            let built = jopcal_sim::build(rtl, top, out, &bench_dir(firmware)?, *trace).map_err(|e| anyhow!(e))?;
             eprintln!(
                 "       sim built {} in {:.1} s ({:?} UART{}{})",
                 built.binary.display(),

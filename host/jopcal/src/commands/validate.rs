@@ -209,7 +209,7 @@ pub fn validate(firmware: Option<&Path>, jop_home: Option<&Path>, a: &ValidateAr
     let root = context::suite_dir(firmware, jop_home, &a.suite)?;
     let firmware = Some(root.as_path());
     let stamp = clock::now_stamp();
-    let out = context::out_dir(a.out.as_deref(), "validate", &stamp);
+    let out = context::out_dir(a.out.as_deref(), "validate", &stamp)?;
     let mut stages: Vec<Stage> = Vec::new();
     let mut stage = |name: &'static str, status: &str| {
         stages.push(Stage {
@@ -296,13 +296,12 @@ pub fn validate(firmware: Option<&Path>, jop_home: Option<&Path>, a: &ValidateAr
         loo_errors = cal.loo_errors.clone();
         if a.suite != "builtin" {
             // The tree's benchmarks: side by side with the published cross-profilers.
-            if let Some(refs) = context::reference_dir() {
-                let refs = jopcal_report::published::load(&refs).map_err(|e| anyhow!(e))?;
-                let ours: Vec<(String, f64)> = suite_loo.iter().map(|(b, e)| (b.clone(), *e)).collect();
-                let md = jopcal_report::published::markdown(&ours, &refs, &a.suite);
-                atomic::write_atomic(&dir.join("published.md"), md.as_bytes())?;
-                stage("compare with published", "done");
-            }
+            let refs = context::reference_dir(a.references.as_deref())?;
+            let refs = jopcal_report::published::load(&refs).map_err(|e| anyhow!(e))?;
+            let ours: Vec<(String, f64)> = suite_loo.iter().map(|(b, e)| (b.clone(), *e)).collect();
+            let md = jopcal_report::published::markdown(&ours, &refs, &a.suite);
+            atomic::write_atomic(&dir.join("published.md"), md.as_bytes())?;
+            stage("compare with published", "done");
         }
         let fitted = TimingModel::load(&cal.toml)?;
         estimates.extend(estimate_all(&profiled.profiles, &fitted, &[cal.fit.cache]));
@@ -417,7 +416,7 @@ pub fn validate(firmware: Option<&Path>, jop_home: Option<&Path>, a: &ValidateAr
         summary.target
     );
     println!("{}", path.display());
-    fail_on_failures(&failures)
+    fail_on_failures(&failures, &dir)
 }
 
 #[cfg(test)]

@@ -1,0 +1,166 @@
+//! Against a real JOP tree (jop-devel/jop, set up as `docs/jop-tree.md` says),
+//! named by `$JOPCAL_JOP_HOME`; skipped, saying so, without one. With
+//! `$JOPCAL_TREE_CONFIG` (a directory holding a `jopcal.toml` for that tree)
+//! a harness also runs in the tree's JopSim.
+
+mod common;
+
+use common::{jopcal, text};
+use std::path::PathBuf;
+
+fn tree() -> Option<PathBuf> {
+    match std::env::var_os("JOPCAL_JOP_HOME") {
+        Some(t) => Some(PathBuf::from(t)),
+        None => {
+            eprintln!("skipped: JOPCAL_JOP_HOME is not set (a JOP tree; see docs/jop-tree.md)");
+            None
+        }
+    }
+}
+
+/// `jopcal --jop-home TREE ARGS` in a scratch directory; (success, stdout, stderr).
+fn run_in(dir: &std::path::Path, tree: &std::path::Path, args: &[&str]) -> (bool, String, String) {
+    let o = jopcal()
+        .current_dir(dir)
+        .env_remove("JOPCAL_FIRMWARE")
+        .arg("--jop-home")
+        .arg(tree)
+        .args(args)
+        .output()
+        .unwrap();
+    let (out, err) = text(&o);
+    (o.status.success(), out, err)
+}
+
+fn rows(csv: &std::path::Path) -> Vec<(String, u64)> {
+    std::fs::read_to_string(csv)
+        .unwrap()
+        .lines()
+        .skip(1)
+        .map(|l| {
+            let f: Vec<&str> = l.split(',').collect();
+            (f[2].to_string(), f[4].parse().unwrap())
+        })
+        .collect()
+}
+
+#[test]
+fn the_trees_suites_build_run_and_profile_on_the_host() {
+    let Some(tree) = tree() else { return };
+    let tmp = tempfile::tempdir().unwrap();
+    let (ok, out, err) = run_in(tmp.path(), &tree, &["targets"]);
+    assert!(ok, "{err}");
+    assert!(
+        out.contains("jembench   8 harnesses")
+            && out.contains("(Aes, Ejip, Kfl, Lift, Matrix, Queens, Raytrace, UdpIp)"),
+        "{out}"
+    );
+    assert!(
+        out.contains("jbe        3 harnesses") && out.contains("(Kfl, Lift, UdpIp)"),
+        "{out}"
+    );
+    for (suite, n) in [("jembench", 8), ("jbe", 3)] {
+        let dir = tmp.path().join(suite);
+        let (ok, _, err) = run_in(
+            tmp.path(),
+            &tree,
+            &[
+                "run",
+                "--suite",
+                suite,
+                "--target",
+                "host",
+                "--out",
+                dir.to_str().unwrap(),
+            ],
+        );
+        assert!(ok, "{suite}: {err}");
+        let r = rows(&dir.join("measurements.csv"));
+        assert_eq!(r.len(), n, "{suite}: {r:?}");
+        assert!(r.iter().all(|(_, ns)| *ns > 0));
+    }
+    let (ok, _, err) = run_in(
+        tmp.path(),
+        &tree,
+        &["profile", "--suite", "jembench", "--bench", "Kfl", "--out", "p"],
+    );
+    assert!(ok, "{err}");
+    assert!(err.contains("profile Kfl: "), "{err}");
+}
+
+/// Lift once stopped on the virtual board reading `this.io` (declared in its
+/// superclass) as an array; Kfl, Lift and UdpIp need no library class the
+/// board lacks.
+#[test]
+fn kfl_lift_and_udpip_run_on_the_virtual_board() {
+    let Some(tree) = tree() else { return };
+    let tmp = tempfile::tempdir().unwrap();
+    let (ok, _, err) = run_in(
+        tmp.path(),
+        &tree,
+        &[
+            "run", "--suite", "jembench", "--target", "emu", "--bench", "Kfl", "--bench", "Lift", "--bench", "UdpIp",
+            "--out", "e",
+        ],
+    );
+    assert!(ok, "{err}");
+    let r = rows(&tmp.path().join("e/measurements.csv"));
+    let names: Vec<&str> = r.iter().map(|(b, _)| b.as_str()).collect();
+    assert_eq!(names, ["Kfl", "Lift", "UdpIp"]);
+}
+
+/// In JopSim, the cycles between the wrapper's two counter reads are all of
+/// the program but its start-up and printing, as JopSim's own statistics count it.
+#[test]
+fn kfl_runs_in_the_trees_jopsim() {
+    let Some(tree) = tree() else { return };
+    let Some(config) = std::env::var_os("JOPCAL_TREE_CONFIG").map(PathBuf::from) else {
+        eprintln!("skipped: JOPCAL_TREE_CONFIG is not set (a directory with a jopcal.toml for the tree)");
+        return;
+    };
+    let out = tempfile::tempdir().unwrap();
+    let o = out.path().join("s");
+    let (ok, _, err) = run_in(
+        &config,
+        &tree,
+        &[
+            "run",
+            "--suite",
+            "jembench",
+            "--target",
+            "jopsim",
+            "--bench",
+            "Kfl",
+            "--timeout",
+            "300",
+            "--out",
+            o.to_str().unwrap(),
+        ],
+    );
+    assert!(ok, "{err}");
+    let r = rows(&o.join("measurements.csv"));
+    assert_eq!(r.len(), 1);
+    let region = r[0].1;
+    let log = std::fs::read_to_string(o.join("logs/Kfl-jopsim.log")).unwrap();
+    let number_before = |marker: &str| -> u64 {
+        let line = log
+            .lines()
+            .find(|l| l.contains(marker))
+            .unwrap_or_else(|| panic!("{marker}: {log}"));
+        let head = &line[..line.find(marker).unwrap()];
+        head.split_whitespace().last().unwrap().parse().unwrap()
+    };
+    let bytecode = number_before("cycles (no M$ cycles)");
+    let loads: u64 = log
+        .lines()
+        .find_map(|l| l.strip_prefix("total method cache load cycles: "))
+        .expect("JopSim's method-cache line")
+        .trim()
+        .parse()
+        .unwrap();
+    let total = bytecode + loads;
+    assert!(
+        region < total && region as f64 > 0.95 * total as f64,
+        "region {region} of {total}"
+    );
+}
