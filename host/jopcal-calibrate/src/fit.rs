@@ -421,7 +421,8 @@ fn parallel<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R>
 
 /// Leave-one-benchmark-out: for each benchmark, fit on the others (under
 /// `mode`, iterating from `warm`, which only saves iterations) and predict
-/// it. Returns `(benchmark, measured, predicted)`.
+/// it. Returns `(benchmark, measured, predicted)`; `on_predicted` hears of
+/// each as it is done (from worker threads, in no particular order).
 pub fn leave_one_out(
     obs: &[&Observation],
     start: &TimingModel,
@@ -429,6 +430,7 @@ pub fn leave_one_out(
     spec: &FitSpec,
     mode: CacheMode,
     memo: &Memo,
+    on_predicted: &(dyn Fn(&str, f64, f64) + Sync),
 ) -> Result<Vec<(String, f64, f64)>, String> {
     let mut spec1 = spec.clone();
     spec1.caches = vec![mode];
@@ -443,6 +445,7 @@ pub fn leave_one_out(
         let f = fit_from(&rest, start, warm, &spec1, memo)?;
         let m = f.apply(start);
         let (e, _) = memo.eval(obs[i], &m, &routines_of(start), mode);
+        on_predicted(&obs[i].benchmark, obs[i].measured, e);
         Ok((obs[i].benchmark.clone(), obs[i].measured, e))
     })
     .into_iter()

@@ -23,6 +23,12 @@ pub enum Intrinsic {
     SystemExit,
     NanoTime,
     CurrentTimeMillis,
+    /// `Runtime.getRuntime()`: a fresh `Runtime` object (it holds nothing).
+    RuntimeGetRuntime,
+    /// `Runtime.availableProcessors()`: the board has one CPU.
+    AvailableProcessors,
+    /// `Thread.<init>(Runnable)`: the thread is never started on one CPU.
+    ThreadInitTarget,
     NativeRd,
     NativeWr,
     UnsupportedNative,
@@ -68,9 +74,20 @@ const CLASSES: [(&str, Option<&str>); 19] = [
     ("java/lang/OutOfMemoryError", Some("java/lang/Error")),
 ];
 
+/// Classes of one CPU's runtime that JemBench's executors load even when they
+/// never start a thread: `Thread` (a superclass of their workers), `Runnable`,
+/// `Runtime` (asked for the number of processors: one) and `Class` (the
+/// object a `synchronized (X.class)` locks).
+const SINGLE_CPU: [&str; 4] = [
+    "java/lang/Runnable",
+    "java/lang/Thread",
+    "java/lang/Runtime",
+    "java/lang/Class",
+];
+
 /// True for the classes the board provides itself.
 pub fn is_library(name: &str) -> bool {
-    CLASSES.iter().any(|(n, _)| *n == name)
+    CLASSES.iter().any(|(n, _)| *n == name) || SINGLE_CPU.contains(&name)
 }
 
 pub fn install(vm: &mut Vm) -> Result<(), EmuError> {
@@ -80,6 +97,18 @@ pub fn install(vm: &mut Vm) -> Result<(), EmuError> {
     }
     let id = |vm: &Vm, n: &str| vm.class_id(n).expect("library class");
     let object = id(vm, "java/lang/Object");
+    for name in SINGLE_CPU {
+        vm.add_class(name, Some(object), Vec::new(), Vec::new());
+    }
+    let runnable = id(vm, "java/lang/Runnable");
+    let thread = id(vm, "java/lang/Thread");
+    vm.set_interfaces(thread, vec![runnable]);
+    // Runnable.run() is abstract: calls go to the receiver's own run().
+    let run = vm.add_method(runnable, "run", "()V", false, 0, 0);
+    vm.methods[run as usize].is_abstract = true;
+    // Thread.<init>() does what Object.<init>() does: return.
+    let thread_init = vm.add_method(thread, "<init>", "()V", false, 1, 1);
+    vm.set_raw_code(thread_init, &[0xb1])?;
     // Object.<init> is a one-byte method: `return`.
     let init = vm.add_method(object, "<init>", "()V", false, 1, 1);
     vm.set_raw_code(init, &[0xb1])?;
@@ -126,6 +155,30 @@ pub fn install(vm: &mut Vm) -> Result<(), EmuError> {
         "()J",
         true,
         Intrinsic::CurrentTimeMillis,
+    );
+    intrinsic(
+        vm,
+        "java/lang/Runtime",
+        "getRuntime",
+        "()Ljava/lang/Runtime;",
+        true,
+        Intrinsic::RuntimeGetRuntime,
+    );
+    intrinsic(
+        vm,
+        "java/lang/Runtime",
+        "availableProcessors",
+        "()I",
+        false,
+        Intrinsic::AvailableProcessors,
+    );
+    intrinsic(
+        vm,
+        "java/lang/Thread",
+        "<init>",
+        "(Ljava/lang/Runnable;)V",
+        false,
+        Intrinsic::ThreadInitTarget,
     );
     intrinsic(vm, "com/jopdesign/sys/Native", "rd", "(I)I", true, Intrinsic::NativeRd);
     intrinsic(vm, "com/jopdesign/sys/Native", "wr", "(II)V", true, Intrinsic::NativeWr);
@@ -210,6 +263,22 @@ pub fn call(vm: &mut Vm, i: Intrinsic, target: MethodId, caller: MethodId, at: u
         Intrinsic::CurrentTimeMillis => {
             let ms = (vm.cycles as f64 / 1000.0 / vm.config().clock_mhz) as i64;
             vm.push_long(ms);
+        }
+        Intrinsic::RuntimeGetRuntime => {
+            let class = vm.class_id("java/lang/Runtime").expect("library");
+            let r = vm.alloc(Obj::Inst {
+                class,
+                fields: Box::new([]),
+            })?;
+            vm.push(r);
+        }
+        Intrinsic::AvailableProcessors => {
+            vm.pop_arg();
+            vm.push(1);
+        }
+        Intrinsic::ThreadInitTarget => {
+            vm.pop_arg();
+            vm.pop_arg();
         }
         Intrinsic::NativeRd => {
             let addr = vm.pop_arg();

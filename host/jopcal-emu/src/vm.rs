@@ -241,6 +241,9 @@ pub struct Vm {
     pub methods: Vec<Method>,
     heap: Vec<Obj>,
     strings: HashMap<String, i32>,
+    /// The `java.lang.Class` object of each class named by an `ldc` (for
+    /// `synchronized (X.class)`), one per class.
+    class_objects: HashMap<String, i32>,
     switches: Vec<SwitchTable>,
     traps: Vec<String>,
     stack: Vec<i32>,
@@ -321,6 +324,7 @@ impl Vm {
             methods: Vec::new(),
             heap: Vec::new(),
             strings: HashMap::new(),
+            class_objects: HashMap::new(),
             switches: Vec::new(),
             traps: Vec::new(),
             stack: Vec::with_capacity(1 << 16),
@@ -482,6 +486,10 @@ impl Vm {
         });
         self.class_by_name.insert(name.to_string(), id);
         id
+    }
+
+    pub(crate) fn set_interfaces(&mut self, class: ClassId, interfaces: Vec<ClassId>) {
+        self.classes[class as usize].interfaces = interfaces;
     }
 
     pub(crate) fn add_field(&mut self, class: ClassId, name: &str, desc: &str, is_static: bool) {
@@ -784,7 +792,14 @@ impl Vm {
                             Err(e) => self.trap(e.to_string()),
                         }
                     }
-                    _ => unsupported(self, "float, double and class constants are not supported"),
+                    Some(Constant::Class(n)) => {
+                        let name = jopcal_classfile::class::pool_utf8(pool, n).unwrap_or("").to_string();
+                        match self.class_object(&name) {
+                            Ok(r) => Op::IConst(r),
+                            Err(e) => self.trap(e.to_string()),
+                        }
+                    }
+                    _ => unsupported(self, "float and double constants are not supported"),
                 }
             }
             0x15 | 0x19 => Op::Load(local),
@@ -1076,6 +1091,20 @@ impl Vm {
         let units: Vec<u16> = s.encode_utf16().collect();
         let r = self.alloc(Obj::Str(Rc::from(units)))?;
         self.strings.insert(s.to_string(), r);
+        Ok(r)
+    }
+
+    /// The `java.lang.Class` object standing for class `name`.
+    pub(crate) fn class_object(&mut self, name: &str) -> Result<i32, EmuError> {
+        if let Some(&r) = self.class_objects.get(name) {
+            return Ok(r);
+        }
+        let class = self.class_id("java/lang/Class").expect("library");
+        let r = self.alloc(Obj::Inst {
+            class,
+            fields: Box::new([]),
+        })?;
+        self.class_objects.insert(name.to_string(), r);
         Ok(r)
     }
 

@@ -94,10 +94,9 @@ fn corrupted_class_files_never_crash_the_board() {
 #[test]
 fn subclass_fields_never_share_slots_with_superclass_fields() {
     let tmp = tempfile::tempdir().unwrap();
-    let src = tmp.path().join("src");
-    std::fs::create_dir_all(&src).unwrap();
-    std::fs::write(
-        src.join("Fields.java"),
+    let classes = compile(
+        tmp.path(),
+        "Fields",
         r#"
 class Io { boolean[] out = new boolean[4]; int[] analog = new int[3]; }
 abstract class Base {
@@ -116,18 +115,61 @@ public class Fields {
     public static void main(String[] args) { System.out.print(new Sub(new Io()).sum()); }
 }
 "#,
-    )
-    .unwrap();
-    let classes = tmp.path().join("classes");
-    let o = std::process::Command::new("javac")
-        .args(["--release", "8", "-d"])
-        .arg(&classes)
-        .arg(src.join("Fields.java"))
-        .output()
-        .expect("javac (run scripts/setup)");
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    );
     let (report, text) = run_on_board(&classes, "Fields");
     assert_eq!(report.exit, Ok(Exit::Returned), "{text}");
     // 1 (out[1]) + 9 (a) + 5 (d1) + 11 (d2) + 3 (analog) + 1 (wide >> 40) + 4 (other.out)
     assert!(text.starts_with("34"), "{text}");
+}
+
+/// Compiles `source` (one file, public class `class`) with javac into `dir/classes`.
+fn compile(dir: &Path, class: &str, source: &str) -> PathBuf {
+    let src = dir.join("src");
+    std::fs::create_dir_all(&src).unwrap();
+    let file = src.join(format!("{class}.java"));
+    std::fs::write(&file, source).unwrap();
+    let classes = dir.join("classes");
+    let o = std::process::Command::new("javac")
+        .args(["--release", "8", "-d"])
+        .arg(&classes)
+        .arg(&file)
+        .output()
+        .expect("javac (run scripts/setup)");
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    classes
+}
+
+/// JemBench's executors on one CPU: workers that extend `Thread` but are run
+/// directly, work handed over as `Runnable`s, the processor count asked of
+/// `Runtime`, and a lock on a class object.
+#[test]
+fn one_cpu_executors_run_without_starting_threads() {
+    let tmp = tempfile::tempdir().unwrap();
+    let classes = compile(
+        tmp.path(),
+        "Exec",
+        r#"
+class Worker extends Thread {
+    Runnable work; int done;
+    public void run() { work.run(); done++; }
+}
+public class Exec {
+    static int count;
+    static synchronized void bump() { count++; }
+    public static void main(String[] args) {
+        int cpus = Runtime.getRuntime().availableProcessors();
+        Worker w = new Worker();
+        w.work = new Runnable() { public void run() { synchronized (Exec.class) { bump(); } } };
+        Runnable r = w;
+        for (int i = 0; i < 5; i++) r.run();
+        new Thread(w);
+        System.out.print(cpus * 1000 + count * 10 + w.done);
+    }
+}
+"#,
+    );
+    let (report, text) = run_on_board(&classes, "Exec");
+    assert_eq!(report.exit, Ok(Exit::Returned), "{text}");
+    // One CPU; bump() 5 times; the worker ran 5 times.
+    assert!(text.starts_with("1055"), "{text}");
 }

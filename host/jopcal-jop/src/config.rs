@@ -25,6 +25,7 @@ home = "../jop"                 # the JOP tree, relative to this file
 build = "PATH=/opt/jop-tools/bin:$PATH make -C {home} java_app TARGET_APP_PATH={gen} MAIN_CLASS={package_dir}/{class} P3={class}"
 image = "{home}/java/target/dist/bin/{class}.jop"
 jopsim = "java -Dlog=false -cp /opt/jop-tools/jopsim-fix:{home}/java/tools/dist/lib/jop-tools.jar com.jopdesign.tools.JopSim {image}"
+timeout = 900                   # seconds a workload may take (JopSim runs 6-9 M cycles/s)
 "#;
 
 use std::collections::BTreeMap;
@@ -39,11 +40,15 @@ pub struct JopConfig {
     pub jopsim: Option<String>,
     /// The encoding of the tree's Java sources (default: what its Makefile uses).
     pub encoding: Option<jopcal_workloads::SourceEncoding>,
+    /// Seconds one workload may take on the tree's targets (JopSim, a board,
+    /// the Verilator bench) when `--timeout` is not given: JopSim runs 6-9 M
+    /// cycles/s, so a benchmark of 860 M cycles needs minutes.
+    pub timeout: Option<u64>,
     /// The file it came from.
     pub file: PathBuf,
 }
 
-const KEYS: [&str; 5] = ["home", "build", "image", "jopsim", "encoding"];
+const KEYS: [&str; 6] = ["home", "build", "image", "jopsim", "encoding", "timeout"];
 /// Placeholders a template may use.
 pub const PLACEHOLDERS: [&str; 9] = [
     "home",
@@ -97,6 +102,16 @@ impl JopConfig {
                     off,
                     format!("unknown key `{k}` in [jop] (known: {})", KEYS.join(", ")),
                 ));
+            }
+            if k == "timeout" {
+                let secs = v.as_integer().filter(|n| *n > 0).ok_or_else(|| {
+                    at(
+                        text.find("timeout").unwrap_or(0),
+                        "`timeout` must be a whole number of seconds, at least 1".into(),
+                    )
+                })?;
+                cfg.timeout = Some(secs as u64);
+                continue;
             }
             let s = v
                 .as_str()
@@ -187,6 +202,17 @@ mod tests {
             Some(jopcal_workloads::SourceEncoding::Latin1)
         );
         assert_eq!(
+            JopConfig::parse("[jop]\ntimeout = 900\n", Path::new("/p/jopcal.toml"))
+                .unwrap()
+                .timeout,
+            Some(900)
+        );
+        assert!(
+            JopConfig::parse("[jop]\ntimeout = \"long\"\n", Path::new("/p/jopcal.toml"))
+                .unwrap_err()
+                .ends_with("`timeout` must be a whole number of seconds, at least 1")
+        );
+        assert_eq!(
             JopConfig::parse("[jop]\nencoding = \"EBCDIC\"\n", Path::new("/p/jopcal.toml")).unwrap_err(),
             "/p/jopcal.toml:2:1: unknown source encoding `EBCDIC` (jopcal reads UTF-8 and ISO-8859-1, also called Latin1)"
         );
@@ -204,7 +230,7 @@ mod tests {
         );
         assert_eq!(
             JopConfig::parse("[jop]\nhom = \"x\"\n", f).unwrap_err(),
-            "/p/jopcal.toml:2:1: unknown key `hom` in [jop] (known: home, build, image, jopsim, encoding)"
+            "/p/jopcal.toml:2:1: unknown key `hom` in [jop] (known: home, build, image, jopsim, encoding, timeout)"
         );
         assert!(JopConfig::parse("[jop\n", f)
             .unwrap_err()

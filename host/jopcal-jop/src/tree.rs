@@ -30,7 +30,7 @@ impl TreeSuite {
     }
 
     /// The directory its harnesses sit in.
-    fn directory(self) -> &'static str {
+    pub fn directory(self) -> &'static str {
         match self {
             TreeSuite::JemBench => "fixed",
             TreeSuite::Jbe => "jbe",
@@ -71,6 +71,12 @@ fn package_of(text: &str) -> Option<String> {
 impl JopTree {
     /// Opens `home`; it must hold `java/target/src` (the JOP tree's target Java sources).
     pub fn open(home: &Path) -> Result<JopTree, String> {
+        if !home.exists() {
+            return Err(format!(
+                "{}: no such directory (--jop-home, JOPCAL_JOP_HOME or [jop] home in jopcal.toml)",
+                home.display()
+            ));
+        }
         // Absolute, so the paths found here stay right from any directory.
         let home = &home.canonicalize().unwrap_or_else(|_| home.to_path_buf());
         let src = home.join("java/target/src");
@@ -139,31 +145,35 @@ impl JopTree {
         })
     }
 
-    /// The encoding the tree's own build compiles its Java sources with: the
-    /// `-encoding` of its Makefile's `TARGET_JFLAGS`, else ISO-8859-1 (the
-    /// original JOP tree's sources are Latin-1).
-    pub fn source_encoding(&self) -> Result<SourceEncoding, String> {
+    /// The encoding the tree's own build compiles its Java sources with, and
+    /// where that came from: the `-encoding` of its Makefile's
+    /// `TARGET_JFLAGS`, else ISO-8859-1 (the original JOP tree's sources are Latin-1).
+    pub fn source_encoding(&self) -> Result<(SourceEncoding, &'static str), String> {
+        const DEFAULT: (SourceEncoding, &str) = (SourceEncoding::Latin1, "JOP's default: no -encoding in a Makefile");
         let makefile = self.home.join("Makefile");
         let Ok(text) = std::fs::read(&makefile) else {
-            return Ok(SourceEncoding::Latin1);
+            return Ok(DEFAULT);
         };
         let text = String::from_utf8_lossy(&text);
         for (n, line) in text.lines().enumerate() {
             if !line.trim_start().starts_with("TARGET_JFLAGS") {
                 continue;
             }
-            let mut words = line.split_whitespace();
+            let mut words = line
+                .split(|c: char| c.is_whitespace() || c == '=')
+                .filter(|w| !w.is_empty());
             while let Some(w) = words.next() {
                 if w == "-encoding" {
                     if let Some(name) = words.next() {
                         return name
                             .parse()
+                            .map(|e| (e, "the tree's Makefile"))
                             .map_err(|e| format!("{}:{}: {e}", makefile.display(), n + 1));
                     }
                 }
             }
         }
-        Ok(SourceEncoding::Latin1)
+        Ok(DEFAULT)
     }
 
     /// The harnesses of one suite, or those of `names` (case-insensitive) among them.
@@ -297,6 +307,35 @@ pub fn generate_suite(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_source_encoding_is_the_makefiles() {
+        let t = tempfile::tempdir().unwrap();
+        let bench = t.path().join("java/target/src/bench/fixed");
+        std::fs::create_dir_all(&bench).unwrap();
+        // A harness in Latin-1: 0xF6 is not UTF-8 on its own.
+        std::fs::write(
+            bench.join("LoopKfl.java"),
+            b"package fixed; // K\xf6rper\npublic class LoopKfl {}\n",
+        )
+        .unwrap();
+        let tree = JopTree::open(t.path()).unwrap();
+        assert_eq!(tree.workloads.len(), 1);
+        assert_eq!(
+            tree.source_encoding().unwrap().0,
+            SourceEncoding::Latin1,
+            "no Makefile: JOP's default"
+        );
+        let makefile = t.path().join("Makefile");
+        std::fs::write(&makefile, "P1=x\nTARGET_JFLAGS=-d dist -source 1.5 -encoding UTF8\n").unwrap();
+        assert_eq!(
+            tree.source_encoding().unwrap(),
+            (SourceEncoding::Utf8, "the tree's Makefile")
+        );
+        std::fs::write(&makefile, "TARGET_JFLAGS=-encoding Cp1252\n").unwrap();
+        let e = tree.source_encoding().unwrap_err();
+        assert!(e.contains("Makefile:1: unknown source encoding `Cp1252`"), "{e}");
+    }
 
     #[test]
     fn finds_fixed_harnesses_and_rejects_other_directories() {

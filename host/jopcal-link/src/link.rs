@@ -85,15 +85,29 @@ impl SerialLink {
             .flow_control(FlowControl::None)
             .timeout(Duration::from_millis(100))
             .open()
-            .map_err(|e| format!("cannot open {path}: {e}"))?;
+            .map_err(|e| {
+                if e.to_string().contains("Not a typewriter") {
+                    format!(
+                        "cannot open {path}: not a serial port or pseudo-terminal (Not a typewriter); name the board's serial device, e.g. /dev/ttyUSB0, or tcp://HOST:PORT"
+                    )
+                } else {
+                    format!("cannot open {path}: {e}")
+                }
+            })?;
         if dtr_rts {
             // Tolerated where unsupported (a pty has no modem lines).
             let _ = port.write_data_terminal_ready(true);
             let _ = port.write_request_to_send(true);
         }
+        // A pseudo-terminal moves bytes at once: a baud rate means nothing there.
+        let pty = std::fs::canonicalize(path).is_ok_and(|p| p.starts_with("/dev/pts"));
         Ok(SerialLink {
             port,
-            name: format!("{path} at {baud} baud"),
+            name: if pty {
+                format!("{path} (a pseudo-terminal: no baud rate)")
+            } else {
+                format!("{path} at {baud} baud")
+            },
             hangup_is_silence: false,
         })
     }

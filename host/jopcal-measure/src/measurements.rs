@@ -166,26 +166,37 @@ pub fn read(path: &Path) -> Result<Vec<Measurement>, MeasurementsError> {
         source,
     })?;
     let mut reader = csv::ReaderBuilder::new().comment(Some(b'#')).from_reader(&data[..]);
+    let parse_error = |line: u64, message: String| MeasurementsError::Parse {
+        path: path.to_owned(),
+        line,
+        message,
+    };
+    let headers = reader.headers().map_err(|e| parse_error(1, e.to_string()))?.clone();
     let mut out = Vec::new();
-    for row in reader.deserialize::<Measurement>() {
-        let m = row.map_err(|e| {
-            let line = e.position().map(|p| p.line()).unwrap_or(0);
+    for record in reader.records() {
+        let record = record.map_err(|e| parse_error(e.position().map_or(0, |p| p.line()), e.to_string()))?;
+        let line = record.position().map_or(0, |p| p.line());
+        let m: Measurement = record.deserialize(Some(&headers)).map_err(|e| {
+            // Name the column and the value, not csv's field number.
             let message = match e.kind() {
-                csv::ErrorKind::Deserialize { err, .. } => err.to_string(),
+                csv::ErrorKind::Deserialize { err, .. } => match err.field() {
+                    Some(i) => format!(
+                        "column `{}`: `{}`: {}",
+                        headers.get(i as usize).unwrap_or("?"),
+                        record.get(i as usize).unwrap_or(""),
+                        err.kind()
+                    ),
+                    None => err.to_string(),
+                },
                 _ => e.to_string(),
             };
-            MeasurementsError::Parse {
-                path: path.to_owned(),
-                line,
-                message,
-            }
+            parse_error(line, message)
         })?;
         if m.cycles == 0 {
-            return Err(MeasurementsError::Parse {
-                path: path.to_owned(),
-                line: out.len() as u64 + 2,
-                message: format!("benchmark '{}' has zero cycles", m.benchmark),
-            });
+            return Err(parse_error(
+                line,
+                format!("benchmark '{}' has zero cycles", m.benchmark),
+            ));
         }
         out.push(m);
     }
@@ -241,7 +252,10 @@ mod tests {
         )
         .unwrap();
         let e = read(&p).unwrap_err().to_string();
-        assert!(e.starts_with(&format!("{}:3: ", p.display())), "{e}");
+        assert!(
+            e.starts_with(&format!("{}:3: column `cycles`: `-5`: ", p.display())),
+            "{e}"
+        );
 
         fs::write(
             &p,

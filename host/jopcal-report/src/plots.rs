@@ -1,7 +1,8 @@
 //! Plots, each written as SVG and PNG: grouped bar charts with titles, units
-//! and legends. Text is drawn with DejaVu Sans embedded in the binary
-//! (`dejavu` crate, via plotters' ab_glyph backend), so no system font is
-//! needed.
+//! and legends. Text is laid out with DejaVu Sans embedded in the binary
+//! (`dejavu` crate, via plotters' ab_glyph backend), and the PNG is the SVG
+//! rasterised by resvg with the same font, so no system font is needed and
+//! both files show the same picture.
 
 use plotters::prelude::*;
 use plotters::style::FontStyle;
@@ -24,16 +25,35 @@ pub struct Series {
     pub values: Vec<f64>,
     /// A label above each bar (e.g. the error), if any.
     pub labels: Option<Vec<String>>,
+    /// Its colour: an index into the palette, so that one estimator has one
+    /// colour in every plot (see [`color_of_variant`]).
+    pub color: usize,
 }
 
-const COLORS: [RGBColor; 6] = [
+const COLORS: [RGBColor; 8] = [
     RGBColor(60, 60, 60),
     RGBColor(31, 119, 180),
     RGBColor(255, 127, 14),
     RGBColor(44, 160, 44),
     RGBColor(214, 39, 40),
     RGBColor(148, 103, 189),
+    RGBColor(140, 86, 75),
+    RGBColor(23, 190, 207),
 ];
+
+/// The measurement's colour.
+pub const MEASURED_COLOR: usize = 0;
+
+/// The colour of estimator variant `v` of an accuracy table (the measurement has its own).
+pub fn color_of_variant(v: usize) -> usize {
+    1 + v % (COLORS.len() - 1)
+}
+
+/// Width of the legend column to the right of the chart, in pixels.
+const LEGEND_WIDTH: u32 = 330;
+
+/// Categories beyond this many get their names written upright (rotated), so they never overprint.
+const FLAT_LABELS: usize = 16;
 
 fn draw<DB: DrawingBackend>(
     root: DrawingArea<DB, plotters::coord::Shift>,
@@ -47,23 +67,35 @@ where
 {
     let err = |e: &dyn std::fmt::Display| e.to_string();
     root.fill(&WHITE).map_err(|e| err(&e))?;
+    let (w, _) = root.dim_in_pixel();
+    let (plot_area, legend_area) = root.split_horizontally(w.saturating_sub(LEGEND_WIDTH));
     let n = categories.len().max(1);
     let all = series.iter().flat_map(|s| s.values.iter().copied());
     let (lo, hi) = all.fold((0f64, 0f64), |(lo, hi), v| (lo.min(v), hi.max(v)));
-    // Head room above the bars for the value labels and the legend.
+    // Room above (and below) the bars for their value labels only: the
+    // legend has a column of its own.
     let span = (hi - lo).max(1e-9);
+    let labelled = series.iter().any(|s| s.labels.is_some());
+    let pad = if labelled { 0.14 } else { 0.05 };
     let (ylo, yhi) = (
-        if lo < 0.0 { lo - span * 0.15 } else { 0.0 },
-        hi + span * (0.25 + 0.06 * series.len() as f64),
+        if lo < 0.0 { lo - span * pad } else { 0.0 },
+        if hi > 0.0 || lo >= 0.0 { hi + span * pad } else { 0.0 },
     );
-    let mut chart = ChartBuilder::on(&root)
+    let upright = categories.len() > FLAT_LABELS;
+    let longest = categories.iter().map(|c| c.chars().count()).max().unwrap_or(0) as u32;
+    let mut chart = ChartBuilder::on(&plot_area)
         .caption(title, (FONT, 22))
         .margin(12)
-        .x_label_area_size(50)
+        .x_label_area_size(if upright { 16 + 8 * longest } else { 50 })
         .y_label_area_size(80)
         .build_cartesian_2d(-0.5f64..(n as f64 - 0.5), ylo..yhi)
         .map_err(|e| err(&e))?;
     let names = categories.to_vec();
+    let x_style = if upright {
+        (FONT, 13).into_font().transform(FontTransform::Rotate90)
+    } else {
+        (FONT, 13).into_font()
+    };
     chart
         .configure_mesh()
         .disable_x_mesh()
@@ -76,8 +108,9 @@ where
                 String::new()
             }
         })
-        .x_label_style((FONT, 13))
+        .x_label_style(x_style)
         .y_label_style((FONT, 13))
+        .y_label_formatter(&|y| trim_zero(&format!("{y:.1}")))
         .y_desc(y_desc)
         .axis_desc_style((FONT, 15))
         .draw()
@@ -85,7 +118,7 @@ where
     let k = series.len().max(1) as f64;
     let width = 0.8 / k;
     for (si, s) in series.iter().enumerate() {
-        let color = COLORS[si % COLORS.len()];
+        let color = COLORS[s.color % COLORS.len()];
         let x0 = |i: usize| i as f64 - 0.4 + si as f64 * width;
         chart
             .draw_series(
@@ -94,9 +127,7 @@ where
                     .enumerate()
                     .map(|(i, v)| Rectangle::new([(x0(i), 0.0), (x0(i) + width * 0.92, *v)], color.filled())),
             )
-            .map_err(|e| err(&e))?
-            .label(s.name.clone())
-            .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 12, y + 5)], color.filled()));
+            .map_err(|e| err(&e))?;
         if let Some(labels) = &s.labels {
             chart
                 .draw_series(s.values.iter().zip(labels).enumerate().map(|(i, (v, l))| {
@@ -110,16 +141,33 @@ where
                 .map_err(|e| err(&e))?;
         }
     }
-    chart
-        .configure_series_labels()
-        .background_style(WHITE.mix(0.85))
-        .border_style(BLACK)
-        .label_font((FONT, 13))
-        .position(SeriesLabelPosition::UpperRight)
-        .draw()
-        .map_err(|e| err(&e))?;
+    // The legend: one swatch and name per series, in its own column.
+    for (si, s) in series.iter().enumerate() {
+        let y = 50 + 24 * si as i32;
+        let color = COLORS[s.color % COLORS.len()];
+        legend_area
+            .draw(&Rectangle::new([(4, y - 6), (18, y + 6)], color.filled()))
+            .map_err(|e| err(&e))?;
+        legend_area
+            .draw(&Text::new(s.name.clone(), (24, y - 7), (FONT, 13).into_font()))
+            .map_err(|e| err(&e))?;
+    }
     root.present().map_err(|e| err(&e))?;
     Ok(())
+}
+
+/// A number as printed (`-0.00`, `+0.0%`, `12.5`), with the sign of a
+/// value that rounds to zero dropped: `-0.00%` reads as an error that is not there.
+pub fn trim_zero(s: &str) -> String {
+    match s.strip_prefix(['-', '+']) {
+        Some(rest) if rest.chars().all(|c| c == '0' || c == '.' || c == '%') => rest.to_string(),
+        _ => s.to_string(),
+    }
+}
+
+/// `x` with its sign and `decimals` decimals, zero without a sign.
+pub fn signed(x: f64, decimals: usize) -> String {
+    trim_zero(&format!("{x:+.decimals$}"))
 }
 
 /// Writes `<stem>.svg` and `<stem>.png`; returns both paths.
@@ -131,36 +179,49 @@ pub fn bar_chart(
     series: &[Series],
 ) -> Result<Vec<PathBuf>, String> {
     ensure_font();
-    let size = ((120 + 70 * categories.len()).clamp(640, 1800) as u32, 520u32);
+    let upright = categories.len() > FLAT_LABELS;
+    let per_category = if upright { 30 } else { 70 };
+    let size = (
+        (120 + per_category * categories.len() as u32).clamp(640, 2400) + LEGEND_WIDTH,
+        if upright { 600u32 } else { 520u32 },
+    );
     let svg = stem.with_extension("svg");
     let png = stem.with_extension("png");
-    for p in [&svg, &png] {
-        if let Some(d) = p.parent() {
-            std::fs::create_dir_all(d).map_err(|e| format!("{}: {e}", d.display()))?;
-        }
+    if let Some(d) = svg.parent() {
+        std::fs::create_dir_all(d).map_err(|e| format!("{}: {e}", d.display()))?;
     }
-    // Each file is drawn to a temporary name and renamed, like every other output.
-    let tmp_svg = stem.with_extension("svg.partial");
-    let tmp_png = stem.with_extension("partial.png");
+    let mut text = String::new();
     draw(
-        SVGBackend::new(&tmp_svg, size).into_drawing_area(),
+        SVGBackend::with_string(&mut text, size).into_drawing_area(),
         title,
         y_desc,
         categories,
         series,
     )
     .map_err(|e| format!("{}: {e}", svg.display()))?;
-    draw(
-        BitMapBackend::new(&tmp_png, size).into_drawing_area(),
-        title,
-        y_desc,
-        categories,
-        series,
-    )
-    .map_err(|e| format!("{}: {e}", png.display()))?;
-    std::fs::rename(&tmp_svg, &svg).map_err(|e| format!("{}: {e}", svg.display()))?;
-    std::fs::rename(&tmp_png, &png).map_err(|e| format!("{}: {e}", png.display()))?;
+    let png_bytes = rasterise(&text).map_err(|e| format!("{}: {e}", png.display()))?;
+    // Each file is written to a temporary name and renamed, like every other output.
+    for (path, bytes) in [(&svg, text.as_bytes()), (&png, png_bytes.as_slice())] {
+        let tmp = path.with_extension("partial");
+        std::fs::write(&tmp, bytes).map_err(|e| format!("{}: {e}", tmp.display()))?;
+        std::fs::rename(&tmp, path).map_err(|e| format!("{}: {e}", path.display()))?;
+    }
     Ok(vec![svg, png])
+}
+
+/// The SVG as a PNG, its text in the embedded DejaVu Sans.
+fn rasterise(svg: &str) -> Result<Vec<u8>, String> {
+    use resvg::{tiny_skia, usvg};
+    let mut options = usvg::Options::default();
+    let fonts = options.fontdb_mut();
+    fonts.load_font_data(dejavu::sans::regular().to_vec());
+    fonts.set_sans_serif_family("DejaVu Sans");
+    options.font_family = "DejaVu Sans".into();
+    let tree = usvg::Tree::from_str(svg, &options).map_err(|e| e.to_string())?;
+    let size = tree.size().to_int_size();
+    let mut pixmap = tiny_skia::Pixmap::new(size.width(), size.height()).ok_or("the plot has no area")?;
+    resvg::render(&tree, tiny_skia::Transform::default(), &mut pixmap.as_mut());
+    pixmap.encode_png().map_err(|e| e.to_string())
 }
 
 /// Measured against each estimate per benchmark, million cycles, errors above the bars.
@@ -169,6 +230,7 @@ pub fn measured_vs_estimated(a: &crate::accuracy::Accuracy, stem: &Path) -> Resu
         name: "measured".into(),
         values: a.measured.iter().map(|c| c / 1e6).collect(),
         labels: None,
+        color: MEASURED_COLOR,
     }];
     for (v, name) in a.variants.iter().enumerate() {
         series.push(Series {
@@ -176,9 +238,10 @@ pub fn measured_vs_estimated(a: &crate::accuracy::Accuracy, stem: &Path) -> Resu
             values: a.estimates[v].iter().map(|c| c / 1e6).collect(),
             labels: Some(
                 (0..a.benchmarks.len())
-                    .map(|b| format!("{:+.1}%", a.error_pct(v, b)))
+                    .map(|b| format!("{}%", signed(a.error_pct(v, b), 1)))
                     .collect(),
             ),
+            color: color_of_variant(v),
         });
     }
     bar_chart(
@@ -200,6 +263,7 @@ pub fn error_by_variant(a: &crate::accuracy::Accuracy, stem: &Path) -> Result<Ve
             name: format!("{name} (geo. mean |error| {:.2}%)", a.geomean_abs_error(v)),
             values: (0..a.benchmarks.len()).map(|b| a.error_pct(v, b)).collect(),
             labels: None,
+            color: color_of_variant(v),
         })
         .collect();
     bar_chart(
@@ -227,6 +291,7 @@ mod tests {
                 name: "measured".into(),
                 values: vec![1.5, 2.5],
                 labels: Some(vec!["+1.0%".into(), "-2.0%".into()]),
+                color: MEASURED_COLOR,
             }],
         )
         .unwrap();
@@ -238,5 +303,10 @@ mod tests {
         let png = std::fs::read(&files[1]).unwrap();
         assert_eq!(&png[1..4], b"PNG");
         assert!(png.len() > 5000, "a PNG with drawn text and bars");
+        assert_eq!(trim_zero("-0.00%"), "0.00%");
+        assert_eq!(trim_zero("-0.01%"), "-0.01%");
+        assert_eq!(signed(-0.0004, 2), "0.00");
+        assert_eq!(signed(0.006, 2), "+0.01");
+        assert_eq!(signed(-1.5, 1), "-1.5");
     }
 }

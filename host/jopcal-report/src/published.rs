@@ -105,8 +105,11 @@ pub fn markdown(ours: &[(String, f64)], refs: &References, suite: &str) -> Strin
         {
             any = true;
             s.push_str(&format!(
-                "| {bench} | {err:+.3} | {:+.2} .. {:+.2} | {} |\n",
-                p.min_pct, p.max_pct, p.source
+                "| {bench} | {} | {} .. {} | {} |\n",
+                crate::plots::signed(*err, 3),
+                crate::plots::signed(p.min_pct, 2),
+                crate::plots::signed(p.max_pct, 2),
+                p.source
             ));
         }
     }

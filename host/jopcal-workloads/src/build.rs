@@ -102,7 +102,75 @@ pub fn suite_hash(
 
 /// Compiles the suite under `root` (or reuses the cache under `cache_root`).
 pub fn build_suite(root: &Path, jdk: &Jdk, cache_root: &Path) -> Result<BuiltSuite, BuildError> {
-    let sources = java_sources(root)?;
+    build_suite_without(root, jdk, cache_root, &[])
+}
+
+/// The source file of main class `main`, relative to a suite's root.
+fn main_source(main: &str) -> String {
+    format!("src/{}.java", main.replace('.', "/"))
+}
+
+/// A suite built with some workloads left out because they do not compile.
+#[derive(Debug, Clone)]
+pub struct LenientBuild {
+    pub built: BuiltSuite,
+    /// `(workload, javac's first error)` of each workload left out.
+    pub left_out: Vec<(String, String)>,
+}
+
+/// Compiles the suite; when javac fails and the suite has more than one
+/// workload, finds the workloads whose main class does not compile with the
+/// suite's shared sources (each tried alone) and builds the rest. A suite in
+/// which every workload fails, or whose shared sources fail, is an error.
+pub fn build_suite_lenient(root: &Path, jdk: &Jdk, cache_root: &Path) -> Result<LenientBuild, BuildError> {
+    let first = match build_suite(root, jdk, cache_root) {
+        Ok(built) => {
+            return Ok(LenientBuild {
+                built,
+                left_out: Vec::new(),
+            })
+        }
+        Err(e @ BuildError::Javac { .. }) => e,
+        Err(e) => return Err(e),
+    };
+    let Ok(suite) = crate::suite::Suite::load(root) else {
+        return Err(first);
+    };
+    let mains: Vec<&str> = suite.workloads.iter().map(|w| w.main.as_str()).collect();
+    if mains.len() < 2 {
+        return Err(first);
+    }
+    let mut left_out = Vec::new();
+    for w in &suite.workloads {
+        let others: Vec<&str> = mains.iter().copied().filter(|m| *m != w.main).collect();
+        if let Err(e @ BuildError::Javac { .. }) = build_suite_without(root, jdk, cache_root, &others) {
+            left_out.push((w.name.clone(), w.main.clone(), e.to_string()));
+        }
+    }
+    if left_out.is_empty() || left_out.len() == mains.len() {
+        return Err(first);
+    }
+    let excluded: Vec<&str> = left_out.iter().map(|(_, m, _)| m.as_str()).collect();
+    let built = build_suite_without(root, jdk, cache_root, &excluded)?;
+    Ok(LenientBuild {
+        built,
+        left_out: left_out.into_iter().map(|(n, _, e)| (n, e)).collect(),
+    })
+}
+
+/// Compiles the suite under `root` without the source files of the main
+/// classes in `excluded` (or reuses the cache under `cache_root`).
+pub fn build_suite_without(
+    root: &Path,
+    jdk: &Jdk,
+    cache_root: &Path,
+    excluded: &[&str],
+) -> Result<BuiltSuite, BuildError> {
+    let skip: Vec<String> = excluded.iter().map(|m| main_source(m)).collect();
+    let sources: Vec<(String, PathBuf)> = java_sources(root)?
+        .into_iter()
+        .filter(|(rel, _)| !skip.contains(rel))
+        .collect();
     // A generated suite (a JOP tree's benchmarks) compiles its own sources and
     // takes the rest from the manifest's source path; those files count in the hash.
     let (sourcepath, encoding) = crate::suite::Suite::load(root)
@@ -224,6 +292,61 @@ mod tests {
             e.to_string(),
             "javac failed (2 error(s)); first: src/A.java:3: error: ';' expected"
         );
+    }
+
+    /// A suite of two workloads, `Good` and `Bad`; `bad_compiles` decides whether Bad does.
+    fn two_workloads(dir: &Path, bad_compiles: bool, good_compiles: bool) {
+        fs::create_dir_all(dir.join("src/a")).unwrap();
+        fs::write(
+            dir.join("suite.toml"),
+            "[[workload]]\nname = \"Good\"\nmain = \"a.Good\"\nkind = \"k\"\n\n[[workload]]\nname = \"Bad\"\nmain = \"a.Bad\"\nkind = \"k\"\n",
+        )
+        .unwrap();
+        let body = |ok: bool| if ok { "int x = 1;" } else { "int x = ;" };
+        fs::write(
+            dir.join("src/a/Shared.java"),
+            "package a; class Shared { static int one() { return 1; } }",
+        )
+        .unwrap();
+        fs::write(
+            dir.join("src/a/Good.java"),
+            format!(
+                "package a; public class Good {{ public static void main(String[] s) {{ {} Shared.one(); }} }}",
+                body(good_compiles)
+            ),
+        )
+        .unwrap();
+        fs::write(
+            dir.join("src/a/Bad.java"),
+            format!(
+                "package a; public class Bad {{ public static void main(String[] s) {{ {} }} }}",
+                body(bad_compiles)
+            ),
+        )
+        .unwrap();
+    }
+
+    #[test]
+    fn a_workload_that_does_not_compile_is_left_out_not_the_suite() {
+        let Ok(jdk) = Jdk::detect() else {
+            panic!("a JDK is needed (scripts/setup installs one)");
+        };
+        let dir = tempfile::tempdir().unwrap();
+        let (root, cache) = (dir.path().join("suite"), dir.path().join("cache"));
+        two_workloads(&root, false, true);
+        let b = build_suite_lenient(&root, &jdk, &cache).unwrap();
+        assert_eq!(b.left_out.len(), 1);
+        assert_eq!(b.left_out[0].0, "Bad");
+        assert!(b.left_out[0].1.contains("Bad.java:1: error:"), "{:?}", b.left_out);
+        assert!(b.built.classes.join("a/Good.class").is_file());
+        assert!(!b.built.classes.join("a/Bad.class").exists());
+        // Every workload failing is the suite's failure.
+        let root2 = dir.path().join("suite2");
+        two_workloads(&root2, false, false);
+        assert!(matches!(
+            build_suite_lenient(&root2, &jdk, &cache),
+            Err(BuildError::Javac { .. })
+        ));
     }
 
     #[test]

@@ -13,7 +13,7 @@ pub mod jdk;
 pub mod profile;
 pub mod suite;
 
-pub use build::{build_suite, BuiltSuite};
+pub use build::{build_suite, build_suite_lenient, BuiltSuite, LenientBuild};
 pub use encoding::SourceEncoding;
 pub use host::{run_java, Captured, JavaRun};
 pub use jdk::Jdk;

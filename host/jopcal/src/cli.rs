@@ -51,6 +51,15 @@ pub enum Verb {
     Targets,
     /// Show the cache (compiled suites, generated tree suites, jopcal's own files) or clear it.
     Cache(CacheArgs),
+    /// Check a JOP tree and its jopcal.toml (harnesses, encoding, host build, one image, JopSim).
+    Doctor(DoctorArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct DoctorArgs {
+    /// Seconds the image build and the JopSim run may each take.
+    #[arg(long, default_value_t = 300)]
+    pub timeout: u64,
 }
 
 #[derive(Debug, Args)]
@@ -108,9 +117,10 @@ pub struct RunArgs {
     /// Output directory (created if missing; an earlier run in it is moved to previous/).
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
-    /// Seconds one workload may take before it is killed.
-    #[arg(long, default_value_t = 120)]
-    pub timeout: u64,
+    /// Seconds one workload may take before it is killed (default 120; on the JOP tree's
+    /// targets `timeout` of jopcal.toml's [jop] table, if given).
+    #[arg(long)]
+    pub timeout: Option<u64>,
     /// Extra option for the host JVM, e.g. --jvm-arg=-Xint (repeatable; host target).
     #[arg(long = "jvm-arg", value_name = "ARG", allow_hyphen_values = true)]
     pub jvm_args: Vec<String>,
@@ -359,9 +369,14 @@ pub struct ValidateArgs {
     /// Output directory (created if missing; an earlier run in it is moved to previous/).
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
-    /// Seconds one workload may take before it is killed.
-    #[arg(long, default_value_t = 120)]
-    pub timeout: u64,
+    /// Only these benchmarks of the suite (repeatable; default: the whole suite). The
+    /// calibration micro-benchmarks always run in full.
+    #[arg(long = "bench", value_name = "NAME")]
+    pub benches: Vec<String>,
+    /// Seconds one workload may take before it is killed (default 120; on the JOP tree's
+    /// targets `timeout` of jopcal.toml's [jop] table, if given).
+    #[arg(long)]
+    pub timeout: Option<u64>,
     /// The published measurements to compare with (`jp2-jembench-jop.csv`,
     /// `cprof-jbe-jop.csv`); default: the copy jopcal carries.
     #[arg(long, value_name = "DIR")]

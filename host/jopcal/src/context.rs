@@ -191,6 +191,23 @@ pub fn jop_home(explicit: Option<&Path>) -> Result<PathBuf> {
     }
 }
 
+/// Seconds a workload may take on `target`: `--timeout`, else on the JOP
+/// tree's targets (JopSim, a board, the bench) `timeout` of jopcal.toml,
+/// else 120.
+pub fn workload_timeout(explicit: Option<u64>, target: crate::cli::Target) -> Result<u64> {
+    use crate::cli::Target;
+    if let Some(t) = explicit {
+        return Ok(t);
+    }
+    let tree_target = matches!(target, Target::Jopsim | Target::Board | Target::Verilator);
+    let configured = if tree_target {
+        jop_config()?.and_then(|c| c.timeout)
+    } else {
+        None
+    };
+    Ok(configured.unwrap_or(120))
+}
+
 /// The project's `jopcal.toml`, found from the current directory upwards.
 pub fn jop_config() -> Result<Option<jopcal_jop::config::JopConfig>> {
     jopcal_jop::config::JopConfig::find(&std::env::current_dir()?).map_err(|e| anyhow::anyhow!(e))
@@ -222,7 +239,7 @@ pub fn suite_dir(firmware: Option<&Path>, home: Option<&Path>, suite: &str) -> R
     }
     let encoding = match jop_config()?.and_then(|c| c.encoding) {
         Some(e) => e,
-        None => tree.source_encoding().map_err(|e| anyhow::anyhow!(e))?,
+        None => tree.source_encoding().map_err(|e| anyhow::anyhow!(e))?.0,
     };
     let g = generate_suite(tree_suite, &selected, encoding, &fw, &tmp).map_err(|e| {
         let _ = std::fs::remove_dir_all(&tmp);

@@ -34,6 +34,18 @@ impl Progress {
         }
     }
 
+    /// A long step begins: said at once, bar or not, so a log shows what
+    /// the time after it went to.
+    pub fn started(&self, what: &str) {
+        match &self.bar {
+            Some(b) => {
+                b.set_message(what.to_string());
+                b.println(format!("{:>10} {what} ...", self.stage));
+            }
+            None => eprintln!("{:>10} {what} ...", self.stage),
+        }
+    }
+
     /// One item finished; `line` is kept in the terminal scrollback / printed.
     pub fn finished(&self, line: &str) {
         match &self.bar {

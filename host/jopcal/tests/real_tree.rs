@@ -89,24 +89,23 @@ fn the_trees_suites_build_run_and_profile_on_the_host() {
 }
 
 /// Lift once stopped on the virtual board reading `this.io` (declared in its
-/// superclass) as an array; Kfl, Lift and UdpIp need no library class the
-/// board lacks.
+/// superclass) as an array; Matrix, Queens and Ejip need the one-CPU
+/// `Thread`, `Runnable`, `Runtime` and class locks. Aes (java.util.Random)
+/// and Raytrace (java.util.Vector, floating point) need a JOP image.
 #[test]
-fn kfl_lift_and_udpip_run_on_the_virtual_board() {
+fn six_of_the_eight_jembench_harnesses_run_on_the_virtual_board() {
     let Some(tree) = tree() else { return };
     let tmp = tempfile::tempdir().unwrap();
     let (ok, _, err) = run_in(
         tmp.path(),
         &tree,
-        &[
-            "run", "--suite", "jembench", "--target", "emu", "--bench", "Kfl", "--bench", "Lift", "--bench", "UdpIp",
-            "--out", "e",
-        ],
+        &["run", "--suite", "jembench", "--target", "emu", "--out", "e"],
     );
-    assert!(ok, "{err}");
+    assert!(!ok, "Aes and Raytrace fail");
+    assert!(err.contains("2 workload runs failed (Aes, Raytrace)"), "{err}");
     let r = rows(&tmp.path().join("e/measurements.csv"));
     let names: Vec<&str> = r.iter().map(|(b, _)| b.as_str()).collect();
-    assert_eq!(names, ["Kfl", "Lift", "UdpIp"]);
+    assert_eq!(names, ["Ejip", "Kfl", "Lift", "Matrix", "Queens", "UdpIp"]);
 }
 
 /// In JopSim, the cycles between the wrapper's two counter reads are all of

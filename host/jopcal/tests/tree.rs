@@ -382,3 +382,56 @@ fn validate_on_a_board_builds_every_image_with_the_toolchain() {
         .unwrap();
     assert!(stderr(&o).contains("--image is for `jopcal run`"), "{}", stderr(&o));
 }
+
+#[test]
+fn doctor_passes_a_working_tree_and_names_each_problem_with_its_fix() {
+    let dir = tempfile::tempdir().unwrap();
+    let jopcal_bin = env!("CARGO_BIN_EXE_jopcal");
+    toolchain_config(dir.path(), &format!("{jopcal_bin} emu --run {{image}}"));
+    let doctor = || {
+        jopcal()
+            .current_dir(dir.path())
+            .args(["doctor", "--timeout", "120"])
+            .output()
+            .unwrap()
+    };
+    let o = doctor();
+    let err = stderr(&o);
+    assert!(o.status.success(), "{err}");
+    for line in [
+        "ok       jembench harnesses: 3 (Bits, Insertion, Queue)",
+        "ok       source encoding: ISO-8859-1 (from JOP's default: no -encoding in a Makefile)",
+        "ok       image of Bits: the tree's toolchain built it",
+        "ok       JopSim on Bits: @jopcal result bench=Bits",
+        "all checks passed",
+    ] {
+        assert!(err.contains(line), "{line}: {err}");
+    }
+    // The tree's Makefile with JDK 17's javac: the problem, and the fix.
+    let toml = std::fs::read_to_string(dir.path().join("jopcal.toml")).unwrap();
+    let broken: String = toml
+        .lines()
+        .map(|l| {
+            if l.starts_with("build") {
+                "build = \"echo 'error: Source option 5 is no longer supported. Use 7 or later.' >&2; exit 2\""
+                    .to_string()
+            } else {
+                l.to_string()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n");
+    std::fs::write(dir.path().join("jopcal.toml"), broken).unwrap();
+    let o = doctor();
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("PROBLEM  image of Bits: building the image:")
+            && err.contains("error: Source option 5 is no longer supported. Use 7 or later.; fix: JDK 17's javac cannot compile for Java 1.5 as the tree's Makefile asks: use ecj as `javac` in the build template (docs/jop-tree.md, step 3)"),
+        "{err}"
+    );
+    assert!(
+        err.trim_end().ends_with("jopcal: error: 1 problem(s); see above"),
+        "{err}"
+    );
+}

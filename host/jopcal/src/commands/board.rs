@@ -127,7 +127,7 @@ pub fn measure_board(
         .with_context(|| format!("creating measurements in {}", out.path.display()))?;
     let target_config = match config_note {
         Some(note) => format!("{note} over {} ({})", link.describe(), a.protocol),
-        None => format!("{} {} {} baud", link.describe(), a.protocol, a.baud),
+        None => format!("{} {}", link.describe(), a.protocol),
     };
     let opts = session(a, Duration::from_secs(timeout), habits);
     let progress = Progress::new("measure", images.len() as u64);

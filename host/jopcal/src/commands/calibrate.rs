@@ -172,7 +172,11 @@ pub fn run_calibration(run: &CalibrationRun) -> Result<Calibration> {
         ));
     }
     let progress = crate::progress::Progress::new("calibrate", if loo { obs.len() as u64 + 1 } else { 1 });
-    progress.working_on("fit");
+    progress.started(&format!(
+        "fitting {} parameter(s) to {} benchmarks",
+        spec.params.len(),
+        obs.len()
+    ));
     let memo = jopcal_calibrate::fit::Memo::default();
     let f = fit(&refs, &start, &spec, &memo).map_err(|e| anyhow!(e))?;
     progress.finished(&format!(
@@ -182,9 +186,18 @@ pub fn run_calibration(run: &CalibrationRun) -> Result<Calibration> {
     ));
     let fitted = f.apply(&start);
     let loo_rows = if loo {
-        progress.working_on("leave-one-out");
-        let rows = leave_one_out(&refs, &start, &fitted, &spec, f.cache, &memo).map_err(|e| anyhow!(e))?;
-        progress.finished(&format!("leave-one-out over {} benchmarks", rows.len()));
+        progress.started(&format!(
+            "leave-one-out: {} fits, each without one benchmark",
+            obs.len()
+        ));
+        let on_predicted = |bench: &str, measured: f64, predicted: f64| {
+            progress.finished(&format!(
+                "leave-one-out {bench}: {:+.3}%",
+                100.0 * (predicted - measured) / measured
+            ));
+        };
+        let rows =
+            leave_one_out(&refs, &start, &fitted, &spec, f.cache, &memo, &on_predicted).map_err(|e| anyhow!(e))?;
         Some(rows)
     } else {
         None
@@ -277,7 +290,8 @@ fn trim(v: f64) -> String {
 }
 
 /// Plots the fit's and the cross-validation's residuals per benchmark from calibration.json.
-pub fn plot_from_json(json_path: &Path, stem: &Path) -> Result<()> {
+/// Draws the residual plot of a `calibration.json`; returns the files written.
+pub fn plot_from_json(json_path: &Path, stem: &Path) -> Result<Vec<PathBuf>> {
     let v: Value = serde_json::from_slice(&std::fs::read(json_path)?)
         .with_context(|| format!("reading {}", json_path.display()))?;
     let rows = v["fit"].as_array().cloned().unwrap_or_default();
@@ -285,10 +299,13 @@ pub fn plot_from_json(json_path: &Path, stem: &Path) -> Result<()> {
         .iter()
         .map(|r| r["benchmark"].as_str().unwrap_or("?").to_string())
         .collect();
+    // The fitted table has the colour of the calibrated estimator in validate's
+    // plots (the fourth variant, after the published table's three cache modes).
     let mut series = vec![Series {
         name: "fitted table".into(),
         values: rows.iter().map(|r| r["error_pct"].as_f64().unwrap_or(0.0)).collect(),
         labels: None,
+        color: jopcal_report::plots::color_of_variant(3),
     }];
     if let Some(loo) = v["loo"].as_array() {
         series.push(Series {
@@ -303,6 +320,7 @@ pub fn plot_from_json(json_path: &Path, stem: &Path) -> Result<()> {
                 })
                 .collect(),
             labels: None,
+            color: jopcal_report::plots::color_of_variant(5),
         });
     }
     bar_chart(
@@ -312,6 +330,5 @@ pub fn plot_from_json(json_path: &Path, stem: &Path) -> Result<()> {
         &names,
         &series,
     )
-    .map_err(|e| anyhow!(e))?;
-    Ok(())
+    .map_err(|e| anyhow!(e))
 }

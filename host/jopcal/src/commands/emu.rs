@@ -185,7 +185,8 @@ pub fn measure_emu(
     let result = measure_board(&args, out, stamp, timeout, "emu", Some(config_note.trim()), habits);
     stop.store(true, Ordering::Relaxed);
     let _ = thread.join();
-    let m = result?;
+    let mut m = result?;
+    m.failures.splice(0..0, setup.left_out.iter().cloned());
     // Keep the bundles beside the results.
     keep_images(&args.images, &m.out.join("images"))?;
     let _ = std::fs::remove_dir_all(&staging);

@@ -54,17 +54,71 @@ fn shell(cmd: &str, dir: &Path, timeout: Duration) -> std::result::Result<(Strin
     };
     let (stdout, stderr) = (o.join().unwrap_or_default(), e.join().unwrap_or_default());
     if !status.success() {
-        let last = stderr
-            .lines()
-            .chain(stdout.lines())
-            .rev()
-            .find(|l| !l.trim().is_empty())
-            .unwrap_or("")
-            .trim()
-            .to_string();
-        return Err(format!("`{cmd}` failed ({status}): {last}"));
+        return Err(format!("`{cmd}` failed ({status}): {}", telling_line(&stdout, &stderr)));
     }
     Ok((stdout, stderr))
+}
+
+/// The line of a failed command's output that says why: the first compiler
+/// error or Java exception (a make run ends with make's own `Error 1`, which
+/// says nothing), else the last line.
+fn telling_line(stdout: &str, stderr: &str) -> String {
+    let lines = || {
+        stderr
+            .lines()
+            .chain(stdout.lines())
+            .map(str::trim)
+            .filter(|l| !l.is_empty())
+    };
+    let telling = |l: &&str| {
+        (l.contains("error:")
+            || l.contains("ERROR")
+            || l.contains("Exception")
+            || l.contains("Error:")
+            || l.contains("Error "))
+            && !l.starts_with("make")
+    };
+    lines()
+        .find(telling)
+        .or_else(|| lines().next_back())
+        .unwrap_or("")
+        .to_string()
+}
+
+/// A fix for a toolchain or simulator failure `why`, where jopcal knows one
+/// (`docs/jop-tree.md` explains each).
+pub fn known_fix(why: &str) -> Option<&'static str> {
+    let fixes: [(&[&str], &str); 6] = [
+        (
+            &["major version", "Unsupported class file", "wrong version", "ClassFormatException"],
+            "the compiler writes class files newer than JOP's linker reads (version 50): put a `javac` that runs Debian's ecj first on PATH in the build template (docs/jop-tree.md, step 3)",
+        ),
+        (
+            &["StringBuilder"],
+            "ecj wrote no java/lang/StringBuilder.class: compile the tree's StringBuilder.java with the application (docs/jop-tree.md, step 3)",
+        ),
+        (
+            &["-source 1.5", "Source option 5", "release version 5"],
+            "JDK 17's javac cannot compile for Java 1.5 as the tree's Makefile asks: use ecj as `javac` in the build template (docs/jop-tree.md, step 3)",
+        ),
+        (
+            &["no main manifest attribute"],
+            "run JopSim by class name: `java -cp .../jop-tools.jar com.jopdesign.tools.JopSim {image}` (docs/jop-tree.md, step 5)",
+        ),
+        (
+            &["could not find or load main class com.jopdesign", "unable to access jarfile"],
+            "build the tree's tools first: `make tools` with JDK 17 flags (docs/jop-tree.md, step 2)",
+        ),
+        (
+            &["ArrayIndexOutOfBoundsException"],
+            "this JopSim invokes the tree's stub monitor routines: put a JopSim with the monitor fix first on its class path (docs/jop-tree.md, step 4)",
+        ),
+    ];
+    let low = why.to_lowercase();
+    fixes
+        .iter()
+        .find(|(needles, _)| needles.iter().any(|n| low.contains(&n.to_lowercase())))
+        .map(|(_, fix)| *fix)
 }
 
 /// The JOP tree's toolchain as `jopcal.toml` configures it: the `build`
@@ -151,6 +205,21 @@ impl Toolchain {
         Ok(keep.to_path_buf())
     }
 
+    /// The `jopsim` template filled for `job`'s `image`.
+    fn jopsim_command(
+        &self,
+        template: &str,
+        suite: &Suite,
+        job: &WorkloadSpec,
+        out: &Path,
+        image: &Path,
+    ) -> std::result::Result<String, String> {
+        let mut v = self.values(suite, job, out).map_err(|e| e.to_string())?;
+        let image = std::path::absolute(image).map_err(|e| format!("{}: {e}", image.display()))?;
+        v.insert("image", image.display().to_string());
+        Ok(expand(template, &v))
+    }
+
     /// Builds the image of every workload of `jobs` into `dir` (`<name>.jop`),
     /// with progress; the first failure ends it.
     pub fn build_all(&self, suite: &Suite, jobs: &[WorkloadSpec], dir: &Path, limit: Duration) -> Result<Vec<PathBuf>> {
@@ -173,6 +242,20 @@ impl Toolchain {
         progress.done();
         Ok(images)
     }
+}
+
+/// Runs `image` (of `job`) in the tree's JopSim; its stdout and stderr.
+pub fn run_jopsim(
+    tools: &Toolchain,
+    suite: &Suite,
+    job: &WorkloadSpec,
+    out: &Path,
+    image: &Path,
+    limit: Duration,
+) -> std::result::Result<(String, String), String> {
+    let template = tools.cfg.jopsim.as_deref().ok_or("[jop] has no `jopsim` template")?;
+    let cmd = tools.jopsim_command(template, suite, job, out, image)?;
+    shell(&cmd, &tools.home, limit)
 }
 
 /// `jopcal run --target jopsim` over the workload directory `root`.
@@ -204,10 +287,7 @@ pub fn measure_jopsim(
         let outcome = (|| -> std::result::Result<Vec<Measurement>, String> {
             let image = dir.join(format!("images/{}.jop", job.name));
             tools.build_image(&suite, job, &dir.path, &image, limit)?;
-            let mut v = tools.values(&suite, job, &dir.path).map_err(|e| e.to_string())?;
-            let image = std::path::absolute(&image).map_err(|e| format!("{}: {e}", image.display()))?;
-            v.insert("image", image.display().to_string());
-            let cmd = expand(&jopsim, &v);
+            let cmd = tools.jopsim_command(&jopsim, &suite, job, &dir.path, &image)?;
             let (stdout, stderr) = shell(&cmd, &tools.home, limit)?;
             let text = format!("# command: {cmd}\n# ---- stdout ----\n{stdout}# ---- stderr ----\n{stderr}");
             atomic::write_atomic(&dir.join(&log_rel), text.as_bytes()).map_err(|e| e.to_string())?;
@@ -285,4 +365,35 @@ pub fn measure_jopsim(
         rows,
         failures,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn failures_of_the_trees_toolchain_get_their_fix() {
+        let fix = |why: &str| known_fix(why).unwrap_or("none");
+        // What the tools print in each case (seen with jop-devel/jop).
+        assert!(fix("javac: error: Source option 5 is no longer supported. Use 7 or later.").contains("use ecj"));
+        assert!(
+            fix("org.apache.bcel.classfile.ClassFormatException: Unsupported major version 61").contains("version 50")
+        );
+        assert!(fix("com.jopdesign.build.MissingClassError: java.lang.StringBuilder").contains("StringBuilder.java"));
+        assert!(fix("no main manifest attribute, in /j/java/tools/dist/lib/jop-tools.jar").contains("by class name"));
+        assert!(
+            fix("`java -cp /j/jop-tools.jar com.jopdesign.tools.JopSim x.jop` failed: java.lang.ArrayIndexOutOfBoundsException: Index 256")
+                .contains("monitor fix")
+        );
+        assert!(fix("Error: Could not find or load main class com.jopdesign.tools.JopSim").contains("make tools"));
+        assert_eq!(known_fix("make: *** [Makefile:437: java_app] Error 1"), None);
+        assert_eq!(
+            telling_line(
+                "",
+                "ecj: warn\nLoopKfl.java:3: error: ';' expected\nmake: *** Error 1\n"
+            ),
+            "LoopKfl.java:3: error: ';' expected"
+        );
+        assert_eq!(telling_line("last words\n", ""), "last words");
+    }
 }

@@ -3,6 +3,7 @@
 mod board;
 mod cache;
 pub mod calibrate;
+mod doctor;
 mod emu;
 mod estimate;
 mod jopsim;
@@ -34,5 +35,6 @@ pub fn dispatch(cli: Cli) -> Result<()> {
         Verb::Emu(a) => emu::emu(firmware, &a),
         Verb::Sim(a) => sim::sim(firmware, &a),
         Verb::Cache(a) => cache::cache(&a),
+        Verb::Doctor(a) => doctor::doctor(firmware, cli.jop_home.as_deref(), a.timeout),
     }
 }

@@ -30,14 +30,26 @@ pub fn write_accuracy(a: &Accuracy, dir: &Path) -> Result<Vec<PathBuf>> {
 }
 
 pub fn reconcile(a: &ReconcileArgs) -> Result<()> {
+    let stamp = clock::now_stamp();
+    let out = context::out_dir(a.out.as_deref(), "reconcile", &stamp)?;
     let measured = measurements::read(&a.measured).map_err(|e| anyhow!(e))?;
+    if measured.is_empty() {
+        bail!(
+            "{}: no measurement rows, only the header: measure first (`jopcal run`), or name another file",
+            a.measured.display()
+        );
+    }
     let estimates = read_estimates(&a.estimates).map_err(|e| anyhow!(e))?;
+    if estimates.is_empty() {
+        bail!(
+            "{}: no estimate rows, only the header: estimate first (`jopcal estimate`), or name another file",
+            a.estimates.display()
+        );
+    }
     let acc = reconcile_sets(&measured, &estimates).map_err(|e| anyhow!(e))?;
     for w in &acc.warnings {
         eprintln!("  reconcile warning: {w}");
     }
-    let stamp = clock::now_stamp();
-    let out = context::out_dir(a.out.as_deref(), "reconcile", &stamp)?;
     let dir = OutDir::prepare(&out, &stamp).with_context(|| format!("preparing {}", out.display()))?;
     write_accuracy(&acc, &dir.path)?;
     for (v, name) in acc.variants.iter().enumerate() {
@@ -104,10 +116,13 @@ pub fn report(a: &ReportArgs) -> Result<()> {
     let measured = measurements::read(&m).map_err(|e| anyhow!(e))?;
     let estimates = read_estimates(&e).map_err(|e| anyhow!(e))?;
     let acc = reconcile_sets(&measured, &estimates).map_err(|e| anyhow!(e))?;
-    let files = write_accuracy(&acc, &a.from)?;
+    let mut files = write_accuracy(&acc, &a.from)?;
     let cal = a.from.join("calibration.json");
     if cal.is_file() {
-        crate::commands::calibrate::plot_from_json(&cal, &a.from.join("plots/calibration-residuals"))?;
+        files.extend(crate::commands::calibrate::plot_from_json(
+            &cal,
+            &a.from.join("plots/calibration-residuals"),
+        )?);
     }
     eprintln!("    report re-rendered {} files from {}", files.len(), a.from.display());
     if let Some(dest) = &a.publish {

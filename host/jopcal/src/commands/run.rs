@@ -8,7 +8,7 @@ use crate::progress::Progress;
 use anyhow::{bail, Context, Result};
 use jopcal_measure::{atomic, clock, Measurement, MeasurementWriter, OutDir, Unit};
 use jopcal_workloads::host::{interpret, run_java, JavaRun};
-use jopcal_workloads::{build_suite, BuiltSuite, Jdk, Suite, WorkloadSpec};
+use jopcal_workloads::{build_suite_lenient, BuiltSuite, Jdk, Suite, WorkloadSpec};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -27,6 +27,8 @@ pub struct HostSetup {
     /// The workloads to run, in suite order unless named explicitly.
     pub selected: Vec<WorkloadSpec>,
     pub built: BuiltSuite,
+    /// `(workload, why)` of selected workloads left out because they do not compile.
+    pub left_out: Vec<(String, String)>,
 }
 
 /// Finds the suite, checks the benchmark names, finds the JDK and compiles the
@@ -34,11 +36,26 @@ pub struct HostSetup {
 pub fn prepare_host(firmware: Option<&Path>, benches: &[String]) -> Result<HostSetup> {
     let root = context::firmware_dir(firmware)?;
     let suite = Suite::load(&root)?;
-    let selected = suite.select(benches)?;
+    let mut selected = suite.select(benches)?;
     let jdk = Jdk::detect()?;
     let cache = context::cache_root()?;
-    let built =
-        build_suite(&root, &jdk, &cache).with_context(|| format!("building the suite in {}", root.display()))?;
+    // One harness that does not compile is left out, never the whole suite.
+    let lenient = build_suite_lenient(&root, &jdk, &cache)
+        .with_context(|| format!("building the suite in {}", root.display()))?;
+    let built = lenient.built;
+    let left_out: Vec<(String, String)> = lenient
+        .left_out
+        .into_iter()
+        .filter(|(name, _)| selected.iter().any(|w| &w.name == name))
+        .map(|(name, why)| (name, format!("does not compile on the host: {why}")))
+        .collect();
+    for (name, why) in &left_out {
+        eprintln!("     note: {name} left out: {why}");
+    }
+    selected.retain(|w| !left_out.iter().any(|(n, _)| n == &w.name));
+    if let (true, Some((name, why))) = (selected.is_empty(), left_out.first()) {
+        bail!("no workload left to run: {name} {why}");
+    }
     eprintln!(
         "     build {} workloads, {} ({}), class files {}",
         suite.workloads.len(),
@@ -46,7 +63,12 @@ pub fn prepare_host(firmware: Option<&Path>, benches: &[String]) -> Result<HostS
         if built.cached { "cached" } else { "compiled" },
         built.classes.display()
     );
-    Ok(HostSetup { jdk, selected, built })
+    Ok(HostSetup {
+        jdk,
+        selected,
+        built,
+        left_out,
+    })
 }
 
 pub fn run(firmware: Option<&Path>, jop_home: Option<&Path>, a: &RunArgs) -> Result<()> {
@@ -57,7 +79,7 @@ pub fn run(firmware: Option<&Path>, jop_home: Option<&Path>, a: &RunArgs) -> Res
         target: a.target,
         benches: &a.benches,
         runs: a.runs,
-        timeout: a.timeout,
+        timeout: context::workload_timeout(a.timeout, a.target)?,
         jvm_args: &a.jvm_args,
         on: &a.on,
     };
@@ -270,7 +292,7 @@ pub fn measure(
     let timeout_d = Duration::from_secs(timeout);
     let progress = Progress::new("measure", selected.len() as u64 * u64::from(runs));
     let mut rows = Vec::new();
-    let mut failures = Vec::new();
+    let mut failures = setup.left_out.clone();
     for run_no in 1..=runs {
         for w in selected {
             progress.working_on(&w.name);

@@ -97,26 +97,28 @@ fn measure_and_profile(
     root: &Path,
     jop_home: Option<&Path>,
     a: &ValidateArgs,
+    benches: &[String],
     out: &Path,
     stamp: &str,
 ) -> Result<(Measured, ProfiledSet, Vec<String>)> {
+    let timeout = context::workload_timeout(a.timeout, a.target)?;
     let how = Measure {
         target: a.target,
-        benches: &[],
+        benches,
         runs: 1,
-        timeout: a.timeout,
+        timeout,
         jvm_args: &[],
         on: &a.on,
     };
     let m = measure_on(root, jop_home, &how, out, stamp)?;
-    let setup = prepare_host(Some(root), &[])?;
+    let setup = prepare_host(Some(root), benches)?;
     let mut profiled = profile_suite(
         &setup,
         &m.out.path.join("profiles"),
         stamp,
         None,
         ProfileFormat::Binary,
-        Duration::from_secs(a.timeout),
+        Duration::from_secs(timeout),
         &[],
     )?;
     let library = use_image_sizes(&m.out.path, &mut profiled)?;
@@ -217,7 +219,7 @@ pub fn validate(firmware: Option<&Path>, jop_home: Option<&Path>, a: &ValidateAr
             status: status.to_string(),
         })
     };
-    let (m, profiled, mut library) = measure_and_profile(&root, jop_home, a, &out, &stamp)?;
+    let (m, profiled, mut library) = measure_and_profile(&root, jop_home, a, &a.benches, &out, &stamp)?;
     let dir = m.out.path.clone();
     stage("build", "done");
     stage("measure", "done");
@@ -227,6 +229,9 @@ pub fn validate(firmware: Option<&Path>, jop_home: Option<&Path>, a: &ValidateAr
     let modes: Vec<CacheMode> = CACHE_MODES.iter().map(|c| c.parse().expect("valid mode")).collect();
     let mut estimates = estimate_all(&profiled.profiles, &model, &modes);
     let mut failures: Vec<(String, String)> = m.failures.iter().chain(&profiled.failures).cloned().collect();
+    // A workload left out of the build fails both the measurement and the profile: name it once.
+    let mut seen = std::collections::HashSet::new();
+    failures.retain(|f| seen.insert(f.clone()));
     let cycles_target = m.rows.iter().all(|r| r.unit == jopcal_measure::Unit::Cycles) && !m.rows.is_empty();
     let mut calibration = None;
     let mut loo_errors: Vec<(String, f64)> = Vec::new();
@@ -242,7 +247,7 @@ pub fn validate(firmware: Option<&Path>, jop_home: Option<&Path>, a: &ValidateAr
         let micro_src = dir.join("micro-suite");
         jopcal_calibrate::micro::generate(&micro_src, &fw).map_err(|e| anyhow!(e))?;
         let (micro, micro_prof, micro_library) =
-            measure_and_profile(&micro_src, jop_home, a, &dir.join("micro"), &stamp)?;
+            measure_and_profile(&micro_src, jop_home, a, &[], &dir.join("micro"), &stamp)?;
         library.extend(micro_library);
         library.sort();
         library.dedup();

@@ -1,0 +1,231 @@
+//! `jopcal doctor`: checks the user's JOP tree and its `jopcal.toml` the way
+//! the verbs will use them (the host JDK, the tree's harnesses and encoding,
+//! each suite compiling on the host, one image from the tree's toolchain and
+//! one JopSim run), and names each problem with its fix, one line each.
+
+use crate::commands::jopsim::{known_fix, Toolchain};
+use crate::context;
+use anyhow::{bail, Result};
+use jopcal_jop::tree::{JopTree, TreeSuite};
+use jopcal_workloads::{Jdk, Suite};
+use std::path::Path;
+use std::time::Duration;
+
+/// What one check found.
+enum Finding {
+    Ok(String),
+    Problem { what: String, fix: String },
+    Skipped(String),
+}
+
+fn say(name: &str, f: &Finding) {
+    match f {
+        Finding::Ok(s) => eprintln!("  ok       {name}: {s}"),
+        Finding::Problem { what, fix } => eprintln!("  PROBLEM  {name}: {what}; fix: {fix}"),
+        Finding::Skipped(s) => eprintln!("  skipped  {name}: {s}"),
+    }
+}
+
+fn problem(what: impl Into<String>, fix: impl Into<String>) -> Finding {
+    Finding::Problem {
+        what: what.into(),
+        fix: fix.into(),
+    }
+}
+
+/// The fix for a toolchain failure, or a pointer to the set-up notes.
+fn fix_for(why: &str) -> String {
+    known_fix(why)
+        .unwrap_or("run the command by hand in the tree to see all of its output (docs/jop-tree.md)")
+        .to_string()
+}
+
+pub fn doctor(firmware: Option<&Path>, jop_home: Option<&Path>, timeout: u64) -> Result<()> {
+    let mut problems = 0;
+    let mut check = |name: &str, f: Finding| {
+        if matches!(f, Finding::Problem { .. }) {
+            problems += 1;
+        }
+        say(name, &f);
+    };
+    check(
+        "host JDK",
+        match Jdk::detect() {
+            Ok(j) => Finding::Ok(j.version.clone()),
+            Err(e) => problem(e.to_string(), "install a JDK 9 or newer (scripts/setup installs one)"),
+        },
+    );
+    let home = match context::jop_home(jop_home) {
+        Ok(h) => h,
+        Err(e) => {
+            check("JOP tree", problem(e.to_string(), "name the tree with --jop-home DIR"));
+            bail!("{problems} problem(s); see above");
+        }
+    };
+    let tree = match JopTree::open(&home) {
+        Ok(t) => t,
+        Err(e) => {
+            check(
+                "JOP tree",
+                problem(e, "pass the root of a JOP checkout (it holds java/target/src)"),
+            );
+            bail!("{problems} problem(s); see above");
+        }
+    };
+    for suite in TreeSuite::ALL {
+        let names: Vec<&str> = tree
+            .workloads
+            .iter()
+            .filter(|w| w.suite == suite)
+            .map(|w| w.name.as_str())
+            .collect();
+        check(
+            &format!("{} harnesses", suite.name()),
+            if names.is_empty() {
+                problem(
+                    format!("none in {}", home.display()),
+                    format!(
+                        "a {} suite needs Loop*.java files in a `{}` directory",
+                        suite.name(),
+                        suite.directory()
+                    ),
+                )
+            } else {
+                Finding::Ok(format!("{} ({})", names.len(), names.join(", ")))
+            },
+        );
+    }
+    let config = context::jop_config()?;
+    let encoding = match config.as_ref().and_then(|c| c.encoding) {
+        Some(e) => Ok((e, "jopcal.toml")),
+        None => tree.source_encoding(),
+    };
+    check(
+        "source encoding",
+        match &encoding {
+            Ok((e, from)) => Finding::Ok(format!("{e} (from {from})")),
+            Err(e) => problem(e.clone(), "set `encoding` in the [jop] table of jopcal.toml"),
+        },
+    );
+    // Each suite must compile on the host: the profiles and the virtual board need it.
+    let mut generated = None;
+    for suite in TreeSuite::ALL {
+        let name = format!("{} on the host", suite.name());
+        let f = context::suite_dir(firmware, Some(&home), suite.name()).and_then(|root| {
+            crate::commands::run::prepare_host(Some(&root), &[])?;
+            Ok(root)
+        });
+        check(
+            &name,
+            match f {
+                Ok(root) => {
+                    if generated.is_none() {
+                        generated = Some(root);
+                    }
+                    Finding::Ok("compiles with the host JDK".into())
+                }
+                Err(e) => {
+                    let why = format!("{e:#}");
+                    let fix = if why.contains("unmappable character") {
+                        "set `encoding` in the [jop] table of jopcal.toml to the tree's source encoding".to_string()
+                    } else {
+                        "see the javac error above; a harness that cannot compile can be left out with --bench"
+                            .to_string()
+                    };
+                    problem(why, fix)
+                }
+            },
+        );
+    }
+    let Some(cfg) = config else {
+        check(
+            "jopcal.toml",
+            Finding::Skipped(
+                "none found from the current directory upwards: only the host and the virtual board can run the tree (docs/jop-tree.md, step 5)"
+                    .into(),
+            ),
+        );
+        return finish(problems);
+    };
+    check("jopcal.toml", Finding::Ok(cfg.file.display().to_string()));
+    let tools = match Toolchain::load(Some(&home), "building images") {
+        Ok(t) => t,
+        Err(e) => {
+            check(
+                "toolchain",
+                problem(
+                    format!("{e:#}"),
+                    "give `build` and `image` templates (docs/jop-tree.md, step 5)",
+                ),
+            );
+            return finish(problems);
+        }
+    };
+    let Some(root) = generated else {
+        return finish(problems);
+    };
+    let suite = Suite::load(&root)?;
+    let Some(job) = suite
+        .workloads
+        .iter()
+        .find(|w| w.name == "Kfl")
+        .or(suite.workloads.first())
+        .cloned()
+    else {
+        return finish(problems);
+    };
+    let scratch = tempfile::tempdir()?;
+    let image = scratch.path().join(format!("{}.jop", job.name));
+    let limit = Duration::from_secs(timeout);
+    let built = tools.build_image(&suite, &job, scratch.path(), &image, limit);
+    check(
+        &format!("image of {}", job.name),
+        match &built {
+            Ok(p) => Finding::Ok(format!(
+                "the tree's toolchain built it ({} words)",
+                jopcal_link::JopImage::load(p, None).map_or(0, |i| i.words.len())
+            )),
+            Err(why) => problem(why.clone(), fix_for(why)),
+        },
+    );
+    if built.is_err() {
+        return finish(problems);
+    }
+    if tools.cfg.jopsim.is_none() {
+        check("JopSim", Finding::Skipped("no `jopsim` template in jopcal.toml".into()));
+        return finish(problems);
+    }
+    let ran = crate::commands::jopsim::run_jopsim(&tools, &suite, &job, scratch.path(), &image, limit);
+    check(
+        &format!("JopSim on {}", job.name),
+        match ran {
+            Ok((stdout, _)) if stdout.contains("@jopcal result") => {
+                let line = stdout.lines().find(|l| l.contains("@jopcal result")).unwrap_or("");
+                Finding::Ok(line.trim().to_string())
+            }
+            Ok((stdout, stderr)) => {
+                let why = format!(
+                    "JopSim printed no result line; last output: {}",
+                    stdout
+                        .lines()
+                        .chain(stderr.lines())
+                        .rev()
+                        .find(|l| !l.trim().is_empty())
+                        .unwrap_or("nothing")
+                );
+                let fix = fix_for(&format!("{stdout}{stderr}"));
+                problem(why, fix)
+            }
+            Err(why) => problem(why.clone(), fix_for(&why)),
+        },
+    );
+    finish(problems)
+}
+
+fn finish(problems: usize) -> Result<()> {
+    if problems > 0 {
+        bail!("{problems} problem(s); see above");
+    }
+    eprintln!("  all checks passed");
+    Ok(())
+}
