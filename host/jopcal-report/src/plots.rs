@@ -49,8 +49,20 @@ pub fn color_of_variant(v: usize) -> usize {
     1 + v % (COLORS.len() - 1)
 }
 
-/// Width of the legend column to the right of the chart, in pixels.
-const LEGEND_WIDTH: u32 = 330;
+/// Width of the legend column to the right of the chart, in pixels: room
+/// for the swatch and the longest series name.
+fn legend_width(series: &[Series]) -> u32 {
+    let longest = series.iter().map(|s| s.name.chars().count()).max().unwrap_or(0) as u32;
+    (40 + longest * 8).max(160)
+}
+
+/// Decimals that tell the axis's ticks apart over `span`.
+fn axis_decimals(span: f64) -> usize {
+    if span <= 0.0 || !span.is_finite() {
+        return 1;
+    }
+    (2.0 - span.log10().floor()).clamp(0.0, 5.0) as usize
+}
 
 /// Categories beyond this many get their names written upright (rotated), so they never overprint.
 const FLAT_LABELS: usize = 16;
@@ -68,7 +80,7 @@ where
     let err = |e: &dyn std::fmt::Display| e.to_string();
     root.fill(&WHITE).map_err(|e| err(&e))?;
     let (w, _) = root.dim_in_pixel();
-    let (plot_area, legend_area) = root.split_horizontally(w.saturating_sub(LEGEND_WIDTH));
+    let (plot_area, legend_area) = root.split_horizontally(w.saturating_sub(legend_width(series)));
     let n = categories.len().max(1);
     let all = series.iter().flat_map(|s| s.values.iter().copied());
     let (lo, hi) = all.fold((0f64, 0f64), |(lo, hi), v| (lo.min(v), hi.max(v)));
@@ -81,6 +93,7 @@ where
         if lo < 0.0 { lo - span * pad } else { 0.0 },
         if hi > 0.0 || lo >= 0.0 { hi + span * pad } else { 0.0 },
     );
+    let decimals = axis_decimals(yhi - ylo);
     let upright = categories.len() > FLAT_LABELS;
     let longest = categories.iter().map(|c| c.chars().count()).max().unwrap_or(0) as u32;
     let mut chart = ChartBuilder::on(&plot_area)
@@ -92,9 +105,11 @@ where
         .map_err(|e| err(&e))?;
     let names = categories.to_vec();
     let x_style = if upright {
-        (FONT, 13).into_font().transform(FontTransform::Rotate90)
+        // Centred on the tick by plotters (its mesh ignores the anchor); see
+        // `anchor_upright_labels`, which starts each just under the axis.
+        TextStyle::from((FONT, 13).into_font().transform(FontTransform::Rotate90))
     } else {
-        (FONT, 13).into_font()
+        TextStyle::from((FONT, 13).into_font())
     };
     chart
         .configure_mesh()
@@ -110,7 +125,7 @@ where
         })
         .x_label_style(x_style)
         .y_label_style((FONT, 13))
-        .y_label_formatter(&|y| trim_zero(&format!("{y:.1}")))
+        .y_label_formatter(&|y| trim_zero(&format!("{y:.decimals$}")))
         .y_desc(y_desc)
         .axis_desc_style((FONT, 15))
         .draw()
@@ -182,7 +197,7 @@ pub fn bar_chart(
     let upright = categories.len() > FLAT_LABELS;
     let per_category = if upright { 30 } else { 70 };
     let size = (
-        (120 + per_category * categories.len() as u32).clamp(640, 2400) + LEGEND_WIDTH,
+        (120 + per_category * categories.len() as u32).clamp(640, 2400) + legend_width(series),
         if upright { 600u32 } else { 520u32 },
     );
     let svg = stem.with_extension("svg");
@@ -199,6 +214,9 @@ pub fn bar_chart(
         series,
     )
     .map_err(|e| format!("{}: {e}", svg.display()))?;
+    if upright {
+        text = anchor_upright_labels(&text);
+    }
     let png_bytes = rasterise(&text).map_err(|e| format!("{}: {e}", png.display()))?;
     // Each file is written to a temporary name and renamed, like every other output.
     for (path, bytes) in [(&svg, text.as_bytes()), (&png, png_bytes.as_slice())] {
@@ -207,6 +225,22 @@ pub fn bar_chart(
         std::fs::rename(&tmp, path).map_err(|e| format!("{}: {e}", path.display()))?;
     }
     Ok(vec![svg, png])
+}
+
+/// Plotters centres an x-axis label rotated by 90 degrees on its tick, so a
+/// long name reaches up into the chart; anchored at its start it hangs below
+/// the axis. Only the rotated axis labels change (`rotate(90,` in their
+/// transform; the bar labels are rotated the other way).
+fn anchor_upright_labels(svg: &str) -> String {
+    svg.split_inclusive('>')
+        .map(|tag| {
+            if tag.trim_start().starts_with("<text") && tag.contains("transform=\"rotate(90,") {
+                tag.replacen("text-anchor=\"middle\"", "text-anchor=\"start\"", 1)
+            } else {
+                tag.to_string()
+            }
+        })
+        .collect()
 }
 
 /// The SVG as a PNG, its text in the embedded DejaVu Sans.
@@ -308,5 +342,7 @@ mod tests {
         assert_eq!(signed(-0.0004, 2), "0.00");
         assert_eq!(signed(0.006, 2), "+0.01");
         assert_eq!(signed(-1.5, 1), "-1.5");
+        assert_eq!(axis_decimals(180.0), 0);
+        assert_eq!(axis_decimals(0.2), 3);
     }
 }

@@ -7,7 +7,7 @@ use common::{jopcal, repo, stderr, text};
 use std::fs;
 use std::path::{Path, PathBuf};
 
-const VERBS: [&str; 13] = [
+const VERBS: [&str; 15] = [
     "validate",
     "run",
     "profile",
@@ -21,6 +21,8 @@ const VERBS: [&str; 13] = [
     "emu",
     "sim",
     "targets",
+    "doctor",
+    "cache",
 ];
 
 #[test]
@@ -724,4 +726,78 @@ fn estimate_uses_method_sizes_from_the_jop_image() {
             map.display()
         )
     );
+}
+
+/// Inputs a new user tries in the first hour: each is one line that names
+/// the file, column or parameter and what to do, before any work starts.
+#[test]
+fn first_hour_mistakes_are_named_with_their_fix() {
+    let dir = tempfile::tempdir().unwrap();
+    let err = |args: &[&str]| {
+        let o = jopcal().current_dir(dir.path()).args(args).output().unwrap();
+        assert_eq!(o.status.code(), Some(1), "{args:?} succeeded");
+        let e = text(&o).1;
+        assert_eq!(e.trim().lines().count(), 1, "{args:?}: {e}");
+        e.trim().to_string()
+    };
+    fs::write(dir.path().join("afile"), "").unwrap();
+    assert!(err(&["run", "--out", "afile/x"]).contains("is a file, not a directory: choose another output directory"));
+    assert!(err(&["run", "--out", "/proc/nope/x"]).contains("--out /proc/nope/x: cannot create a directory in /proc"));
+    assert!(!dir.path().join("out").exists(), "no directory left behind");
+    assert_eq!(
+        err(&["run", "--target", "emu", "--runs", "2"]),
+        "jopcal: error: --runs 2 applies to --target host only: a JOP target counts cycles, and the same image gives the same count (run the command again to repeat a board measurement)"
+    );
+    assert!(err(&["run", "--emu-param", "r=-5"])
+        .ends_with("parameter r=-5: a cost or a wait state count cannot be negative; give 0 or more"));
+    assert!(
+        err(&["--jop-home", "/nonexistent", "run", "--suite", "jembench"]).contains("/nonexistent: no such directory")
+    );
+    assert!(
+        err(&["upload", "--port", "/dev/null", "x.jop"]).contains("x.jop"),
+        "the image is read first"
+    );
+    let image = dir.path().join("i.jop");
+    fs::write(&image, "2, 7\n").unwrap();
+    assert!(err(&["upload", "--port", "/dev/null", image.to_str().unwrap()])
+        .contains("cannot open /dev/null: not a serial port or pseudo-terminal (Not a typewriter); name the board's serial device"));
+    // Header-only files say so, not "no benchmark in common".
+    let m = dir.path().join("m.csv");
+    fs::write(
+        &m,
+        "target,target_config,benchmark,iterations,cycles,unit,run,timestamp,tool_version,suite_hash,log\n",
+    )
+    .unwrap();
+    let e = dir.path().join("e.csv");
+    fs::write(&e, "benchmark,model,cache_mode,cycles,bytecodes\nA,m,hit,5,1\n").unwrap();
+    assert!(err(&[
+        "reconcile",
+        "--measured",
+        m.to_str().unwrap(),
+        "--estimates",
+        e.to_str().unwrap()
+    ])
+    .contains("m.csv: no measurement rows, only the header: measure first"));
+}
+
+#[test]
+fn validate_takes_bench_like_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let o = jopcal()
+        .current_dir(repo())
+        .args(["validate", "--bench", "Fib", "--bench", "Sieve", "--out"])
+        .arg(dir.path().join("v"))
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", text(&o).1);
+    let summary: serde_json::Value =
+        serde_json::from_str(&fs::read_to_string(dir.path().join("v/summary.json")).unwrap()).unwrap();
+    let names: Vec<&str> = summary["benchmarks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| b["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["Fib", "Sieve"], "in the order named");
+    assert_eq!(summary["complete"], true);
 }

@@ -192,8 +192,8 @@ pub fn run_calibration(run: &CalibrationRun) -> Result<Calibration> {
         ));
         let on_predicted = |bench: &str, measured: f64, predicted: f64| {
             progress.finished(&format!(
-                "leave-one-out {bench}: {:+.3}%",
-                100.0 * (predicted - measured) / measured
+                "leave-one-out {bench}: {}%",
+                jopcal_report::plots::signed(100.0 * (predicted - measured) / measured, 3)
             ));
         };
         let rows =

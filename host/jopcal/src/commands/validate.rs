@@ -292,7 +292,7 @@ pub fn validate(firmware: Option<&Path>, jop_home: Option<&Path>, a: &ValidateAr
                 a.suite,
                 suite_loo
                     .iter()
-                    .map(|(b, e)| format!("{b} {e:+.3}%"))
+                    .map(|(b, e)| format!("{b} {}%", jopcal_report::plots::signed(*e, 3)))
                     .collect::<Vec<_>>()
                     .join(", "),
                 suite_loo.iter().map(|(_, e)| e.abs()).fold(0.0, f64::max)
