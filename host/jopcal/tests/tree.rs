@@ -264,6 +264,17 @@ fn toolchain_images_run_in_jopsim_and_on_a_board() {
     assert_eq!((sim[0].benchmark.as_str(), sim[0].target.as_str()), ("Bits", "jopsim"));
     assert!(dir.path().join("sim/images/Bits.jop").is_file());
 
+    // A relative --out: the toolchain runs in the tree, so it gets absolute paths.
+    let o = jopcal()
+        .current_dir(dir.path())
+        .args([
+            "run", "--target", "jopsim", "--suite", "jembench", "--bench", "Queue", "--out", "relative",
+        ])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(dir.path().join("relative/images/Queue.jop").is_file());
+
     // A board: the virtual board on a pseudo-terminal, images from the toolchain.
     let emu = VirtualBoard::start(&[]);
     let o = jopcal()
@@ -341,13 +352,14 @@ fn validate_on_a_board_builds_every_image_with_the_toolchain() {
     let dir = tempfile::tempdir().unwrap();
     toolchain_config(dir.path(), "true");
     let emu = VirtualBoard::start(&[]);
+    // A relative --out, as a user types it: the toolchain runs in the tree,
+    // so every path it gets (the micro-benchmarks' sources among them) is absolute.
     let out = dir.path().join("v");
     let o = jopcal()
         .current_dir(dir.path())
         .args([
-            "validate", "--target", "board", "--suite", "jbe", "--port", &emu.port, "--out",
+            "validate", "--target", "board", "--suite", "jbe", "--port", &emu.port, "--out", "v",
         ])
-        .arg(&out)
         .output()
         .unwrap();
     drop(emu);

@@ -21,6 +21,8 @@ pub struct Calibration {
     pub loo_max_abs_error_pct: Option<f64>,
     /// `(benchmark, error in percent)` of each benchmark predicted by the fit without it.
     pub loo_errors: Vec<(String, f64)>,
+    /// `(benchmark, predicted cycles)` of the same predictions.
+    pub loo_predicted: Vec<(String, f64)>,
     pub toml: PathBuf,
 }
 
@@ -277,6 +279,7 @@ pub fn run_calibration(run: &CalibrationRun) -> Result<Calibration> {
             .flatten()
             .map(|(b, m, e)| (b.clone(), 100.0 * (e - m) / m))
             .collect(),
+        loo_predicted: loo_rows.iter().flatten().map(|(b, _, e)| (b.clone(), *e)).collect(),
         toml: out.to_path_buf(),
     })
 }

@@ -157,8 +157,14 @@ impl Toolchain {
             .main
             .rsplit_once('.')
             .map_or(String::new(), |(p, _)| p.replace('.', "/"));
-        let gen = suite.root.join("src");
-        let sources = std::env::join_paths(std::iter::once(gen.clone()).chain(suite.sourcepath.iter().cloned()))?;
+        // The commands run in the tree: every path they get is absolute.
+        let gen = std::path::absolute(suite.root.join("src"))?;
+        let roots = suite
+            .sourcepath
+            .iter()
+            .map(std::path::absolute)
+            .collect::<std::io::Result<Vec<_>>>()?;
+        let sources = std::env::join_paths(std::iter::once(gen.clone()).chain(roots))?;
         Ok(BTreeMap::from([
             ("home", self.home.display().to_string()),
             ("main", job.main.clone()),
@@ -167,7 +173,6 @@ impl Toolchain {
             ("name", job.name.clone()),
             ("sources", sources.to_string_lossy().into_owned()),
             ("gen", gen.display().to_string()),
-            // The commands run in the tree: every path they get is absolute.
             ("out", std::path::absolute(out)?.display().to_string()),
         ]))
     }
