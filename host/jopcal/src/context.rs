@@ -36,9 +36,14 @@ pub fn firmware_dir(explicit: Option<&Path>) -> Result<PathBuf> {
 }
 
 /// The copy of the built-in suite, tables and bench this executable carries,
-/// written into the cache on first use.
+/// written into the cache on first use (and found once per run).
 pub fn share_dir() -> Result<PathBuf> {
-    crate::share::share_dir(&cache_root()?)
+    static SHARE: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    if let Some(d) = SHARE.get() {
+        return Ok(d.clone());
+    }
+    let d = crate::share::share_dir(&cache_root()?)?;
+    Ok(SHARE.get_or_init(|| d).clone())
 }
 
 /// The cache: `$JOPCAL_CACHE`, else `jopcal/` in the user's cache directory
