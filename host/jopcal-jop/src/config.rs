@@ -186,6 +186,17 @@ pub fn expand(template: &str, values: &BTreeMap<&str, String>) -> String {
 mod tests {
     use super::*;
 
+    proptest::proptest! {
+        /// The CI stand-in for the `jop_config` fuzz target: any text is a
+        /// configuration or an error naming the file, never a panic.
+        #[test]
+        fn any_text_parses_or_is_named(text in "(\\[jop\\]\n)?([a-z]{1,8} ?= ?(\"[^\"\n]{0,12}\"|[0-9-]{1,4}|\\[\\])\n){0,4}") {
+            if let Err(e) = JopConfig::parse(&text, Path::new("/p/jopcal.toml")) {
+                proptest::prop_assert!(e.starts_with("/p/jopcal.toml"), "{}", e);
+            }
+        }
+    }
+
     #[test]
     fn the_example_parses_and_runs_jopsim_by_class_name() {
         let c = JopConfig::parse(EXAMPLE, Path::new("/lab/jopcal.toml")).unwrap();
