@@ -491,3 +491,222 @@ pub fn inconsistencies(
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use jopcal_profile::{MethodInfo, Node};
+
+    /// JOP's published table, the starting point of every fit here.
+    fn table() -> TimingModel {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../calibration/jop-wcet.toml");
+        TimingModel::load(&path).unwrap()
+    }
+
+    /// A benchmark of one method executing `ops` (opcode, count) once.
+    fn profile(name: &str, ops: &[(u8, u64)]) -> Profile {
+        Profile {
+            benchmark: name.into(),
+            methods: vec![MethodInfo {
+                class: "t/T".into(),
+                name: "run".into(),
+                descriptor: "()V".into(),
+                bytecode_len: 40,
+                native: false,
+            }],
+            nodes: vec![Node {
+                parent: None,
+                method: 0,
+                calls: 1,
+                opcodes: ops.iter().copied().collect(),
+                ..Default::default()
+            }],
+            ..Default::default()
+        }
+    }
+
+    const GETFIELD: u8 = 0xb4;
+    const PUTFIELD: u8 = 0xb5;
+    const IADD: u8 = 0x60;
+    const LDIV: u8 = 0x6d;
+    const IREM: u8 = 0x70;
+    const LREM: u8 = 0x71;
+
+    /// Benchmarks measured on a "board" that is `truth` exactly.
+    fn measured_on(truth: &TimingModel, mixes: &[(&str, Vec<(u8, u64)>)]) -> Vec<Observation> {
+        mixes
+            .iter()
+            .map(|(name, ops)| {
+                let p = profile(name, ops);
+                Observation {
+                    benchmark: name.to_string(),
+                    measured: estimate(&p, truth, CacheMode::Hit).cycles,
+                    profile: p,
+                }
+            })
+            .collect()
+    }
+
+    fn mixes() -> Vec<(&'static str, Vec<(u8, u64)>)> {
+        vec![
+            (
+                "Reads",
+                vec![(GETFIELD, 9000), (IADD, 20000), (PUTFIELD, 100), (LDIV, 3), (IREM, 40)],
+            ),
+            (
+                "Writes",
+                vec![(GETFIELD, 500), (IADD, 5000), (PUTFIELD, 7000), (LDIV, 10), (IREM, 2)],
+            ),
+            (
+                "Divides",
+                vec![(GETFIELD, 300), (IADD, 9000), (PUTFIELD, 300), (LDIV, 400), (IREM, 10)],
+            ),
+            (
+                "Remainders",
+                vec![(GETFIELD, 1000), (IADD, 3000), (PUTFIELD, 50), (LDIV, 1), (IREM, 900)],
+            ),
+            (
+                "Mixed",
+                vec![(GETFIELD, 4000), (IADD, 4000), (PUTFIELD, 4000), (LDIV, 40), (IREM, 40)],
+            ),
+            ("Plain", vec![(GETFIELD, 100), (IADD, 60000), (PUTFIELD, 100)]),
+        ]
+    }
+
+    fn spec(params: &[&str]) -> FitSpec {
+        FitSpec {
+            params: params.iter().map(|p| p.to_string()).collect(),
+            integer: vec!["r".into(), "w".into()],
+            caches: vec![CacheMode::Hit],
+        }
+    }
+
+    fn value(f: &Fit, name: &str) -> f64 {
+        f.params.iter().find(|p| p.name == name).unwrap().value
+    }
+
+    #[test]
+    fn recovers_known_wait_states_and_routine_costs_exactly() {
+        let start = table();
+        let mut truth = start.clone();
+        for (p, v) in [("r", 3.0), ("w", 5.0), ("impl_ldiv", 700.0), ("impl_irem", 150.0)] {
+            truth.set_param(p, v).unwrap();
+        }
+        let obs = measured_on(&truth, &mixes());
+        let refs: Vec<&Observation> = obs.iter().collect();
+        let f = fit(
+            &refs,
+            &start,
+            &spec(&["r", "w", "impl_ldiv", "impl_irem"]),
+            &Memo::default(),
+        )
+        .unwrap();
+        assert_eq!(value(&f, "r"), 3.0, "whole wait states");
+        assert_eq!(value(&f, "w"), 5.0);
+        assert!((value(&f, "impl_ldiv") - 700.0).abs() < 1e-6, "{:?}", f.params);
+        assert!((value(&f, "impl_irem") - 150.0).abs() < 1e-6, "{:?}", f.params);
+        assert!(f.params.iter().all(|p| p.unidentified.is_none()));
+        assert!(f.max_abs_error_pct() < 1e-9, "{:?}", f.rows);
+        // The fitted model, applied, is the truth on every benchmark.
+        let fitted = f.apply(&start);
+        for o in &obs {
+            let e = estimate(&o.profile, &fitted, CacheMode::Hit).cycles;
+            assert!((e - o.measured).abs() < 1e-6 * o.measured);
+        }
+    }
+
+    #[test]
+    fn a_parameter_no_benchmark_depends_on_keeps_its_start_and_says_why() {
+        let start = table();
+        let mut truth = start.clone();
+        truth.set_param("impl_ldiv", 500.0).unwrap();
+        let obs = measured_on(&truth, &mixes());
+        let refs: Vec<&Observation> = obs.iter().collect();
+        let f = fit(&refs, &start, &spec(&["impl_ldiv", "impl_lrem"]), &Memo::default()).unwrap();
+        let lrem = f.params.iter().find(|p| p.name == "impl_lrem").unwrap();
+        assert_eq!(lrem.value, lrem.start, "never invented");
+        assert_eq!(
+            lrem.unidentified.as_deref(),
+            Some("no benchmark's estimate depends on it")
+        );
+        assert!((value(&f, "impl_ldiv") - 500.0).abs() < 1e-6);
+    }
+
+    #[test]
+    fn parameters_the_data_cannot_tell_apart_are_named() {
+        let start = table();
+        let mut truth = start.clone();
+        truth.set_param("impl_ldiv", 300.0).unwrap();
+        truth.set_param("impl_lrem", 300.0).unwrap();
+        // ldiv and lrem always run together, one for one: only their sum is known.
+        let together: Vec<(&str, Vec<(u8, u64)>)> = (1..=4u64)
+            .map(|k| {
+                let name: &'static str = ["A", "B", "C", "D"][k as usize - 1];
+                (name, vec![(IADD, 1000 * k * k), (LDIV, 50 * k), (LREM, 50 * k)])
+            })
+            .collect();
+        let obs = measured_on(&truth, &together);
+        let refs: Vec<&Observation> = obs.iter().collect();
+        let f = fit(&refs, &start, &spec(&["impl_ldiv", "impl_lrem"]), &Memo::default()).unwrap();
+        let lrem = f.params.iter().find(|p| p.name == "impl_lrem").unwrap();
+        assert_eq!(
+            lrem.unidentified.as_deref(),
+            Some("its effect cannot be told apart from impl_ldiv")
+        );
+        assert_eq!(lrem.value, 0.0, "kept at its start");
+        // The identified one absorbs the pair, and the fit still explains the data.
+        assert!((value(&f, "impl_ldiv") - 600.0).abs() < 1e-6, "{:?}", f.params);
+        assert!(f.max_abs_error_pct() < 1e-9);
+    }
+
+    #[test]
+    fn one_benchmark_is_too_few_to_fit() {
+        let start = table();
+        let obs = measured_on(&start, &mixes()[..1]);
+        let refs: Vec<&Observation> = obs.iter().collect();
+        let e = fit(&refs, &start, &spec(&["r"]), &Memo::default()).unwrap_err();
+        assert_eq!(e, "1 observation(s): too few to fit anything");
+    }
+
+    #[test]
+    fn leave_one_out_predicts_exact_data_exactly_and_noisy_data_out_of_sample() {
+        let start = table();
+        let mut truth = start.clone();
+        truth.set_param("r", 2.0).unwrap();
+        truth.set_param("impl_irem", 80.0).unwrap();
+        let mut obs = measured_on(&truth, &mixes());
+        let s = spec(&["r", "impl_irem"]);
+        let memo = Memo::default();
+        let heard = std::sync::Mutex::new(Vec::new());
+        let refs: Vec<&Observation> = obs.iter().collect();
+        let loo = leave_one_out(&refs, &start, &start, &s, CacheMode::Hit, &memo, &|b, _, _| {
+            heard.lock().unwrap().push(b.to_string())
+        })
+        .unwrap();
+        assert_eq!(
+            heard.into_inner().unwrap().len(),
+            obs.len(),
+            "one callback per benchmark"
+        );
+        for (b, m, p) in &loo {
+            assert!((p - m).abs() < 1e-6 * m, "{b}: measured {m}, predicted {p}");
+        }
+        // One benchmark off by 10%: its own prediction, fitted without it, shows it.
+        obs[2].measured *= 1.10;
+        let refs: Vec<&Observation> = obs.iter().collect();
+        let loo = leave_one_out(
+            &refs,
+            &start,
+            &start,
+            &s,
+            CacheMode::Hit,
+            &Memo::default(),
+            &|_, _, _| {},
+        )
+        .unwrap();
+        let (b, m, p) = &loo[2];
+        assert_eq!(b, "Divides");
+        let err = 100.0 * (p - m) / m;
+        assert!((err + 100.0 / 11.0).abs() < 0.5, "leave-one-out error {err}%");
+    }
+}

@@ -8,6 +8,7 @@
 //! ([`opcode`]); and basic-block analysis in two variants ([`blocks`]).
 //! Any byte sequence is either parsed or rejected with the byte offset of
 //! the problem: it never panics.
+#![forbid(unsafe_code)]
 
 pub mod blocks;
 pub mod class;

@@ -92,16 +92,10 @@ impl Bundle {
     /// reach through class references, sorted by class name.
     pub fn from_dir(dir: &std::path::Path, main_class: &str) -> Result<Bundle, String> {
         let mut files = Vec::new();
-        let mut todo = vec![dir.to_path_buf()];
-        while let Some(d) = todo.pop() {
-            let entries = std::fs::read_dir(&d).map_err(|e| format!("{}: {e}", d.display()))?;
-            for e in entries {
-                let p = e.map_err(|e| format!("{}: {e}", d.display()))?.path();
-                if p.is_dir() {
-                    todo.push(p);
-                } else if p.extension().is_some_and(|x| x == "class") {
-                    files.push(p);
-                }
+        for e in walkdir::WalkDir::new(dir) {
+            let e = e.map_err(|e| format!("{}: {e}", dir.display()))?;
+            if e.file_type().is_file() && e.path().extension().is_some_and(|x| x == "class") {
+                files.push(e.into_path());
             }
         }
         files.sort();

@@ -7,6 +7,7 @@
 //! ([`vm`]) — its small runtime library ([`library`]), and the board program
 //! that plugs the interpreter into jopcal-link's board side, so the virtual
 //! board is driven over a pseudo-terminal exactly like a real one ([`board`]).
+#![forbid(unsafe_code)]
 
 pub mod board;
 pub mod bundle;

@@ -7,6 +7,7 @@
 //! are the main error source of cross-profiling). It also reads the tree itself:
 //! its fixed-count benchmark harnesses ([`tree`], [`harness`]) and jopcal's
 //! project file ([`config`]).
+#![forbid(unsafe_code)]
 
 pub mod compare;
 pub mod config;

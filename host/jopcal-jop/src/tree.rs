@@ -87,50 +87,46 @@ impl JopTree {
             ));
         }
         let mut workloads = Vec::new();
-        let mut todo = vec![src.clone()];
-        while let Some(d) = todo.pop() {
-            let entries = std::fs::read_dir(&d).map_err(|e| format!("{}: {e}", d.display()))?;
-            for e in entries {
-                let p = e.map_err(|e| format!("{}: {e}", d.display()))?.path();
-                if p.is_dir() {
-                    todo.push(p);
-                    continue;
-                }
-                let dir_name = p
-                    .parent()
-                    .and_then(|x| x.file_name())
-                    .map(|n| n.to_string_lossy().into_owned());
-                let suite = TreeSuite::ALL
-                    .into_iter()
-                    .find(|s| dir_name.as_deref() == Some(s.directory()));
-                let stem = p
-                    .file_stem()
-                    .map(|s| s.to_string_lossy().into_owned())
-                    .unwrap_or_default();
-                let Some(suite) = suite else { continue };
-                if !stem.starts_with("Loop") || stem == "Loop" || p.extension().is_none_or(|x| x != "java") {
-                    continue;
-                }
-                // Only the package line is read here: any encoding will do.
-                let bytes = std::fs::read(&p).map_err(|e| format!("{}: {e}", p.display()))?;
-                let package = package_of(&String::from_utf8_lossy(&bytes));
-                let main = match &package {
-                    Some(pk) => format!("{pk}.{stem}"),
-                    None => stem.clone(),
-                };
-                // The root is the file's directory minus the package's directories.
-                let mut root = p.parent().unwrap_or(&src).to_path_buf();
-                for _ in package.iter().flat_map(|pk| pk.split('.')) {
-                    root = root.parent().unwrap_or(&src).to_path_buf();
-                }
-                workloads.push(TreeWorkload {
-                    name: stem["Loop".len()..].to_string(),
-                    suite,
-                    main,
-                    file: p,
-                    source_root: root,
-                });
+        for e in walkdir::WalkDir::new(&src) {
+            let e = e.map_err(|e| format!("{}: {e}", src.display()))?;
+            if e.file_type().is_dir() {
+                continue;
             }
+            let p = e.into_path();
+            let dir_name = p
+                .parent()
+                .and_then(|x| x.file_name())
+                .map(|n| n.to_string_lossy().into_owned());
+            let suite = TreeSuite::ALL
+                .into_iter()
+                .find(|s| dir_name.as_deref() == Some(s.directory()));
+            let stem = p
+                .file_stem()
+                .map(|s| s.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            let Some(suite) = suite else { continue };
+            if !stem.starts_with("Loop") || stem == "Loop" || p.extension().is_none_or(|x| x != "java") {
+                continue;
+            }
+            // Only the package line is read here: any encoding will do.
+            let bytes = std::fs::read(&p).map_err(|e| format!("{}: {e}", p.display()))?;
+            let package = package_of(&String::from_utf8_lossy(&bytes));
+            let main = match &package {
+                Some(pk) => format!("{pk}.{stem}"),
+                None => stem.clone(),
+            };
+            // The root is the file's directory minus the package's directories.
+            let mut root = p.parent().unwrap_or(&src).to_path_buf();
+            for _ in package.iter().flat_map(|pk| pk.split('.')) {
+                root = root.parent().unwrap_or(&src).to_path_buf();
+            }
+            workloads.push(TreeWorkload {
+                name: stem["Loop".len()..].to_string(),
+                suite,
+                main,
+                file: p,
+                source_root: root,
+            });
         }
         if workloads.is_empty() {
             return Err(format!(

@@ -115,30 +115,40 @@ pub fn run_configure(cmd: &str) -> Result<(), String> {
     Err(format!("configure command `{cmd}` failed ({}): {last}", o.status))
 }
 
+/// A session that gave up: every attempt it made, and why it gave up.
+#[derive(Debug, thiserror::Error)]
+#[error("{why}")]
+pub struct SessionFailure {
+    /// The attempts, each with its raw bytes (for the logs).
+    pub attempts: Vec<Attempt>,
+    /// Why, in one line.
+    pub why: String,
+}
+
 /// Downloads and runs `image`; `on_result` stores each accepted result at once.
-/// Returns every attempt and whether the session succeeded.
+/// Returns every attempt, or how the session failed.
 pub fn run_image(
     link: &mut dyn Link,
     image: &JopImage,
     opts: &SessionOptions,
     on_result: &mut dyn FnMut(&ResultLine) -> Result<(), String>,
     on_attempt: &mut dyn FnMut(&Attempt),
-) -> Result<Vec<Attempt>, (Vec<Attempt>, String)> {
+) -> Result<Vec<Attempt>, SessionFailure> {
     let mut attempts = Vec::new();
     let total = opts.retries + 1;
     for number in 1..=total {
         if let Some(cmd) = &opts.configure {
             if let Err(e) = run_configure(cmd) {
-                return Err((attempts, e));
+                return Err(SessionFailure { attempts, why: e });
             }
         }
         let stale = match drain_stale(link, opts.download.protocol, opts.quiet, opts.quiet_limit) {
             Ok(s) => s,
             Err(e) => {
-                return Err((
+                return Err(SessionFailure {
                     attempts,
-                    format!("{}: the line failed before the download: {e}", link.describe()),
-                ))
+                    why: format!("{}: the line failed before the download: {e}", link.describe()),
+                })
             }
         };
         let mut a = Attempt {
@@ -187,7 +197,10 @@ pub fn run_image(
         match failed {
             None => return Ok(attempts),
             Some(why) if number == total || lost => {
-                return Err((attempts, format!("{why} (after {number} attempt(s))")));
+                return Err(SessionFailure {
+                    attempts,
+                    why: format!("{why} (after {number} attempt(s))"),
+                });
             }
             Some(_) => {}
         }

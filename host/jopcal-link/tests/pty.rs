@@ -108,7 +108,7 @@ fn run(
     let outcome = run_image(&mut link, img, &session(protocol, retries), &mut on_result, &mut |_| {});
     let outcome = match outcome {
         Ok(attempts) => Ok(attempts.len() as u32),
-        Err((_, why)) => Err(why),
+        Err(f) => Err(f.why),
     };
     (accepted, outcome, board)
 }
@@ -136,7 +136,7 @@ fn both_protocols_deliver_images_and_results() {
             },
             &mut |_| {},
         );
-        assert!(r.is_ok(), "{protocol}: second image: {:?}", r.err().map(|e| e.1));
+        assert!(r.is_ok(), "{protocol}: second image: {:?}", r.err().map(|e| e.why));
         assert_eq!(got, vec![ChecksumProgram::cycles_for(&img2)]);
         assert_eq!(board.log.lock().unwrap().images, 2);
     }
@@ -180,7 +180,7 @@ fn a_late_jvm_exit_line_never_reaches_the_next_download() {
                 },
                 &mut |_| {},
             );
-            outcomes.push(r.map(|_| got).map_err(|(_, why)| why));
+            outcomes.push(r.map(|_| got).map_err(|f| f.why));
             if outcomes.last().unwrap().is_err() {
                 break;
             }

@@ -5,6 +5,7 @@
 //! the write-to-temp-then-rename discipline every output file follows
 //! ([`atomic`]), and reads what a JOP tree's own benchmark harnesses print
 //! ([`tree_output`]). It knows nothing about how the lines reached the host.
+#![forbid(unsafe_code)]
 
 pub mod atomic;
 pub mod clock;

@@ -8,6 +8,7 @@
 //! configuration be replayed offline. This crate owns the data model, the
 //! versioned binary format (`.jopprof`, see [`format`]) and its JSON view; the
 //! profiler agent writes it and the estimator reads it.
+#![forbid(unsafe_code)]
 
 pub mod examples;
 pub mod format;

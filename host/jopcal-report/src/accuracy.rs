@@ -246,6 +246,12 @@ mod tests {
             cache_mode: cache.into(),
             cycles: c,
             bytecodes: n,
+            java_dispatch_cycles: 0.0,
+            java_routine_cycles: 0.0,
+            invoke_return_cycles: 0.0,
+            cache_hits: 0,
+            cache_misses: 0,
+            profile_complete: true,
         }
     }
 

@@ -3,13 +3,15 @@
 //! with JUnit output ([`regress`]), reading `estimates.csv` ([`estimates`]),
 //! and plots rendered with plotters as SVG and PNG, with a font embedded in
 //! the binary ([`plots`]), and jopcal's errors beside the published
-//! cross-profilers' ([`published`]).
+//! cross-profilers' ([`published`]), and `summary.json` ([`summary`]).
+#![forbid(unsafe_code)]
 
 pub mod accuracy;
 pub mod estimates;
 pub mod plots;
 pub mod published;
 pub mod regress;
+pub mod summary;
 
 /// Measurements for the unit tests.
 #[cfg(test)]

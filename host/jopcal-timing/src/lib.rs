@@ -6,6 +6,7 @@
 //! ([`cache`]), and the resolved per-opcode table in the form calibrated tables
 //! are published ([`table`]). No cycle count is a constant in this code: they
 //! all come from the model file and its parameters.
+#![forbid(unsafe_code)]
 
 pub mod cache;
 pub mod estimate;

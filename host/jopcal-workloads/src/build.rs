@@ -47,11 +47,10 @@ fn io(path: &Path) -> impl FnOnce(std::io::Error) -> BuildError + '_ {
 
 /// Appends every `.java` file below `dir` as (path relative to `root`, absolute).
 fn walk(dir: &Path, root: &Path, out: &mut Vec<(String, PathBuf)>) -> Result<(), BuildError> {
-    for entry in fs::read_dir(dir).map_err(io(dir))? {
-        let path = entry.map_err(io(dir))?.path();
-        if path.is_dir() {
-            walk(&path, root, out)?;
-        } else if path.extension().is_some_and(|e| e == "java") {
+    for entry in walkdir::WalkDir::new(dir) {
+        let entry = entry.map_err(|e| io(dir)(e.into()))?;
+        let path = entry.into_path();
+        if path.is_file() && path.extension().is_some_and(|e| e == "java") {
             let rel = path
                 .strip_prefix(root)
                 .unwrap_or(&path)

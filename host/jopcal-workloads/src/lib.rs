@@ -5,6 +5,7 @@
 //! keyed by a hash of their content ([`build`]), and running a workload on the
 //! host JVM with a timeout while keeping its raw output ([`host`]), and running
 //! a program under the profiler agent ([`profile`]).
+#![forbid(unsafe_code)]
 
 pub mod build;
 pub mod encoding;

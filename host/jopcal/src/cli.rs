@@ -88,14 +88,20 @@ impl Target {
     /// The target used when none is given: the virtual board, which needs no hardware.
     pub const DEFAULT: Target = Target::Emu;
 
-    pub fn name(self) -> &'static str {
+    /// The library's name for it.
+    pub fn kind(self) -> jopcal_targets::TargetKind {
+        use jopcal_targets::TargetKind;
         match self {
-            Target::Host => "host",
-            Target::Emu => "emu",
-            Target::Board => "board",
-            Target::Verilator => "verilator",
-            Target::Jopsim => "jopsim",
+            Target::Host => TargetKind::Host,
+            Target::Emu => TargetKind::Emu,
+            Target::Board => TargetKind::Board,
+            Target::Verilator => TargetKind::Verilator,
+            Target::Jopsim => TargetKind::Jopsim,
         }
+    }
+
+    pub fn name(self) -> &'static str {
+        self.kind().name()
     }
 }
 

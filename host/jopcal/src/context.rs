@@ -200,17 +200,27 @@ pub fn jop_home(explicit: Option<&Path>) -> Result<PathBuf> {
 /// tree's targets (JopSim, a board, the bench) `timeout` of jopcal.toml,
 /// else 120.
 pub fn workload_timeout(explicit: Option<u64>, target: crate::cli::Target) -> Result<u64> {
-    use crate::cli::Target;
     if let Some(t) = explicit {
         return Ok(t);
     }
-    let tree_target = matches!(target, Target::Jopsim | Target::Board | Target::Verilator);
-    let configured = if tree_target {
+    let configured = if target.kind().runs_tree_images() {
         jop_config()?.and_then(|c| c.timeout)
     } else {
         None
     };
     Ok(configured.unwrap_or(120))
+}
+
+/// The JOP tree's toolchain as the `jopcal.toml` found from the current
+/// directory upwards configures it; `why` says what needs it.
+pub fn toolchain(home: Option<&Path>, why: &str) -> Result<jopcal_targets::toolchain::Toolchain> {
+    use anyhow::Context;
+    let cfg = jop_config()?.with_context(|| {
+        format!(
+            "{why} needs a jopcal.toml with a [jop] table giving `build` and `image` templates (see docs/formats.md)"
+        )
+    })?;
+    Ok(jopcal_targets::toolchain::Toolchain::new(cfg, jop_home(home)?, why)?)
 }
 
 /// The project's `jopcal.toml`, found from the current directory upwards.
@@ -281,19 +291,13 @@ pub fn suite_dir(firmware: Option<&Path>, home: Option<&Path>, suite: &str) -> R
 /// SHA-256 (hex) over every file below `dir`: relative path and bytes, in path order.
 fn content_hash(dir: &Path) -> Result<String> {
     use sha2::{Digest, Sha256};
-    fn walk(d: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
-        for e in std::fs::read_dir(d)? {
-            let p = e?.path();
-            if p.is_dir() {
-                walk(&p, out)?;
-            } else {
-                out.push(p);
-            }
-        }
-        Ok(())
-    }
     let mut files = Vec::new();
-    walk(dir, &mut files).map_err(|e| anyhow::anyhow!("{}: {e}", dir.display()))?;
+    for e in walkdir::WalkDir::new(dir) {
+        let e = e.map_err(|e| anyhow::anyhow!("{}: {e}", dir.display()))?;
+        if !e.file_type().is_dir() {
+            files.push(e.into_path());
+        }
+    }
     files.sort();
     let mut h = Sha256::new();
     for f in files {

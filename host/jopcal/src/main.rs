@@ -1,6 +1,7 @@
 //! `jopcal`: the command-line front end. It parses arguments (clap), finds the
 //! project's files and hands the work to the library crates; it computes nothing
 //! itself. Every failure ends as one line on stderr and a non-zero exit code.
+#![forbid(unsafe_code)]
 
 mod cli;
 mod commands;

@@ -57,9 +57,57 @@ impl Progress {
         }
     }
 
+    /// A line that is not an item (kept above the bar on a terminal).
+    pub fn note(&self, line: &str) {
+        match &self.bar {
+            Some(b) => b.println(format!("     {line}")),
+            None => eprintln!("     {line}"),
+        }
+    }
+
     pub fn done(self) {
         if let Some(b) = self.bar {
             b.finish_and_clear();
+        }
+    }
+}
+
+/// The library's progress callbacks ([`jopcal_targets::Progress`]) shown as
+/// [`Progress`]: one bar per stage, notes as lines.
+#[derive(Default)]
+pub struct Reporter {
+    current: std::cell::RefCell<Option<Progress>>,
+}
+
+impl jopcal_targets::Progress for Reporter {
+    fn begin(&self, stage: &str, len: u64) {
+        if let Some(old) = self.current.replace(Some(Progress::new(stage, len))) {
+            old.done();
+        }
+    }
+
+    fn working_on(&self, what: &str) {
+        if let Some(p) = self.current.borrow().as_ref() {
+            p.working_on(what);
+        }
+    }
+
+    fn finished(&self, line: &str) {
+        if let Some(p) = self.current.borrow().as_ref() {
+            p.finished(line);
+        }
+    }
+
+    fn note(&self, line: &str) {
+        match self.current.borrow().as_ref() {
+            Some(p) => p.note(line),
+            None => eprintln!("     {line}"),
+        }
+    }
+
+    fn end(&self) {
+        if let Some(p) = self.current.take() {
+            p.done();
         }
     }
 }

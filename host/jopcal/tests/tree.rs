@@ -341,7 +341,7 @@ fn toolchain_images_run_in_jopsim_and_on_a_board() {
     cfg_sim(good, "printf 'Filter\\n-4 ms\\n'");
     let o = run();
     assert!(
-        stderr(&o).contains("stdout line 2: negative time `-4 ms` (the millisecond clock wrapped?)"),
+        stderr(&o).contains("output line 2: negative time `-4 ms` (the millisecond clock wrapped?) (raw output: logs/Filter-jopsim.log)"),
         "{}",
         stderr(&o)
     );

@@ -7,11 +7,11 @@ use crate::context;
 use anyhow::{anyhow, bail, Context, Result};
 use jopcal_calibrate::fit::{fit, inconsistencies, leave_one_out, Fit, FitSpec, Observation};
 use jopcal_calibrate::output::{calibrated_toml, relative_base};
+use jopcal_calibrate::report::CalibrationReport;
 use jopcal_measure::{atomic, measurements};
 use jopcal_report::plots::{bar_chart, Series};
 use jopcal_timing::cache::CacheMode;
 use jopcal_timing::TimingModel;
-use serde_json::{json, Value};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -227,21 +227,17 @@ pub fn run_calibration(run: &CalibrationRun) -> Result<Calibration> {
     let _ = std::fs::remove_file(&tmp_check);
     reloaded.with_context(|| "the fitted table does not load (a bug: please report it)")?;
     atomic::write_atomic(out, toml_text.as_bytes()).with_context(|| format!("writing {}", out.display()))?;
-    let report = json!({
-        "model": start.name,
-        // Relative to this file, like calibrated.toml's base: the directory can move.
-        "model_file": relative_base(model_path, out),
-        "cache": f.cache.to_string(),
-        "fit_max_abs_error_pct": f.max_abs_error_pct(),
-        "loo_max_abs_error_pct": loo_max,
-        "params": f.params.iter().map(|p| json!({"name": p.name, "start": p.start, "value": p.value, "fitted": p.unidentified.is_none(), "why_not": p.unidentified})).collect::<Vec<_>>(),
-        "fit": f.rows.iter().map(|(b, m, e)| json!({"benchmark": b, "measured": m, "estimated": e, "error_pct": 100.0 * (e - m) / m})).collect::<Vec<_>>(),
-        "loo": loo_rows.as_ref().map(|r| r.iter().map(|(b, m, e)| json!({"benchmark": b, "measured": m, "predicted": e, "error_pct": 100.0 * (e - m) / m})).collect::<Vec<_>>()),
-        "inconsistent_opcodes": incons.iter().map(|(op, a, b)| json!({"opcode": op, "published": a, "fitted": b})).collect::<Vec<_>>(),
-        "warnings": warnings,
-    });
+    // Relative to the report, like calibrated.toml's base: the directory can move.
+    let report = CalibrationReport::new(
+        &f,
+        &start.name,
+        &relative_base(model_path, out),
+        loo_rows.as_deref(),
+        &incons,
+        &warnings,
+    );
     let json_path = out.with_file_name("calibration.json");
-    atomic::write_atomic(&json_path, (serde_json::to_string_pretty(&report)? + "\n").as_bytes())?;
+    atomic::write_atomic(&json_path, report.to_json().as_bytes())?;
     let plot_stem = out.with_file_name("plots").join("calibration-residuals");
     plot_from_json(&json_path, &plot_stem)?;
     let changed: Vec<String> = f
@@ -292,36 +288,22 @@ fn trim(v: f64) -> String {
     }
 }
 
-/// Plots the fit's and the cross-validation's residuals per benchmark from calibration.json.
 /// Draws the residual plot of a `calibration.json`; returns the files written.
 pub fn plot_from_json(json_path: &Path, stem: &Path) -> Result<Vec<PathBuf>> {
-    let v: Value = serde_json::from_slice(&std::fs::read(json_path)?)
-        .with_context(|| format!("reading {}", json_path.display()))?;
-    let rows = v["fit"].as_array().cloned().unwrap_or_default();
-    let names: Vec<String> = rows
-        .iter()
-        .map(|r| r["benchmark"].as_str().unwrap_or("?").to_string())
-        .collect();
+    let report = CalibrationReport::read(json_path)?;
+    let names: Vec<String> = report.fit.iter().map(|r| r.benchmark.clone()).collect();
     // The fitted table has the colour of the calibrated estimator in validate's
     // plots (the fourth variant, after the published table's three cache modes).
     let mut series = vec![Series {
         name: "fitted table".into(),
-        values: rows.iter().map(|r| r["error_pct"].as_f64().unwrap_or(0.0)).collect(),
+        values: report.fit.iter().map(|r| r.error_pct).collect(),
         labels: None,
         color: jopcal_report::plots::color_of_variant(3),
     }];
-    if let Some(loo) = v["loo"].as_array() {
+    if report.loo.is_some() {
         series.push(Series {
             name: "leave-one-out prediction".into(),
-            values: names
-                .iter()
-                .map(|n| {
-                    loo.iter()
-                        .find(|r| r["benchmark"] == n.as_str())
-                        .and_then(|r| r["error_pct"].as_f64())
-                        .unwrap_or(0.0)
-                })
-                .collect(),
+            values: names.iter().map(|n| report.loo_error_pct(n).unwrap_or(0.0)).collect(),
             labels: None,
             color: jopcal_report::plots::color_of_variant(5),
         });

@@ -3,10 +3,10 @@
 //! each suite compiling on the host, one image from the tree's toolchain and
 //! one JopSim run), and names each problem with its fix, one line each.
 
-use crate::commands::jopsim::{known_fix, Toolchain};
 use crate::context;
 use anyhow::{bail, Result};
 use jopcal_jop::tree::{JopTree, TreeSuite};
+use jopcal_targets::toolchain::{known_fix, run_jopsim};
 use jopcal_workloads::{Jdk, Suite};
 use std::path::Path;
 use std::time::Duration;
@@ -81,18 +81,7 @@ pub fn doctor(firmware: Option<&Path>, jop_home: Option<&Path>, timeout: u64) ->
             .collect();
         check(
             &format!("{} harnesses", suite.name()),
-            if names.is_empty() {
-                problem(
-                    format!("none in {}", home.display()),
-                    format!(
-                        "a {} suite needs Loop*.java files in a `{}` directory",
-                        suite.name(),
-                        suite.directory()
-                    ),
-                )
-            } else {
-                Finding::Ok(format!("{} ({})", names.len(), names.join(", ")))
-            },
+            harnesses_finding(suite, &names, &home),
         );
     }
     let config = context::jop_config()?;
@@ -112,30 +101,13 @@ pub fn doctor(firmware: Option<&Path>, jop_home: Option<&Path>, timeout: u64) ->
     for suite in TreeSuite::ALL {
         let name = format!("{} on the host", suite.name());
         let f = context::suite_dir(firmware, Some(&home), suite.name()).and_then(|root| {
-            crate::commands::run::prepare_host(Some(&root), &[])?;
+            crate::commands::run::prepare_host(&root, &[])?;
             Ok(root)
         });
-        check(
-            &name,
-            match f {
-                Ok(root) => {
-                    if generated.is_none() {
-                        generated = Some(root);
-                    }
-                    Finding::Ok("compiles with the host JDK".into())
-                }
-                Err(e) => {
-                    let why = format!("{e:#}");
-                    let fix = if why.contains("unmappable character") {
-                        "set `encoding` in the [jop] table of jopcal.toml to the tree's source encoding".to_string()
-                    } else {
-                        "see the javac error above; a harness that cannot compile can be left out with --bench"
-                            .to_string()
-                    };
-                    problem(why, fix)
-                }
-            },
-        );
+        if let (Ok(root), None) = (&f, &generated) {
+            generated = Some(root.clone());
+        }
+        check(&name, compile_finding(f.map(|_| ())));
     }
     let Some(cfg) = config else {
         check(
@@ -148,7 +120,7 @@ pub fn doctor(firmware: Option<&Path>, jop_home: Option<&Path>, timeout: u64) ->
         return finish(problems);
     };
     check("jopcal.toml", Finding::Ok(cfg.file.display().to_string()));
-    let tools = match Toolchain::load(Some(&home), "building images") {
+    let tools = match crate::context::toolchain(Some(&home), "building images") {
         Ok(t) => t,
         Err(e) => {
             check(
@@ -195,31 +167,61 @@ pub fn doctor(firmware: Option<&Path>, jop_home: Option<&Path>, timeout: u64) ->
         check("JopSim", Finding::Skipped("no `jopsim` template in jopcal.toml".into()));
         return finish(problems);
     }
-    let ran = crate::commands::jopsim::run_jopsim(&tools, &suite, &job, scratch.path(), &image, limit);
-    check(
-        &format!("JopSim on {}", job.name),
-        match ran {
-            Ok((stdout, _)) if stdout.contains("@jopcal result") => {
-                let line = stdout.lines().find(|l| l.contains("@jopcal result")).unwrap_or("");
-                Finding::Ok(line.trim().to_string())
-            }
-            Ok((stdout, stderr)) => {
-                let why = format!(
-                    "JopSim printed no result line; last output: {}",
-                    stdout
-                        .lines()
-                        .chain(stderr.lines())
-                        .rev()
-                        .find(|l| !l.trim().is_empty())
-                        .unwrap_or("nothing")
-                );
-                let fix = fix_for(&format!("{stdout}{stderr}"));
-                problem(why, fix)
-            }
-            Err(why) => problem(why.clone(), fix_for(&why)),
-        },
-    );
+    let ran = run_jopsim(&tools, &suite, &job, scratch.path(), &image, limit);
+    check(&format!("JopSim on {}", job.name), jopsim_finding(ran));
     finish(problems)
+}
+
+/// The finding on a suite's harnesses in the tree.
+fn harnesses_finding(suite: TreeSuite, names: &[&str], home: &Path) -> Finding {
+    if names.is_empty() {
+        return problem(
+            format!("none in {}", home.display()),
+            format!(
+                "a {} suite needs Loop*.java files in a `{}` directory",
+                suite.name(),
+                suite.directory()
+            ),
+        );
+    }
+    Finding::Ok(format!("{} ({})", names.len(), names.join(", ")))
+}
+
+/// The finding on compiling a suite with the host JDK.
+fn compile_finding(compiled: Result<()>) -> Finding {
+    let Err(e) = compiled else {
+        return Finding::Ok("compiles with the host JDK".into());
+    };
+    let why = format!("{e:#}");
+    let fix = if why.contains("unmappable character") {
+        "set `encoding` in the [jop] table of jopcal.toml to the tree's source encoding"
+    } else {
+        "see the javac error above; a harness that cannot compile can be left out with --bench"
+    };
+    problem(why, fix)
+}
+
+/// The finding on one image run in JopSim: its result line, or why not.
+fn jopsim_finding(ran: std::result::Result<(String, String), String>) -> Finding {
+    match ran {
+        Ok((stdout, _)) if stdout.contains("@jopcal result") => {
+            let line = stdout.lines().find(|l| l.contains("@jopcal result")).unwrap_or("");
+            Finding::Ok(line.trim().to_string())
+        }
+        Ok((stdout, stderr)) => {
+            let why = format!(
+                "JopSim printed no result line; last output: {}",
+                stdout
+                    .lines()
+                    .chain(stderr.lines())
+                    .rev()
+                    .find(|l| !l.trim().is_empty())
+                    .unwrap_or("nothing")
+            );
+            problem(why, fix_for(&format!("{stdout}{stderr}")))
+        }
+        Err(why) => problem(why.clone(), fix_for(&why)),
+    }
 }
 
 fn finish(problems: usize) -> Result<()> {

@@ -1,10 +1,7 @@
-//! The virtual board: `jopcal emu` (serve on a pseudo-terminal, run a bundle,
-//! write a bundle) and `jopcal run --target emu`, which starts the board on a
-//! pseudo-terminal in this process and drives it exactly as a real board.
+//! `jopcal emu`: serve the virtual board on a pseudo-terminal, run a bundle,
+//! write a bundle (measuring on it is `jopcal_targets::emu`).
 
-use crate::cli::{BoardArgs, EmuArgs, EmuBoardArgs};
-use crate::commands::board::{measure_board, LineHabits};
-use crate::commands::run::{keep_images, prepare_host, staging_dir, Measured};
+use crate::cli::EmuArgs;
 use crate::context;
 use anyhow::{anyhow, bail, Context, Result};
 use jopcal_emu::board::write_trace;
@@ -15,7 +12,7 @@ use jopcal_link::peer::{serve, BoardLog};
 use jopcal_link::{JopImage, PseudoTerminal};
 use jopcal_measure::atomic;
 use std::path::Path;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex};
 
 fn load_config(
@@ -108,87 +105,4 @@ pub fn emu(firmware: Option<&Path>, a: &EmuArgs) -> Result<()> {
     );
     let l = log.lock().map_err(|_| anyhow!("board log poisoned"))?;
     bail!("the line ended: {}", l.ended.clone().unwrap_or_default())
-}
-
-/// `jopcal run --target emu`: bundles each selected workload, starts the
-/// virtual board on a pseudo-terminal, and measures through the board path.
-#[allow(clippy::too_many_arguments)]
-pub fn measure_emu(
-    firmware: Option<&Path>,
-    benches: &[String],
-    board: &BoardArgs,
-    emu: &EmuBoardArgs,
-    out: &Path,
-    stamp: &str,
-    timeout: u64,
-) -> Result<Measured> {
-    let cfg_path = context::emu_config_path(emu.emu_config.as_deref(), firmware)?;
-    let mut cfg = BoardConfig::load(&cfg_path, &emu.emu_params).map_err(|e| anyhow!(e))?;
-    // An endless loop stops at the cycles a board at the configured clock runs in --timeout.
-    cfg.cycle_limit = cfg.cycle_limit.min((timeout as f64 * cfg.clock_mhz * 1e6) as u64);
-    let setup = prepare_host(firmware, benches)?;
-    // The images go into the output directory: a record of exactly what ran.
-    let staging = staging_dir(out)?;
-    let mut images = Vec::new();
-    for w in &setup.selected {
-        let bundle = Bundle::from_dir(&setup.built.classes, &w.main).map_err(|e| anyhow!(e))?;
-        let path = staging.join(format!("{}.jop", w.name));
-        atomic::write_atomic(&path, bundle.to_image().to_text().as_bytes())?;
-        images.push(path);
-    }
-    let pty = PseudoTerminal::open().map_err(|e| anyhow!(e))?;
-    let port = pty.path.clone();
-    let stop = Arc::new(AtomicBool::new(false));
-    let log = Arc::new(Mutex::new(BoardLog::default()));
-    let protocol = board.protocol;
-    let trace_dir = emu.trace.then(|| out.join("traces"));
-    let (s, l) = (stop.clone(), log.clone());
-    let names: Vec<String> = setup.selected.iter().map(|w| w.name.clone()).collect();
-    let thread = std::thread::spawn(move || {
-        let mut program = EmuProgram {
-            cfg,
-            trace_dir,
-            names,
-            reports: Vec::new(),
-        };
-        serve(
-            pty.board,
-            LoaderOptions::new(protocol),
-            &mut program,
-            FaultPlan::default(),
-            1,
-            s,
-            l,
-        );
-    });
-    let mut args = board.clone();
-    // The virtual board is deterministic and its line cannot drop a byte: a failed run fails again.
-    args.retries = 0;
-    args.port = Some(port);
-    args.images = images;
-    let config_note = format!(
-        "virtual board {} {}",
-        cfg_path.display(),
-        if emu.emu_params.is_empty() {
-            String::new()
-        } else {
-            emu.emu_params.join(" ")
-        }
-    );
-    // The virtual board ends every run with `JVM exit!`, however late a busy
-    // machine delivers it: the capture waits for it (up to the line timeout),
-    // so nothing is left on the line when the next download starts.
-    let habits = LineHabits {
-        quiet: std::time::Duration::from_millis(20),
-        exit_wait: std::time::Duration::MAX,
-    };
-    let result = measure_board(&args, out, stamp, timeout, "emu", Some(config_note.trim()), habits);
-    stop.store(true, Ordering::Relaxed);
-    let _ = thread.join();
-    let mut m = result?;
-    m.failures.splice(0..0, setup.left_out.iter().cloned());
-    // Keep the bundles beside the results.
-    keep_images(&args.images, &m.out.join("images"))?;
-    let _ = std::fs::remove_dir_all(&staging);
-    Ok(m)
 }

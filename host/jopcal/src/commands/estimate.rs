@@ -5,9 +5,9 @@ use crate::context;
 use anyhow::{anyhow, bail, Context, Result};
 use jopcal_measure::{atomic, clock, OutDir};
 use jopcal_profile::Profile;
+use jopcal_report::estimates::{write_estimates as write_estimates_csv, EstimateRow};
 use jopcal_timing::cache::CacheMode;
 use jopcal_timing::estimate::{estimate as run_estimate, Estimate};
-use jopcal_timing::table::number;
 use jopcal_timing::TimingModel;
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
@@ -197,36 +197,6 @@ pub fn write_estimates(
     csv_path: &Path,
     json_path: &Path,
 ) -> Result<()> {
-    let mut w = csv::Writer::from_writer(Vec::new());
-    w.write_record([
-        "benchmark",
-        "model",
-        "cache_mode",
-        "cycles",
-        "bytecodes",
-        "java_dispatch_cycles",
-        "java_routine_cycles",
-        "invoke_return_cycles",
-        "cache_hits",
-        "cache_misses",
-        "profile_complete",
-    ])?;
-    for e in estimates {
-        w.write_record([
-            e.benchmark.clone(),
-            e.model.clone(),
-            e.cache.to_string(),
-            number(e.cycles),
-            e.bytecodes.to_string(),
-            number(e.java_dispatch_cycles),
-            number(e.java_routine_cycles),
-            number(e.invoke_return_cycles),
-            e.cache_hits.to_string(),
-            e.cache_misses.to_string(),
-            e.complete.to_string(),
-        ])?;
-    }
-    let csv_bytes = w.into_inner().map_err(|e| anyhow!(e.to_string()))?;
     let breakdown: Vec<Value> = estimates
         .iter()
         .zip(profiles.iter().flat_map(|p| std::iter::repeat_n(p, n_modes)))
@@ -238,7 +208,8 @@ pub fn write_estimates(
         "params": model.params(),
         "estimates": breakdown,
     }))? + "\n";
-    atomic::write_atomic(csv_path, &csv_bytes).with_context(|| format!("writing {}", csv_path.display()))?;
+    let rows: Vec<EstimateRow> = estimates.iter().map(EstimateRow::from).collect();
+    write_estimates_csv(csv_path, &rows).with_context(|| format!("writing {}", csv_path.display()))?;
     atomic::write_atomic(json_path, json_text.as_bytes())
         .with_context(|| format!("writing {}", json_path.display()))?;
     Ok(())

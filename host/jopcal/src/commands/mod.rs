@@ -6,7 +6,6 @@ pub mod calibrate;
 mod doctor;
 mod emu;
 mod estimate;
-mod jopsim;
 mod profile;
 mod report;
 mod run;

@@ -2,13 +2,14 @@
 //! and write one `.jopprof` per benchmark (and optionally a JSON view).
 
 use crate::cli::{ProfileArgs, ProfileFormat, RegionArg};
-use crate::commands::run::{prepare_host, HostSetup};
+use crate::commands::run::prepare_host;
 use crate::context;
 use crate::progress::Progress;
 use anyhow::{bail, Context, Result};
 use jopcal_jop::tree::TreeSuite;
 use jopcal_measure::{atomic, clock, OutDir};
 use jopcal_profile::{Profile, EXTENSION};
+use jopcal_targets::host::HostSetup;
 use jopcal_workloads::profile::{profile_program, ProfileRegion, ProfileRequest};
 use jopcal_workloads::Jdk;
 use std::path::{Path, PathBuf};
@@ -81,7 +82,7 @@ pub fn profile(firmware: Option<&Path>, jop_home: Option<&Path>, a: &ProfileArgs
             if a.region == Some(RegionArg::Main) {
                 eprintln!("     note: --region main counts the whole of each workload's main, harness included");
             }
-            let setup = prepare_host(Some(&root), &a.benches)?;
+            let setup = prepare_host(&root, &a.benches)?;
             profile_suite(&setup, &out, &stamp, a.region, a.format, timeout, &a.jvm_args)?
         }
     };

@@ -1,14 +1,11 @@
-//! `jopcal sim` (build, run and benchmark the Verilator bench) and
-//! `jopcal run --target verilator`, which starts the bench with its UART on a
-//! pseudo-terminal and measures through the same code as a board.
+//! `jopcal sim`: build, run and benchmark the Verilator bench (measuring on
+//! it is `jopcal_targets::verilator`).
 
-use crate::cli::{BoardArgs, SimAction, SimArgs};
-use crate::commands::board::{measure_board, REAL_BOARD};
-use crate::commands::run::Measured;
+use crate::cli::{SimAction, SimArgs};
 use anyhow::{anyhow, bail, Context, Result};
+use jopcal_targets::verilator::bench_binary;
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::time::Duration;
 
 /// `hdl-sim/bench` beside the firmware directory (a checkout), else the copy
 /// this executable carries.
@@ -19,19 +16,6 @@ fn bench_dir(firmware: Option<&Path>) -> Result<PathBuf> {
         return Ok(d);
     }
     Ok(crate::context::share_dir()?.join("hdl-sim/bench"))
-}
-
-/// The bench executable inside a `sim build` directory.
-pub fn bench_binary(sim: &Path) -> Result<PathBuf> {
-    let b = sim.join("obj/bench");
-    if !b.is_file() {
-        bail!(
-            "{}: no built bench here: run `jopcal sim build --rtl ... --top ... --out {}` first",
-            sim.display(),
-            sim.display()
-        );
-    }
-    Ok(b)
 }
 
 pub fn sim(firmware: Option<&Path>, a: &SimArgs) -> Result<()> {
@@ -101,27 +85,4 @@ pub fn sim(firmware: Option<&Path>, a: &SimArgs) -> Result<()> {
             Ok(())
         }
     }
-}
-
-/// `jopcal run --target verilator`: start the bench on a pseudo-terminal, measure, stop it.
-pub fn measure_verilator(
-    sim: Option<&Path>,
-    sim_args: &[String],
-    board: &BoardArgs,
-    out: &Path,
-    stamp: &str,
-    timeout: u64,
-) -> Result<Measured> {
-    let sim = sim.context("--target verilator needs --sim DIR (a bench from `jopcal sim build`)")?;
-    let bin = bench_binary(sim)?;
-    let running = jopcal_sim::start(&bin, sim_args, Duration::from_secs(10)).map_err(|e| anyhow!(e))?;
-    let mut args = board.clone();
-    args.port = Some(running.port.clone());
-    let note = format!("verilator bench {} {}", sim.display(), sim_args.join(" "));
-    let result = measure_board(&args, out, stamp, timeout, "verilator", Some(note.trim()), REAL_BOARD);
-    let bench_log = running.stop();
-    if let Ok(m) = &result {
-        let _ = jopcal_measure::atomic::write_atomic(&m.out.join("logs/bench.log"), bench_log.as_bytes());
-    }
-    result
 }

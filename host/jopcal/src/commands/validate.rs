@@ -10,83 +10,19 @@ use super::calibrate::{run_calibration, CalibrationRun};
 use super::estimate::{benchmark_image, estimate_all, load_image_sizes, write_estimates};
 use super::profile::{profile_suite, ProfiledSet};
 use super::report::write_accuracy;
-use super::run::{fail_on_failures, measure_on, prepare_host, Measure, Measured};
+use super::run::{fail_on_failures, measure_on, prepare_host, Measure};
 use crate::cli::{ProfileFormat, ValidateArgs};
 use crate::context;
 use anyhow::{anyhow, bail, Context, Result};
 use jopcal_measure::{atomic, clock, measurements};
 use jopcal_report::accuracy::reconcile;
 use jopcal_report::estimates::read_estimates;
+use jopcal_report::summary::{Bench, BenchEstimate, CalibrationSummary, Failure, Stage, Summary};
+use jopcal_targets::Measured;
 use jopcal_timing::cache::CacheMode;
 use jopcal_timing::TimingModel;
-use serde::Serialize;
 use std::path::Path;
 use std::time::Duration;
-
-#[derive(Serialize)]
-struct Summary<'a> {
-    target: &'a str,
-    suite: &'a str,
-    /// True when every stage ran and no workload failed (a failed workload
-    /// is missing from the fit, which then rests on fewer benchmarks).
-    complete: bool,
-    stages: Vec<Stage>,
-    benchmarks: Vec<Bench>,
-    calibration: Option<CalibrationSummary>,
-    failures: Vec<Failure>,
-    measurements: String,
-    tool_version: &'a str,
-    timestamp: String,
-}
-
-#[derive(Serialize)]
-struct Stage {
-    name: &'static str,
-    status: String,
-}
-
-#[derive(Serialize)]
-struct Bench {
-    name: String,
-    iterations: u64,
-    /// Measured value of the region, in `unit`.
-    measured: u64,
-    /// The same in cycles; null when the target measures time (the host JVM).
-    measured_cycles: Option<u64>,
-    /// `cycles` on JOP targets, `ns` on the host JVM.
-    unit: String,
-    estimates: Vec<BenchEstimate>,
-    /// Error of the calibrated estimate fitted without this benchmark
-    /// (leave-one-out), in percent; null when there was no calibration.
-    loo_error_pct: Option<f64>,
-}
-
-#[derive(Serialize)]
-struct BenchEstimate {
-    model: String,
-    cache: String,
-    cycles: f64,
-    /// Error of the estimate against the measurement, in percent; null when
-    /// the measurement is not in cycles (the host JVM measures ns).
-    error_pct: Option<f64>,
-}
-
-#[derive(Serialize)]
-struct CalibrationSummary {
-    model: String,
-    cache: String,
-    benchmarks: usize,
-    fit_max_abs_error_pct: f64,
-    loo_max_abs_error_pct: Option<f64>,
-    params: std::collections::BTreeMap<String, f64>,
-    not_fitted: Vec<String>,
-}
-
-#[derive(Serialize)]
-struct Failure {
-    name: String,
-    reason: String,
-}
 
 /// Marks the calibrated estimates as leave-one-out predictions.
 const LOO_SUFFIX: &str = "-loo";
@@ -114,7 +50,7 @@ fn measure_and_profile(
         on: &a.on,
     };
     let m = measure_on(root, jop_home, &how, out, stamp)?;
-    let setup = prepare_host(Some(root), benches)?;
+    let setup = prepare_host(root, benches)?;
     let mut profiled = profile_suite(
         &setup,
         &m.out.path.join("profiles"),
@@ -216,13 +152,13 @@ pub fn validate(firmware: Option<&Path>, jop_home: Option<&Path>, a: &ValidateAr
     let stamp = clock::now_stamp();
     let out = context::out_dir(a.out.as_deref(), "validate", &stamp)?;
     let mut stages: Vec<Stage> = Vec::new();
-    let mut stage = |name: &'static str, status: &str| {
+    let mut stage = |name: &str, status: &str| {
         stages.push(Stage {
-            name,
+            name: name.to_string(),
             status: status.to_string(),
         })
     };
-    let (m, profiled, mut library) = measure_and_profile(&root, jop_home, a, &a.benches, &out, &stamp)?;
+    let (m, profiled, library) = measure_and_profile(&root, jop_home, a, &a.benches, &out, &stamp)?;
     let dir = m.out.path.clone();
     stage("build", "done");
     stage("measure", "done");
@@ -245,105 +181,24 @@ pub fn validate(firmware: Option<&Path>, jop_home: Option<&Path>, a: &ValidateAr
         stage("reconcile", &why);
         stage("plot", &why);
     } else {
-        // Calibration set: the suite plus generated micro-benchmarks.
-        let fw = context::firmware_dir(firmware)?;
-        let micro_src = dir.join("micro-suite");
-        jopcal_calibrate::micro::generate(&micro_src, &fw).map_err(|e| anyhow!(e))?;
-        let (micro, micro_prof, micro_library) =
-            measure_and_profile(&micro_src, jop_home, a, &[], &dir.join("micro"), &stamp)?;
-        library.extend(micro_library);
-        library.sort();
-        library.dedup();
-        // Library code JOP implements differently: each such call gets a fitted cost of its own.
-        let (fit_model, fit_spec) = if library.is_empty() {
-            (model_path.clone(), "r,w,impl_java,cache".to_string())
-        } else {
-            let file = dir.join("library-model.toml");
-            let base = jopcal_calibrate::output::relative_base(&model_path, &file);
-            let (text, params) =
-                jopcal_calibrate::output::library_model_toml(&base, &format!("{}+library", model.name), &library);
-            atomic::write_atomic(&file, text.as_bytes())?;
-            eprintln!(
-                "  validate {} library method(s) JOP implements differently (not in its image, or JDK code at another size); the fit prices each call: {}",
-                library.len(),
-                library.join(", ")
-            );
-            (file, format!("r,w,impl_java,cache,{}", params.join(",")))
-        };
-        failures.extend(micro.failures.iter().cloned());
-        failures.extend(micro_prof.failures.iter().cloned());
-        let cal = run_calibration(&CalibrationRun {
-            measured: &[m.csv.clone(), micro.csv.clone()],
-            profiles: &[dir.join("profiles"), dir.join("micro/profiles")],
-            model_path: &fit_model,
-            groups: &fit_spec,
-            cache: "fifo:1024:16",
-            loo: true,
-            // A workload that failed on the target is a failure of its own, already recorded.
-            lenient: true,
-            out: &dir.join("calibrated.toml"),
-        })?;
-        stage("calibrate", "done");
-        let suite_loo: Vec<&(String, f64)> = cal
-            .loo_errors
-            .iter()
-            .filter(|(b, _)| m.rows.iter().any(|r| &r.benchmark == b))
-            .collect();
-        if !suite_loo.is_empty() {
-            eprintln!(
-                "  validate leave-one-out error of the calibrated table, per {} benchmark: {}; largest |error| {:.3}%",
-                a.suite,
-                suite_loo
-                    .iter()
-                    .map(|(b, e)| format!("{b} {}%", jopcal_report::plots::signed(*e, 3)))
-                    .collect::<Vec<_>>()
-                    .join(", "),
-                suite_loo.iter().map(|(_, e)| e.abs()).fold(0.0, f64::max)
-            );
+        let c = calibrate_stage(
+            a,
+            jop_home,
+            firmware,
+            &m,
+            &profiled,
+            &model,
+            &model_path,
+            library,
+            &stamp,
+        )?;
+        for (name, status) in &c.stages {
+            stage(name, status);
         }
-        loo_errors = cal.loo_errors.clone();
-        if a.suite != "builtin" {
-            // The tree's benchmarks: side by side with the published cross-profilers.
-            let refs = context::reference_dir(a.references.as_deref())?;
-            let refs = jopcal_report::published::load(&refs).map_err(|e| anyhow!(e))?;
-            let ours: Vec<(String, f64)> = suite_loo.iter().map(|(b, e)| (b.clone(), *e)).collect();
-            let md = jopcal_report::published::markdown(&ours, &refs, &a.suite);
-            atomic::write_atomic(&dir.join("published.md"), md.as_bytes())?;
-            stage("compare with published", "done");
-        }
-        let fitted = TimingModel::load(&cal.toml)?;
-        // The calibrated column is out of sample: each benchmark is estimated
-        // by the table fitted without it (leave-one-out), never by a fit to
-        // its own measurement. The breakdowns stay the full table's.
-        let mut calibrated = estimate_all(&profiled.profiles, &fitted, &[cal.fit.cache]);
-        for e in &mut calibrated {
-            if let Some((_, predicted)) = cal.loo_predicted.iter().find(|(b, _)| *b == e.benchmark) {
-                e.cycles = *predicted;
-            }
-            e.model = format!("{}{LOO_SUFFIX}", e.model);
-        }
-        estimates.extend(calibrated);
-        stage("estimate", "done");
-        calibration = Some(CalibrationSummary {
-            model: fitted.name.clone(),
-            cache: cal.fit.cache.to_string(),
-            benchmarks: cal.fit.rows.len(),
-            fit_max_abs_error_pct: cal.fit.max_abs_error_pct(),
-            loo_max_abs_error_pct: cal.loo_max_abs_error_pct,
-            params: cal
-                .fit
-                .params
-                .iter()
-                .filter(|p| p.unidentified.is_none())
-                .map(|p| (p.name.clone(), p.value))
-                .collect(),
-            not_fitted: cal
-                .fit
-                .params
-                .iter()
-                .filter_map(|p| p.unidentified.as_ref().map(|w| format!("{}: {w}", p.name)))
-                .collect(),
-        });
+        failures.extend(c.failures);
+        estimates.extend(c.estimates);
+        loo_errors = c.loo_errors;
+        calibration = Some(c.summary);
     }
     let n_modes = estimates.len() / profiled.profiles.len().max(1);
     let all_profiles: Vec<jopcal_profile::Profile> = {
@@ -386,8 +241,8 @@ pub fn validate(firmware: Option<&Path>, jop_home: Option<&Path>, a: &ValidateAr
     }
     stage("summary", "done");
     let summary = Summary {
-        target: a.target.name(),
-        suite: &a.suite,
+        target: a.target.name().to_string(),
+        suite: a.suite.clone(),
         complete: stages.iter().all(|s| s.status == "done") && failures.is_empty(),
         benchmarks: m
             .rows
@@ -422,12 +277,11 @@ pub fn validate(firmware: Option<&Path>, jop_home: Option<&Path>, a: &ValidateAr
             })
             .collect(),
         measurements: "measurements.csv".into(),
-        tool_version: env!("CARGO_PKG_VERSION"),
+        tool_version: env!("CARGO_PKG_VERSION").to_string(),
         timestamp: clock::now_rfc3339(),
     };
     let path = dir.join("summary.json");
-    let json = serde_json::to_string_pretty(&summary)? + "\n";
-    atomic::write_atomic(&path, json.as_bytes()).with_context(|| format!("writing {}", path.display()))?;
+    atomic::write_atomic(&path, summary.to_json().as_bytes()).with_context(|| format!("writing {}", path.display()))?;
     eprintln!(
         "  validate {} benchmarks measured on {}",
         summary.benchmarks.len(),
@@ -435,6 +289,145 @@ pub fn validate(firmware: Option<&Path>, jop_home: Option<&Path>, a: &ValidateAr
     );
     println!("{}", path.display());
     fail_on_failures(&failures, &dir)
+}
+
+/// What the calibration stage added to a validate run.
+struct Calibrated {
+    /// `(stage, status)` in the order they ran.
+    stages: Vec<(&'static str, String)>,
+    failures: Vec<(String, String)>,
+    /// The leave-one-out predictions of the calibrated table (model `-loo`).
+    estimates: Vec<jopcal_timing::estimate::Estimate>,
+    loo_errors: Vec<(String, f64)>,
+    summary: CalibrationSummary,
+}
+
+/// Measures and profiles the calibration micro-benchmarks, fits the table
+/// to them and the suite (each call of a library method JOP implements
+/// differently priced by a parameter of its own), cross-validates, compares
+/// with the published figures (tree suites), and estimates every benchmark
+/// with the table fitted without it.
+#[allow(clippy::too_many_arguments)]
+fn calibrate_stage(
+    a: &ValidateArgs,
+    jop_home: Option<&Path>,
+    firmware: Option<&Path>,
+    m: &Measured,
+    profiled: &ProfiledSet,
+    model: &TimingModel,
+    model_path: &Path,
+    mut library: Vec<String>,
+    stamp: &str,
+) -> Result<Calibrated> {
+    let dir = &m.out.path;
+    let mut stages: Vec<(&'static str, String)> = Vec::new();
+    let mut stage = |name: &'static str, status: &str| stages.push((name, status.to_string()));
+    let mut failures: Vec<(String, String)> = Vec::new();
+    // Calibration set: the suite plus generated micro-benchmarks.
+    let fw = context::firmware_dir(firmware)?;
+    let micro_src = dir.join("micro-suite");
+    jopcal_calibrate::micro::generate(&micro_src, &fw).map_err(|e| anyhow!(e))?;
+    let (micro, micro_prof, micro_library) =
+        measure_and_profile(&micro_src, jop_home, a, &[], &dir.join("micro"), stamp)?;
+    library.extend(micro_library);
+    library.sort();
+    library.dedup();
+    // Library code JOP implements differently: each such call gets a fitted cost of its own.
+    let (fit_model, fit_spec) = if library.is_empty() {
+        (model_path.to_path_buf(), "r,w,impl_java,cache".to_string())
+    } else {
+        let file = dir.join("library-model.toml");
+        let base = jopcal_calibrate::output::relative_base(model_path, &file);
+        let (text, params) =
+            jopcal_calibrate::output::library_model_toml(&base, &format!("{}+library", model.name), &library);
+        atomic::write_atomic(&file, text.as_bytes())?;
+        eprintln!(
+            "  validate {} library method(s) JOP implements differently (not in its image, or JDK code at another size); the fit prices each call: {}",
+            library.len(),
+            library.join(", ")
+        );
+        (file, format!("r,w,impl_java,cache,{}", params.join(",")))
+    };
+    failures.extend(micro.failures.iter().cloned());
+    failures.extend(micro_prof.failures.iter().cloned());
+    let cal = run_calibration(&CalibrationRun {
+        measured: &[m.csv.clone(), micro.csv.clone()],
+        profiles: &[dir.join("profiles"), dir.join("micro/profiles")],
+        model_path: &fit_model,
+        groups: &fit_spec,
+        cache: "fifo:1024:16",
+        loo: true,
+        // A workload that failed on the target is a failure of its own, already recorded.
+        lenient: true,
+        out: &dir.join("calibrated.toml"),
+    })?;
+    stage("calibrate", "done");
+    let suite_loo: Vec<&(String, f64)> = cal
+        .loo_errors
+        .iter()
+        .filter(|(b, _)| m.rows.iter().any(|r| &r.benchmark == b))
+        .collect();
+    if !suite_loo.is_empty() {
+        eprintln!(
+            "  validate leave-one-out error of the calibrated table, per {} benchmark: {}; largest |error| {:.3}%",
+            a.suite,
+            suite_loo
+                .iter()
+                .map(|(b, e)| format!("{b} {}%", jopcal_report::plots::signed(*e, 3)))
+                .collect::<Vec<_>>()
+                .join(", "),
+            suite_loo.iter().map(|(_, e)| e.abs()).fold(0.0, f64::max)
+        );
+    }
+    let loo_errors = cal.loo_errors.clone();
+    if a.suite != "builtin" {
+        // The tree's benchmarks: side by side with the published cross-profilers.
+        let refs = context::reference_dir(a.references.as_deref())?;
+        let refs = jopcal_report::published::load(&refs).map_err(|e| anyhow!(e))?;
+        let ours: Vec<(String, f64)> = suite_loo.iter().map(|(b, e)| (b.clone(), *e)).collect();
+        let md = jopcal_report::published::markdown(&ours, &refs, &a.suite);
+        atomic::write_atomic(&dir.join("published.md"), md.as_bytes())?;
+        stage("compare with published", "done");
+    }
+    let fitted = TimingModel::load(&cal.toml)?;
+    // The calibrated column is out of sample: each benchmark is estimated
+    // by the table fitted without it (leave-one-out), never by a fit to
+    // its own measurement. The breakdowns stay the full table's.
+    let mut calibrated = estimate_all(&profiled.profiles, &fitted, &[cal.fit.cache]);
+    for e in &mut calibrated {
+        if let Some((_, predicted)) = cal.loo_predicted.iter().find(|(b, _)| *b == e.benchmark) {
+            e.cycles = *predicted;
+        }
+        e.model = format!("{}{LOO_SUFFIX}", e.model);
+    }
+    stage("estimate", "done");
+    let summary = CalibrationSummary {
+        model: fitted.name.clone(),
+        cache: cal.fit.cache.to_string(),
+        benchmarks: cal.fit.rows.len(),
+        fit_max_abs_error_pct: cal.fit.max_abs_error_pct(),
+        loo_max_abs_error_pct: cal.loo_max_abs_error_pct,
+        params: cal
+            .fit
+            .params
+            .iter()
+            .filter(|p| p.unidentified.is_none())
+            .map(|p| (p.name.clone(), p.value))
+            .collect(),
+        not_fitted: cal
+            .fit
+            .params
+            .iter()
+            .filter_map(|p| p.unidentified.as_ref().map(|w| format!("{}: {w}", p.name)))
+            .collect(),
+    };
+    Ok(Calibrated {
+        stages,
+        failures,
+        estimates: calibrated,
+        loo_errors,
+        summary,
+    })
 }
 
 #[cfg(test)]

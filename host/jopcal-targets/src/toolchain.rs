@@ -1,17 +1,11 @@
-//! The JOP tree's toolchain and simulator. [`Toolchain`] builds a workload's
-//! .jop image with the `build` template of jopcal.toml (for `--target jopsim`,
-//! and for `--target board|verilator` when no `--image` is given).
-//! `jopcal run --target jopsim` runs each image in the tree's simulator (the
-//! `jopsim` template) as a subprocess; its output is read for `@jopcal` result
-//! lines like a board's and kept as the raw log. JopSim is not cycle exact;
-//! its rows say so in `target_config`.
+//! The JOP tree's toolchain as `jopcal.toml` configures it: the `build`
+//! template makes one workload's `.jop` image, `image` says where it lands,
+//! `jopsim` runs an image in the tree's simulator. Every command runs in the
+//! tree, with a time limit, its output kept; a failure is told by the line
+//! of output that says why, with the fix where jopcal knows one.
 
-use crate::commands::run::Measured;
-use crate::context;
-use crate::progress::Progress;
-use anyhow::{anyhow, bail, Context, Result};
+use crate::{Progress, TargetError};
 use jopcal_jop::config::{expand, JopConfig};
-use jopcal_measure::{atomic, Measurement, MeasurementWriter, OutDir, Unit};
 use jopcal_workloads::{Suite, WorkloadSpec};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -20,7 +14,7 @@ use std::time::Duration;
 use wait_timeout::ChildExt;
 
 /// Runs `sh -c cmd` in `dir` with a timeout; Ok((stdout, stderr)) on exit 0.
-fn shell(cmd: &str, dir: &Path, timeout: Duration) -> std::result::Result<(String, String), String> {
+pub fn shell(cmd: &str, dir: &Path, timeout: Duration) -> Result<(String, String), String> {
     let mut child = Command::new("sh")
         .args(["-c", cmd])
         .current_dir(dir)
@@ -62,7 +56,7 @@ fn shell(cmd: &str, dir: &Path, timeout: Duration) -> std::result::Result<(Strin
 /// The line of a failed command's output that says why: the first compiler
 /// error or Java exception (a make run ends with make's own `Error 1`, which
 /// says nothing), else the last line.
-fn telling_line(stdout: &str, stderr: &str) -> String {
+pub fn telling_line(stdout: &str, stderr: &str) -> String {
     let lines = || {
         stderr
             .lines()
@@ -124,24 +118,27 @@ pub fn known_fix(why: &str) -> Option<&'static str> {
 /// The JOP tree's toolchain as `jopcal.toml` configures it: the `build`
 /// template makes one workload's image, `image` says where it lands.
 pub struct Toolchain {
+    /// The `[jop]` table it comes from.
     pub cfg: JopConfig,
+    /// The JOP tree (every command runs there).
     pub home: PathBuf,
     build: String,
     image: String,
 }
 
 impl Toolchain {
-    /// Reads `jopcal.toml`; `why` says what needs the toolchain.
-    pub fn load(jop_home: Option<&Path>, why: &str) -> Result<Toolchain> {
-        let cfg: JopConfig = context::jop_config()?.with_context(|| {
-            format!("{why} needs a jopcal.toml with a [jop] table giving `build` and `image` templates (see docs/formats.md)")
-        })?;
+    /// The toolchain `cfg` configures for the tree in `home`; `why` says
+    /// what needs it (for the error when a template is missing).
+    pub fn new(cfg: JopConfig, home: PathBuf, why: &str) -> Result<Toolchain, TargetError> {
         let need = |v: &Option<String>, key: &str| {
-            v.clone()
-                .ok_or_else(|| anyhow!("{}: [jop] has no `{key}` template ({why} needs it)", cfg.file.display()))
+            v.clone().ok_or_else(|| {
+                TargetError::Toolchain(format!(
+                    "{}: [jop] has no `{key}` template ({why} needs it)",
+                    cfg.file.display()
+                ))
+            })
         };
         let (build, image) = (need(&cfg.build, "build")?, need(&cfg.image, "image")?);
-        let home = context::jop_home(jop_home)?;
         Ok(Toolchain {
             cfg,
             home,
@@ -151,7 +148,7 @@ impl Toolchain {
     }
 
     /// The placeholder values for one workload of the suite in `root`.
-    fn values(&self, suite: &Suite, job: &WorkloadSpec, out: &Path) -> Result<BTreeMap<&'static str, String>> {
+    fn values(&self, suite: &Suite, job: &WorkloadSpec, out: &Path) -> std::io::Result<BTreeMap<&'static str, String>> {
         let class = job.main.rsplit('.').next().unwrap_or(&job.main).to_string();
         let package_dir = job
             .main
@@ -164,7 +161,8 @@ impl Toolchain {
             .iter()
             .map(std::path::absolute)
             .collect::<std::io::Result<Vec<_>>>()?;
-        let sources = std::env::join_paths(std::iter::once(gen.clone()).chain(roots))?;
+        let sources = std::env::join_paths(std::iter::once(gen.clone()).chain(roots))
+            .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidInput, e))?;
         Ok(BTreeMap::from([
             ("home", self.home.display().to_string()),
             ("main", job.main.clone()),
@@ -186,7 +184,7 @@ impl Toolchain {
         out: &Path,
         keep: &Path,
         limit: Duration,
-    ) -> std::result::Result<PathBuf, String> {
+    ) -> Result<PathBuf, String> {
         let v = self.values(suite, job, out).map_err(|e| e.to_string())?;
         let cmd = expand(&self.build, &v);
         shell(&cmd, &self.home, limit).map_err(|e| format!("building the image: {e}"))?;
@@ -211,24 +209,31 @@ impl Toolchain {
     }
 
     /// The `jopsim` template filled for `job`'s `image`.
-    fn jopsim_command(
+    pub fn jopsim_command(
         &self,
         template: &str,
         suite: &Suite,
         job: &WorkloadSpec,
         out: &Path,
         image: &Path,
-    ) -> std::result::Result<String, String> {
+    ) -> Result<String, String> {
         let mut v = self.values(suite, job, out).map_err(|e| e.to_string())?;
         let image = std::path::absolute(image).map_err(|e| format!("{}: {e}", image.display()))?;
         v.insert("image", image.display().to_string());
         Ok(expand(template, &v))
     }
 
-    /// Builds the image of every workload of `jobs` into `dir` (`<name>.jop`),
-    /// with progress; the first failure ends it.
-    pub fn build_all(&self, suite: &Suite, jobs: &[WorkloadSpec], dir: &Path, limit: Duration) -> Result<Vec<PathBuf>> {
-        let progress = Progress::new("build", jobs.len() as u64);
+    /// Builds the image of every workload of `jobs` into `dir`
+    /// (`<name>.jop`), with progress; the first failure ends it.
+    pub fn build_all(
+        &self,
+        suite: &Suite,
+        jobs: &[WorkloadSpec],
+        dir: &Path,
+        limit: Duration,
+        progress: &dyn Progress,
+    ) -> Result<Vec<PathBuf>, TargetError> {
+        progress.begin("build", jobs.len() as u64);
         let mut images = Vec::new();
         for job in jobs {
             progress.working_on(&job.name);
@@ -239,12 +244,12 @@ impl Toolchain {
                     images.push(p);
                 }
                 Err(why) => {
-                    progress.done();
-                    bail!("workload {}: {why}", job.name);
+                    progress.end();
+                    return Err(TargetError::Image(format!("workload {}: {why}", job.name)));
                 }
             }
         }
-        progress.done();
+        progress.end();
         Ok(images)
     }
 }
@@ -257,119 +262,10 @@ pub fn run_jopsim(
     out: &Path,
     image: &Path,
     limit: Duration,
-) -> std::result::Result<(String, String), String> {
+) -> Result<(String, String), String> {
     let template = tools.cfg.jopsim.as_deref().ok_or("[jop] has no `jopsim` template")?;
     let cmd = tools.jopsim_command(template, suite, job, out, image)?;
     shell(&cmd, &tools.home, limit)
-}
-
-/// `jopcal run --target jopsim` over the workload directory `root`.
-pub fn measure_jopsim(
-    root: &Path,
-    jop_home: Option<&Path>,
-    benches: &[String],
-    out: &Path,
-    stamp: &str,
-    timeout: u64,
-) -> Result<Measured> {
-    let tools = Toolchain::load(jop_home, "--target jopsim")?;
-    let jopsim = tools.cfg.jopsim.clone().ok_or_else(|| {
-        anyhow!(
-            "{}: [jop] has no `jopsim` template (--target jopsim needs build, image and jopsim)",
-            tools.cfg.file.display()
-        )
-    })?;
-    let suite = Suite::load(root)?;
-    let jobs = suite.select(benches)?;
-    let dir = OutDir::prepare(out, stamp).with_context(|| format!("preparing {}", out.display()))?;
-    let mut writer = MeasurementWriter::create(&dir.path)?;
-    let progress = Progress::new("measure", jobs.len() as u64);
-    let (mut rows, mut failures) = (Vec::new(), Vec::new());
-    let limit = Duration::from_secs(timeout);
-    for job in &jobs {
-        progress.working_on(&job.name);
-        let log_rel = format!("logs/{}-jopsim.log", job.name);
-        let outcome = (|| -> std::result::Result<Vec<Measurement>, String> {
-            let image = dir.join(format!("images/{}.jop", job.name));
-            tools.build_image(&suite, job, &dir.path, &image, limit)?;
-            let cmd = tools.jopsim_command(&jopsim, &suite, job, &dir.path, &image)?;
-            let (stdout, stderr) = shell(&cmd, &tools.home, limit)?;
-            let text = format!("# command: {cmd}\n# ---- stdout ----\n{stdout}# ---- stderr ----\n{stderr}");
-            atomic::write_atomic(&dir.join(&log_rel), text.as_bytes()).map_err(|e| e.to_string())?;
-            let t =
-                jopcal_measure::transcript::scan(&stdout).map_err(|e| format!("malformed result line: stdout {e}"))?;
-            let found: Vec<Measurement> = t
-                .results
-                .iter()
-                .filter_map(|(_, r)| match r {
-                    jopcal_measure::ResultLine::Result {
-                        bench,
-                        iterations,
-                        cycles,
-                        ..
-                    } => Some(Measurement {
-                        benchmark: bench.clone(),
-                        iterations: *iterations,
-                        cycles: *cycles,
-                        ..Measurement::stamped(
-                            "jopsim",
-                            &format!("JopSim via jopcal.toml ({}; not cycle exact)", tools.cfg.file.display()),
-                            "",
-                            &log_rel,
-                        )
-                    }),
-                    _ => None,
-                })
-                .collect();
-            if !found.is_empty() {
-                return Ok(found);
-            }
-            // The JOP tree's own harness (a build template that ignores jopcal's
-            // wrapper): its milliseconds, which in JopSim are the host's wall clock.
-            let reports = jopcal_measure::tree_output::scan(&stdout).map_err(|e| format!("stdout {e}"))?;
-            if reports.is_empty() {
-                return Err("the simulator printed neither an @jopcal result line nor a harness's `N ms` line".into());
-            }
-            Ok(reports
-                .iter()
-                .map(|r| Measurement {
-                    benchmark: job.name.clone(),
-                    cycles: r.ms,
-                    unit: Unit::Ms,
-                    ..Measurement::stamped(
-                        "jopsim",
-                        &format!(
-                            "JopSim via jopcal.toml ({}); the tree's own harness: host wall-clock ms",
-                            tools.cfg.file.display()
-                        ),
-                        "",
-                        &log_rel,
-                    )
-                })
-                .collect())
-        })();
-        match outcome {
-            Ok(found) => {
-                for m in found {
-                    writer.append(&m)?;
-                    progress.finished(&format!("{}: {} {} (JopSim)", m.benchmark, m.cycles, m.unit));
-                    rows.push(m);
-                }
-            }
-            Err(why) => {
-                progress.finished(&format!("{}: FAILED: {why}", job.name));
-                failures.push((job.name.clone(), why));
-            }
-        }
-    }
-    progress.done();
-    let csv = writer.finish()?;
-    Ok(Measured {
-        out: dir,
-        csv,
-        rows,
-        failures,
-    })
 }
 
 #[cfg(test)]

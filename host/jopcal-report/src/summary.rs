@@ -1,0 +1,169 @@
+//! `summary.json`: what one `jopcal validate` run did, stage by stage, and
+//! what it found per benchmark. One type writes it and reads it back.
+
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::path::Path;
+
+/// The whole file.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Summary {
+    /// Where the workloads ran (`emu`, `board`, ...).
+    pub target: String,
+    /// The suite (`builtin`, `jembench`, `jbe`).
+    pub suite: String,
+    /// True when every stage ran and no workload failed (a failed workload
+    /// is missing from the fit, which then rests on fewer benchmarks).
+    pub complete: bool,
+    /// Each stage and how it ended.
+    pub stages: Vec<Stage>,
+    /// Each measured benchmark.
+    pub benchmarks: Vec<Bench>,
+    /// The calibration, when the target measures cycles.
+    pub calibration: Option<CalibrationSummary>,
+    /// Workloads that failed or were left out, with why.
+    pub failures: Vec<Failure>,
+    /// The measurements file, relative to this one.
+    pub measurements: String,
+    /// jopcal's version.
+    pub tool_version: String,
+    /// When the summary was written (RFC 3339).
+    pub timestamp: String,
+}
+
+/// One stage of the run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Stage {
+    /// `build`, `measure`, `profile`, `estimate`, `calibrate`, ...
+    pub name: String,
+    /// `done`, or why it was skipped.
+    pub status: String,
+}
+
+/// One benchmark.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Bench {
+    /// Its name.
+    pub name: String,
+    /// Iterations of the measured region.
+    pub iterations: u64,
+    /// Measured value of the region, in `unit`.
+    pub measured: u64,
+    /// The same in cycles; null when the target measures time (the host JVM).
+    pub measured_cycles: Option<u64>,
+    /// `cycles` on JOP targets, `ns` on the host JVM.
+    pub unit: String,
+    /// Every estimate of it.
+    pub estimates: Vec<BenchEstimate>,
+    /// Error of the calibrated estimate fitted without this benchmark
+    /// (leave-one-out), in percent; null when there was no calibration.
+    pub loo_error_pct: Option<f64>,
+}
+
+/// One estimate of a benchmark.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct BenchEstimate {
+    /// The timing model (`-loo`: predicted by the table fitted without this benchmark).
+    pub model: String,
+    /// The method-cache mode.
+    pub cache: String,
+    /// Estimated cycles.
+    pub cycles: f64,
+    /// Error of the estimate against the measurement, in percent; null when
+    /// the measurement is not in cycles (the host JVM measures ns).
+    pub error_pct: Option<f64>,
+}
+
+/// What the calibration found.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CalibrationSummary {
+    /// The fitted table's name.
+    pub model: String,
+    /// The method cache it chose.
+    pub cache: String,
+    /// Benchmarks it was fitted to.
+    pub benchmarks: usize,
+    /// Largest |error| over those.
+    pub fit_max_abs_error_pct: f64,
+    /// Largest |error| of the leave-one-out predictions.
+    pub loo_max_abs_error_pct: Option<f64>,
+    /// The fitted values.
+    pub params: BTreeMap<String, f64>,
+    /// `name: why` of each parameter the data could not identify.
+    pub not_fitted: Vec<String>,
+}
+
+/// A workload that failed.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Failure {
+    /// The workload.
+    pub name: String,
+    /// Why, in one line, naming its raw log.
+    pub reason: String,
+}
+
+impl Summary {
+    /// The file's text (pretty JSON, ending in a newline).
+    pub fn to_json(&self) -> String {
+        serde_json::to_string_pretty(self).expect("a summary serialises") + "\n"
+    }
+
+    /// Reads `path`; an error names the file, line and column.
+    pub fn read(path: &Path) -> Result<Summary, String> {
+        let text = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
+        serde_json::from_slice(&text).map_err(|e| {
+            format!(
+                "{}:{}:{}: {e} (is this a summary.json?)",
+                path.display(),
+                e.line(),
+                e.column()
+            )
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_summary_reads_back_as_written() {
+        let s = Summary {
+            target: "emu".into(),
+            suite: "builtin".into(),
+            complete: false,
+            stages: vec![Stage {
+                name: "measure".into(),
+                status: "done".into(),
+            }],
+            benchmarks: vec![Bench {
+                name: "Sieve".into(),
+                iterations: 4,
+                measured: 1000,
+                measured_cycles: Some(1000),
+                unit: "cycles".into(),
+                estimates: vec![BenchEstimate {
+                    model: "jop-wcet".into(),
+                    cache: "hit".into(),
+                    cycles: 990.5,
+                    error_pct: Some(-0.95),
+                }],
+                loo_error_pct: None,
+            }],
+            calibration: None,
+            failures: vec![Failure {
+                name: "Aes".into(),
+                reason: "does not compile".into(),
+            }],
+            measurements: "measurements.csv".into(),
+            tool_version: "0.1.0".into(),
+            timestamp: "2026-11-23T20:00:00Z".into(),
+        };
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("summary.json");
+        std::fs::write(&p, s.to_json()).unwrap();
+        assert_eq!(Summary::read(&p).unwrap(), s);
+        std::fs::write(&p, "{\"target\": 1}").unwrap();
+        assert!(Summary::read(&p).unwrap_err().contains("summary.json:1:"));
+    }
+}

@@ -1,0 +1,320 @@
+//! A board on a serial port or TCP (and, through [`crate::emu`] and
+//! [`crate::verilator`], the virtual board and the bench, which speak the
+//! same line). Each image is downloaded, its result lines are captured and
+//! stored as they arrive, and the raw bytes of every attempt are kept in
+//! `logs/`.
+
+use crate::toolchain::Toolchain;
+use crate::{Job, JobEnd, Prepared, Progress, Reported, Sink, Target, TargetError, TargetKind};
+use jopcal_link::capture::CaptureOptions;
+use jopcal_link::session::{run_image, Attempt, SessionOptions};
+use jopcal_link::{DownloadOptions, JopImage, Link, Protocol};
+use jopcal_measure::result_line::ResultLine;
+use jopcal_measure::{atomic, Unit};
+use sha2::{Digest, Sha256};
+use std::cell::Cell;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// How to reach a board and how to talk to it.
+#[derive(Debug, Clone)]
+pub struct BoardLine {
+    /// Serial device, pseudo-terminal or `tcp://HOST:PORT`.
+    pub port: String,
+    /// The download protocol.
+    pub protocol: Protocol,
+    /// Line rate (8N1).
+    pub baud: u32,
+    /// Shell command run before each download (e.g. reconfiguring the FPGA).
+    pub configure: Option<String>,
+    /// Attempts after the first when a download fails or the output cannot be trusted.
+    pub retries: u32,
+    /// Raise DTR and RTS after opening the port.
+    pub dtr_rts: bool,
+    /// Silence after which a running image is given up.
+    pub line_timeout: Duration,
+}
+
+/// How a target's line behaves between two runs.
+#[derive(Debug, Clone, Copy)]
+pub struct LineHabits {
+    /// Silence the line must show before a download (stale output of a board still printing).
+    pub quiet: Duration,
+    /// How long after `@jopcal done` JOP's trailing `JVM exit!` is awaited.
+    pub exit_wait: Duration,
+}
+
+/// A real board: it may still print from an earlier run, and JOP prints
+/// `JVM exit!` right after `main` returns.
+pub const REAL_BOARD: LineHabits = LineHabits {
+    quiet: Duration::from_millis(300),
+    exit_wait: Duration::from_secs(1),
+};
+
+/// Where a board's images come from.
+pub enum Images {
+    /// The user's files (`--image`), run as they are.
+    Given(Vec<PathBuf>),
+    /// Built by the JOP tree's toolchain from the suite in `root` (only
+    /// `benches` if any are named), each build limited to `limit`.
+    Built {
+        /// The tree's toolchain.
+        tools: Box<Toolchain>,
+        /// The workload directory.
+        root: PathBuf,
+        /// The benchmarks to build (all when empty).
+        benches: Vec<String>,
+        /// Time one build may take.
+        limit: Duration,
+    },
+    /// Made into the staging directory: run, then kept with the results
+    /// (none: the [`Launcher`] makes them).
+    Made(Vec<PathBuf>),
+}
+
+/// A process jopcal starts that acts as the board (the virtual board's
+/// server, the Verilator bench): started once the images are ready,
+/// stopped when the measurement ends.
+pub trait Launcher {
+    /// Starts it; says where its line is, and the images it made, if any.
+    fn launch(&mut self, staging: &Path, progress: &dyn Progress) -> Result<Launched, TargetError>;
+    /// Stops it; with `out`, keeps what it logged there.
+    fn stop(&mut self, out: Option<&Path>) -> Result<(), TargetError>;
+}
+
+/// What a [`Launcher`] started.
+#[derive(Debug, Default)]
+pub struct Launched {
+    /// The line to the board (a pseudo-terminal).
+    pub port: String,
+    /// Images it made into the staging directory (run, then kept with the results).
+    pub images: Vec<PathBuf>,
+    /// `(workload, why)` of workloads it could not make an image of.
+    pub left_out: Vec<(String, String)>,
+}
+
+/// A board as a target: one reached over a line, or one jopcal starts.
+pub struct BoardTarget {
+    kind: TargetKind,
+    line: BoardLine,
+    images: Images,
+    habits: LineHabits,
+    total: Duration,
+    note: Option<String>,
+    loaded: Vec<(Job, JopImage)>,
+    /// Images this target made, moved into `out/images/` at the end.
+    owned: Vec<PathBuf>,
+    link: Option<Box<dyn Link>>,
+    launcher: Option<Box<dyn Launcher>>,
+}
+
+impl BoardTarget {
+    /// A board reached over `line` running `images`, each given up after
+    /// `total`; `kind` and `note` say what the board is (a real board, the
+    /// virtual one, the bench).
+    pub fn new(
+        kind: TargetKind,
+        line: BoardLine,
+        images: Images,
+        habits: LineHabits,
+        total: Duration,
+        note: Option<String>,
+    ) -> BoardTarget {
+        BoardTarget {
+            kind,
+            line,
+            images,
+            habits,
+            total,
+            note,
+            loaded: Vec::new(),
+            owned: Vec::new(),
+            link: None,
+            launcher: None,
+        }
+    }
+
+    /// The same, for a board that `launcher` starts (its port replaces `line.port`).
+    pub fn launched(mut self, launcher: Box<dyn Launcher>) -> BoardTarget {
+        self.launcher = Some(launcher);
+        self
+    }
+
+    fn session(&self) -> SessionOptions {
+        SessionOptions {
+            download: DownloadOptions::new(self.line.protocol),
+            capture: CaptureOptions {
+                line_timeout: self.line.line_timeout,
+                total_timeout: self.total,
+                require_check: true,
+                exit_wait: self.habits.exit_wait.min(self.line.line_timeout),
+            },
+            retries: self.line.retries,
+            configure: self.line.configure.clone(),
+            quiet: self.habits.quiet,
+            quiet_limit: Duration::from_secs(10),
+        }
+    }
+}
+
+/// Loads an image and names it by its file stem and content hash.
+fn load_image(path: &Path) -> Result<(Job, JopImage), TargetError> {
+    let image = JopImage::load(path, None).map_err(TargetError::Image)?;
+    let bytes = std::fs::read(path).map_err(|e| TargetError::io(path, e))?;
+    let hash = format!("{:x}", Sha256::digest(&bytes));
+    let name = path
+        .file_stem()
+        .map_or("image".into(), |s| s.to_string_lossy().into_owned());
+    Ok((
+        Job {
+            name,
+            hash: hash[..16].to_string(),
+        },
+        image,
+    ))
+}
+
+impl Target for BoardTarget {
+    fn kind(&self) -> TargetKind {
+        self.kind
+    }
+
+    fn prepare(&mut self, staging: &Path, progress: &dyn Progress) -> Result<Prepared, TargetError> {
+        let mut paths = match &self.images {
+            Images::Given(p) => p.clone(),
+            Images::Made(p) => {
+                self.owned = p.clone();
+                p.clone()
+            }
+            Images::Built {
+                tools,
+                root,
+                benches,
+                limit,
+            } => {
+                let suite = jopcal_workloads::Suite::load(root)?;
+                let jobs = suite.select(benches)?;
+                self.owned = tools.build_all(&suite, &jobs, staging, *limit, progress)?;
+                self.owned.clone()
+            }
+        };
+        // Started only now: a bench free-runs towards its cycle limit while it waits.
+        let mut left_out = Vec::new();
+        if let Some(launcher) = self.launcher.as_mut() {
+            let launched = launcher.launch(staging, progress)?;
+            self.line.port = launched.port;
+            if !launched.images.is_empty() {
+                self.owned.extend(launched.images.iter().cloned());
+                paths.extend(launched.images);
+            }
+            left_out = launched.left_out;
+        }
+        if paths.is_empty() {
+            return Err(TargetError::Usage(format!(
+                "--target {} needs at least one --image FILE.jop",
+                self.kind.name()
+            )));
+        }
+        self.loaded = paths.iter().map(|p| load_image(p)).collect::<Result<_, _>>()?;
+        let link = jopcal_link::open(&self.line.port, self.line.baud, self.line.dtr_rts).map_err(TargetError::Link)?;
+        self.link = Some(link);
+        Ok(Prepared {
+            jobs: self.loaded.iter().map(|(j, _)| j.clone()).collect(),
+            left_out,
+        })
+    }
+
+    fn config(&self) -> String {
+        let over = self.link.as_ref().map_or(self.line.port.clone(), |l| l.describe());
+        match &self.note {
+            Some(note) => format!("{note} over {over} ({})", self.line.protocol),
+            None => format!("{over} {}", self.line.protocol),
+        }
+    }
+
+    fn run(
+        &mut self,
+        job: &Job,
+        _run: u32,
+        out: &Path,
+        sink: &mut Sink<'_>,
+        progress: &dyn Progress,
+    ) -> Result<JobEnd, String> {
+        let opts = self.session();
+        let image = &self
+            .loaded
+            .iter()
+            .find(|(j, _)| j == job)
+            .ok_or_else(|| format!("no image {}", job.name))?
+            .1;
+        let link = self.link.as_mut().ok_or("the board target was not prepared")?;
+        let stem = &job.name;
+        let log_rel = |k: u32| format!("logs/{stem}-attempt{k}.log");
+        // Attempts finished so far; results arrive during attempt `done + 1`.
+        let done = Cell::new(0u32);
+        let mut on_result = |r: &ResultLine| -> Result<(), String> {
+            let ResultLine::Result {
+                bench,
+                iterations,
+                cycles,
+                ..
+            } = r
+            else {
+                return Ok(());
+            };
+            sink(Reported {
+                bench: bench.clone(),
+                iterations: *iterations,
+                value: *cycles,
+                unit: Unit::Cycles,
+                log: log_rel(done.get() + 1),
+            })
+        };
+        let header = format!("image {stem} on {}, {} protocol", self.line.port, self.line.protocol);
+        let mut log_err: Option<String> = None;
+        let mut on_attempt = |att: &Attempt| {
+            done.set(att.number);
+            let path = out.join(log_rel(att.number));
+            if let Err(e) = atomic::write_atomic(&path, &att.log_bytes(&header)) {
+                log_err = Some(format!("cannot write {}: {e}", path.display()));
+            }
+            if let Some(v) = &att.verdict {
+                progress.note(&format!("{stem} attempt {}: {v}", att.number));
+            }
+        };
+        let outcome = run_image(link.as_mut(), image, &opts, &mut on_result, &mut on_attempt);
+        if let Some(e) = log_err {
+            return Err(e);
+        }
+        match outcome {
+            Err(f) => Err(format!(
+                "{} (raw output: {})",
+                f.why,
+                log_rel(f.attempts.last().map_or(1, |a| a.number))
+            )),
+            Ok(attempts) => {
+                let last = attempts.last();
+                Ok(JobEnd {
+                    output: last
+                        .and_then(|a| a.captured.as_ref())
+                        .map(|c| String::from_utf8_lossy(&c.raw).into_owned())
+                        .unwrap_or_default(),
+                    log: log_rel(last.map_or(1, |a| a.number)),
+                })
+            }
+        }
+    }
+
+    fn finish(&mut self, out: Option<&Path>) -> Result<(), TargetError> {
+        self.link = None;
+        let kept = match out {
+            Some(out) if !self.owned.is_empty() => crate::keep_images(&self.owned, &out.join("images")),
+            _ => Ok(()),
+        };
+        let stopped = match self.launcher.as_mut() {
+            Some(l) => l.stop(out),
+            None => Ok(()),
+        };
+        kept.and(stopped)
+    }
+}

@@ -1,0 +1,349 @@
+//! The one measurement loop every target shares.
+
+use crate::{Progress, Reported, Target, TargetError};
+use jopcal_measure::{Measurement, MeasurementWriter, OutDir, Unit};
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+/// What a measurement pass produced.
+#[derive(Debug)]
+pub struct Measured {
+    /// The output directory (and where an earlier run in it went).
+    pub out: OutDir,
+    /// The published `measurements.csv`.
+    pub csv: PathBuf,
+    /// Its rows.
+    pub rows: Vec<Measurement>,
+    /// `(bench, one-line reason)` for every workload that failed or was left out.
+    pub failures: Vec<(String, String)>,
+}
+
+/// Measures every job of `target` `runs` times into `out/measurements.csv`.
+///
+/// Each accepted result is appended durably as it arrives; a job that fails
+/// is recorded in [`Measured::failures`] and the next one runs. A retry
+/// that reports a benchmark again is ignored (the first result counts). A
+/// job that ends without a result line but prints the JOP tree's own
+/// harness lines (`N ms`) gives rows in milliseconds; one that prints
+/// neither is a failure naming its last line of output.
+pub fn measure(
+    target: &mut dyn Target,
+    out: &Path,
+    stamp: &str,
+    runs: u32,
+    progress: &dyn Progress,
+) -> Result<Measured, TargetError> {
+    let staging = staging_dir(out)?;
+    let result = measure_prepared(target, out, stamp, runs, &staging, progress);
+    let finished = target.finish(result.as_ref().ok().map(|m| m.out.path.as_path()));
+    let _ = std::fs::remove_dir_all(&staging);
+    let m = result?;
+    finished?;
+    Ok(m)
+}
+
+fn measure_prepared(
+    target: &mut dyn Target,
+    out: &Path,
+    stamp: &str,
+    runs: u32,
+    staging: &Path,
+    progress: &dyn Progress,
+) -> Result<Measured, TargetError> {
+    let prepared = target.prepare(staging, progress)?;
+    let dir = OutDir::prepare(out, stamp).map_err(|e| TargetError::io(out, e))?;
+    if let Some(old) = &dir.archived {
+        progress.note(&format!(
+            "note: the earlier run in {} was moved to {}",
+            dir.path.display(),
+            old.display()
+        ));
+    }
+    let mut writer = MeasurementWriter::create(&dir.path).map_err(|e| TargetError::io(&dir.path, e))?;
+    let name = target.kind().name();
+    let config = target.config();
+    let mut rows: Vec<Measurement> = Vec::new();
+    let mut failures = prepared.left_out.clone();
+    progress.begin("measure", prepared.jobs.len() as u64 * u64::from(runs.max(1)));
+    for run in 1..=runs.max(1) {
+        for job in &prepared.jobs {
+            progress.working_on(&job.name);
+            let stamped = |r: &Reported, config: &str| Measurement {
+                benchmark: r.bench.clone(),
+                iterations: r.iterations,
+                cycles: r.value,
+                unit: r.unit,
+                run,
+                ..Measurement::stamped(name, config, &job.hash, &r.log)
+            };
+            let mut seen: BTreeSet<String> = BTreeSet::new();
+            let mut sink = |r: Reported| -> Result<(), String> {
+                // A retry may report a result again: keep the first.
+                if !seen.insert(r.bench.clone()) {
+                    return Ok(());
+                }
+                let m = stamped(&r, &config);
+                writer
+                    .append(&m)
+                    .map_err(|e| format!("appending to {}: {e}", writer.partial_path().display()))?;
+                progress.finished(&format!("{}{}: {} {}", r.bench, run_label(runs, run), m.cycles, m.unit));
+                rows.push(m);
+                Ok(())
+            };
+            let outcome = target.run(job, run, &dir.path, &mut sink, progress);
+            let accepted = !seen.is_empty();
+            let failure = match outcome {
+                Err(why) => Some(why),
+                Ok(_) if accepted => None,
+                Ok(end) => match jopcal_measure::tree_output::scan(&end.output) {
+                    // The JOP tree's own harness: it prints milliseconds, not cycles.
+                    Ok(reports) if !reports.is_empty() => {
+                        let config = format!("{config}; the tree's own harness: milliseconds, not cycles");
+                        for r in reports {
+                            let reported = Reported {
+                                bench: job.name.clone(),
+                                iterations: 0,
+                                value: r.ms,
+                                unit: Unit::Ms,
+                                log: end.log.clone(),
+                            };
+                            let m = stamped(&reported, &config);
+                            writer
+                                .append(&m)
+                                .map_err(|e| TargetError::io(writer.partial_path(), e))?;
+                            progress.finished(&format!(
+                                "{}: {} ms (the tree's own harness: not cycles)",
+                                job.name, r.ms
+                            ));
+                            rows.push(m);
+                        }
+                        None
+                    }
+                    Err(e) => Some(format!("output {e} (raw output: {})", end.log)),
+                    Ok(_) => Some(format!(
+                        "the run printed no result line; last output: {} (raw output: {})",
+                        last_words(&end.output),
+                        end.log
+                    )),
+                },
+            };
+            if let Some(why) = failure {
+                progress.finished(&format!("{}{}: FAILED: {why}", job.name, run_label(runs, run)));
+                failures.push((job.name.clone(), why));
+            }
+        }
+    }
+    progress.end();
+    let csv = writer
+        .finish()
+        .map_err(|e| TargetError::io(dir.join("measurements.csv"), e))?;
+    Ok(Measured {
+        out: dir,
+        csv,
+        rows,
+        failures,
+    })
+}
+
+/// ` run N` when the jobs run more than once.
+fn run_label(runs: u32, run: u32) -> String {
+    if runs > 1 {
+        format!(" run {run}")
+    } else {
+        String::new()
+    }
+}
+
+/// The last line a program printed that says something (not JOP's
+/// `JVM exit!` nor the harness's closing line).
+fn last_words(output: &str) -> &str {
+    output
+        .lines()
+        .rev()
+        .map(str::trim)
+        .find(|l| !l.is_empty() && *l != "JVM exit!" && !l.starts_with("@jopcal done"))
+        .unwrap_or("nothing")
+}
+
+/// A scratch directory beside `out` for images made before `out` is
+/// prepared (an early failure leaves no output directory behind).
+fn staging_dir(out: &Path) -> Result<PathBuf, TargetError> {
+    let base = match out.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    std::fs::create_dir_all(base).map_err(|e| TargetError::io(base, e))?;
+    let dir = base.join(format!(".jopcal-images-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).map_err(|e| TargetError::io(&dir, e))?;
+    Ok(dir)
+}
+
+/// Moves `images` (and the JOP linker's maps beside them) into `dir`.
+pub fn keep_images(images: &[PathBuf], dir: &Path) -> Result<(), TargetError> {
+    std::fs::create_dir_all(dir).map_err(|e| TargetError::io(dir, e))?;
+    let maps: Vec<PathBuf> = images
+        .iter()
+        .map(|p| PathBuf::from(format!("{}.link.txt", p.display())))
+        .filter(|p| p.is_file())
+        .collect();
+    for p in images.iter().chain(&maps) {
+        if let Some(name) = p.file_name() {
+            let to = dir.join(name);
+            std::fs::rename(p, &to)
+                .or_else(|_| std::fs::copy(p, &to).map(|_| ()))
+                .map_err(|e| TargetError::io(p, e))?;
+        }
+    }
+    Ok(())
+}
+
+/// One line for a list of `(bench, reason)` failures: the first in full,
+/// and how many; the files they name are in `out`. `None` when there are none.
+pub fn failures_message(failures: &[(String, String)], out: &Path) -> Option<String> {
+    match failures {
+        [] => None,
+        [(bench, why)] => Some(format!("workload {bench}: {why} (in {})", out.display())),
+        many => Some(format!(
+            "{} workload runs failed ({}); first: {}: {} (in {})",
+            many.len(),
+            many.iter().map(|(b, _)| b.as_str()).collect::<Vec<_>>().join(", "),
+            many[0].0,
+            many[0].1,
+            out.display()
+        )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{Job, JobEnd, NoProgress, Prepared, Sink, TargetKind};
+
+    /// A job's script: its name, the cycles it reports (or why it fails), what it prints.
+    type Script = (&'static str, Result<Vec<u64>, &'static str>, &'static str);
+
+    /// A target whose jobs print what the test says, through the real driver.
+    struct Scripted {
+        outputs: Vec<Script>,
+        finished: Option<bool>,
+    }
+
+    impl Target for Scripted {
+        fn kind(&self) -> TargetKind {
+            TargetKind::Board
+        }
+        fn prepare(&mut self, _: &Path, _: &dyn Progress) -> Result<Prepared, TargetError> {
+            Ok(Prepared {
+                jobs: self
+                    .outputs
+                    .iter()
+                    .map(|(n, _, _)| Job {
+                        name: n.to_string(),
+                        hash: "h".into(),
+                    })
+                    .collect(),
+                left_out: vec![("Gone".into(), "does not compile".into())],
+            })
+        }
+        fn config(&self) -> String {
+            "scripted".into()
+        }
+        fn run(
+            &mut self,
+            job: &Job,
+            _: u32,
+            _: &Path,
+            sink: &mut Sink<'_>,
+            _: &dyn Progress,
+        ) -> Result<JobEnd, String> {
+            let (_, results, output) = self.outputs.iter().find(|(n, _, _)| *n == job.name).unwrap();
+            for &c in results.as_ref().map_err(|e| e.to_string())? {
+                // Reported twice, as a retry would: the first counts.
+                for _ in 0..2 {
+                    sink(Reported {
+                        bench: job.name.clone(),
+                        iterations: 1,
+                        value: c,
+                        unit: Unit::Cycles,
+                        log: format!("logs/{}.log", job.name),
+                    })?;
+                }
+            }
+            Ok(JobEnd {
+                output: output.to_string(),
+                log: format!("logs/{}.log", job.name),
+            })
+        }
+        fn finish(&mut self, out: Option<&Path>) -> Result<(), TargetError> {
+            self.finished = Some(out.is_some());
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn the_driver_keeps_results_falls_back_to_milliseconds_and_names_failures() {
+        let tmp = tempfile::tempdir().unwrap();
+        let out = tmp.path().join("run");
+        let mut t = Scripted {
+            outputs: vec![
+                ("A", Ok(vec![100]), ""),
+                ("B", Err("download failed (raw output: logs/B.log)"), ""),
+                ("C", Ok(vec![]), "Kfl\n1234 ms\nJVM exit!\n"),
+                ("D", Ok(vec![]), "starting\nException in main\nJVM exit!\n"),
+            ],
+            finished: None,
+        };
+        let m = measure(&mut t, &out, "20261123T000000Z", 1, &NoProgress).unwrap();
+        assert_eq!(t.finished, Some(true));
+        let got: Vec<(String, u64, Unit)> = m.rows.iter().map(|r| (r.benchmark.clone(), r.cycles, r.unit)).collect();
+        assert_eq!(got, [("A".into(), 100, Unit::Cycles), ("C".into(), 1234, Unit::Ms)]);
+        assert_eq!(jopcal_measure::measurements::read(&m.csv).unwrap(), m.rows);
+        let names: Vec<&str> = m.failures.iter().map(|(n, _)| n.as_str()).collect();
+        assert_eq!(names, ["Gone", "B", "D"]);
+        assert_eq!(
+            m.failures[2].1,
+            "the run printed no result line; last output: Exception in main (raw output: logs/D.log)"
+        );
+        assert!(m.rows[1].target_config.contains("milliseconds"));
+        let msg = failures_message(&m.failures, &m.out.path).unwrap();
+        assert!(
+            msg.starts_with("3 workload runs failed (Gone, B, D); first: Gone: does not compile"),
+            "{msg}"
+        );
+        // No scratch directory is left beside the output.
+        let left: Vec<_> = std::fs::read_dir(tmp.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(left, ["run"]);
+    }
+
+    #[test]
+    fn a_target_that_cannot_prepare_leaves_no_output_directory_and_is_still_finished() {
+        struct Broken(Option<bool>);
+        impl Target for Broken {
+            fn kind(&self) -> TargetKind {
+                TargetKind::Board
+            }
+            fn prepare(&mut self, _: &Path, _: &dyn Progress) -> Result<Prepared, TargetError> {
+                Err(TargetError::Usage("--target board needs --port".into()))
+            }
+            fn config(&self) -> String {
+                String::new()
+            }
+            fn run(&mut self, _: &Job, _: u32, _: &Path, _: &mut Sink<'_>, _: &dyn Progress) -> Result<JobEnd, String> {
+                unreachable!("never prepared")
+            }
+            fn finish(&mut self, out: Option<&Path>) -> Result<(), TargetError> {
+                self.0 = Some(out.is_some());
+                Ok(())
+            }
+        }
+        let tmp = tempfile::tempdir().unwrap();
+        let mut t = Broken(None);
+        let e = measure(&mut t, &tmp.path().join("run"), "s", 1, &NoProgress).unwrap_err();
+        assert_eq!(e.to_string(), "--target board needs --port");
+        assert_eq!(t.0, Some(false));
+        assert_eq!(std::fs::read_dir(tmp.path()).unwrap().count(), 0);
+    }
+}

@@ -1,0 +1,132 @@
+//! The virtual board: each selected workload is bundled from the suite's
+//! class files, the board is started on a pseudo-terminal in this process,
+//! and it is driven exactly as a real board, through [`crate::board`].
+
+use crate::board::{BoardLine, BoardTarget, Images, Launched, Launcher, LineHabits};
+use crate::host::prepare_host;
+use crate::{Progress, TargetError, TargetKind};
+use jopcal_emu::{BoardConfig, Bundle, EmuProgram};
+use jopcal_link::board::LoaderOptions;
+use jopcal_link::fault::FaultPlan;
+use jopcal_link::peer::{serve, BoardLog};
+use jopcal_link::{Protocol, PseudoTerminal};
+use jopcal_measure::atomic;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
+use std::time::Duration;
+
+/// What the virtual board runs, and how it is set up.
+pub struct VirtualBoard {
+    /// The workload directory.
+    pub root: PathBuf,
+    /// The build cache the suite is compiled into.
+    pub cache: PathBuf,
+    /// The benchmarks to run (all when empty).
+    pub benches: Vec<String>,
+    /// Its timing and cache.
+    pub cfg: BoardConfig,
+    /// What configured it (file and overridden parameters), for `target_config`.
+    pub cfg_note: String,
+    /// Write each run's per-method cycles here.
+    pub trace_dir: Option<PathBuf>,
+}
+
+/// The virtual board as a target: `board` downloaded with `protocol`; a run
+/// is given up after `total` seconds of board time or `line_timeout` of
+/// silence, and so an endless loop stops at the cycles a board at the
+/// configured clock runs in `total`.
+pub fn target(mut board: VirtualBoard, protocol: Protocol, line_timeout: Duration, total: Duration) -> BoardTarget {
+    let cfg = &mut board.cfg;
+    cfg.cycle_limit = cfg.cycle_limit.min((total.as_secs_f64() * cfg.clock_mhz * 1e6) as u64);
+    let line = BoardLine {
+        port: String::new(),
+        protocol,
+        baud: 115_200,
+        configure: None,
+        // The virtual board is deterministic and its line cannot drop a byte: a failed run fails again.
+        retries: 0,
+        dtr_rts: false,
+        line_timeout,
+    };
+    // The virtual board ends every run with `JVM exit!`, however late a busy
+    // machine delivers it: the capture waits for it (up to the line timeout),
+    // so nothing is left on the line when the next download starts.
+    let habits = LineHabits {
+        quiet: Duration::from_millis(20),
+        exit_wait: Duration::MAX,
+    };
+    let note = format!("virtual board {}", board.cfg_note.trim());
+    BoardTarget::new(
+        TargetKind::Emu,
+        line,
+        Images::Made(Vec::new()),
+        habits,
+        total,
+        Some(note),
+    )
+    .launched(Box::new(Server {
+        board,
+        protocol,
+        running: None,
+    }))
+}
+
+/// The board's server thread on a pseudo-terminal.
+struct Server {
+    board: VirtualBoard,
+    protocol: Protocol,
+    running: Option<(Arc<AtomicBool>, JoinHandle<()>)>,
+}
+
+impl Launcher for Server {
+    fn launch(&mut self, staging: &Path, progress: &dyn Progress) -> Result<Launched, TargetError> {
+        let b = &self.board;
+        let setup = prepare_host(&b.root, &b.cache, &b.benches, progress)?;
+        let mut images = Vec::new();
+        for w in &setup.selected {
+            let bundle = Bundle::from_dir(&setup.built.classes, &w.main).map_err(TargetError::Emu)?;
+            let path = staging.join(format!("{}.jop", w.name));
+            atomic::write_atomic(&path, bundle.to_image().to_text().as_bytes())
+                .map_err(|e| TargetError::io(&path, e))?;
+            images.push(path);
+        }
+        let pty = PseudoTerminal::open().map_err(TargetError::Link)?;
+        let port = pty.path.clone();
+        let stop = Arc::new(AtomicBool::new(false));
+        let mut program = EmuProgram {
+            cfg: b.cfg.clone(),
+            trace_dir: b.trace_dir.clone(),
+            names: setup.selected.iter().map(|w| w.name.clone()).collect(),
+            reports: Vec::new(),
+        };
+        let (protocol, s) = (self.protocol, stop.clone());
+        let log = Arc::new(Mutex::new(BoardLog::default()));
+        let thread = std::thread::spawn(move || {
+            serve(
+                pty.board,
+                LoaderOptions::new(protocol),
+                &mut program,
+                FaultPlan::default(),
+                1,
+                s,
+                log,
+            );
+        });
+        self.running = Some((stop, thread));
+        Ok(Launched {
+            port,
+            images,
+            left_out: setup.left_out,
+        })
+    }
+
+    fn stop(&mut self, _out: Option<&Path>) -> Result<(), TargetError> {
+        if let Some((stop, thread)) = self.running.take() {
+            stop.store(true, Ordering::Relaxed);
+            let _ = thread.join();
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,123 @@
+//! The JOP tree's simulator: each workload's image is built by the tree's
+//! toolchain and run in JopSim as a subprocess; its output is read for
+//! `@jopcal` result lines like a board's and kept as the raw log. JopSim is
+//! not cycle exact; its rows say so in `target_config`.
+
+use crate::toolchain::{shell, Toolchain};
+use crate::{Job, JobEnd, Prepared, Progress, Reported, Sink, Target, TargetError, TargetKind};
+use jopcal_measure::{atomic, ResultLine, Unit};
+use jopcal_workloads::Suite;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// JopSim as a target.
+pub struct JopsimTarget {
+    tools: Toolchain,
+    template: String,
+    root: PathBuf,
+    benches: Vec<String>,
+    limit: Duration,
+    suite: Option<Suite>,
+}
+
+impl JopsimTarget {
+    /// The suite in `root` (only `benches` if any are named), built and run
+    /// by `tools`; each build and each run limited to `limit`.
+    pub fn new(
+        tools: Toolchain,
+        root: &Path,
+        benches: &[String],
+        limit: Duration,
+    ) -> Result<JopsimTarget, TargetError> {
+        let template = tools.cfg.jopsim.clone().ok_or_else(|| {
+            TargetError::Toolchain(format!(
+                "{}: [jop] has no `jopsim` template (--target jopsim needs build, image and jopsim)",
+                tools.cfg.file.display()
+            ))
+        })?;
+        Ok(JopsimTarget {
+            tools,
+            template,
+            root: root.to_path_buf(),
+            benches: benches.to_vec(),
+            limit,
+            suite: None,
+        })
+    }
+}
+
+impl Target for JopsimTarget {
+    fn kind(&self) -> TargetKind {
+        TargetKind::Jopsim
+    }
+
+    fn prepare(&mut self, _staging: &Path, _progress: &dyn Progress) -> Result<Prepared, TargetError> {
+        let suite = Suite::load(&self.root)?;
+        let jobs = suite
+            .select(&self.benches)?
+            .iter()
+            .map(|w| Job {
+                name: w.name.clone(),
+                hash: String::new(),
+            })
+            .collect();
+        self.suite = Some(suite);
+        Ok(Prepared {
+            jobs,
+            left_out: Vec::new(),
+        })
+    }
+
+    fn config(&self) -> String {
+        format!(
+            "JopSim via jopcal.toml ({}; not cycle exact)",
+            self.tools.cfg.file.display()
+        )
+    }
+
+    fn run(
+        &mut self,
+        job: &Job,
+        _run: u32,
+        out: &Path,
+        sink: &mut Sink<'_>,
+        _progress: &dyn Progress,
+    ) -> Result<JobEnd, String> {
+        let suite = self.suite.as_ref().ok_or("the jopsim target was not prepared")?;
+        let w = suite
+            .workloads
+            .iter()
+            .find(|w| w.name == job.name)
+            .ok_or_else(|| format!("no workload {}", job.name))?;
+        let log = format!("logs/{}-jopsim.log", job.name);
+        let image = out.join(format!("images/{}.jop", job.name));
+        self.tools.build_image(suite, w, out, &image, self.limit)?;
+        let cmd = self.tools.jopsim_command(&self.template, suite, w, out, &image)?;
+        let (stdout, stderr) = shell(&cmd, &self.tools.home, self.limit)?;
+        let text = format!("# command: {cmd}\n# ---- stdout ----\n{stdout}# ---- stderr ----\n{stderr}");
+        atomic::write_atomic(&out.join(&log), text.as_bytes()).map_err(|e| e.to_string())?;
+        let t = jopcal_measure::transcript::scan(&stdout).map_err(|e| format!("malformed result line: stdout {e}"))?;
+        for (_, r) in &t.results {
+            if let ResultLine::Result {
+                bench,
+                iterations,
+                cycles,
+                ..
+            } = r
+            {
+                sink(Reported {
+                    bench: bench.clone(),
+                    iterations: *iterations,
+                    value: *cycles,
+                    unit: Unit::Cycles,
+                    log: log.clone(),
+                })?;
+            }
+        }
+        Ok(JobEnd { output: stdout, log })
+    }
+
+    fn finish(&mut self, _out: Option<&Path>) -> Result<(), TargetError> {
+        Ok(())
+    }
+}
