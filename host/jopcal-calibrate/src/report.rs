@@ -193,7 +193,12 @@ impl CalibrationReport {
             path: path.to_path_buf(),
             source,
         })?;
-        serde_json::from_slice(&text).map_err(|e| ReportFileError::Format {
+        CalibrationReport::parse(&text, path)
+    }
+
+    /// Parses the text of a report read from `path` (named in errors).
+    pub fn parse(text: &[u8], path: &Path) -> Result<CalibrationReport, ReportFileError> {
+        serde_json::from_slice(text).map_err(|e| ReportFileError::Format {
             path: path.to_path_buf(),
             line: e.line(),
             column: e.column(),
