@@ -67,9 +67,9 @@ pub enum Images {
         /// Time one build may take.
         limit: Duration,
     },
-    /// Made into the staging directory: run, then kept with the results
-    /// (none: the [`Launcher`] makes them).
-    Made(Vec<PathBuf>),
+    /// Made by the [`Launcher`] into the staging directory: run, then kept
+    /// with the results.
+    FromLauncher,
 }
 
 /// A process jopcal starts that acts as the board (the virtual board's
@@ -182,10 +182,7 @@ impl Target for BoardTarget {
     fn prepare(&mut self, staging: &Path, progress: &dyn Progress) -> Result<Prepared, TargetError> {
         let mut paths = match &self.images {
             Images::Given(p) => p.clone(),
-            Images::Made(p) => {
-                self.owned = p.clone();
-                p.clone()
-            }
+            Images::FromLauncher => Vec::new(),
             Images::Built {
                 tools,
                 root,
@@ -203,10 +200,8 @@ impl Target for BoardTarget {
         if let Some(launcher) = self.launcher.as_mut() {
             let launched = launcher.launch(staging, progress)?;
             self.line.port = launched.port;
-            if !launched.images.is_empty() {
-                self.owned.extend(launched.images.iter().cloned());
-                paths.extend(launched.images);
-            }
+            self.owned.extend(launched.images.iter().cloned());
+            paths.extend(launched.images);
             left_out = launched.left_out;
         }
         if paths.is_empty() {

@@ -58,19 +58,13 @@ pub fn target(mut board: VirtualBoard, protocol: Protocol, line_timeout: Duratio
         exit_wait: Duration::MAX,
     };
     let note = format!("virtual board {}", board.cfg_note.trim());
-    BoardTarget::new(
-        TargetKind::Emu,
-        line,
-        Images::Made(Vec::new()),
-        habits,
-        total,
-        Some(note),
-    )
-    .launched(Box::new(Server {
-        board,
-        protocol,
-        running: None,
-    }))
+    BoardTarget::new(TargetKind::Emu, line, Images::FromLauncher, habits, total, Some(note)).launched(Box::new(
+        Server {
+            board,
+            protocol,
+            running: None,
+        },
+    ))
 }
 
 /// The board's server thread on a pseudo-terminal.

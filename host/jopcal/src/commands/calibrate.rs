@@ -205,11 +205,6 @@ pub fn run_calibration(run: &CalibrationRun) -> Result<Calibration> {
         None
     };
     progress.done();
-    let loo_max = loo_rows.as_ref().map(|r| {
-        r.iter()
-            .map(|(_, m, e)| (100.0 * (e - m) / m).abs())
-            .fold(0.0, f64::max)
-    });
     let incons = inconsistencies(&refs, &start, &fitted, 5.0);
     for p in f.params.iter().filter(|p| p.unidentified.is_some()) {
         warnings.push(format!(
@@ -218,7 +213,10 @@ pub fn run_calibration(run: &CalibrationRun) -> Result<Calibration> {
             p.unidentified.as_deref().unwrap_or("")
         ));
     }
+    // The starting table relative to the outputs, so their directory can move.
     let base = relative_base(model_path, out);
+    let report = CalibrationReport::new(&f, &start.name, &base, loo_rows.as_deref(), &incons, &warnings);
+    let loo_max = report.loo_max_abs_error_pct;
     let toml_text = calibrated_toml(&f, &base, &format!("{}-calibrated", start.name), loo_max, &warnings);
     // The written table must load: check before anything is published.
     let tmp_check = out.with_extension("toml.check");
@@ -227,15 +225,6 @@ pub fn run_calibration(run: &CalibrationRun) -> Result<Calibration> {
     let _ = std::fs::remove_file(&tmp_check);
     reloaded.with_context(|| "the fitted table does not load (a bug: please report it)")?;
     atomic::write_atomic(out, toml_text.as_bytes()).with_context(|| format!("writing {}", out.display()))?;
-    // Relative to the report, like calibrated.toml's base: the directory can move.
-    let report = CalibrationReport::new(
-        &f,
-        &start.name,
-        &relative_base(model_path, out),
-        loo_rows.as_deref(),
-        &incons,
-        &warnings,
-    );
     let json_path = out.with_file_name("calibration.json");
     atomic::write_atomic(&json_path, report.to_json().as_bytes())?;
     let plot_stem = out.with_file_name("plots").join("calibration-residuals");
