@@ -15,11 +15,12 @@
 use crate::nnls::nnls;
 use jopcal_profile::Profile;
 use jopcal_timing::cache::{CacheConfig, CacheMode};
-use jopcal_timing::estimate::estimate;
+use jopcal_timing::estimate::Tally;
 use jopcal_timing::model::Cost;
 use jopcal_timing::TimingModel;
 use nalgebra::{DMatrix, DVector};
 use std::collections::HashMap;
+use std::sync::Arc;
 
 /// One benchmark: its measured cycles and its profile.
 #[derive(Debug)]
@@ -145,28 +146,28 @@ impl Fit {
     }
 }
 
-/// Estimates, remembered: a benchmark's estimate is affine in the routine
-/// parameters, so one replay per setting of the *other* parameters (and cache
-/// mode) serves every value of the routine ones: cycles = base + counts · θ.
+/// Profiles replayed, remembered: a benchmark's estimate under a cache mode
+/// is a sum over buckets whose costs are functions of the parameters
+/// ([`Tally`]), so each profile is replayed once per cache mode and every
+/// trial of the parameters after that is priced from its buckets.
 #[derive(Default)]
 pub struct Memo {
-    map: std::sync::Mutex<HashMap<MemoKey, (f64, Vec<f64>)>>,
+    map: std::sync::Mutex<HashMap<MemoKey, Arc<Tally>>>,
 }
 
-/// `(benchmark, cache mode, values of the non-routine parameters)`.
-type MemoKey = (String, String, Vec<u64>);
+/// `(benchmark, cache mode)`.
+type MemoKey = (String, String);
 
-/// Routine parameter names and the mnemonics that use each.
-type Routines = Vec<(String, Vec<String>)>;
+/// Routine parameter names and the opcodes that use each.
+type Routines = Vec<(String, Vec<u8>)>;
 
 fn routines_of(model: &TimingModel) -> Routines {
     let mut m: Routines = Vec::new();
     for op in 0..=255u8 {
         if let Some(Cost::Java { routine, .. }) = model.opcode(op) {
-            let name = jopcal_classfile::opcode::mnemonic(op).unwrap_or("?").to_string();
             match m.iter_mut().find(|(r, _)| r == routine) {
-                Some((_, ops)) => ops.push(name),
-                None => m.push((routine.clone(), vec![name])),
+                Some((_, ops)) => ops.push(op),
+                None => m.push((routine.clone(), vec![op])),
             }
         }
     }
@@ -174,47 +175,37 @@ fn routines_of(model: &TimingModel) -> Routines {
 }
 
 impl Memo {
+    /// The tally of `o` under `mode` (made with `model`'s structure on first use).
+    pub fn tally(&self, o: &Observation, model: &TimingModel, mode: CacheMode) -> Arc<Tally> {
+        let key = (o.benchmark.clone(), mode.to_string());
+        if let Some(t) = self.map.lock().ok().and_then(|m| m.get(&key).cloned()) {
+            return t;
+        }
+        // Method sizes are the profile's own (validate gives it its image's).
+        let t = Arc::new(Tally::new(&o.profile, model, mode, &|_| None));
+        if let Ok(mut m) = self.map.lock() {
+            m.insert(key, t.clone());
+        }
+        t
+    }
+
     /// `(cycles, per-routine counts)` of `o` under `model` and `mode`.
     fn eval(&self, o: &Observation, model: &TimingModel, routines: &Routines, mode: CacheMode) -> (f64, Vec<f64>) {
-        let key_params: Vec<u64> = model
-            .params()
+        let t = self.tally(o, model, mode);
+        let counts = routines
             .iter()
-            .filter(|(k, _)| !routines.iter().any(|(r, _)| r == *k))
-            .map(|(_, v)| v.to_bits())
+            .map(|(_, ops)| ops.iter().map(|&op| t.executions(op) as f64).sum())
             .collect();
-        let key = (o.benchmark.clone(), mode.to_string(), key_params);
-        let cached = self.map.lock().ok().and_then(|m| m.get(&key).cloned());
-        let (base, counts) = match cached {
-            Some(v) => v,
-            None => {
-                let mut zero = model.clone();
-                for (r, _) in routines {
-                    let _ = zero.set_param(r, 0.0);
-                }
-                let e = estimate(&o.profile, &zero, mode);
-                let counts: Vec<f64> = routines
-                    .iter()
-                    .map(|(_, ops)| {
-                        ops.iter()
-                            .filter_map(|op| e.per_opcode.get(op))
-                            .map(|(c, _)| *c as f64)
-                            .sum()
-                    })
-                    .collect();
-                let v = (e.cycles, counts);
-                if let Ok(mut m) = self.map.lock() {
-                    m.insert(key, v.clone());
-                }
-                v
-            }
-        };
-        let cycles = base
-            + routines
-                .iter()
-                .zip(&counts)
-                .map(|((r, _), c)| c * model.params()[r])
-                .sum::<f64>();
-        (cycles, counts)
+        (t.price(model), counts)
+    }
+
+    /// Replays every observation under every mode, on all cores.
+    fn prepare(&self, obs: &[&Observation], model: &TimingModel, modes: &[CacheMode]) {
+        let jobs: Vec<(&Observation, CacheMode)> =
+            modes.iter().flat_map(|m| obs.iter().map(move |o| (*o, *m))).collect();
+        parallel(&jobs, |(o, m)| {
+            self.tally(o, model, *m);
+        });
     }
 }
 
@@ -384,6 +375,7 @@ fn fit_from(
     if obs.len() < 2 {
         return Err(format!("{} observation(s): too few to fit anything", obs.len()));
     }
+    memo.prepare(obs, start, &spec.caches);
     let mode = if spec.caches.len() == 1 {
         spec.caches[0]
     } else {
@@ -496,6 +488,7 @@ pub fn inconsistencies(
 mod tests {
     use super::*;
     use jopcal_profile::{MethodInfo, Node};
+    use jopcal_timing::estimate::estimate;
 
     /// JOP's published table, the starting point of every fit here.
     fn table() -> TimingModel {

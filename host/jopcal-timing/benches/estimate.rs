@@ -1,11 +1,12 @@
-//! Estimator speed: method-cache replay throughput (events/s) and estimating a
-//! suite-sized set of synthetic profiles in all three cache modes.
+//! Estimator speed: method-cache replay throughput (events/s), estimating a
+//! suite-sized set of synthetic profiles in all three cache modes, and one
+//! calibration trial priced from a tally against a full estimate.
 //! Run with `cargo bench -p jopcal-timing --bench estimate`.
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use jopcal_profile::{Event, MethodInfo, Node, Profile};
 use jopcal_timing::cache::{CacheConfig, CacheMode, MethodCache};
-use jopcal_timing::estimate::estimate;
+use jopcal_timing::estimate::{estimate, Tally};
 use jopcal_timing::TimingModel;
 use std::path::Path;
 
@@ -160,5 +161,26 @@ fn estimate_suite(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, cache_replay, estimate_suite);
+/// What a calibration pays per trial of the parameters: a full estimate
+/// (replaying the call/return stream) against pricing a tally made once.
+/// The ratio of the two is the speed-up of the fit's inner loop.
+fn tally_against_estimate(c: &mut Criterion) {
+    let p = synthetic("tally", 200, 2000, 500_000, 13);
+    let m = model();
+    let mode = CacheMode::Fifo(CacheConfig {
+        bytes: 1024,
+        blocks: 16,
+    });
+    let tally = Tally::new(&p, &m, mode, &|_| None);
+    let mut g = c.benchmark_group("one_trial_of_the_parameters");
+    g.sample_size(10);
+    g.bench_function("full_estimate", |b| b.iter(|| estimate(&p, &m, mode).cycles));
+    g.bench_function("tally_price", |b| b.iter(|| tally.price(&m)));
+    g.bench_function("tally_make", |b| {
+        b.iter(|| Tally::new(&p, &m, mode, &|_| None).buckets())
+    });
+    g.finish();
+}
+
+criterion_group!(benches, cache_replay, estimate_suite, tally_against_estimate);
 criterion_main!(benches);

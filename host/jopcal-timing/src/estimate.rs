@@ -71,17 +71,168 @@ impl CacheState {
     }
 }
 
-/// True when node `i` lies below a call of a JOP-native method.
-fn inside_native(profile: &Profile, jop_native: &[Option<f64>], i: usize) -> bool {
+/// True when node `i` lies below a call of a method priced as a whole.
+fn inside_whole(profile: &Profile, whole: &[bool], i: usize) -> bool {
     let mut at = profile.nodes[i].parent;
     while let Some(p) = at {
         let n = &profile.nodes[p as usize];
-        if jop_native[n.method as usize].is_some() {
+        if whole[n.method as usize] {
             return true;
         }
         at = n.parent;
     }
     false
+}
+
+/// The whole-call cost `model` gives method `m`: one of JOP's own bytecodes
+/// (`Native.rd` is `jopsys_rd`) or a `[methods]` entry; `None` when its
+/// bytecodes are charged one by one.
+fn whole_cost(model: &TimingModel, m: &jopcal_profile::MethodInfo) -> Option<f64> {
+    (m.class == JOP_NATIVE_CLASS)
+        .then(|| model.native_cost(&format!("jopsys_{}", m.name)))
+        .flatten()
+        .or_else(|| model.method_cost(&m.qualified()))
+}
+
+/// What a replay needs to know of a profile under a model's *structure*
+/// (which methods it prices as a whole), not its parameter values: method
+/// sizes, and which contexts are not charged.
+struct Layout {
+    /// Method sizes in words, by method index.
+    words: Vec<u32>,
+    /// Methods priced as a whole, by method index.
+    whole: Vec<bool>,
+    /// Contexts not charged, by node: inside a whole-priced call (the host
+    /// stand-in's code) or entered by the JVM on its own (the host JVM's work).
+    skipped: Vec<bool>,
+    /// Bytecodes in contexts the host JVM entered on its own.
+    jvm_entered_bytecodes: u64,
+}
+
+impl Layout {
+    fn new(
+        profile: &Profile,
+        model: &TimingModel,
+        size_of: &dyn Fn(&jopcal_profile::MethodInfo) -> Option<u32>,
+    ) -> Layout {
+        let words = profile
+            .methods
+            .iter()
+            .map(|m| size_of(m).unwrap_or_else(|| words_of(m.bytecode_len)))
+            .collect();
+        let whole: Vec<bool> = profile.methods.iter().map(|m| whole_cost(model, m).is_some()).collect();
+        let mut skipped = vec![false; profile.nodes.len()];
+        let mut jvm_entered_bytecodes = 0;
+        for (i, n) in profile.nodes.iter().enumerate() {
+            let inside = n
+                .parent
+                .is_some_and(|p| skipped[p as usize] || whole[profile.nodes[p as usize].method as usize]);
+            skipped[i] = inside || n.entered_by_jvm();
+            if skipped[i] && !inside_whole(profile, &whole, i) {
+                jvm_entered_bytecodes += n.bytecodes();
+            }
+        }
+        Layout {
+            words,
+            whole,
+            skipped,
+            jvm_entered_bytecodes,
+        }
+    }
+
+    /// Charged executions of every bytecode but invokes and returns:
+    /// `(node, opcode, count)`.
+    fn plain<'p>(&'p self, profile: &'p Profile) -> impl Iterator<Item = (usize, u8, u64)> + 'p {
+        profile
+            .nodes
+            .iter()
+            .enumerate()
+            .filter(|(i, n)| !self.skipped[*i] && !self.whole[n.method as usize])
+            .flat_map(|(i, n)| n.opcodes.iter().map(move |(&op, &count)| (i, op, count)))
+            .filter(|(_, op, _)| !is_invoke(*op) && !is_return(*op))
+    }
+}
+
+/// One charged event of the timed region, as the call/return replay decides it.
+#[derive(Debug, Clone, Copy)]
+enum Charge {
+    /// An invoke entering `node`, whose method hit or missed the cache.
+    Invoke { node: usize, hit: bool },
+    /// A return (or, with `unwind`, an exception unwinding) out of `node` to
+    /// the context `to` with its cache outcome; `None` when it returns past
+    /// the region's entry (the caller is unknown: assumed cached, size 0).
+    /// An unwind accesses the cache but costs no return bytecode.
+    Return {
+        node: usize,
+        to: Option<(u32, bool)>,
+        unwind: bool,
+    },
+    /// A call of `node`'s method, priced as a whole.
+    Whole { node: usize },
+}
+
+/// Replays the profile's call/return stream through the method cache of
+/// `mode`, calling `charge` for every event of the timed region. The cache
+/// starts with the entry stack's methods loaded, outermost first; the events
+/// before `region_start` change its state only.
+fn replay(profile: &Profile, layout: &Layout, mode: CacheMode, mut charge: impl FnMut(Charge)) {
+    let mut cache = match mode {
+        CacheMode::Hit => CacheState::Hit,
+        CacheMode::Miss => CacheState::Miss,
+        CacheMode::Fifo(cfg) => CacheState::Fifo(MethodCache::new(cfg)),
+    };
+    let words = &layout.words;
+    let mut stack: Vec<u32> = if profile.entry_stack.is_empty() {
+        vec![0]
+    } else {
+        profile.entry_stack.clone()
+    };
+    for id in &stack {
+        let m = profile.nodes[*id as usize].method;
+        cache.access(m, words[m as usize]);
+    }
+    let region_start = profile.region_start as usize;
+    for (k, ev) in profile.events.iter().enumerate() {
+        let counted = k >= region_start;
+        match *ev {
+            Event::Invoke(n) => {
+                let node = n as usize;
+                stack.push(n);
+                if layout.skipped[node] {
+                    continue;
+                }
+                let m = profile.nodes[node].method;
+                if layout.whole[m as usize] {
+                    if counted {
+                        charge(Charge::Whole { node });
+                    }
+                    continue;
+                }
+                let hit = cache.access(m, words[m as usize]);
+                if counted {
+                    charge(Charge::Invoke { node, hit });
+                }
+            }
+            Event::Return | Event::Unwind => {
+                let Some(done) = stack.pop() else { continue };
+                let node = done as usize;
+                if layout.skipped[node] || layout.whole[profile.nodes[node].method as usize] {
+                    continue;
+                }
+                let to = stack.last().map(|&top| {
+                    let m = profile.nodes[top as usize].method;
+                    (top, cache.access(m, words[m as usize]))
+                });
+                if counted {
+                    charge(Charge::Return {
+                        node,
+                        to,
+                        unwind: matches!(ev, Event::Unwind),
+                    });
+                }
+            }
+        }
+    }
 }
 
 /// Estimates `profile` with `model` under `mode`.
@@ -97,6 +248,7 @@ pub fn estimate_sized(
     mode: CacheMode,
     size_of: &dyn Fn(&jopcal_profile::MethodInfo) -> Option<u32>,
 ) -> Estimate {
+    let layout = Layout::new(profile, model, size_of);
     let mut e = Estimate {
         benchmark: profile.benchmark.clone(),
         model: model.name.clone(),
@@ -110,66 +262,36 @@ pub fn estimate_sized(
         cache_misses: 0,
         per_opcode: BTreeMap::new(),
         per_node: vec![0.0; profile.nodes.len()],
-        jvm_entered_bytecodes: 0,
+        jvm_entered_bytecodes: layout.jvm_entered_bytecodes,
         complete: profile.complete,
     };
-    let words: Vec<u32> = profile
+    let words = &layout.words;
+    let whole_costs: Vec<f64> = profile
         .methods
         .iter()
-        .map(|m| size_of(m).unwrap_or_else(|| words_of(m.bytecode_len)))
+        .map(|m| whole_cost(model, m).unwrap_or(0.0))
         .collect();
-    let jop_native: Vec<Option<f64>> = profile
-        .methods
-        .iter()
-        .map(|m| {
-            (m.class == JOP_NATIVE_CLASS)
-                .then(|| model.native_cost(&format!("jopsys_{}", m.name)))
-                .flatten()
-                .or_else(|| model.method_cost(&m.qualified()))
-        })
-        .collect();
-    // Nodes inside a JOP-native call are the host stand-in's code, and nodes
-    // the JVM entered on its own are the host JVM's work: neither is charged.
-    let mut skipped = vec![false; profile.nodes.len()];
-    for (i, n) in profile.nodes.iter().enumerate() {
-        let inside = n
-            .parent
-            .is_some_and(|p| skipped[p as usize] || jop_native[profile.nodes[p as usize].method as usize].is_some());
-        skipped[i] = inside || n.entered_by_jvm();
-        if skipped[i] && !inside_native(profile, &jop_native, i) {
-            e.jvm_entered_bytecodes += n.bytecodes();
-        }
-    }
     let b_hit = model.load_cost(true, 0);
     // Accumulators indexed by opcode byte; JOP's own bytecodes are kept by name.
     let mut op_count = [0u64; 256];
     let mut op_cycles = [0f64; 256];
     let mut jop_ops: BTreeMap<String, (u64, f64)> = BTreeMap::new();
     // 1. Everything but invokes and returns: a fixed cost per execution.
-    for (i, n) in profile.nodes.iter().enumerate() {
-        if skipped[i] || jop_native[n.method as usize].is_some() {
-            continue;
+    for (i, op, count) in layout.plain(profile) {
+        let (fixed, routine) = model.cost_parts(op, b_hit, 0);
+        if model.is_java(op) {
+            e.java_dispatch_cycles += fixed * count as f64;
+            e.java_routine_cycles += routine * count as f64;
         }
-        for (&op, &count) in &n.opcodes {
-            if is_invoke(op) || is_return(op) {
-                continue;
-            }
-            let (fixed, routine) = model.cost_parts(op, b_hit, 0);
-            if model.is_java(op) {
-                e.java_dispatch_cycles += fixed * count as f64;
-                e.java_routine_cycles += routine * count as f64;
-            }
-            let c = (fixed + routine) * count as f64;
-            op_count[op as usize] += count;
-            op_cycles[op as usize] += c;
-            e.per_node[i] += c;
-        }
+        let c = (fixed + routine) * count as f64;
+        op_count[op as usize] += count;
+        op_cycles[op as usize] += c;
+        e.per_node[i] += c;
     }
     // 2. Invokes and returns, event by event. Costs depend only on the node and
     // on hit or miss, so they are resolved once per node: [miss, hit].
     let mut invoke_cost = vec![[0.0f64; 2]; profile.nodes.len()];
     let mut return_cost = vec![[0.0f64; 2]; profile.nodes.len()];
-    let mut return_op = vec![0u8; profile.nodes.len()];
     for (k, node) in profile.nodes.iter().enumerate().skip(1) {
         let m = node.method as usize;
         for hit in [false, true] {
@@ -178,134 +300,66 @@ pub fn estimate_sized(
             if let Some(p) = node.parent {
                 let caller = profile.nodes[p as usize].method as usize;
                 let b = model.load_cost(hit, words[caller]);
-                return_op[k] = profile.methods[m].return_opcode();
-                return_cost[k][usize::from(hit)] = model.cost(return_op[k], b, words[caller]);
+                return_cost[k][usize::from(hit)] = model.cost(profile.methods[m].return_opcode(), b, words[caller]);
             }
         }
-    }
-    let unknown_caller_return: Vec<f64> = profile
-        .methods
-        .iter()
-        .map(|m| model.cost(m.return_opcode(), b_hit, 0))
-        .collect();
-    let mut cache = match mode {
-        CacheMode::Hit => CacheState::Hit,
-        CacheMode::Miss => CacheState::Miss,
-        CacheMode::Fifo(cfg) => CacheState::Fifo(MethodCache::new(cfg)),
-    };
-    let mut stack: Vec<u32> = if profile.entry_stack.is_empty() {
-        vec![0]
-    } else {
-        profile.entry_stack.clone()
-    };
-    for id in &stack {
-        let m = profile.nodes[*id as usize].method;
-        cache.access(m, words[m as usize]);
     }
     let (mut hits, mut misses) = (0u64, 0u64);
-    let region_start = profile.region_start as usize;
-    // Cache effects only, before the region: charges go to scratch accumulators.
-    let (mut scratch_hits, mut scratch_misses) = (0u64, 0u64);
-    let mut scratch_count = [0u64; 256];
-    let mut scratch_cycles = [0f64; 256];
-    let mut scratch_node = vec![0f64; profile.nodes.len()];
-    let mut scratch_jop: BTreeMap<String, (u64, f64)> = BTreeMap::new();
-    for (k, ev) in profile.events.iter().enumerate() {
-        let counted = k >= region_start;
-        let (hits, misses, op_count, op_cycles, per_node, jop_ops) = if counted {
-            (
-                &mut hits,
-                &mut misses,
-                &mut op_count,
-                &mut op_cycles,
-                &mut e.per_node,
-                &mut jop_ops,
-            )
-        } else {
-            (
-                &mut scratch_hits,
-                &mut scratch_misses,
-                &mut scratch_count,
-                &mut scratch_cycles,
-                &mut scratch_node,
-                &mut scratch_jop,
-            )
-        };
-        match *ev {
-            Event::Invoke(k) => {
-                let ku = k as usize;
-                let node = &profile.nodes[ku];
-                let caller = node.parent.unwrap_or(0) as usize;
-                stack.push(k);
-                if skipped[ku] {
-                    continue;
-                }
-                if let Some(c) = jop_native[node.method as usize] {
-                    let mi = &profile.methods[node.method as usize];
-                    let name = if mi.class == JOP_NATIVE_CLASS {
-                        format!("jopsys_{}", mi.name)
-                    } else {
-                        format!("method {}", mi.qualified())
-                    };
-                    let entry = jop_ops.entry(name).or_insert((0, 0.0));
-                    entry.0 += 1;
-                    entry.1 += c;
-                    per_node[caller] += c;
-                    continue;
-                }
-                let m = node.method;
-                let hit = cache.access(m, words[m as usize]);
-                if hit {
-                    *hits += 1;
-                } else {
-                    *misses += 1;
-                }
-                let c = invoke_cost[ku][usize::from(hit)];
-                op_count[node.invoke_opcode as usize] += 1;
-                op_cycles[node.invoke_opcode as usize] += c;
-                per_node[caller] += c;
+    replay(profile, &layout, mode, |ch| match ch {
+        Charge::Invoke { node, hit } => {
+            if hit {
+                hits += 1;
+            } else {
+                misses += 1;
             }
-            Event::Return | Event::Unwind => {
-                let Some(done) = stack.pop() else { continue };
-                let du = done as usize;
-                let node = &profile.nodes[du];
-                if skipped[du] || jop_native[node.method as usize].is_some() {
-                    continue;
-                }
-                let c = match stack.last() {
-                    Some(&top) => {
-                        let m = profile.nodes[top as usize].method;
-                        let hit = cache.access(m, words[m as usize]);
-                        if hit {
-                            *hits += 1;
-                        } else {
-                            *misses += 1;
-                        }
-                        // The stack top is the caller context; when the stream
-                        // and the tree disagree, cost the return by the method.
-                        if node.parent == Some(top) {
-                            return_cost[du][usize::from(hit)]
-                        } else {
-                            let b = model.load_cost(hit, words[m as usize]);
-                            model.cost(
-                                profile.methods[node.method as usize].return_opcode(),
-                                b,
-                                words[m as usize],
-                            )
-                        }
+            let n = &profile.nodes[node];
+            let c = invoke_cost[node][usize::from(hit)];
+            op_count[n.invoke_opcode as usize] += 1;
+            op_cycles[n.invoke_opcode as usize] += c;
+            e.per_node[n.parent.unwrap_or(0) as usize] += c;
+        }
+        Charge::Whole { node } => {
+            let n = &profile.nodes[node];
+            let mi = &profile.methods[n.method as usize];
+            let name = if mi.class == JOP_NATIVE_CLASS {
+                format!("jopsys_{}", mi.name)
+            } else {
+                format!("method {}", mi.qualified())
+            };
+            let c = whole_costs[n.method as usize];
+            let entry = jop_ops.entry(name).or_insert((0, 0.0));
+            entry.0 += 1;
+            entry.1 += c;
+            e.per_node[n.parent.unwrap_or(0) as usize] += c;
+        }
+        Charge::Return { node, to, unwind } => {
+            let n = &profile.nodes[node];
+            let op = profile.methods[n.method as usize].return_opcode();
+            let c = match to {
+                Some((top, hit)) => {
+                    if hit {
+                        hits += 1;
+                    } else {
+                        misses += 1;
                     }
-                    // Returning past the region's entry: the caller is unknown; assume it is cached.
-                    None => unknown_caller_return[node.method as usize],
-                };
-                if matches!(ev, Event::Return) {
-                    let op = profile.methods[node.method as usize].return_opcode();
-                    op_count[op as usize] += 1;
-                    op_cycles[op as usize] += c;
-                    per_node[du] += c;
+                    // The stack top is the caller context; when the stream
+                    // and the tree disagree, cost the return by the method.
+                    if n.parent == Some(top) {
+                        return_cost[node][usize::from(hit)]
+                    } else {
+                        let w = words[profile.nodes[top as usize].method as usize];
+                        model.cost(op, model.load_cost(hit, w), w)
+                    }
                 }
+                None => model.cost(op, b_hit, 0),
+            };
+            if !unwind {
+                op_count[op as usize] += 1;
+                op_cycles[op as usize] += c;
+                e.per_node[node] += c;
             }
         }
-    }
+    });
     e.cache_hits = hits;
     e.cache_misses = misses;
     for op in 0..=255u8 {
@@ -324,6 +378,116 @@ pub fn estimate_sized(
     e.bytecodes = e.per_opcode.values().map(|v| v.0).sum();
     e.cycles = e.per_opcode.values().map(|v| v.1).sum();
     e
+}
+
+/// A profile replayed once through one cache mode, reduced to counts that
+/// any *values* of the model's parameters price: every charged bytecode
+/// falls in a bucket (opcode, words of the method it enters or returns to,
+/// cache hit) whose cost is `cost(op, load_cost(hit, words), words)`
+/// (bytecodes other than invokes and returns as a hit of size 0), and every
+/// whole-priced call is counted by method. A calibration replays each
+/// profile once per candidate cache instead of once per trial of the
+/// parameters; [`Tally::price`] equals [`estimate_sized`]'s cycles for any
+/// model with the same structure (the same opcodes implemented in Java, the
+/// same whole-priced methods) as the one the tally was made with.
+#[derive(Debug, Clone)]
+pub struct Tally {
+    pub benchmark: String,
+    pub cache: CacheMode,
+    /// `((opcode, words, hit), executions)`.
+    buckets: Vec<((u8, u32, bool), u64)>,
+    /// `(method, calls)` of the whole-priced methods.
+    wholes: Vec<(jopcal_profile::MethodInfo, u64)>,
+    /// Charged executions per opcode.
+    op_counts: [u64; 256],
+    pub cache_hits: u64,
+    pub cache_misses: u64,
+}
+
+impl Tally {
+    /// Replays `profile` under `mode` with the structure of `model` and the
+    /// method sizes of `size_of` (as [`estimate_sized`]).
+    pub fn new(
+        profile: &Profile,
+        model: &TimingModel,
+        mode: CacheMode,
+        size_of: &dyn Fn(&jopcal_profile::MethodInfo) -> Option<u32>,
+    ) -> Tally {
+        let layout = Layout::new(profile, model, size_of);
+        let words = &layout.words;
+        let mut buckets: std::collections::HashMap<(u8, u32, bool), u64> = std::collections::HashMap::new();
+        let mut wholes: BTreeMap<u32, u64> = BTreeMap::new();
+        for (_, op, count) in layout.plain(profile) {
+            *buckets.entry((op, 0, true)).or_default() += count;
+        }
+        let (mut hits, mut misses) = (0u64, 0u64);
+        replay(profile, &layout, mode, |ch| match ch {
+            Charge::Invoke { node, hit } => {
+                *(if hit { &mut hits } else { &mut misses }) += 1;
+                let n = &profile.nodes[node];
+                *buckets
+                    .entry((n.invoke_opcode, words[n.method as usize], hit))
+                    .or_default() += 1;
+            }
+            Charge::Whole { node } => *wholes.entry(profile.nodes[node].method).or_default() += 1,
+            Charge::Return { node, to, unwind } => {
+                let key = match to {
+                    Some((top, hit)) => {
+                        *(if hit { &mut hits } else { &mut misses }) += 1;
+                        (words[profile.nodes[top as usize].method as usize], hit)
+                    }
+                    None => (0, true),
+                };
+                if !unwind {
+                    let op = profile.methods[profile.nodes[node].method as usize].return_opcode();
+                    *buckets.entry((op, key.0, key.1)).or_default() += 1;
+                }
+            }
+        });
+        let mut op_counts = [0u64; 256];
+        for (&(op, _, _), &n) in &buckets {
+            op_counts[op as usize] += n;
+        }
+        let mut buckets: Vec<_> = buckets.into_iter().collect();
+        buckets.sort_unstable_by_key(|b| b.0);
+        Tally {
+            benchmark: profile.benchmark.clone(),
+            cache: mode,
+            buckets,
+            wholes: wholes
+                .into_iter()
+                .map(|(m, n)| (profile.methods[m as usize].clone(), n))
+                .collect(),
+            op_counts,
+            cache_hits: hits,
+            cache_misses: misses,
+        }
+    }
+
+    /// The estimated cycles under `model`'s parameter values.
+    pub fn price(&self, model: &TimingModel) -> f64 {
+        let buckets: f64 = self
+            .buckets
+            .iter()
+            .map(|&((op, words, hit), n)| n as f64 * model.cost(op, model.load_cost(hit, words), words))
+            .sum();
+        let wholes: f64 = self
+            .wholes
+            .iter()
+            .map(|(m, n)| *n as f64 * whole_cost(model, m).unwrap_or(0.0))
+            .sum();
+        buckets + wholes
+    }
+
+    /// Charged executions of `op` (invokes and returns included).
+    pub fn executions(&self, op: u8) -> u64 {
+        self.op_counts[op as usize]
+    }
+
+    /// Number of distinct buckets (a measure of pricing work).
+    pub fn buckets(&self) -> usize {
+        self.buckets.len() + self.wholes.len()
+    }
 }
 
 #[cfg(test)]
@@ -470,6 +634,30 @@ mod tests {
                     let _ = estimate(&p, m, mode);
                 }
             }
+        }
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(200))]
+        /// A tally made once prices every parameter setting as a full estimate does.
+        #[test]
+        fn a_tally_prices_like_the_estimate(r in 0u32..6, w in 0u32..6, idiv in 0u32..500, mode in 0usize..4) {
+            let mut p = two_calls();
+            p.nodes[1].opcodes.insert(0x6c, 3); // idiv, Java-implemented
+            p.events.push(Event::Invoke(1));
+            p.events.push(Event::Unwind);
+            let modes = [CacheMode::Hit, CacheMode::Miss, CacheMode::Fifo(CacheConfig { bytes: 128, blocks: 2 }), CacheMode::Fifo(CacheConfig { bytes: 1024, blocks: 16 })];
+            let start = jop("r=1");
+            let sized = |mi: &jopcal_profile::MethodInfo| (mi.name == "f").then_some(20);
+            let tally = Tally::new(&p, &start, modes[mode], &sized);
+            let mut m = start.clone();
+            m.set_param("r", f64::from(r)).unwrap();
+            m.set_param("w", f64::from(w)).unwrap();
+            m.set_param("impl_idiv", f64::from(idiv)).unwrap();
+            let e = estimate_sized(&p, &m, modes[mode], &sized);
+            proptest::prop_assert!((tally.price(&m) - e.cycles).abs() <= 1e-9 * e.cycles.abs().max(1.0));
+            proptest::prop_assert_eq!((tally.cache_hits, tally.cache_misses), (e.cache_hits, e.cache_misses));
+            proptest::prop_assert_eq!(tally.executions(0x6c), 3);
         }
     }
 
