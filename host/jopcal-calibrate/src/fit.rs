@@ -117,6 +117,9 @@ pub struct FittedParam {
     pub value: f64,
     /// Empty when fitted; else why the data cannot identify it.
     pub unidentified: Option<String>,
+    /// The one benchmark whose estimate depends on it, when only one does:
+    /// its value then explains that benchmark and nothing checks it.
+    pub sole_benchmark: Option<String>,
 }
 
 /// The outcome of a fit.
@@ -233,6 +236,8 @@ fn fit_mode(
     }
     let mut fixed: Vec<Option<f64>> = vec![None; names.len()];
     let mut unidentified: Vec<Option<String>> = vec![None; names.len()];
+    // Per parameter, the benchmarks whose estimate depends on it (last linearisation).
+    let mut support: Vec<Vec<usize>> = vec![Vec::new(); names.len()];
     for round in 0..2 {
         for _iter in 0..iterations {
             let base = estimates(&model);
@@ -257,6 +262,9 @@ fn fit_mode(
                 for j in 0..names.len() {
                     a[(i, j)] /= meas[i];
                 }
+            }
+            for (j, s) in support.iter_mut().enumerate() {
+                *s = (0..obs.len()).filter(|&i| a[(i, j)].abs() > 1e-12).collect();
             }
             let est = DVector::from_iterator(obs.len(), base.iter().map(|e| e.0));
             let resid = (&meas - &est).component_div(&meas);
@@ -349,6 +357,10 @@ fn fit_mode(
                     model.params()[n]
                 },
                 unidentified: unidentified[j].clone(),
+                sole_benchmark: match (&unidentified[j], support[j].as_slice()) {
+                    (None, [i]) => Some(obs[*i].benchmark.clone()),
+                    _ => None,
+                },
             })
             .collect(),
         rows: obs
@@ -606,6 +618,24 @@ mod tests {
             let e = estimate(&o.profile, &fitted, CacheMode::Hit).cycles;
             assert!((e - o.measured).abs() < 1e-6 * o.measured);
         }
+    }
+
+    #[test]
+    fn a_parameter_only_one_benchmark_depends_on_is_flagged_with_its_name() {
+        let start = table();
+        let mut truth = start.clone();
+        truth.set_param("impl_lrem", 900.0).unwrap();
+        truth.set_param("impl_ldiv", 500.0).unwrap();
+        let mut mix = mixes();
+        mix.push(("OnlyLrem", vec![(IADD, 100), (LREM, 50)]));
+        let obs = measured_on(&truth, &mix);
+        let refs: Vec<&Observation> = obs.iter().collect();
+        let f = fit(&refs, &start, &spec(&["impl_ldiv", "impl_lrem"]), &Memo::default()).unwrap();
+        let lrem = f.params.iter().find(|p| p.name == "impl_lrem").unwrap();
+        assert!((lrem.value - 900.0).abs() < 1e-6, "{lrem:?}");
+        assert_eq!(lrem.sole_benchmark.as_deref(), Some("OnlyLrem"));
+        let ldiv = f.params.iter().find(|p| p.name == "impl_ldiv").unwrap();
+        assert_eq!(ldiv.sole_benchmark, None, "five benchmarks divide");
     }
 
     #[test]

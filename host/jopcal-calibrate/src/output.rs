@@ -30,7 +30,16 @@ pub fn calibrated_toml(fit: &Fit, base: &str, name: &str, loo_max_abs_pct: Optio
     ));
     for p in &fit.params {
         match &p.unidentified {
-            None => s.push_str(&format!("{} = {}    # was {}\n", p.name, fmt(p.value), fmt(p.start))),
+            None => s.push_str(&format!(
+                "{} = {}    # was {}{}\n",
+                p.name,
+                fmt(p.value),
+                fmt(p.start),
+                p.sole_benchmark
+                    .as_ref()
+                    .map(|b| format!("; fitted from {b} alone"))
+                    .unwrap_or_default()
+            )),
             Some(why) => s.push_str(&format!("# {} not fitted: {why}; kept at {}\n", p.name, fmt(p.start))),
         }
     }

@@ -41,6 +41,10 @@ pub struct ParamRow {
     pub fitted: bool,
     /// Its name in the timing model.
     pub name: String,
+    /// The one benchmark whose estimate depends on it, when only one does
+    /// (nothing else checks its value).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub only_from: Option<String>,
     /// Its value in the starting table.
     pub start: f64,
     /// Its value in the fitted table (the start when not fitted).
@@ -173,6 +177,7 @@ impl CalibrationReport {
                 .map(|p| ParamRow {
                     fitted: p.unidentified.is_none(),
                     name: p.name.clone(),
+                    only_from: p.sole_benchmark.clone(),
                     start: p.start,
                     value: p.value,
                     why_not: p.unidentified.clone(),
@@ -231,12 +236,14 @@ mod tests {
                     start: 1.0,
                     value: 3.0,
                     unidentified: None,
+                    sole_benchmark: None,
                 },
                 FittedParam {
                     name: "impl_lrem".into(),
                     start: 0.0,
                     value: 0.0,
                     unidentified: Some("no benchmark's estimate depends on it".into()),
+                    sole_benchmark: None,
                 },
             ],
             rows: vec![("A".into(), 100.0, 101.0), ("B".into(), 200.0, 198.0)],

@@ -62,12 +62,9 @@ pub const PLACEHOLDERS: [&str; 9] = [
     "image",
 ];
 
+/// Line and column (1-based; the column in bytes) of byte offset `at` in `text`.
 fn line_col(text: &str, at: usize) -> (usize, usize) {
-    let before = &text[..at.min(text.len())];
-    (
-        before.matches('\n').count() + 1,
-        before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1,
-    )
+    line_col::LineColLookup::new(text).get(at.min(text.len()))
 }
 
 impl JopConfig {

@@ -162,12 +162,9 @@ fn tokens(text: &str) -> Vec<Token<'_>> {
     }
 }
 
+/// Line and column (1-based; the column in bytes) of byte offset `at` in `text`.
 fn line_col(text: &str, at: usize) -> (usize, usize) {
-    let before = &text[..at.min(text.len())];
-    (
-        before.matches('\n').count() + 1,
-        before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1,
-    )
+    line_col::LineColLookup::new(text).get(at.min(text.len()))
 }
 
 /// The dotted name starting at `toks[i]` and the index after it.

@@ -54,12 +54,9 @@ fn number(i: &str) -> IResult<&str, &str> {
     .parse(i)
 }
 
-/// Line and column (1-based, in characters) of byte offset `at` in `text`.
+/// Line and column (1-based; the column in bytes) of byte offset `at` in `text`.
 fn position(text: &str, at: usize) -> (usize, usize) {
-    let before = &text[..at];
-    let line = before.matches('\n').count() + 1;
-    let column = before.rsplit('\n').next().unwrap_or("").chars().count() + 1;
-    (line, column)
+    line_col::LineColLookup::new(text).get(at.min(text.len()))
 }
 
 impl JopImage {

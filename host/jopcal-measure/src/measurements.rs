@@ -1,9 +1,11 @@
 //! `measurements.csv`: one row per measured run of one workload.
 //!
 //! Columns, in order: `target, target_config, benchmark, iterations, cycles,
-//! unit, run, timestamp, tool_version, suite_hash, log`. `unit` is `cycles`
-//! for JOP targets and `ns` for the host JVM, so host timings are never taken
-//! for JOP cycles. The provenance columns say when, with which tool version and
+//! value, unit, run, timestamp, tool_version, suite_hash, log`. `value` is
+//! the measurement in `unit`: `cycles` for JOP targets, `ns` for the host
+//! JVM, `ms` for a JOP tree's own harness. The `cycles` column holds JOP
+//! clock cycles only and is empty on a target that measures time, so host
+//! timings are never taken for JOP cycles. The provenance columns say when, with which tool version and
 //! which workload sources a row was measured, and where its raw log is.
 //!
 //! Rows are appended durably as they arrive ([`MeasurementWriter`]): a failure
@@ -17,7 +19,7 @@ use std::path::{Path, PathBuf};
 /// The file name inside an output directory.
 pub const FILE_NAME: &str = "measurements.csv";
 
-/// What the `cycles` column counts.
+/// What the `value` column counts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Unit {
@@ -42,12 +44,14 @@ impl std::fmt::Display for Unit {
 
 /// One row of `measurements.csv`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(into = "Row", try_from = "Row")]
 pub struct Measurement {
     pub target: String,
     pub target_config: String,
     pub benchmark: String,
     pub iterations: u64,
-    pub cycles: u64,
+    /// The measured value, in `unit`.
+    pub value: u64,
     pub unit: Unit,
     pub run: u32,
     pub timestamp: String,
@@ -56,7 +60,84 @@ pub struct Measurement {
     pub log: String,
 }
 
+/// The row as the file holds it: `cycles` only for cycles, `value` always.
+/// Files written before `value` existed carry the measurement in `cycles`
+/// whatever the unit; they still read.
+#[derive(Serialize, Deserialize)]
+struct Row {
+    target: String,
+    target_config: String,
+    benchmark: String,
+    iterations: u64,
+    cycles: Option<u64>,
+    #[serde(default)]
+    value: Option<u64>,
+    unit: Unit,
+    run: u32,
+    timestamp: String,
+    tool_version: String,
+    suite_hash: String,
+    log: String,
+}
+
+impl From<Measurement> for Row {
+    fn from(m: Measurement) -> Row {
+        Row {
+            cycles: (m.unit == Unit::Cycles).then_some(m.value),
+            value: Some(m.value),
+            target: m.target,
+            target_config: m.target_config,
+            benchmark: m.benchmark,
+            iterations: m.iterations,
+            unit: m.unit,
+            run: m.run,
+            timestamp: m.timestamp,
+            tool_version: m.tool_version,
+            suite_hash: m.suite_hash,
+            log: m.log,
+        }
+    }
+}
+
+impl TryFrom<Row> for Measurement {
+    type Error = String;
+
+    fn try_from(r: Row) -> Result<Measurement, String> {
+        let value = match (r.cycles, r.value) {
+            (Some(c), Some(v)) if r.unit == Unit::Cycles && c != v => {
+                return Err(format!(
+                    "columns `cycles` ({c}) and `value` ({v}) disagree: fix one of them"
+                ))
+            }
+            (Some(c), Some(_)) if r.unit != Unit::Cycles => return Err(format!(
+                "column `cycles` holds {c} but the unit is {}: leave `cycles` empty for a target that measures time",
+                r.unit
+            )),
+            (_, Some(v)) | (Some(v), None) => v,
+            (None, None) => return Err("neither `cycles` nor `value` holds the measurement".into()),
+        };
+        Ok(Measurement {
+            target: r.target,
+            target_config: r.target_config,
+            benchmark: r.benchmark,
+            iterations: r.iterations,
+            value,
+            unit: r.unit,
+            run: r.run,
+            timestamp: r.timestamp,
+            tool_version: r.tool_version,
+            suite_hash: r.suite_hash,
+            log: r.log,
+        })
+    }
+}
+
 impl Measurement {
+    /// The JOP clock cycles measured; `None` when the target measures time.
+    pub fn cycles(&self) -> Option<u64> {
+        (self.unit == Unit::Cycles).then_some(self.value)
+    }
+
     /// A row of run 1 stamped now with this tool's version, for `target`; the
     /// caller fills in what was measured (`Measurement { benchmark, .., ..stamped }`).
     pub fn stamped(target: &str, target_config: &str, suite_hash: &str, log: &str) -> Measurement {
@@ -65,7 +146,7 @@ impl Measurement {
             target_config: target_config.into(),
             benchmark: String::new(),
             iterations: 0,
-            cycles: 0,
+            value: 0,
             unit: Unit::Cycles,
             run: 1,
             timestamp: crate::clock::now_rfc3339(),
@@ -145,12 +226,13 @@ impl MeasurementWriter {
     }
 }
 
-const HEADER: [&str; 11] = [
+const HEADER: [&str; 12] = [
     "target",
     "target_config",
     "benchmark",
     "iterations",
     "cycles",
+    "value",
     "unit",
     "run",
     "timestamp",
@@ -159,7 +241,7 @@ const HEADER: [&str; 11] = [
     "log",
 ];
 
-/// Reads a measurements file, rejecting rows that are malformed or report zero cycles.
+/// Reads a measurements file, rejecting rows that are malformed or measured zero.
 pub fn read(path: &Path) -> Result<Vec<Measurement>, MeasurementsError> {
     let data = fs::read(path).map_err(|source| MeasurementsError::Io {
         path: path.to_owned(),
@@ -192,10 +274,10 @@ pub fn read(path: &Path) -> Result<Vec<Measurement>, MeasurementsError> {
             };
             parse_error(line, message)
         })?;
-        if m.cycles == 0 {
+        if m.value == 0 {
             return Err(parse_error(
                 line,
-                format!("benchmark '{}' has zero cycles", m.benchmark),
+                format!("benchmark '{}' measured 0 {}", m.benchmark, m.unit),
             ));
         }
         out.push(m);
@@ -207,13 +289,13 @@ pub fn read(path: &Path) -> Result<Vec<Measurement>, MeasurementsError> {
 mod tests {
     use super::*;
 
-    fn sample(bench: &str, cycles: u64) -> Measurement {
+    fn sample(bench: &str, value: u64) -> Measurement {
         Measurement {
             target: "host".into(),
             target_config: "java 17".into(),
             benchmark: bench.into(),
             iterations: 3,
-            cycles,
+            value,
             unit: Unit::Ns,
             run: 1,
             timestamp: "2026-11-22T00:00:00Z".into(),
@@ -241,6 +323,60 @@ mod tests {
     }
 
     #[test]
+    fn the_cycles_column_holds_cycles_only() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut w = MeasurementWriter::create(dir.path()).unwrap();
+        w.append(&sample("Host", 1234)).unwrap();
+        w.append(&Measurement {
+            unit: Unit::Cycles,
+            ..sample("Jop", 5678)
+        })
+        .unwrap();
+        let path = w.finish().unwrap();
+        let text = fs::read_to_string(&path).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        assert!(lines[0].starts_with("target,target_config,benchmark,iterations,cycles,value,unit,"));
+        assert!(lines[1].contains(",3,,1234,ns,"), "{}", lines[1]);
+        assert!(lines[2].contains(",3,5678,5678,cycles,"), "{}", lines[2]);
+        let rows = read(&path).unwrap();
+        assert_eq!((rows[0].cycles(), rows[0].value), (None, 1234));
+        assert_eq!((rows[1].cycles(), rows[1].value), (Some(5678), 5678));
+    }
+
+    #[test]
+    fn files_from_before_the_value_column_still_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("m.csv");
+        fs::write(
+            &p,
+            "target,target_config,benchmark,iterations,cycles,unit,run,timestamp,tool_version,suite_hash,log\n\
+             host,j,A,1,5,ns,1,t,v,h,l\n\
+             emu,j,B,1,7,cycles,1,t,v,h,l\n",
+        )
+        .unwrap();
+        let rows = read(&p).unwrap();
+        assert_eq!((rows[0].value, rows[0].unit, rows[0].cycles()), (5, Unit::Ns, None));
+        assert_eq!(rows[1].cycles(), Some(7));
+    }
+
+    #[test]
+    fn cycles_and_value_that_disagree_are_named() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("m.csv");
+        let head =
+            "target,target_config,benchmark,iterations,cycles,value,unit,run,timestamp,tool_version,suite_hash,log\n";
+        fs::write(&p, format!("{head}emu,j,B,1,7,8,cycles,1,t,v,h,l\n")).unwrap();
+        let e = read(&p).unwrap_err().to_string();
+        assert!(
+            e.contains(":2: ") && e.contains("`cycles` (7) and `value` (8) disagree"),
+            "{e}"
+        );
+        fs::write(&p, format!("{head}host,j,B,1,7,7,ns,1,t,v,h,l\n")).unwrap();
+        let e = read(&p).unwrap_err().to_string();
+        assert!(e.contains("leave `cycles` empty"), "{e}");
+    }
+
+    #[test]
     fn errors_name_file_and_line() {
         let dir = tempfile::tempdir().unwrap();
         let p = dir.path().join("m.csv");
@@ -264,7 +400,7 @@ mod tests {
         )
         .unwrap();
         let e = read(&p).unwrap_err().to_string();
-        assert!(e.ends_with(":2: benchmark 'A' has zero cycles"), "{e}");
+        assert!(e.ends_with(":2: benchmark 'A' measured 0 cycles"), "{e}");
 
         fs::write(&p, "target\nx\n").unwrap();
         assert!(read(&p).unwrap_err().to_string().contains(":2: "));

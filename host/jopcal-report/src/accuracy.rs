@@ -61,7 +61,7 @@ pub fn reconcile(measured: &[Measurement], estimates: &[EstimateRow]) -> Result<
         if !by_bench.contains_key(m.benchmark.as_str()) {
             order.push(m.benchmark.clone());
         }
-        by_bench.entry(&m.benchmark).or_default().push(m.cycles as f64);
+        by_bench.entry(&m.benchmark).or_default().push(m.value as f64);
     }
     let mut variants: Vec<String> = Vec::new();
     for e in estimates {

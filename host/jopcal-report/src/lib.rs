@@ -25,7 +25,7 @@ pub(crate) mod testutil {
             target_config: String::new(),
             benchmark: bench.into(),
             iterations: 1,
-            cycles,
+            value: cycles,
             unit: Unit::Cycles,
             run: 1,
             timestamp: String::new(),

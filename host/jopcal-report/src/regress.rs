@@ -45,7 +45,7 @@ fn means(rows: &[Measurement]) -> Means {
             order.push(r.benchmark.clone());
             (0.0, 0, Vec::new())
         });
-        e.0 += r.cycles as f64;
+        e.0 += r.value as f64;
         e.1 += 1;
         e.2.push(r.log.clone());
     }
@@ -57,8 +57,11 @@ fn means(rows: &[Measurement]) -> Means {
 
 /// Compares mean cycles per benchmark; `threshold_pct` is the allowed |change|.
 pub fn compare(baseline: &[Measurement], candidate: &[Measurement], threshold_pct: f64) -> Result<Regression, String> {
-    if let Some(r) = baseline.iter().chain(candidate).find(|r| r.cycles == 0) {
-        return Err(format!("benchmark {} has 0 cycles: not a measurement", r.benchmark));
+    if let Some(r) = baseline.iter().chain(candidate).find(|r| r.value == 0) {
+        return Err(format!(
+            "benchmark {} measured 0 {}: not a measurement",
+            r.benchmark, r.unit
+        ));
     }
     let units: std::collections::BTreeSet<String> =
         baseline.iter().chain(candidate).map(|r| r.unit.to_string()).collect();

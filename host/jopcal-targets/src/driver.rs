@@ -71,7 +71,7 @@ fn measure_prepared(
             let stamped = |r: &Reported, config: &str| Measurement {
                 benchmark: r.bench.clone(),
                 iterations: r.iterations,
-                cycles: r.value,
+                value: r.value,
                 unit: r.unit,
                 run,
                 ..Measurement::stamped(name, config, &job.hash, &r.log)
@@ -86,7 +86,7 @@ fn measure_prepared(
                 writer
                     .append(&m)
                     .map_err(|e| format!("appending to {}: {e}", writer.partial_path().display()))?;
-                progress.finished(&format!("{}{}: {} {}", r.bench, run_label(runs, run), m.cycles, m.unit));
+                progress.finished(&format!("{}{}: {} {}", r.bench, run_label(runs, run), m.value, m.unit));
                 rows.push(m);
                 Ok(())
             };
@@ -295,7 +295,7 @@ mod tests {
         };
         let m = measure(&mut t, &out, "20261123T000000Z", 1, &NoProgress).unwrap();
         assert_eq!(t.finished, Some(true));
-        let got: Vec<(String, u64, Unit)> = m.rows.iter().map(|r| (r.benchmark.clone(), r.cycles, r.unit)).collect();
+        let got: Vec<(String, u64, Unit)> = m.rows.iter().map(|r| (r.benchmark.clone(), r.value, r.unit)).collect();
         assert_eq!(got, [("A".into(), 100, Unit::Cycles), ("C".into(), 1234, Unit::Ms)]);
         assert_eq!(jopcal_measure::measurements::read(&m.csv).unwrap(), m.rows);
         let names: Vec<&str> = m.failures.iter().map(|(n, _)| n.as_str()).collect();

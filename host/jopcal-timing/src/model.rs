@@ -109,11 +109,9 @@ enum RawCost {
 /// Names every formula may use besides parameters and formulas.
 pub const CONTEXT_NAMES: [&str; 2] = ["b", "n"];
 
+/// Line and column (1-based; the column in bytes) of byte `offset` in `text`.
 fn line_col(text: &str, offset: usize) -> (usize, usize) {
-    let before = &text[..offset.min(text.len())];
-    let line = before.matches('\n').count() + 1;
-    let col = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
-    (line, col)
+    line_col::LineColLookup::new(text).get(offset.min(text.len()))
 }
 
 impl TimingModel {

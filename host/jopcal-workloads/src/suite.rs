@@ -178,13 +178,9 @@ pub fn write_generated(
     std::fs::write(&m, manifest).map_err(|e| io(&m, e))
 }
 
-/// 1-based line and column of a byte span's start.
-pub fn location(text: &str, span: Option<std::ops::Range<usize>>) -> Option<(usize, usize)> {
-    let start = span?.start.min(text.len());
-    let before = &text[..start];
-    let line = before.matches('\n').count() + 1;
-    let col = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
-    Some((line, col))
+/// 1-based line and column (in bytes) of a byte span's start.
+fn location(text: &str, span: Option<std::ops::Range<usize>>) -> Option<(usize, usize)> {
+    Some(line_col::LineColLookup::new(text).get(span?.start.min(text.len())))
 }
 
 #[cfg(test)]

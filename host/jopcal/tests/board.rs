@@ -125,7 +125,7 @@ fn run_on_board_writes_one_row_per_result_and_keeps_raw_logs() {
     let rows = jopcal_measure::measurements::read(&out.join("measurements.csv")).unwrap();
     let got: Vec<(String, u64, String)> = rows
         .iter()
-        .map(|m| (m.benchmark.clone(), m.cycles, m.unit.to_string()))
+        .map(|m| (m.benchmark.clone(), m.value, m.unit.to_string()))
         .collect();
     assert_eq!(
         got,
@@ -182,7 +182,7 @@ fn a_failing_later_image_keeps_earlier_results_and_configure_runs_each_attempt()
     );
     let rows = jopcal_measure::measurements::read(&out.join("measurements.csv")).unwrap();
     assert_eq!(rows.len(), 1);
-    assert_eq!(rows[0].cycles, ca);
+    assert_eq!(rows[0].value, ca);
     // Once for image a, twice for b (first attempt and one retry).
     assert_eq!(std::fs::read_to_string(&marker).unwrap().lines().count(), 3);
 

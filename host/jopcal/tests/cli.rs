@@ -66,7 +66,7 @@ fn run_on_host_writes_one_row_per_workload_and_keeps_logs() {
     let mut lines = csv.lines();
     assert_eq!(
         lines.next().unwrap(),
-        "target,target_config,benchmark,iterations,cycles,unit,run,timestamp,tool_version,suite_hash,log"
+        "target,target_config,benchmark,iterations,cycles,value,unit,run,timestamp,tool_version,suite_hash,log"
     );
     let rows: Vec<Vec<&str>> = lines.map(|l| l.split(',').collect()).collect();
     let names = suite_names();
@@ -74,9 +74,10 @@ fn run_on_host_writes_one_row_per_workload_and_keeps_logs() {
     assert_eq!(rows.iter().map(|r| r[2].to_string()).collect::<Vec<_>>(), names);
     for r in &rows {
         assert_eq!(r[0], "host");
-        assert_eq!(r[5], "ns", "host timings must be labelled ns");
-        assert!(r[4].parse::<u64>().unwrap() > 0);
-        let log = fs::read_to_string(out.join(r[10])).unwrap();
+        assert_eq!(r[6], "ns", "host timings must be labelled ns");
+        assert_eq!(r[4], "", "the cycles column holds JOP cycles only, never host time");
+        assert!(r[5].parse::<u64>().unwrap() > 0);
+        let log = fs::read_to_string(out.join(r[11])).unwrap();
         assert!(log.contains("@jopcal done"), "{log}");
     }
     assert!(!out.join("measurements.csv.partial").exists());
@@ -360,7 +361,7 @@ fn write_measurements(path: &Path, rows: &[(&str, u64)]) {
             target_config: "test".into(),
             benchmark: b.to_string(),
             iterations: 1,
-            cycles: *c,
+            value: *c,
             unit: jopcal_measure::Unit::Cycles,
             run: 1,
             timestamp: "2026-01-01T00:00:00Z".into(),

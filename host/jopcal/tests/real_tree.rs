@@ -33,14 +33,10 @@ fn run_in(dir: &std::path::Path, tree: &std::path::Path, args: &[&str]) -> (bool
 }
 
 fn rows(csv: &std::path::Path) -> Vec<(String, u64)> {
-    std::fs::read_to_string(csv)
+    jopcal_measure::measurements::read(csv)
         .unwrap()
-        .lines()
-        .skip(1)
-        .map(|l| {
-            let f: Vec<&str> = l.split(',').collect();
-            (f[2].to_string(), f[4].parse().unwrap())
-        })
+        .into_iter()
+        .map(|m| (m.benchmark, m.value))
         .collect()
 }
 

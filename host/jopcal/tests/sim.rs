@@ -64,7 +64,7 @@ fn downloads_through_the_bench_and_counts_wait_states_exactly() {
         assert!(log.contains(&format!(" sum={xor} ")), "{log}");
         let bench_log = std::fs::read_to_string(out.join("logs/bench.log")).unwrap();
         assert!(bench_log.contains("stopped by the host"), "{bench_log}");
-        cycles.push(rows[0].cycles);
+        cycles.push(rows[0].value);
     }
     // Each of the 100 reads waits 3 cycles longer.
     assert_eq!(cycles[1] - cycles[0], 3 * words, "{cycles:?}");

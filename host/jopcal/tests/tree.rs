@@ -125,11 +125,11 @@ fn validate_runs_the_trees_jembench_suite_end_to_end() {
     for r in &measured {
         let e = estimated.iter().find(|(b, _)| *b == r.benchmark).unwrap().1;
         assert_eq!(
-            r.cycles as f64 - e,
+            r.value as f64 - e,
             h,
             "{}: measured {}, estimated {e}",
             r.benchmark,
-            r.cycles
+            r.value
         );
     }
     assert_eq!(measured.len(), 3);
@@ -294,7 +294,7 @@ fn toolchain_images_run_in_jopsim_and_on_a_board() {
         assert!(dir.path().join(format!("board/images/{b}.jop")).is_file(), "{b}");
     }
     // The same image gives the same count in "JopSim" and on the board.
-    assert_eq!(board[0].cycles, sim[0].cycles);
+    assert_eq!(board[0].value, sim[0].value);
 
     // A toolchain that fails, and an image whose word count is wrong: named.
     let cfg_sim = |build: &str, jopsim: &str| {
@@ -335,7 +335,7 @@ fn toolchain_images_run_in_jopsim_and_on_a_board() {
     assert!(o.status.success(), "{}", stderr(&o));
     let rows = jopcal_measure::measurements::read(&dir.path().join("bad/measurements.csv")).unwrap();
     assert_eq!(
-        (rows[0].benchmark.as_str(), rows[0].cycles, rows[0].unit),
+        (rows[0].benchmark.as_str(), rows[0].value, rows[0].unit),
         ("Filter", 812, jopcal_measure::Unit::Ms)
     );
     cfg_sim(good, "printf 'Filter\\n-4 ms\\n'");

@@ -73,7 +73,7 @@ fn observations(
                     r.unit
                 );
             }
-            meas.entry(r.benchmark).or_default().push(r.cycles as f64);
+            meas.entry(r.benchmark).or_default().push(r.value as f64);
         }
     }
     let mut profs = BTreeMap::new();
@@ -206,6 +206,14 @@ pub fn run_calibration(run: &CalibrationRun) -> Result<Calibration> {
     };
     progress.done();
     let incons = inconsistencies(&refs, &start, &fitted, 5.0);
+    for p in f.params.iter().filter(|p| p.value != p.start) {
+        if let Some(b) = &p.sole_benchmark {
+            warnings.push(format!(
+                "{} fitted from {b} alone: no other benchmark depends on it, so nothing checks its value, and the leave-one-out prediction of {b} cannot use it",
+                p.name
+            ));
+        }
+    }
     for p in f.params.iter().filter(|p| p.unidentified.is_some()) {
         warnings.push(format!(
             "{} not fitted: {}",

@@ -250,8 +250,8 @@ pub fn validate(firmware: Option<&Path>, jop_home: Option<&Path>, a: &ValidateAr
             .map(|r| Bench {
                 name: r.benchmark.clone(),
                 iterations: r.iterations,
-                measured: r.cycles,
-                measured_cycles: (r.unit == jopcal_measure::Unit::Cycles).then_some(r.cycles),
+                measured: r.value,
+                measured_cycles: r.cycles(),
                 unit: r.unit.to_string(),
                 estimates: estimates
                     .iter()
@@ -260,8 +260,7 @@ pub fn validate(firmware: Option<&Path>, jop_home: Option<&Path>, a: &ValidateAr
                         model: e.model.clone(),
                         cache: e.cache.to_string(),
                         cycles: e.cycles,
-                        error_pct: (r.unit == jopcal_measure::Unit::Cycles)
-                            .then(|| 100.0 * (e.cycles - r.cycles as f64) / r.cycles as f64),
+                        error_pct: r.cycles().map(|c| 100.0 * (e.cycles - c as f64) / c as f64),
                     })
                     .collect(),
                 loo_error_pct: loo_errors.iter().find(|(b, _)| *b == r.benchmark).map(|(_, e)| *e),
