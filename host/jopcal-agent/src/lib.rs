@@ -420,8 +420,16 @@ fn step(jvmti: &Jvmti, event: LocationEvent, by_breakpoint: bool) {
         }
         let block = top.code.block_starting_at(at);
         let node = top.node;
+        let iinc = if op == 0x84 || op == 0xc4 {
+            top.code.iinc_at(at)
+        } else {
+            None
+        };
         if let Some(tree) = shared().tree.as_mut() {
             tree.count(node, op, block);
+            if let Some((local, inc)) = iinc {
+                tree.count_iinc(node, local, inc);
+            }
         }
     });
 }

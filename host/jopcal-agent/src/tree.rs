@@ -77,6 +77,22 @@ impl MethodCode {
         self.code.get(bci as usize).copied()
     }
 
+    /// The operands `(local, increment)` of the `iinc` (or `wide iinc`) at `bci`.
+    pub fn iinc_at(&self, bci: u32) -> Option<(u16, i16)> {
+        let at = bci as usize;
+        match *self.code.get(at)? {
+            0x84 => Some((
+                u16::from(*self.code.get(at + 1)?),
+                i16::from(*self.code.get(at + 2)? as i8),
+            )),
+            0xc4 if *self.code.get(at + 1)? == 0x84 => {
+                let b = self.code.get(at + 2..at + 6)?;
+                Some((u16::from_be_bytes([b[0], b[1]]), i16::from_be_bytes([b[2], b[3]])))
+            }
+            _ => None,
+        }
+    }
+
     /// The block that starts at `bci`, if one does.
     #[inline]
     pub fn block_starting_at(&self, bci: u32) -> Option<u32> {
@@ -107,6 +123,8 @@ struct NodeCounts {
     blocks: Vec<u64>,
     /// Blocks found only at run time: exception handler entries.
     handler_blocks: BTreeMap<u32, u64>,
+    /// `iinc` executions by (local, increment).
+    iinc: BTreeMap<(u16, i16), u64>,
 }
 
 /// The tree, the method table and the event stream of one region.
@@ -189,6 +207,11 @@ impl Tree {
         }
     }
 
+    /// One executed `iinc` (already counted as an opcode) of `local` by `inc`.
+    pub fn count_iinc(&mut self, node: u32, local: u16, inc: i16) {
+        *self.nodes[node as usize].iinc.entry((local, inc)).or_insert(0) += 1;
+    }
+
     /// An exception handler at `pc` that is not a static block start was entered.
     pub fn count_handler(&mut self, node: u32, pc: u32) {
         *self.nodes[node as usize].handler_blocks.entry(pc).or_insert(0) += 1;
@@ -235,6 +258,7 @@ impl Tree {
                     calls: n.calls,
                     opcodes,
                     blocks,
+                    iinc: n.iinc,
                 }
             })
             .collect();
@@ -262,6 +286,7 @@ impl NodeCounts {
             opcodes: Box::new([0; 256]),
             blocks: vec![0; m.leaders.len()],
             handler_blocks: BTreeMap::new(),
+            iinc: BTreeMap::new(),
         }
     }
 }

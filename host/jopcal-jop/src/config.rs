@@ -26,6 +26,7 @@ build = "PATH=/opt/jop-tools/bin:$PATH make -C {home} java_app TARGET_APP_PATH={
 image = "{home}/java/target/dist/bin/{class}.jop"
 jopsim = "java -Dlog=false -cp /opt/jop-tools/jopsim-fix:{home}/java/tools/dist/lib/jop-tools.jar com.jopdesign.tools.JopSim {image}"
 timeout = 900                   # seconds a workload may take (JopSim runs 6-9 M cycles/s)
+host_javac = "ecj -source 1.5 -target 1.5 -nowarn"   # the host profiles what the build compiles
 "#;
 
 use std::collections::BTreeMap;
@@ -44,11 +45,16 @@ pub struct JopConfig {
     /// the Verilator bench) when `--timeout` is not given: JopSim runs 6-9 M
     /// cycles/s, so a benchmark of 860 M cycles needs minutes.
     pub timeout: Option<u64>,
+    /// The compiler of the host's class files for the tree's suites, as a
+    /// command line that takes javac's options (e.g. `ecj -source 1.5
+    /// -target 1.5 -nowarn`): the compiler the `build` template uses, so that
+    /// the host profiles the bytecode JOP links. Default: the host JDK's javac.
+    pub host_javac: Vec<String>,
     /// The file it came from.
     pub file: PathBuf,
 }
 
-const KEYS: [&str; 6] = ["home", "build", "image", "jopsim", "encoding", "timeout"];
+const KEYS: [&str; 7] = ["home", "build", "image", "jopsim", "encoding", "timeout", "host_javac"];
 /// Placeholders a template may use.
 pub const PLACEHOLDERS: [&str; 9] = [
     "home",
@@ -114,6 +120,16 @@ impl JopConfig {
                 .as_str()
                 .ok_or_else(|| at(text.find(k.as_str()).unwrap_or(0), format!("`{k}` must be a string")))?
                 .to_string();
+            if k == "host_javac" {
+                cfg.host_javac = s.split_whitespace().map(str::to_string).collect();
+                if cfg.host_javac.is_empty() {
+                    return Err(at(
+                        text.find("host_javac").unwrap_or(0),
+                        "`host_javac` is empty: name a compiler (e.g. \"ecj -source 1.5 -target 1.5 -nowarn\") or remove the key".into(),
+                    ));
+                }
+                continue;
+            }
             if k == "encoding" {
                 cfg.encoding = Some(
                     s.parse()
@@ -238,8 +254,13 @@ mod tests {
         );
         assert_eq!(
             JopConfig::parse("[jop]\nhom = \"x\"\n", f).unwrap_err(),
-            "/p/jopcal.toml:2:1: unknown key `hom` in [jop] (known: home, build, image, jopsim, encoding, timeout)"
+            "/p/jopcal.toml:2:1: unknown key `hom` in [jop] (known: home, build, image, jopsim, encoding, timeout, host_javac)"
         );
+        let c = JopConfig::parse("[jop]\nhost_javac = \" ecj -source 1.5  -target 1.5 \"\n", f).unwrap();
+        assert_eq!(c.host_javac, ["ecj", "-source", "1.5", "-target", "1.5"]);
+        assert!(JopConfig::parse("[jop]\nhost_javac = \"  \"\n", f)
+            .unwrap_err()
+            .starts_with("/p/jopcal.toml:2:1: `host_javac` is empty"));
         assert!(JopConfig::parse("[jop\n", f)
             .unwrap_err()
             .starts_with("/p/jopcal.toml:1:"));

@@ -109,10 +109,12 @@ impl TryFrom<Row> for Measurement {
                     "columns `cycles` ({c}) and `value` ({v}) disagree: fix one of them"
                 ))
             }
-            (Some(c), Some(_)) if r.unit != Unit::Cycles => return Err(format!(
+            (Some(c), Some(_)) if r.unit != Unit::Cycles => {
+                return Err(format!(
                 "column `cycles` holds {c} but the unit is {}: leave `cycles` empty for a target that measures time",
                 r.unit
-            )),
+            ))
+            }
             (_, Some(v)) | (Some(v), None) => v,
             (None, None) => return Err("neither `cycles` nor `value` holds the measurement".into()),
         };

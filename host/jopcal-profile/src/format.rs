@@ -1,9 +1,10 @@
-//! The `.jopprof` binary format, version 2. All integers are unsigned LEB128
+//! The `.jopprof` binary format, version 3 (version 2, without the `iinc`
+//! operand counts, still reads). All integers are unsigned LEB128
 //! varints unless said otherwise; strings are a varint byte length and UTF-8.
 //!
 //! ```text
 //! magic        8 bytes "JOPCALP\n"
-//! version      varint (2)
+//! version      varint (3)
 //! flags        varint (bit 0: complete)
 //! benchmark    string
 //! region       string ("harness" or "main")
@@ -17,6 +18,8 @@
 //!                calls varint,
 //!                opcodes varint count, then (opcode byte, count varint)...
 //!                blocks varint count, then (start_pc varint, count varint)...
+//!                iinc varint count, then (local varint, increment zigzag
+//!                varint, count varint)... (version 3 only)
 //! entry_stack  varint count, then node ids
 //! region_start varint: index of the first event inside the region (the
 //!              events before it were tracked for the method cache only)
@@ -32,7 +35,9 @@ use serde_json::{json, Map, Value};
 use std::path::{Path, PathBuf};
 
 pub const MAGIC: &[u8; 8] = b"JOPCALP\n";
-pub const FORMAT_VERSION: u64 = 2;
+pub const FORMAT_VERSION: u64 = 3;
+/// The oldest version this reader accepts.
+pub const OLDEST_VERSION: u64 = 2;
 /// File extension of binary profiles.
 pub const EXTENSION: &str = "jopprof";
 
@@ -106,6 +111,12 @@ pub fn encode(p: &Profile) -> Vec<u8> {
         put(&mut o, n.blocks.len() as u64);
         for (pc, c) in &n.blocks {
             put(&mut o, u64::from(*pc));
+            put(&mut o, *c);
+        }
+        put(&mut o, n.iinc.len() as u64);
+        for ((local, inc), c) in &n.iinc {
+            put(&mut o, u64::from(*local));
+            put(&mut o, zigzag(i64::from(*inc)));
             put(&mut o, *c);
         }
     }
@@ -200,10 +211,12 @@ pub fn decode(data: &[u8]) -> Result<Profile, (usize, String)> {
     }
     let mut r = Reader { data, pos: MAGIC.len() };
     let version = r.var()?;
-    if version != FORMAT_VERSION {
+    if !(OLDEST_VERSION..=FORMAT_VERSION).contains(&version) {
         return Err((
             8,
-            format!("profile format version {version}; this jopcal reads version {FORMAT_VERSION}"),
+            format!(
+                "profile format version {version}; this jopcal reads versions {OLDEST_VERSION} to {FORMAT_VERSION}"
+            ),
         ));
     }
     let flags = r.var()?;
@@ -255,6 +268,18 @@ pub fn decode(data: &[u8]) -> Result<Profile, (usize, String)> {
             let c = r.var()?;
             blocks.insert(pc, c);
         }
+        let mut iinc = std::collections::BTreeMap::new();
+        if version >= 3 {
+            for _ in 0..r.count("iinc form", 3)? {
+                let at = r.pos;
+                let local = u16::try_from(r.var()?).map_err(|_| (at, "iinc local index out of range".to_string()))?;
+                let at = r.pos;
+                let inc =
+                    i16::try_from(unzigzag(r.var()?)).map_err(|_| (at, "iinc increment out of range".to_string()))?;
+                let c = r.var()?;
+                iinc.insert((local, inc), c);
+            }
+        }
         nodes.push(Node {
             parent,
             method,
@@ -263,6 +288,7 @@ pub fn decode(data: &[u8]) -> Result<Profile, (usize, String)> {
             calls,
             opcodes,
             blocks,
+            iinc,
         });
     }
     let n_stack = r.count("entry stack", 1)?;
@@ -332,7 +358,8 @@ pub fn read_dir(dir: &Path) -> Result<Vec<Profile>, ProfileError> {
 }
 
 /// The JSON view: the tree with, per node, `method`, `callsite`, `calls`,
-/// `bytecodes`, `opcodes` (mnemonic → count) and `children`.
+/// `bytecodes`, `opcodes` (mnemonic → count), `iinc` (`[local, increment,
+/// count]` triples) and `children`.
 pub fn to_json(p: &Profile) -> Value {
     let mut built: Vec<Option<Value>> = vec![None; p.nodes.len()];
     let children = p.children();
@@ -351,6 +378,7 @@ pub fn to_json(p: &Profile) -> Value {
             "calls": n.calls,
             "bytecodes": n.bytecodes(),
             "opcodes": Value::Object(ops),
+            "iinc": n.iinc.iter().map(|((l, i), c)| json!([l, i, c])).collect::<Vec<Value>>(),
             "children": kids,
         }));
     }
@@ -388,6 +416,31 @@ mod tests {
     }
 
     #[test]
+    fn iinc_operands_round_trip_and_version_2_still_reads() {
+        let mut p = sample();
+        p.nodes[1].opcodes.insert(0x84, 5);
+        p.nodes[1].iinc.insert((3, 1), 4);
+        p.nodes[1].iinc.insert((300, -200), 1);
+        assert_eq!(decode(&encode(&p)).unwrap(), p);
+        assert_eq!(to_json(&p)["root"]["children"][0]["iinc"][1], json!([300, -200, 1]));
+        p.nodes[1].iinc.insert((0, 2), 1);
+        assert!(decode(&encode(&p))
+            .unwrap_err()
+            .1
+            .contains("6 iinc operand counts but executed 5 iinc"));
+        // Version 2: one method, one node, no events.
+        let mut v2 = MAGIC.to_vec();
+        v2.extend([2, 1, 1, b'B', 7]);
+        v2.extend(b"harness");
+        v2.extend([1, 3, b't', b'/', b'T', 3, b'r', b'u', b'n', 3, b'(', b')', b'V', 4, 0]);
+        v2.extend([1, 0, 0, 1, 0, 1, 1, 0x60, 1, 0]); // node: no parent, method 0, callsite -1, calls 1, iadd x1, no blocks
+        v2.extend([1, 0, 0, 0]); // entry stack [0], region start 0, no events
+        let old = decode(&v2).unwrap();
+        assert_eq!(old.nodes[0].opcodes[&0x60], 1);
+        assert!(old.nodes[0].iinc.is_empty());
+    }
+
+    #[test]
     fn corruption_names_the_byte() {
         let bytes = encode(&sample());
         assert_eq!(
@@ -398,11 +451,11 @@ mod tests {
             decode(b"JOPCALQ\n").unwrap_err(),
             (0, "not a jopcal profile (bad magic)".to_string())
         );
-        let mut v3 = bytes.clone();
-        v3[8] = 3;
+        let mut v4 = bytes.clone();
+        v4[8] = 4;
         assert_eq!(
-            decode(&v3).unwrap_err().1,
-            "profile format version 3; this jopcal reads version 2"
+            decode(&v4).unwrap_err().1,
+            "profile format version 4; this jopcal reads versions 2 to 3"
         );
         let mut extra = bytes.clone();
         extra.push(0);

@@ -3,6 +3,10 @@
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
+/// The `iinc` and `wide` opcodes (an `iinc` with a wide index executes as `wide`).
+const IINC: u8 = 0x84;
+const WIDE: u8 = 0xc4;
+
 /// A method as the profiled JVM loaded it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct MethodInfo {
@@ -53,6 +57,12 @@ pub struct Node {
     pub opcodes: BTreeMap<u8, u64>,
     /// Executions per basic block, keyed by the block's first bytecode index.
     pub blocks: BTreeMap<u32, u64>,
+    /// Executions of `iinc` by (local variable index, increment), inside the
+    /// region: JOP's linker replaces each `iinc` by a sequence whose cost
+    /// depends on both (profiles before format 3 have none). Not in the
+    /// serde view (JSON keys are strings); the binary format carries it.
+    #[serde(skip)]
+    pub iinc: BTreeMap<(u16, i16), u64>,
 }
 
 impl Node {
@@ -149,6 +159,14 @@ impl Profile {
                 .find(|op| jopcal_classfile::opcode::mnemonic(**op).is_none())
             {
                 return Err(format!("node {i} counts opcode {op}, which is not a JVM opcode"));
+            }
+            let forms: u64 = n.iinc.values().fold(0u64, |a, c| a.saturating_add(*c));
+            let iincs = n.opcodes.get(&IINC).copied().unwrap_or(0);
+            let wides = n.opcodes.get(&WIDE).copied().unwrap_or(0);
+            if forms > iincs.saturating_add(wides) {
+                return Err(format!(
+                    "node {i} has {forms} iinc operand counts but executed {iincs} iinc (and {wides} wide)"
+                ));
             }
         }
         for e in &self.events {

@@ -16,6 +16,8 @@ pub struct Measured {
     pub rows: Vec<Measurement>,
     /// `(bench, one-line reason)` for every workload that failed or was left out.
     pub failures: Vec<(String, String)>,
+    /// The method cache the target reported it ran with (`fifo:<bytes>:<blocks>`).
+    pub method_cache: Option<String>,
 }
 
 /// Measures every job of `target` `runs` times into `out/measurements.csv`.
@@ -142,6 +144,7 @@ fn measure_prepared(
         csv,
         rows,
         failures,
+        method_cache: target.method_cache(),
     })
 }
 
@@ -248,6 +251,9 @@ mod tests {
         fn config(&self) -> String {
             "scripted".into()
         }
+        fn method_cache(&self) -> Option<String> {
+            Some("fifo:2048:8".into())
+        }
         fn run(
             &mut self,
             job: &Job,
@@ -295,6 +301,7 @@ mod tests {
         };
         let m = measure(&mut t, &out, "20261123T000000Z", 1, &NoProgress).unwrap();
         assert_eq!(t.finished, Some(true));
+        assert_eq!(m.method_cache.as_deref(), Some("fifo:2048:8"), "the target's own cache");
         let got: Vec<(String, u64, Unit)> = m.rows.iter().map(|r| (r.benchmark.clone(), r.value, r.unit)).collect();
         assert_eq!(got, [("A".into(), 100, Unit::Cycles), ("C".into(), 1234, Unit::Ms)]);
         assert_eq!(jopcal_measure::measurements::read(&m.csv).unwrap(), m.rows);

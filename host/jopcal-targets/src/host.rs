@@ -58,7 +58,7 @@ pub fn prepare_host(
     progress.note(&format!(
         "build {} workloads, {} ({}), class files {}",
         suite.workloads.len(),
-        jdk.version,
+        built.compiler,
         if built.cached { "cached" } else { "compiled" },
         built.classes.display()
     ));

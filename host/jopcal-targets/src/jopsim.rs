@@ -18,6 +18,20 @@ pub struct JopsimTarget {
     benches: Vec<String>,
     limit: Duration,
     suite: Option<Suite>,
+    /// The method cache JopSim printed it simulates.
+    cache: Option<String>,
+}
+
+/// The method cache JopSim says it simulates: its statistics end with
+/// `Variable block cache <K> KB & <blocks> & ...`; as `fifo:<bytes>:<blocks>`.
+pub fn reported_cache(stdout: &str) -> Option<String> {
+    let rest = stdout
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("Variable block cache "))?;
+    let mut fields = rest.split('&').map(str::trim);
+    let kb: u32 = fields.next()?.strip_suffix("KB")?.trim().parse().ok()?;
+    let blocks: u32 = fields.next()?.parse().ok()?;
+    Some(format!("fifo:{}:{blocks}", kb.checked_mul(1024)?))
 }
 
 impl JopsimTarget {
@@ -42,6 +56,7 @@ impl JopsimTarget {
             benches: benches.to_vec(),
             limit,
             suite: None,
+            cache: None,
         })
     }
 }
@@ -114,10 +129,35 @@ impl Target for JopsimTarget {
                 })?;
             }
         }
+        if let Some(c) = reported_cache(&stdout) {
+            self.cache = Some(c);
+        }
         Ok(JobEnd { output: stdout, log })
+    }
+
+    fn method_cache(&self) -> Option<String> {
+        self.cache.clone()
     }
 
     fn finish(&mut self, _out: Option<&Path>) -> Result<(), TargetError> {
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::reported_cache;
+
+    #[test]
+    fn the_cache_jopsim_reports() {
+        // The end of JopSim's statistics (jop-devel/jop).
+        let out = "total method cache load cycles: 1631\n\nVariable block cache 4 KB & 16 & 0.00 & 0.000 &  \\\\\n";
+        assert_eq!(reported_cache(out).as_deref(), Some("fifo:4096:16"));
+        assert_eq!(
+            reported_cache("Variable block cache 1 KB & 8 & 1.0\n").as_deref(),
+            Some("fifo:1024:8")
+        );
+        assert_eq!(reported_cache("JVM exit!\n"), None);
+        assert_eq!(reported_cache("Variable block cache x KB & 16\n"), None);
     }
 }

@@ -146,6 +146,12 @@ pub trait Target {
         progress: &dyn Progress,
     ) -> Result<JobEnd, String>;
 
+    /// The method cache the target reported it ran with, as a cache mode
+    /// (`fifo:<bytes>:<blocks>`), when it reports one (JopSim prints its own).
+    fn method_cache(&self) -> Option<String> {
+        None
+    }
+
     /// After the last job, whatever happened: stop what `prepare` started
     /// and move the images it made into `out/images/` (a record of exactly
     /// what ran). Called with `None` when no output directory was made.

@@ -107,6 +107,55 @@ struct Layout {
     skipped: Vec<bool>,
     /// Bytecodes in contexts the host JVM entered on its own.
     jvm_entered_bytecodes: u64,
+    /// The target's linker replaces `iinc` (see [`linked_opcodes`]).
+    replace_iinc: bool,
+}
+
+/// JOP's linker's replacement of `iinc local, c` (the original tree's
+/// ReplaceIinc): load the local, push the constant (`iconst` for -1..5,
+/// `bipush` up to 126, else `sipush`), `iadd`, store the local; the short
+/// load and store forms for locals 0 to 3.
+pub fn iinc_replacement(local: u16, inc: i16) -> [u8; 4] {
+    const ILOAD: u8 = 0x15;
+    const ILOAD_0: u8 = 0x1a;
+    const ISTORE: u8 = 0x36;
+    const ISTORE_0: u8 = 0x3b;
+    const ICONST_0: u8 = 0x03;
+    const BIPUSH: u8 = 0x10;
+    const SIPUSH: u8 = 0x11;
+    const IADD: u8 = 0x60;
+    let (load, store) = match u8::try_from(local) {
+        Ok(l @ 0..=3) => (ILOAD_0 + l, ISTORE_0 + l),
+        _ => (ILOAD, ISTORE),
+    };
+    let push = match inc {
+        // iconst_m1 .. iconst_5 are consecutive opcodes.
+        -1..=5 => (i16::from(ICONST_0) + inc) as u8,
+        -128..=126 => BIPUSH,
+        _ => SIPUSH,
+    };
+    [load, push, IADD, store]
+}
+
+/// A node's executed opcodes as the target runs them: with the linker's
+/// `iinc` replacement, each recorded `iinc` form counts as its replacement
+/// (an `iinc` the profile has no operands for stays, priced by its entry).
+fn linked_opcodes(n: &jopcal_profile::Node, replace_iinc: bool) -> Vec<(u8, u64)> {
+    const IINC: u8 = 0x84;
+    const WIDE: u8 = 0xc4;
+    if !replace_iinc || n.iinc.is_empty() {
+        return n.opcodes.iter().map(|(&op, &c)| (op, c)).collect();
+    }
+    let mut ops = n.opcodes.clone();
+    for (&(local, inc), &c) in &n.iinc {
+        let narrow = local <= 255 && i8::try_from(inc).is_ok();
+        let e = ops.entry(if narrow { IINC } else { WIDE }).or_default();
+        *e = e.saturating_sub(c);
+        for op in iinc_replacement(local, inc) {
+            *ops.entry(op).or_default() += c;
+        }
+    }
+    ops.into_iter().filter(|(_, c)| *c > 0).collect()
 }
 
 impl Layout {
@@ -137,6 +186,7 @@ impl Layout {
             whole,
             skipped,
             jvm_entered_bytecodes,
+            replace_iinc: model.linker().replace_iinc,
         }
     }
 
@@ -148,7 +198,11 @@ impl Layout {
             .iter()
             .enumerate()
             .filter(|(i, n)| !self.skipped[*i] && !self.whole[n.method as usize])
-            .flat_map(|(i, n)| n.opcodes.iter().map(move |(&op, &count)| (i, op, count)))
+            .flat_map(|(i, n)| {
+                linked_opcodes(n, self.replace_iinc)
+                    .into_iter()
+                    .map(move |(op, count)| (i, op, count))
+            })
             .filter(|(_, op, _)| !is_invoke(*op) && !is_return(*op))
     }
 }
@@ -659,6 +713,34 @@ mod tests {
             proptest::prop_assert_eq!((tally.cache_hits, tally.cache_misses), (e.cache_hits, e.cache_misses));
             proptest::prop_assert_eq!(tally.executions(0x6c), 3);
         }
+    }
+
+    #[test]
+    fn the_linkers_iinc_replacement_is_priced_per_form() {
+        assert_eq!(iinc_replacement(3, 1), [0x1d, 0x04, 0x60, 0x3e]); // iload_3 iconst_1 iadd istore_3
+        assert_eq!(iinc_replacement(5, -1), [0x15, 0x02, 0x60, 0x36]); // iload iconst_m1 iadd istore
+        assert_eq!(iinc_replacement(0, 126), [0x1a, 0x10, 0x60, 0x3b]); // bipush
+        assert_eq!(iinc_replacement(0, 127), [0x1a, 0x11, 0x60, 0x3b]); // sipush (the linker's bound)
+        let mut p = two_calls();
+        p.nodes[1].opcodes.insert(0x84, 10);
+        p.nodes[1].iinc.insert((1, 1), 6); // 4 cycles each as iload_1 iconst_1 iadd istore_1
+        p.nodes[1].iinc.insert((7, 100), 3); // iload 2 + bipush 2 + iadd 1 + istore 2 = 7
+                                             // One iinc without operands keeps its table entry.
+        p.validate().unwrap();
+        let mut m = jop("r=1");
+        let plain = estimate(&p, &m, CacheMode::Hit);
+        assert_eq!(
+            plain.cycles,
+            197.0 + 10.0 * 8.0,
+            "without [linker], iinc costs its entry"
+        );
+        m.linker.replace_iinc = true;
+        let linked = estimate(&p, &m, CacheMode::Hit);
+        assert_eq!(linked.cycles, 197.0 + 6.0 * 4.0 + 3.0 * 7.0 + 8.0);
+        assert_eq!(linked.per_opcode["iinc"], (1, 8.0));
+        assert_eq!(linked.per_opcode["bipush"], (3, 6.0));
+        let tally = Tally::new(&p, &m, CacheMode::Hit, &|_| None);
+        assert_eq!(tally.price(&m), linked.cycles);
     }
 
     #[test]

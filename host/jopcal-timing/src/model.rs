@@ -34,6 +34,19 @@ pub struct TimingModel {
     /// Whole-call costs of methods whose host code is not what JOP runs
     /// (library differences), by `pkg.Class.name(desc)`.
     methods: BTreeMap<String, Expr>,
+    /// What the target's linker does to the bytecode before it runs.
+    pub(crate) linker: Linker,
+}
+
+/// Rewrites a JOP linker applies to the program before it runs (`[linker]`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Linker {
+    /// Every `iinc local, c` becomes `iload local; <push c>; iadd; istore
+    /// local` (the original JOP tree's link step), priced from those
+    /// opcodes' own entries for each (local, c) the profile recorded.
+    #[serde(default)]
+    pub replace_iinc: bool,
 }
 
 /// A problem with a model file or a parameter override, in one line.
@@ -78,6 +91,7 @@ struct RawModel {
     native: BTreeMap<String, Spanned<String>>,
     #[serde(default)]
     methods: BTreeMap<String, Spanned<String>>,
+    linker: Option<Linker>,
 }
 
 #[derive(Deserialize)]
@@ -292,7 +306,13 @@ impl TimingModel {
             opcodes: opcodes.into_iter().map(|c| c.expect("checked above")).collect(),
             native,
             methods,
+            linker: raw.linker.or(base.as_ref().map(|b| b.linker)).unwrap_or_default(),
         })
+    }
+
+    /// The target linker's rewrites.
+    pub fn linker(&self) -> Linker {
+        self.linker
     }
 
     /// Sets a parameter; unknown names are an error (a typo must not be ignored).

@@ -106,3 +106,37 @@ fn java_implemented_bytecodes_cost_dispatch_plus_routine() {
     let m = model(&["r=3", "impl_idiv=40"]);
     assert_eq!(row(&jopcal_timing::table::rows(&m), "idiv").0, 82.0 + 1.0 + 40.0);
 }
+
+/// `jop-devel.toml` prices what the jop-devel/jop tree runs, as its timing
+/// class charges it in JopSim (r=1, w=2): bytecodes its microcode implements,
+/// the linker's replacement of `iinc`, JopSim's 80-cycle Java dispatch.
+#[test]
+fn the_jop_devel_tree_model() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../calibration/jop-devel.toml");
+    let m = TimingModel::load(&path).unwrap();
+    let r = rows(&m);
+    for (op, cycles) in [
+        ("iinc", 4.0),
+        ("laload", 47.0),
+        ("daload", 47.0),
+        ("lastore", 52.0),
+        ("lneg", 34.0),
+        ("lshl", 28.0),
+        ("land", 8.0),
+        ("i2l", 5.0),
+        ("fconst_0", 1.0),
+        ("dconst_0", 2.0),
+        ("swap", 4.0),
+        ("monitorenter", 19.0),
+        ("monitorexit", 20.0),
+        // Unchanged from the published table.
+        ("iaload", 9.0),
+        ("imul", 19.0),
+        ("getfield", 10.0),
+    ] {
+        assert_eq!(row(&r, op).0, cycles, "{op}");
+    }
+    let (idiv, _) = m.cost_parts(0x6c, m.load_cost(true, 0), 0);
+    assert_eq!(idiv, 80.0, "JopSim enters a Java-implemented bytecode in 80 cycles");
+    assert!(!m.is_java(0x2f), "laload is microcode in this tree");
+}

@@ -1,6 +1,7 @@
-//! Compiling a suite with `javac --release 8`, cached by content: the class
-//! files live in `<cache>/classes/<hash>/`, where the hash covers every source
-//! file (path and bytes), the javac version and the flags. An unchanged suite
+//! Compiling a suite with `javac --release 8` (or the compiler its manifest
+//! names), cached by content: the class files live in
+//! `<cache>/classes/<hash>/`, where the hash covers every source file (path
+//! and bytes), the compiler, its version and the flags. An unchanged suite
 //! is never recompiled; a half-built cache entry is never used (it is built in
 //! a temporary directory and renamed into place).
 
@@ -26,6 +27,8 @@ pub struct BuiltSuite {
     pub hash: String,
     /// True when the class files came from the cache.
     pub cached: bool,
+    /// The compiler that made them (its command and version line).
+    pub compiler: String,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -36,6 +39,53 @@ pub enum BuildError {
     NoSources(PathBuf),
     #[error("javac failed ({errors} error(s)); first: {first}")]
     Javac { errors: usize, first: String },
+    #[error("the suite's compiler `{program}` does not run: {message} (set `host_javac` in jopcal.toml to a compiler that takes javac's options, or remove it)")]
+    Compiler { program: String, message: String },
+}
+
+/// The compiler a suite is built with: its command line before javac's
+/// options, and what identifies it in the hash (its version line).
+struct Compiler {
+    argv: Vec<String>,
+    identity: String,
+}
+
+impl Compiler {
+    /// The suite's own compiler when it names one, else the JDK's javac.
+    fn of(suite_compiler: &[String], jdk: &Jdk, encoding: crate::SourceEncoding) -> Result<Compiler, BuildError> {
+        let Some(program) = suite_compiler.first() else {
+            let mut argv = vec![jdk.javac.to_string_lossy().into_owned()];
+            argv.extend(javac_flags(encoding).iter().map(|f| f.to_string()));
+            return Ok(Compiler {
+                argv,
+                identity: jdk.version.clone(),
+            });
+        };
+        let failed = |message: String| BuildError::Compiler {
+            program: program.clone(),
+            message,
+        };
+        let out = Command::new(program)
+            .arg("-version")
+            .output()
+            .map_err(|e| failed(e.to_string()))?;
+        let text = String::from_utf8_lossy(if out.stdout.is_empty() {
+            &out.stderr
+        } else {
+            &out.stdout
+        })
+        .into_owned();
+        let version = text.lines().next().unwrap_or("").trim().to_string();
+        if !out.status.success() || version.is_empty() {
+            return Err(failed(format!("`{program} -version` printed `{}`", text.trim())));
+        }
+        let mut argv = suite_compiler.to_vec();
+        argv.extend(["-encoding".to_string(), encoding.javac_name().to_string()]);
+        Ok(Compiler {
+            identity: format!("{} | {version}", suite_compiler.join(" ")),
+            argv,
+        })
+    }
 }
 
 fn io(path: &Path) -> impl FnOnce(std::io::Error) -> BuildError + '_ {
@@ -172,9 +222,10 @@ pub fn build_suite_without(
         .collect();
     // A generated suite (a JOP tree's benchmarks) compiles its own sources and
     // takes the rest from the manifest's source path; those files count in the hash.
-    let (sourcepath, encoding) = crate::suite::Suite::load(root)
-        .map(|s| (s.sourcepath, s.encoding))
+    let (sourcepath, encoding, suite_compiler) = crate::suite::Suite::load(root)
+        .map(|s| (s.sourcepath, s.encoding, s.compiler))
         .unwrap_or_default();
+    let compiler = Compiler::of(&suite_compiler, jdk, encoding)?;
     let mut hashed = sources.clone();
     for (i, dir) in sourcepath.iter().enumerate() {
         let mut found = Vec::new();
@@ -186,7 +237,7 @@ pub fn build_suite_without(
                 .map(|(rel, abs)| (format!("sourcepath{i}:{rel}"), abs)),
         );
     }
-    let hash = suite_hash(&hashed, &jdk.version, encoding)?;
+    let hash = suite_hash(&hashed, &compiler.identity, encoding)?;
     let classes_root = cache_root.join("classes");
     let dest = classes_root.join(&hash[..16]);
     if dest.join(COMPLETE).is_file() {
@@ -194,6 +245,7 @@ pub fn build_suite_without(
             classes: dest,
             hash,
             cached: true,
+            compiler: compiler.identity,
         });
     }
     fs::create_dir_all(&classes_root).map_err(io(&classes_root))?;
@@ -202,8 +254,8 @@ pub fn build_suite_without(
         fs::remove_dir_all(&tmp).map_err(io(&tmp))?;
     }
     fs::create_dir_all(&tmp).map_err(io(&tmp))?;
-    let mut javac = Command::new(&jdk.javac);
-    javac.args(javac_flags(encoding)).arg("-d").arg(&tmp);
+    let mut javac = Command::new(&compiler.argv[0]);
+    javac.args(&compiler.argv[1..]).arg("-d").arg(&tmp);
     if !sourcepath.is_empty() {
         let roots = SOURCE_DIRS
             .iter()
@@ -219,7 +271,10 @@ pub fn build_suite_without(
     let out = javac
         .args(sources.iter().map(|(_, abs)| abs))
         .output()
-        .map_err(io(&jdk.javac))?;
+        .map_err(|e| BuildError::Compiler {
+            program: compiler.argv[0].clone(),
+            message: e.to_string(),
+        })?;
     if !out.status.success() {
         let _ = fs::remove_dir_all(&tmp);
         let text = String::from_utf8_lossy(&out.stderr);
@@ -235,6 +290,7 @@ pub fn build_suite_without(
                 classes: dest,
                 hash,
                 cached: true,
+                compiler: compiler.identity,
             });
         }
         fs::remove_dir_all(&dest).map_err(io(&dest))?;
@@ -244,16 +300,35 @@ pub fn build_suite_without(
         classes: dest,
         hash,
         cached: false,
+        compiler: compiler.identity,
     })
 }
 
-/// Condenses javac's diagnostics to one line: the first `file:line: error: ...`.
+/// Condenses javac's diagnostics to one line: the first `file:line: error: ...`
+/// (ecj's `N. ERROR in FILE (at line L)` blocks read as `FILE:L: error: message`).
 fn javac_error(stderr: &str) -> BuildError {
-    let errors = stderr.lines().filter(|l| l.contains(": error:")).count();
-    let first = stderr
-        .lines()
-        .find(|l| l.contains(": error:"))
-        .or_else(|| stderr.lines().find(|l| !l.trim().is_empty()))
+    let lines: Vec<&str> = stderr.lines().collect();
+    let ecj: Vec<String> = lines
+        .iter()
+        .enumerate()
+        .filter_map(|(i, l)| {
+            let (_, rest) = l.split_once(". ERROR in ")?;
+            let (file, at) = rest.rsplit_once(" (at line ")?;
+            let line = at.trim_end_matches(')');
+            // The source line and the caret line are indented; the message follows.
+            let message = lines[i + 1..]
+                .iter()
+                .find(|m| !m.starts_with('\t') && !m.trim().is_empty())
+                .map_or("", |m| m.trim());
+            Some(format!("{file}:{line}: error: {message}"))
+        })
+        .collect();
+    let errors = lines.iter().filter(|l| l.contains(": error:")).count() + ecj.len();
+    let first = ecj
+        .first()
+        .map(String::as_str)
+        .or_else(|| lines.iter().copied().find(|l| l.contains(": error:")))
+        .or_else(|| lines.iter().copied().find(|l| !l.trim().is_empty()))
         .unwrap_or("javac printed nothing")
         .trim()
         .to_string();
@@ -282,6 +357,76 @@ mod tests {
         assert_ne!(h1, suite_hash(&s, "javac 17", crate::SourceEncoding::Latin1).unwrap());
         fs::write(src.join("A.java"), "class A { }").unwrap();
         assert_ne!(h1, suite_hash(&s, "javac 17", utf8).unwrap());
+    }
+
+    #[test]
+    fn ecj_output_condenses_to_first_error() {
+        let e = javac_error(
+            "----------\n1. ERROR in /s/src/A.java (at line 3)\n\tint x\n\t    ^\nSyntax error, insert \";\" to complete\n----------\n2. ERROR in /s/src/B.java (at line 1)\n\tx\n\t^\nx cannot be resolved\n----------\n2 problems (2 errors)\n",
+        );
+        assert_eq!(
+            e.to_string(),
+            "javac failed (2 error(s)); first: /s/src/A.java:3: error: Syntax error, insert \";\" to complete"
+        );
+    }
+
+    /// A suite whose manifest names a compiler is built with it: ecj with
+    /// `-target 1.5` writes class files of version 49, javac --release 8 of 52.
+    #[test]
+    fn a_suite_names_its_compiler() {
+        let Ok(jdk) = Jdk::detect() else {
+            eprintln!("skipped: no JDK (scripts/setup installs one)");
+            return;
+        };
+        let dir = tempfile::tempdir().unwrap();
+        let src = dir.path().join("src/p");
+        fs::create_dir_all(&src).unwrap();
+        fs::write(
+            src.join("A.java"),
+            "package p; public class A { public static void main(String[] a) {} }",
+        )
+        .unwrap();
+        let manifest = |compiler: &str| format!("{compiler}\n[[workload]]\nname = \"A\"\nmain = \"p.A\"\n");
+        let major = |b: &BuiltSuite| {
+            let bytes = fs::read(b.classes.join("p/A.class")).unwrap();
+            u16::from_be_bytes([bytes[6], bytes[7]])
+        };
+        let cache = dir.path().join("cache");
+        fs::write(dir.path().join("suite.toml"), manifest("")).unwrap();
+        let javac = build_suite(dir.path(), &jdk, &cache).unwrap();
+        assert_eq!(major(&javac), 52);
+        fs::write(
+            dir.path().join("suite.toml"),
+            manifest(r#"compiler = ["ecj", "-source", "1.5", "-target", "1.5", "-nowarn"]"#),
+        )
+        .unwrap();
+        match build_suite(dir.path(), &jdk, &cache) {
+            Ok(ecj) => {
+                assert_eq!(major(&ecj), 49);
+                assert_ne!(ecj.hash, javac.hash, "the compiler is part of the hash");
+            }
+            Err(BuildError::Compiler { program, .. }) if which("ecj").is_none() => {
+                assert_eq!(program, "ecj");
+                eprintln!("skipped the ecj half: ecj is not installed (scripts/setup installs it)");
+            }
+            Err(e) => panic!("{e}"),
+        }
+        fs::write(
+            dir.path().join("suite.toml"),
+            manifest(r#"compiler = ["/nonexistent/ecj"]"#),
+        )
+        .unwrap();
+        let e = build_suite(dir.path(), &jdk, &cache).unwrap_err().to_string();
+        assert!(
+            e.contains("`/nonexistent/ecj` does not run") && e.contains("host_javac"),
+            "{e}"
+        );
+    }
+
+    fn which(name: &str) -> Option<PathBuf> {
+        std::env::split_paths(&std::env::var_os("PATH")?)
+            .map(|d| d.join(name))
+            .find(|p| p.is_file())
     }
 
     #[test]

@@ -26,6 +26,9 @@ struct Manifest {
     /// The sources' character encoding (default UTF-8; a JOP tree's are ISO-8859-1).
     #[serde(default)]
     encoding: Option<String>,
+    /// The compiler and its flags, when not the host JDK's javac (see [`Suite::compiler`]).
+    #[serde(default)]
+    compiler: Vec<String>,
     workload: Vec<WorkloadSpec>,
 }
 
@@ -38,6 +41,12 @@ pub struct Suite {
     pub sourcepath: Vec<PathBuf>,
     /// The character encoding of every source javac reads for this suite.
     pub encoding: crate::SourceEncoding,
+    /// The compiler of the host's class files and its flags (javac's
+    /// options follow: `-encoding`, `-d`, `-sourcepath`, the sources); empty
+    /// for the host JDK's `javac --release 8`. A JOP tree's suite names the
+    /// compiler the tree's build uses, so that the host profiles the very
+    /// bytecode JOP links (compilers lay out the same loop differently).
+    pub compiler: Vec<String>,
     pub workloads: Vec<WorkloadSpec>,
 }
 
@@ -89,6 +98,7 @@ impl Suite {
             root: root.to_owned(),
             sourcepath: manifest.sourcepath.iter().map(|p| root.join(p)).collect(),
             encoding,
+            compiler: manifest.compiler,
             workloads: manifest.workload,
         })
     }
@@ -119,20 +129,34 @@ impl Suite {
     }
 }
 
+/// How a generated suite compiles: further source roots, the sources'
+/// encoding, and the compiler (empty: the host JDK's javac).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct CompileWith {
+    pub sourcepath: Vec<PathBuf>,
+    pub encoding: crate::SourceEncoding,
+    pub compiler: Vec<String>,
+}
+
 /// Writes a generated workload directory: `suite.toml` (with `header` as its
-/// leading comment, `sourcepath` and `workloads`), the given sources under
-/// `src/` (`(path relative to src, text)`, written in `encoding`), and a copy of `firmware`'s
+/// leading comment, how it compiles and `workloads`), the given sources under
+/// `src/` (`(path relative to src, text)`, written in the encoding), and a copy of `firmware`'s
 /// harness and host stand-ins, so the directory builds and runs like the
 /// built-in suite.
 pub fn write_generated(
     dir: &Path,
     firmware: &Path,
     header: &str,
-    sourcepath: &[PathBuf],
-    encoding: crate::SourceEncoding,
+    compile: &CompileWith,
     workloads: &[WorkloadSpec],
     sources: &[(String, String)],
 ) -> Result<(), String> {
+    let CompileWith {
+        sourcepath,
+        encoding,
+        compiler,
+    } = compile;
+    let encoding = *encoding;
     let io = |p: &Path, e: std::io::Error| format!("{}: {e}", p.display());
     let quote = |s: &str| toml::Value::String(s.to_string()).to_string();
     let mut manifest = String::new();
@@ -145,6 +169,10 @@ pub fn write_generated(
     }
     if encoding != crate::SourceEncoding::default() {
         manifest.push_str(&format!("encoding = {}\n", quote(encoding.javac_name())));
+    }
+    if !compiler.is_empty() {
+        let list: Vec<String> = compiler.iter().map(|a| quote(a)).collect();
+        manifest.push_str(&format!("compiler = [{}]\n", list.join(", ")));
     }
     for w in workloads {
         manifest.push_str(&format!(

@@ -387,6 +387,11 @@ pub struct ValidateArgs {
     /// `cprof-jbe-jop.csv`); default: the copy jopcal carries.
     #[arg(long, value_name = "DIR")]
     pub references: Option<PathBuf>,
+    /// The timing model to estimate with and to start the fit from (default:
+    /// calibration/jop-wcet.toml, JOP's published table; for the jop-devel/jop
+    /// tree on JopSim, calibration/jop-devel.toml).
+    #[arg(long, value_name = "FILE")]
+    pub model: Option<PathBuf>,
     /// On a board, the bench or JopSim, every image (the suite's and the
     /// calibration micro-benchmarks') is built by the JOP tree's toolchain as
     /// jopcal.toml configures it.

@@ -252,11 +252,13 @@ pub fn suite_dir(firmware: Option<&Path>, home: Option<&Path>, suite: &str) -> R
     if tmp.exists() {
         std::fs::remove_dir_all(&tmp).map_err(|e| anyhow::anyhow!("{}: {e}", tmp.display()))?;
     }
-    let encoding = match jop_config()?.and_then(|c| c.encoding) {
+    let config = jop_config()?;
+    let encoding = match config.as_ref().and_then(|c| c.encoding) {
         Some(e) => e,
         None => tree.source_encoding().map_err(|e| anyhow::anyhow!(e))?.0,
     };
-    let g = generate_suite(tree_suite, &selected, encoding, &fw, &tmp).map_err(|e| {
+    let compiler = config.map(|c| c.host_javac).unwrap_or_default();
+    let g = generate_suite(tree_suite, &selected, encoding, &compiler, &fw, &tmp).map_err(|e| {
         let _ = std::fs::remove_dir_all(&tmp);
         anyhow::anyhow!(e)
     })?;

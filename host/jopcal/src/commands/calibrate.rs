@@ -29,7 +29,7 @@ pub struct Calibration {
 pub fn calibrate(firmware: Option<&Path>, a: &CalibrateArgs) -> Result<()> {
     if let Some(dir) = &a.generate_micro {
         let fw = context::firmware_dir(firmware)?;
-        let names = jopcal_calibrate::micro::generate(dir, &fw).map_err(|e| anyhow!(e))?;
+        let names = jopcal_calibrate::micro::generate(dir, &fw, &[]).map_err(|e| anyhow!(e))?;
         eprintln!(
             " calibrate wrote {} micro-benchmarks; run them with `jopcal --firmware {} run`",
             names.len(),

@@ -163,9 +163,19 @@ pub fn validate(firmware: Option<&Path>, jop_home: Option<&Path>, a: &ValidateAr
     stage("build", "done");
     stage("measure", "done");
     stage("profile", "done");
-    let model_path = context::model_path(None, firmware)?;
+    let model_path = context::model_path(a.model.as_deref(), firmware)?;
     let model = TimingModel::load(&model_path)?;
-    let modes: Vec<CacheMode> = CACHE_MODES.iter().map(|c| c.parse().expect("valid mode")).collect();
+    let mut modes: Vec<CacheMode> = CACHE_MODES.iter().map(|c| c.parse().expect("valid mode")).collect();
+    // The cache the target says it ran with (JopSim prints its own) is estimated too.
+    if let Some(reported) = m.method_cache.as_deref() {
+        let mode: CacheMode = reported
+            .parse()
+            .map_err(|e: String| anyhow!("the target reported method cache {reported}: {e}"))?;
+        eprintln!("  validate {} reports its method cache: {mode}", a.target.name());
+        if !modes.contains(&mode) {
+            modes.push(mode);
+        }
+    }
     let mut estimates = estimate_all(&profiled.profiles, &model, &modes);
     let mut failures: Vec<(String, String)> = m.failures.iter().chain(&profiled.failures).cloned().collect();
     // A workload left out of the build fails both the measurement and the profile: name it once.
@@ -205,11 +215,11 @@ pub fn validate(firmware: Option<&Path>, jop_home: Option<&Path>, a: &ValidateAr
         // estimate_all yields profile-major order per call; rebuild the matching list.
         let mut v = Vec::new();
         for p in &profiled.profiles {
-            for _ in 0..CACHE_MODES.len() {
+            for _ in 0..modes.len() {
                 v.push(p.clone());
             }
         }
-        if n_modes > CACHE_MODES.len() {
+        if n_modes > modes.len() {
             v.extend(profiled.profiles.iter().cloned());
         }
         v
@@ -325,7 +335,13 @@ fn calibrate_stage(
     // Calibration set: the suite plus generated micro-benchmarks.
     let fw = context::firmware_dir(firmware)?;
     let micro_src = dir.join("micro-suite");
-    jopcal_calibrate::micro::generate(&micro_src, &fw).map_err(|e| anyhow!(e))?;
+    // On the tree's targets the host compiles them as the tree's build does (`host_javac`).
+    let compiler = if a.target.kind().runs_tree_images() {
+        context::jop_config()?.map(|c| c.host_javac).unwrap_or_default()
+    } else {
+        Vec::new()
+    };
+    jopcal_calibrate::micro::generate(&micro_src, &fw, &compiler).map_err(|e| anyhow!(e))?;
     let (micro, micro_prof, micro_library) =
         measure_and_profile(&micro_src, jop_home, a, &[], &dir.join("micro"), stamp)?;
     library.extend(micro_library);
@@ -354,7 +370,7 @@ fn calibrate_stage(
         profiles: &[dir.join("profiles"), dir.join("micro/profiles")],
         model_path: &fit_model,
         groups: &fit_spec,
-        cache: "fifo:1024:16",
+        cache: m.method_cache.as_deref().unwrap_or("fifo:1024:16"),
         loo: true,
         // A workload that failed on the target is a failure of its own, already recorded.
         lenient: true,
