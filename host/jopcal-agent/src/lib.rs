@@ -138,6 +138,8 @@ fn method_code(jvmti: &Jvmti, mid: jni::jmethodID) -> Option<Arc<MethodCode>> {
         let (signature, _) = jvmti.get_class_signature(class).ok()?;
         let (name, descriptor, _) = jvmti.get_method_name(mid).ok()?;
         let native = jvmti.is_method_native(mid).unwrap_or(false);
+        // ACC_SYNCHRONIZED
+        let synchronized = jvmti.get_method_modifiers(mid).is_ok_and(|m| m & 0x20 != 0);
         let code = if native {
             Vec::new()
         } else {
@@ -158,6 +160,7 @@ fn method_code(jvmti: &Jvmti, mid: jni::jmethodID) -> Option<Arc<MethodCode>> {
             descriptor,
             bytecode_len: code.len() as u32,
             native,
+            synchronized,
         };
         (info, code, pool)
     };

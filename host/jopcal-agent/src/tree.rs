@@ -167,6 +167,7 @@ impl Tree {
                     descriptor: String::new(),
                     bytecode_len: 0,
                     native: false,
+                    synchronized: false,
                 },
             );
             self.leaders.resize(i + 1, Box::new([]));
@@ -302,6 +303,7 @@ mod tests {
             descriptor: desc.into(),
             bytecode_len: len,
             native: false,
+            synchronized: false,
         }
     }
 

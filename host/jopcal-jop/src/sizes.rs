@@ -99,6 +99,7 @@ mod tests {
             descriptor: "()V".into(),
             bytecode_len: len,
             native: false,
+            synchronized: false,
         };
         let mut p = jopcal_profile::Profile {
             methods: vec![method("m1", 9), method("m2", 8), method("other", 5)],

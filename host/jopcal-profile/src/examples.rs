@@ -13,6 +13,7 @@ pub fn two_calls() -> Profile {
         descriptor: "(I)I".into(),
         bytecode_len: len,
         native: false,
+        synchronized: false,
     };
     let mut root = Node {
         calls: 1,

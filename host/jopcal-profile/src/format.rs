@@ -10,7 +10,8 @@
 //! region       string ("harness" or "main")
 //! methods      varint count, then per method:
 //!                class string, name string, descriptor string,
-//!                bytecode_len varint, native byte (0/1)
+//!                bytecode_len varint, flags byte (bit 0: native, bit 1:
+//!                synchronized; version 2: 0 or 1, native)
 //! nodes        varint count, then per node (node 0 is the root):
 //!                parent varint (0 = none, else parent + 1), method varint,
 //!                callsite zigzag varint (-1 at the root), invoke_opcode byte
@@ -94,7 +95,7 @@ pub fn encode(p: &Profile) -> Vec<u8> {
         put_str(&mut o, &m.name);
         put_str(&mut o, &m.descriptor);
         put(&mut o, u64::from(m.bytecode_len));
-        o.push(u8::from(m.native));
+        o.push(u8::from(m.native) | u8::from(m.synchronized) << 1);
     }
     put(&mut o, p.nodes.len() as u64);
     for n in &p.nodes {
@@ -229,17 +230,19 @@ pub fn decode(data: &[u8]) -> Result<Profile, (usize, String)> {
         let name = r.string("method name")?;
         let descriptor = r.string("descriptor")?;
         let bytecode_len = r.u32("bytecode length")?;
-        let native = match r.byte()? {
-            0 => false,
-            1 => true,
-            b => return Err((r.pos - 1, format!("native flag {b} is not 0 or 1"))),
-        };
+        let flags = r.byte()?;
+        let known = if version >= 3 { 0b11 } else { 0b1 };
+        if flags & !known != 0 {
+            return Err((r.pos - 1, format!("method flags {flags} name an unknown flag")));
+        }
+        let (native, synchronized) = (flags & 1 == 1, flags & 2 == 2);
         methods.push(MethodInfo {
             class,
             name,
             descriptor,
             bytecode_len,
             native,
+            synchronized,
         });
     }
     let n_nodes = r.count("node", 7)?;
@@ -421,6 +424,12 @@ mod tests {
         p.nodes[1].opcodes.insert(0x84, 5);
         p.nodes[1].iinc.insert((3, 1), 4);
         p.nodes[1].iinc.insert((300, -200), 1);
+        assert!(!p.runs_synchronized_code());
+        p.methods[1].synchronized = true;
+        assert!(p.runs_synchronized_code(), "f is called in the region and synchronized");
+        let mut loading = p.clone();
+        loading.nodes[1].invoke_opcode = 0; // entered by the JVM: class loading's locks are not the program's
+        assert!(!loading.runs_synchronized_code());
         assert_eq!(decode(&encode(&p)).unwrap(), p);
         assert_eq!(to_json(&p)["root"]["children"][0]["iinc"][1], json!([300, -200, 1]));
         p.nodes[1].iinc.insert((0, 2), 1);
@@ -438,6 +447,13 @@ mod tests {
         let old = decode(&v2).unwrap();
         assert_eq!(old.nodes[0].opcodes[&0x60], 1);
         assert!(old.nodes[0].iinc.is_empty());
+        // Version 2 knows only the native flag.
+        let flags_at = v2.iter().position(|b| *b == b'V').unwrap() + 2;
+        v2[flags_at] = 2;
+        assert_eq!(
+            decode(&v2).unwrap_err(),
+            (flags_at, "method flags 2 name an unknown flag".to_string())
+        );
     }
 
     #[test]

@@ -17,6 +17,10 @@ pub struct MethodInfo {
     /// Length of the method's bytecode in bytes (0 for native and abstract methods).
     pub bytecode_len: u32,
     pub native: bool,
+    /// Declared `synchronized` (JOP's linker turns it into monitorenter and
+    /// monitorexit around the body; the host JVM locks without bytecodes).
+    #[serde(default)]
+    pub synchronized: bool,
 }
 
 impl MethodInfo {
@@ -129,6 +133,28 @@ impl Profile {
     }
 
     /// Checks internal consistency: indices in range, a tree rooted at 0.
+    /// True when the program's own code in the region runs `synchronized`
+    /// code: a `monitorenter` or a call of a synchronized method (which JOP's
+    /// linker turns into one). Contexts the JVM entered on its own (class
+    /// loading, static initializers) and everything below them are the host
+    /// JVM's work, not the program's, and do not count.
+    pub fn runs_synchronized_code(&self) -> bool {
+        const MONITORENTER: u8 = 0xc2;
+        let mut jvm_work = vec![false; self.nodes.len()];
+        for (i, n) in self.nodes.iter().enumerate() {
+            jvm_work[i] = n.entered_by_jvm() || n.parent.is_some_and(|p| jvm_work.get(p as usize) == Some(&true));
+            if jvm_work[i] {
+                continue;
+            }
+            let locks = n.opcodes.get(&MONITORENTER).is_some_and(|c| *c > 0);
+            let synchronized = n.calls > 0 && self.methods.get(n.method as usize).is_some_and(|m| m.synchronized);
+            if locks || synchronized {
+                return true;
+            }
+        }
+        false
+    }
+
     pub fn validate(&self) -> Result<(), String> {
         if self.nodes.is_empty() {
             return Err("profile has no nodes".into());
@@ -204,6 +230,7 @@ mod tests {
             descriptor: d.into(),
             bytecode_len: 1,
             native: false,
+            synchronized: false,
         };
         assert_eq!(m("()V").return_opcode(), 177);
         assert_eq!(m("(I)I").return_opcode(), 172);

@@ -27,6 +27,7 @@ fn synthetic(name: &str, methods: u32, nodes: u32, calls: u32, seed: u64) -> Pro
             descriptor: "(I)I".into(),
             bytecode_len: 8 + (next() % 400) as u32,
             native: false,
+            synchronized: false,
         })
         .collect();
     let mut tree = vec![Node {

@@ -601,6 +601,7 @@ mod tests {
             descriptor: "()V".into(),
             bytecode_len: 40,
             native: false,
+            synchronized: false,
         });
         let mut clinit = Node {
             parent: Some(0),
@@ -752,6 +753,7 @@ mod tests {
             descriptor: "(I)I".into(),
             bytecode_len: 30,
             native: false,
+            synchronized: false,
         });
         let mut rd = Node {
             parent: Some(0),

@@ -270,6 +270,10 @@ pub struct CalibrateArgs {
     /// The method cache when `cache` is not fitted.
     #[arg(long, default_value = "fifo:1024:16")]
     pub cache: String,
+    /// Leave benchmarks that run synchronized code out of the fit and only predict them
+    /// (for JopSim, which does not time monitors as the processor does).
+    #[arg(long)]
+    pub leave_out_synchronized: bool,
     /// Cross-validation: loo (leave one benchmark out) or none.
     #[arg(long, default_value = "loo")]
     pub cv: String,

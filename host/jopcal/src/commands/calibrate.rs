@@ -5,7 +5,7 @@
 use crate::cli::CalibrateArgs;
 use crate::context;
 use anyhow::{anyhow, bail, Context, Result};
-use jopcal_calibrate::fit::{fit, inconsistencies, leave_one_out, Fit, FitSpec, Observation};
+use jopcal_calibrate::fit::{fit_without_outliers, inconsistencies, leave_one_out, Fit, FitSpec, Observation};
 use jopcal_calibrate::output::{calibrated_toml, relative_base};
 use jopcal_calibrate::report::CalibrationReport;
 use jopcal_measure::{atomic, measurements};
@@ -14,6 +14,10 @@ use jopcal_timing::cache::CacheMode;
 use jopcal_timing::TimingModel;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+
+/// |error| in percent above which a benchmark the other benchmarks cannot
+/// explain (also ten times their median |error|) is left out of the fit.
+const OUTLIER_PCT: f64 = 5.0;
 
 /// What a calibration produced, for validate's summary.
 pub struct Calibration {
@@ -47,6 +51,7 @@ pub fn calibrate(firmware: Option<&Path>, a: &CalibrateArgs) -> Result<()> {
         cache: &a.cache,
         loo: a.cv == "loo",
         lenient: false,
+        leave_out_synchronized: a.leave_out_synchronized,
         out: &a.out,
     })?;
     println!("{}", cal.toml.display());
@@ -141,6 +146,10 @@ pub struct CalibrationRun<'a> {
     /// Leave out (and warn about) benchmarks that lack a measurement or a
     /// complete profile, instead of failing.
     pub lenient: bool,
+    /// Leave benchmarks that run `synchronized` code out of the fit (JopSim
+    /// does not time monitors as the processor does): they
+    /// are predicted and reported, not tuned to.
+    pub leave_out_synchronized: bool,
     pub out: &'a Path,
 }
 
@@ -154,6 +163,7 @@ pub fn run_calibration(run: &CalibrationRun) -> Result<Calibration> {
         cache,
         loo,
         lenient,
+        leave_out_synchronized,
         out,
     } = *run;
     let start = TimingModel::load(model_path)?;
@@ -180,7 +190,30 @@ pub fn run_calibration(run: &CalibrationRun) -> Result<Calibration> {
         obs.len()
     ));
     let memo = jopcal_calibrate::fit::Memo::default();
-    let f = fit(&refs, &start, &spec, &memo).map_err(|e| anyhow!(e))?;
+    // A benchmark more than 5% off that the others cannot explain is left
+    // out of the fit by name rather than moving every parameter.
+    let (fit_set, synchronized): (Vec<&Observation>, Vec<&Observation>) = refs
+        .iter()
+        .partition(|o| !(leave_out_synchronized && o.profile.runs_synchronized_code()));
+    for o in &synchronized {
+        warnings.push(format!(
+            "left out of the fit: {} runs synchronized code, whose monitors JopSim does not time as the processor does (reported, not tuned to)",
+            o.benchmark
+        ));
+    }
+    let (f, outliers) = fit_without_outliers(&fit_set, &start, &spec, &memo, OUTLIER_PCT).map_err(|e| anyhow!(e))?;
+    for o in &outliers {
+        warnings.push(format!(
+            "left out of the fit as an outlier: {} ({}% under the fit that included it): the model cannot express what it measures; its leave-one-out prediction is the fit without it",
+            o.benchmark,
+            jopcal_report::plots::signed(o.error_pct, 1)
+        ));
+    }
+    let kept: Vec<&Observation> = fit_set
+        .iter()
+        .copied()
+        .filter(|o| !outliers.iter().any(|x| x.benchmark == o.benchmark))
+        .collect();
     progress.finished(&format!(
         "fit: cache {}, largest |error| {:.4}%",
         f.cache,
@@ -198,8 +231,14 @@ pub fn run_calibration(run: &CalibrationRun) -> Result<Calibration> {
                 jopcal_report::plots::signed(100.0 * (predicted - measured) / measured, 3)
             ));
         };
-        let rows =
-            leave_one_out(&refs, &start, &fitted, &spec, f.cache, &memo, &on_predicted).map_err(|e| anyhow!(e))?;
+        let mut rows =
+            leave_one_out(&kept, &start, &fitted, &spec, f.cache, &memo, &on_predicted).map_err(|e| anyhow!(e))?;
+        // The outliers and the synchronized ones were not in the fit: it predicts them out of sample.
+        for o in refs.iter().filter(|o| !kept.iter().any(|k| k.benchmark == o.benchmark)) {
+            let predicted = jopcal_timing::estimate::Tally::new(&o.profile, &fitted, f.cache, &|_| None).price(&fitted);
+            on_predicted(&o.benchmark, o.measured, predicted);
+            rows.push((o.benchmark.clone(), o.measured, predicted));
+        }
         Some(rows)
     } else {
         None

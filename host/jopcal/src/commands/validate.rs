@@ -374,6 +374,8 @@ fn calibrate_stage(
         loo: true,
         // A workload that failed on the target is a failure of its own, already recorded.
         lenient: true,
+        // JopSim's monitors are not the processor's: those benchmarks are reported, not fitted.
+        leave_out_synchronized: a.target == crate::cli::Target::Jopsim,
         out: &dir.join("calibrated.toml"),
     })?;
     stage("calibrate", "done");
@@ -457,6 +459,7 @@ mod tests {
             descriptor: desc.into(),
             bytecode_len: len,
             native: false,
+            synchronized: false,
         };
         let node = |m: u32, parent: Option<u32>| jopcal_profile::Node {
             parent,
@@ -519,6 +522,7 @@ mod tests {
             descriptor: "()V".into(),
             bytecode_len: 10,
             native: false,
+            synchronized: false,
         };
         let node = |m: u32, parent: Option<u32>| jopcal_profile::Node {
             parent,
