@@ -6,11 +6,16 @@
 //! and through the method-cache load cost), so the fit is a Gauss-Newton
 //! iteration: linearise (analytic columns where exact, forward differences
 //! elsewhere), solve a non-negative least-squares problem in relative error,
-//! repeat. Wait states are whole numbers: they are rounded and the rest is
-//! fitted again. A parameter the data cannot identify (no benchmark depends
-//! on it, or its effect cannot be told apart from others') keeps its starting
-//! value and is reported, never invented. The method-cache configuration is
-//! chosen among candidates by the best fit.
+//! repeat. Wait states are whole numbers: each is held at the whole number
+//! below and above its fitted value, the rest fitted again, and the better
+//! combination kept. A parameter the data cannot identify (no benchmark
+//! depends on it, or its effect cannot be told apart from others') keeps its
+//! starting value and is reported, never invented; one that a single
+//! benchmark identifies is named. The method-cache configuration is chosen
+//! among candidates by the best fit. Every trial of the parameters is priced
+//! from each profile's replay under the cache mode ([`Memo`]), made once.
+//! [`fit_without_outliers`] leaves out, by name, a benchmark the others
+//! cannot explain.
 
 use crate::nnls::nnls;
 use jopcal_profile::Profile;

@@ -1,7 +1,9 @@
 //! Against a real JOP tree (jop-devel/jop, set up as `docs/jop-tree.md` says),
 //! named by `$JOPCAL_JOP_HOME`; skipped, saying so, without one. With
 //! `$JOPCAL_TREE_CONFIG` (a directory holding a `jopcal.toml` for that tree)
-//! a harness also runs in the tree's JopSim.
+//! a harness also runs in the tree's JopSim and, when that jopcal.toml sets
+//! `host_javac`, its estimate with `calibration/jop-devel.toml` must be within
+//! 1,000 cycles of JopSim's count.
 
 mod common;
 
@@ -157,5 +159,54 @@ fn kfl_runs_in_the_trees_jopsim() {
     assert!(
         region < total && region as f64 > 0.95 * total as f64,
         "region {region} of {total}"
+    );
+    // The tree's own table, with the host profile compiled as the tree's
+    // build compiles (host_javac) and JopSim's reported cache, is JopSim's
+    // count to within a few hundred cycles (docs/jop-tree.md, section 7).
+    let toml = std::fs::read_to_string(config.join("jopcal.toml")).unwrap();
+    if !toml.contains("host_javac") {
+        eprintln!("skipped the estimate check: the jopcal.toml has no host_javac");
+        return;
+    }
+    let p = out.path().join("p");
+    let (ok, _, err) = run_in(
+        &config,
+        &tree,
+        &[
+            "profile",
+            "--suite",
+            "jembench",
+            "--bench",
+            "Kfl",
+            "--out",
+            p.to_str().unwrap(),
+        ],
+    );
+    assert!(ok, "{err}");
+    let model = common::repo().join("calibration/jop-devel.toml");
+    let est = out.path().join("est.csv");
+    let (ok, _, err) = run_in(
+        &config,
+        &tree,
+        &[
+            "estimate",
+            "--model",
+            model.to_str().unwrap(),
+            "--profiles",
+            p.to_str().unwrap(),
+            "--images",
+            o.join("images").to_str().unwrap(),
+            "--cache",
+            "fifo:4096:16",
+            "--out",
+            est.to_str().unwrap(),
+        ],
+    );
+    assert!(ok, "{err}");
+    let rows = jopcal_report::estimates::read_estimates(&est).unwrap();
+    let estimated = rows[0].cycles;
+    assert!(
+        (estimated - region as f64).abs() < 1000.0,
+        "Kfl: estimated {estimated}, JopSim {region}"
     );
 }

@@ -6,8 +6,12 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 /// The `jopcal` binary cargo built for these tests.
+/// The binary, without the real-tree tests' `JOPCAL_JOP_HOME` (a test names
+/// its tree with `--jop-home` or a `jopcal.toml`, which that variable would override).
 pub fn jopcal() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_jopcal"))
+    let mut c = Command::new(env!("CARGO_BIN_EXE_jopcal"));
+    c.env_remove("JOPCAL_JOP_HOME");
+    c
 }
 
 /// The root of this checkout.
