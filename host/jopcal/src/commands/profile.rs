@@ -110,8 +110,25 @@ fn original_harness_jobs(
     let mut roots: Vec<PathBuf> = selected.iter().map(|w| w.source_root.clone()).collect();
     roots.sort();
     roots.dedup();
-    let o = std::process::Command::new(&jdk.javac)
-        .args(["--release", "8", "-encoding", "UTF-8", "-nowarn", "-d"])
+    // The tree's encoding and, when jopcal.toml names one, the tree's compiler,
+    // as for the generated suites.
+    let config = crate::context::jop_config()?;
+    let encoding = match config.as_ref().and_then(|c| c.encoding) {
+        Some(e) => e,
+        None => tree.source_encoding().map_err(|e| anyhow::anyhow!(e))?.0,
+    };
+    let compiler: Vec<String> = match config.map(|c| c.host_javac).filter(|c| !c.is_empty()) {
+        Some(c) => c,
+        None => vec![
+            jdk.javac.to_string_lossy().into_owned(),
+            "--release".into(),
+            "8".into(),
+            "-nowarn".into(),
+        ],
+    };
+    let o = std::process::Command::new(&compiler[0])
+        .args(&compiler[1..])
+        .args(["-encoding", encoding.javac_name(), "-d"])
         .arg(&classes)
         .arg("-sourcepath")
         .arg(std::env::join_paths(&roots)?)
@@ -122,10 +139,13 @@ fn original_harness_jobs(
         let text = String::from_utf8_lossy(&o.stderr);
         let first = text
             .lines()
-            .find(|l| l.contains("error:"))
+            .find(|l| l.contains("error:") || l.contains(". ERROR in "))
             .unwrap_or("javac failed")
             .trim();
-        bail!("compiling the JOP tree's harnesses with the host JDK: {first}");
+        bail!(
+            "compiling the JOP tree's harnesses with `{}`: {first}",
+            compiler.join(" ")
+        );
     }
     let jobs = selected
         .iter()
