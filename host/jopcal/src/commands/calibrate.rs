@@ -235,7 +235,7 @@ pub fn run_calibration(run: &CalibrationRun) -> Result<Calibration> {
             leave_one_out(&kept, &start, &fitted, &spec, f.cache, &memo, &on_predicted).map_err(|e| anyhow!(e))?;
         // The outliers and the synchronized ones were not in the fit: it predicts them out of sample.
         for o in refs.iter().filter(|o| !kept.iter().any(|k| k.benchmark == o.benchmark)) {
-            let predicted = jopcal_timing::estimate::Tally::new(&o.profile, &fitted, f.cache, &|_| None).price(&fitted);
+            let predicted = memo.tally(o, &fitted, f.cache).price(&fitted);
             on_predicted(&o.benchmark, o.measured, predicted);
             rows.push((o.benchmark.clone(), o.measured, predicted));
         }
