@@ -140,19 +140,23 @@ impl Profile {
     /// JVM's work, not the program's, and do not count.
     pub fn runs_synchronized_code(&self) -> bool {
         const MONITORENTER: u8 = 0xc2;
-        let mut jvm_work = vec![false; self.nodes.len()];
-        for (i, n) in self.nodes.iter().enumerate() {
-            jvm_work[i] = n.entered_by_jvm() || n.parent.is_some_and(|p| jvm_work.get(p as usize) == Some(&true));
-            if jvm_work[i] {
-                continue;
-            }
+        let jvm_work = self.jvm_work();
+        self.nodes.iter().zip(jvm_work).any(|(n, jvm)| {
             let locks = n.opcodes.get(&MONITORENTER).is_some_and(|c| *c > 0);
             let synchronized = n.calls > 0 && self.methods.get(n.method as usize).is_some_and(|m| m.synchronized);
-            if locks || synchronized {
-                return true;
-            }
+            !jvm && (locks || synchronized)
+        })
+    }
+
+    /// Per node: a context the JVM entered on its own (class loading, a
+    /// static initializer) or one below it, i.e. the host JVM's work, not the
+    /// program's. Parents come before their children, so one pass decides.
+    pub fn jvm_work(&self) -> Vec<bool> {
+        let mut jvm = vec![false; self.nodes.len()];
+        for (i, n) in self.nodes.iter().enumerate() {
+            jvm[i] = n.entered_by_jvm() || n.parent.is_some_and(|p| jvm.get(p as usize) == Some(&true));
         }
-        false
+        jvm
     }
 
     pub fn validate(&self) -> Result<(), String> {

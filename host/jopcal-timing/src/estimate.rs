@@ -71,19 +71,6 @@ impl CacheState {
     }
 }
 
-/// True when node `i` lies below a call of a method priced as a whole.
-fn inside_whole(profile: &Profile, whole: &[bool], i: usize) -> bool {
-    let mut at = profile.nodes[i].parent;
-    while let Some(p) = at {
-        let n = &profile.nodes[p as usize];
-        if whole[n.method as usize] {
-            return true;
-        }
-        at = n.parent;
-    }
-    false
-}
-
 /// The whole-call cost `model` gives method `m`: one of JOP's own bytecodes
 /// (`Native.rd` is `jopsys_rd`) or a `[methods]` entry; `None` when its
 /// bytecodes are charged one by one.
@@ -170,14 +157,17 @@ impl Layout {
             .map(|m| size_of(m).unwrap_or_else(|| words_of(m.bytecode_len)))
             .collect();
         let whole: Vec<bool> = profile.methods.iter().map(|m| whole_cost(model, m).is_some()).collect();
+        let jvm_work = profile.jvm_work();
+        // Below a whole-priced call: parents come before their children.
+        let mut below_whole = vec![false; profile.nodes.len()];
         let mut skipped = vec![false; profile.nodes.len()];
         let mut jvm_entered_bytecodes = 0;
         for (i, n) in profile.nodes.iter().enumerate() {
-            let inside = n
+            below_whole[i] = n
                 .parent
-                .is_some_and(|p| skipped[p as usize] || whole[profile.nodes[p as usize].method as usize]);
-            skipped[i] = inside || n.entered_by_jvm();
-            if skipped[i] && !inside_whole(profile, &whole, i) {
+                .is_some_and(|p| below_whole[p as usize] || whole[profile.nodes[p as usize].method as usize]);
+            skipped[i] = below_whole[i] || jvm_work[i];
+            if jvm_work[i] && !below_whole[i] {
                 jvm_entered_bytecodes += n.bytecodes();
             }
         }
@@ -228,8 +218,9 @@ enum Charge {
 /// Replays the profile's call/return stream through the method cache of
 /// `mode`, calling `charge` for every event of the timed region. The cache
 /// starts with the entry stack's methods loaded, outermost first; the events
-/// before `region_start` change its state only.
-fn replay(profile: &Profile, layout: &Layout, mode: CacheMode, mut charge: impl FnMut(Charge)) {
+/// before `region_start` change its state only. Returns the region's cache
+/// `(hits, misses)`.
+fn replay(profile: &Profile, layout: &Layout, mode: CacheMode, mut charge: impl FnMut(Charge)) -> (u64, u64) {
     let mut cache = match mode {
         CacheMode::Hit => CacheState::Hit,
         CacheMode::Miss => CacheState::Miss,
@@ -246,6 +237,12 @@ fn replay(profile: &Profile, layout: &Layout, mode: CacheMode, mut charge: impl 
         cache.access(m, words[m as usize]);
     }
     let region_start = profile.region_start as usize;
+    let (mut hits, mut misses) = (0u64, 0u64);
+    let mut tell = |counted: bool, hit: bool| {
+        if counted {
+            *(if hit { &mut hits } else { &mut misses }) += 1;
+        }
+    };
     for (k, ev) in profile.events.iter().enumerate() {
         let counted = k >= region_start;
         match *ev {
@@ -263,6 +260,7 @@ fn replay(profile: &Profile, layout: &Layout, mode: CacheMode, mut charge: impl 
                     continue;
                 }
                 let hit = cache.access(m, words[m as usize]);
+                tell(counted, hit);
                 if counted {
                     charge(Charge::Invoke { node, hit });
                 }
@@ -275,7 +273,9 @@ fn replay(profile: &Profile, layout: &Layout, mode: CacheMode, mut charge: impl 
                 }
                 let to = stack.last().map(|&top| {
                     let m = profile.nodes[top as usize].method;
-                    (top, cache.access(m, words[m as usize]))
+                    let hit = cache.access(m, words[m as usize]);
+                    tell(counted, hit);
+                    (top, hit)
                 });
                 if counted {
                     charge(Charge::Return {
@@ -287,6 +287,7 @@ fn replay(profile: &Profile, layout: &Layout, mode: CacheMode, mut charge: impl 
             }
         }
     }
+    (hits, misses)
 }
 
 /// Estimates `profile` with `model` under `mode`.
@@ -358,14 +359,8 @@ pub fn estimate_sized(
             }
         }
     }
-    let (mut hits, mut misses) = (0u64, 0u64);
-    replay(profile, &layout, mode, |ch| match ch {
+    let (hits, misses) = replay(profile, &layout, mode, |ch| match ch {
         Charge::Invoke { node, hit } => {
-            if hit {
-                hits += 1;
-            } else {
-                misses += 1;
-            }
             let n = &profile.nodes[node];
             let c = invoke_cost[node][usize::from(hit)];
             op_count[n.invoke_opcode as usize] += 1;
@@ -391,11 +386,6 @@ pub fn estimate_sized(
             let op = profile.methods[n.method as usize].return_opcode();
             let c = match to {
                 Some((top, hit)) => {
-                    if hit {
-                        hits += 1;
-                    } else {
-                        misses += 1;
-                    }
                     // The stack top is the caller context; when the stream
                     // and the tree disagree, cost the return by the method.
                     if n.parent == Some(top) {
@@ -474,10 +464,8 @@ impl Tally {
         for (_, op, count) in layout.plain(profile) {
             *buckets.entry((op, 0, true)).or_default() += count;
         }
-        let (mut hits, mut misses) = (0u64, 0u64);
-        replay(profile, &layout, mode, |ch| match ch {
+        let (hits, misses) = replay(profile, &layout, mode, |ch| match ch {
             Charge::Invoke { node, hit } => {
-                *(if hit { &mut hits } else { &mut misses }) += 1;
                 let n = &profile.nodes[node];
                 *buckets
                     .entry((n.invoke_opcode, words[n.method as usize], hit))
@@ -486,10 +474,7 @@ impl Tally {
             Charge::Whole { node } => *wholes.entry(profile.nodes[node].method).or_default() += 1,
             Charge::Return { node, to, unwind } => {
                 let key = match to {
-                    Some((top, hit)) => {
-                        *(if hit { &mut hits } else { &mut misses }) += 1;
-                        (words[profile.nodes[top as usize].method as usize], hit)
-                    }
+                    Some((top, hit)) => (words[profile.nodes[top as usize].method as usize], hit),
                     None => (0, true),
                 };
                 if !unwind {

@@ -43,16 +43,17 @@ pub enum BuildError {
     Compiler { program: String, message: String },
 }
 
-/// The compiler a suite is built with: its command line before javac's
-/// options, and what identifies it in the hash (its version line).
-struct Compiler {
-    argv: Vec<String>,
-    identity: String,
+/// The compiler a suite is built with: its command line up to `-d` (the
+/// flags and `-encoding`), and what identifies it in the hash (its version line).
+pub struct Compiler {
+    pub argv: Vec<String>,
+    pub identity: String,
 }
 
 impl Compiler {
-    /// The suite's own compiler when it names one, else the JDK's javac.
-    fn of(suite_compiler: &[String], jdk: &Jdk, encoding: crate::SourceEncoding) -> Result<Compiler, BuildError> {
+    /// The suite's own compiler when it names one (a `host_javac`), else the
+    /// JDK's `javac --release 8`; either with `-encoding` for `encoding`.
+    pub fn of(suite_compiler: &[String], jdk: &Jdk, encoding: crate::SourceEncoding) -> Result<Compiler, BuildError> {
         let Some(program) = suite_compiler.first() else {
             let mut argv = vec![jdk.javac.to_string_lossy().into_owned()];
             argv.extend(javac_flags(encoding).iter().map(|f| f.to_string()));

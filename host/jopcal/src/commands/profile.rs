@@ -117,18 +117,11 @@ fn original_harness_jobs(
         Some(e) => e,
         None => tree.source_encoding().map_err(|e| anyhow::anyhow!(e))?.0,
     };
-    let compiler: Vec<String> = match config.map(|c| c.host_javac).filter(|c| !c.is_empty()) {
-        Some(c) => c,
-        None => vec![
-            jdk.javac.to_string_lossy().into_owned(),
-            "--release".into(),
-            "8".into(),
-            "-nowarn".into(),
-        ],
-    };
+    let host_javac = config.map(|c| c.host_javac).unwrap_or_default();
+    let compiler = jopcal_workloads::build::Compiler::of(&host_javac, &jdk, encoding)?.argv;
     let o = std::process::Command::new(&compiler[0])
         .args(&compiler[1..])
-        .args(["-encoding", encoding.javac_name(), "-d"])
+        .arg("-d")
         .arg(&classes)
         .arg("-sourcepath")
         .arg(std::env::join_paths(&roots)?)
