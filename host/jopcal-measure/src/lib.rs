@@ -4,7 +4,7 @@
 //! [`result_line`]), the `measurements.csv` file format ([`measurements`]) and
 //! the write-to-temp-then-rename discipline every output file follows
 //! ([`atomic`]), and reads what a JOP tree's own benchmark harnesses print
-//! ([`tree_output`]). It knows nothing about how the lines reached the host.
+//! ([`tree_output`]) and the statistics JopSim prints ([`target_counts`]). It knows nothing about how the lines reached the host.
 #![forbid(unsafe_code)]
 
 pub mod atomic;
@@ -12,6 +12,7 @@ pub mod clock;
 pub mod measurements;
 pub mod outdir;
 pub mod result_line;
+pub mod target_counts;
 pub mod transcript;
 pub mod tree_output;
 

@@ -1,5 +1,6 @@
 //! Reports: reconciling measured against estimated cycles into accuracy
-//! tables ([`accuracy`]), the regression check between two measurement sets
+//! tables ([`accuracy`]), one benchmark's estimate taken apart against the
+//! target's own counts ([`explain`]), the regression check between two measurement sets
 //! with JUnit output ([`regress`]), reading `estimates.csv` ([`estimates`]),
 //! and plots rendered with plotters as SVG and PNG, with a font embedded in
 //! the binary ([`plots`]), and jopcal's errors beside the published
@@ -8,6 +9,7 @@
 
 pub mod accuracy;
 pub mod estimates;
+pub mod explain;
 pub mod plots;
 pub mod published;
 pub mod regress;

@@ -42,6 +42,9 @@ pub struct Estimate {
     pub java_routine_cycles: f64,
     /// Cycles of invokes and returns (cache load costs included).
     pub invoke_return_cycles: f64,
+    /// The part of those that cache misses add: each missing invoke or
+    /// return's cost less its cost as a hit (JopSim's "method cache load cycles").
+    pub cache_load_cycles: f64,
     pub cache_hits: u64,
     pub cache_misses: u64,
     /// Per opcode mnemonic: (executions, cycles).
@@ -313,6 +316,7 @@ pub fn estimate_sized(
         java_dispatch_cycles: 0.0,
         java_routine_cycles: 0.0,
         invoke_return_cycles: 0.0,
+        cache_load_cycles: 0.0,
         cache_hits: 0,
         cache_misses: 0,
         per_opcode: BTreeMap::new(),
@@ -363,6 +367,9 @@ pub fn estimate_sized(
         Charge::Invoke { node, hit } => {
             let n = &profile.nodes[node];
             let c = invoke_cost[node][usize::from(hit)];
+            if !hit {
+                e.cache_load_cycles += c - invoke_cost[node][1];
+            }
             op_count[n.invoke_opcode as usize] += 1;
             op_cycles[n.invoke_opcode as usize] += c;
             e.per_node[n.parent.unwrap_or(0) as usize] += c;
@@ -384,20 +391,24 @@ pub fn estimate_sized(
         Charge::Return { node, to, unwind } => {
             let n = &profile.nodes[node];
             let op = profile.methods[n.method as usize].return_opcode();
-            let c = match to {
+            let (c, as_hit) = match to {
                 Some((top, hit)) => {
                     // The stack top is the caller context; when the stream
                     // and the tree disagree, cost the return by the method.
                     if n.parent == Some(top) {
-                        return_cost[node][usize::from(hit)]
+                        (return_cost[node][usize::from(hit)], return_cost[node][1])
                     } else {
                         let w = words[profile.nodes[top as usize].method as usize];
-                        model.cost(op, model.load_cost(hit, w), w)
+                        (
+                            model.cost(op, model.load_cost(hit, w), w),
+                            model.cost(op, model.load_cost(true, w), w),
+                        )
                     }
                 }
-                None => model.cost(op, b_hit, 0),
+                None => (model.cost(op, b_hit, 0), model.cost(op, b_hit, 0)),
             };
             if !unwind {
+                e.cache_load_cycles += c - as_hit;
                 op_count[op as usize] += 1;
                 op_cycles[op as usize] += c;
                 e.per_node[node] += c;
@@ -569,6 +580,11 @@ mod tests {
         );
         assert_eq!(big.cycles, 1.0 + 2.0 + 111.0 + 23.0 + 74.0 + 23.0);
         assert_eq!((big.cache_hits, big.cache_misses), (3, 1));
+        // The miss adds 111 - 74 cycles; what misses add is what hits would not cost.
+        assert_eq!(big.cache_load_cycles, 37.0);
+        assert_eq!(estimate(&p, &m, CacheMode::Hit).cache_load_cycles, 0.0);
+        let miss = estimate(&p, &m, CacheMode::Miss);
+        assert_eq!(miss.cache_load_cycles, miss.cycles - 197.0);
         // 128 B / 2 blocks: f (33 words) takes both blocks and evicts run, every access misses.
         let small = estimate(&p, &m, CacheMode::Fifo(CacheConfig { bytes: 128, blocks: 2 }));
         assert_eq!(small.cycles, 1.0 + 2.0 + 2.0 * 111.0 + 2.0 * 31.0);

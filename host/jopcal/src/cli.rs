@@ -33,6 +33,8 @@ pub enum Verb {
     Estimate(EstimateArgs),
     /// Print a timing model's resolved per-opcode cycle table.
     Table(TableArgs),
+    /// Take each benchmark's estimate apart against its measurement and the target's own counts.
+    Explain(ExplainArgs),
     /// Compare measured and estimated cycles: accuracy tables.
     Reconcile(ReconcileArgs),
     /// Fit a timing model's parameters to measurements.
@@ -234,6 +236,28 @@ pub struct EmuArgs {
     pub main: Option<String>,
     /// Bundle file to write (with --classes).
     #[arg(long, value_name = "FILE.jop")]
+    pub out: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct ExplainArgs {
+    /// A directory `jopcal validate` wrote (measurements.csv, profiles/, logs/).
+    #[arg(value_name = "DIR")]
+    pub dir: PathBuf,
+    /// Only these benchmarks (repeatable; default: all).
+    #[arg(long = "bench", value_name = "NAME")]
+    pub benches: Vec<String>,
+    /// Timing model (default: the one the run's estimates.json names, else calibration/jop-wcet.toml).
+    #[arg(long, value_name = "FILE")]
+    pub model: Option<PathBuf>,
+    /// Override a model parameter, e.g. --param r=3 (repeatable).
+    #[arg(long = "param", value_name = "NAME=VALUE")]
+    pub params: Vec<String>,
+    /// Method-cache mode (default: the cache the target reported, else fifo:1024:16).
+    #[arg(long, value_name = "MODE")]
+    pub cache: Option<String>,
+    /// Also write the explanation to FILE.md and FILE.json beside it (both must be new files).
+    #[arg(long, value_name = "FILE.md")]
     pub out: Option<PathBuf>,
 }
 

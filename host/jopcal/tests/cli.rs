@@ -338,6 +338,37 @@ fn validate_runs_the_pipeline_and_calibration_recovers_the_board() {
     ] {
         assert!(out.join(f).is_file(), "{f}");
     }
+    // explain.md takes each estimate of the starting table apart; explain
+    // with the fitted table and cache finds the estimates within 1%.
+    let x: serde_json::Value = serde_json::from_str(&fs::read_to_string(out.join("explain.json")).unwrap()).unwrap();
+    assert_eq!(x.as_array().unwrap().len(), suite_names().len());
+    assert!(fs::read_to_string(out.join("explain.md"))
+        .unwrap()
+        .contains("| the estimate by opcode group |"));
+    let o = jopcal()
+        .arg("explain")
+        .arg(&out)
+        .args(["--bench", "Fib", "--cache", "fifo:2048:16", "--model"])
+        .arg(out.join("calibrated.toml"))
+        .arg("--out")
+        .arg(dir.path().join("fib.md"))
+        .output()
+        .unwrap();
+    let (stdout, stderr) = text(&o);
+    assert!(o.status.success(), "{stderr}");
+    assert!(stdout.contains("## Fib\n"), "{stdout}");
+    let x: serde_json::Value = serde_json::from_str(&fs::read_to_string(dir.path().join("fib.json")).unwrap()).unwrap();
+    let (est, measured) = (x[0]["estimate"].as_f64().unwrap(), x[0]["measured"].as_f64().unwrap());
+    assert!((est - measured).abs() < 0.01 * measured, "{x}");
+    assert_eq!(x[0]["cache"], "fifo:2048:16");
+    let o = jopcal().args(["explain"]).arg(dir.path()).output().unwrap();
+    assert_eq!(
+        text(&o).1.trim(),
+        format!(
+            "jopcal: error: {}: no measurements.csv (explain reads a directory `jopcal validate` wrote)",
+            dir.path().display()
+        )
+    );
     // The fitted table is a loadable model, and report re-renders from the files alone.
     let o = jopcal()
         .args(["table", "--model"])

@@ -6,6 +6,7 @@ pub mod calibrate;
 mod doctor;
 mod emu;
 mod estimate;
+mod explain;
 mod profile;
 mod report;
 mod run;
@@ -26,6 +27,7 @@ pub fn dispatch(cli: Cli) -> Result<()> {
         Verb::Profile(a) => profile::profile(firmware, cli.jop_home.as_deref(), &a),
         Verb::Estimate(a) => estimate::estimate(firmware, &a),
         Verb::Table(a) => table::table(firmware, &a),
+        Verb::Explain(a) => explain::explain(firmware, &a),
         Verb::Reconcile(a) => report::reconcile(&a),
         Verb::Calibrate(a) => calibrate::calibrate(firmware, &a),
         Verb::Report(a) => report::report(&a),

@@ -8,6 +8,7 @@
 
 use super::calibrate::{run_calibration, CalibrationRun};
 use super::estimate::{benchmark_image, estimate_all, load_image_sizes, write_estimates};
+use super::explain;
 use super::profile::{profile_suite, ProfiledSet};
 use super::report::write_accuracy;
 use super::run::{fail_on_failures, measure_on, prepare_host, Measure};
@@ -240,6 +241,15 @@ pub fn validate(firmware: Option<&Path>, jop_home: Option<&Path>, a: &ValidateAr
         )
         .map_err(|e| anyhow!(e))?;
         write_accuracy(&acc, &dir)?;
+        explain_stage(
+            &profiled.profiles,
+            &model,
+            &model_path,
+            &modes,
+            m.method_cache.as_deref(),
+            &m.rows,
+            &dir,
+        )?;
         stage("reconcile", "done");
         stage("plot", "done");
         for (v, name) in acc.variants.iter().enumerate() {
@@ -298,6 +308,27 @@ pub fn validate(firmware: Option<&Path>, jop_home: Option<&Path>, a: &ValidateAr
     );
     println!("{}", path.display());
     fail_on_failures(&failures, &dir)
+}
+
+/// `explain.md` and `explain.json`: each benchmark's estimate under the
+/// starting table, in the cache the target reported (else the last simulated
+/// one), taken apart against its measurement and the target's own counts.
+fn explain_stage(
+    profiles: &[jopcal_profile::Profile],
+    model: &TimingModel,
+    model_path: &Path,
+    modes: &[CacheMode],
+    reported: Option<&str>,
+    rows: &[jopcal_measure::Measurement],
+    dir: &Path,
+) -> Result<()> {
+    let mode = reported
+        .and_then(|r| r.parse::<CacheMode>().ok())
+        .or_else(|| modes.last().copied())
+        .unwrap_or(CacheMode::Hit);
+    let refs: Vec<&jopcal_profile::Profile> = profiles.iter().collect();
+    let xs = explain::explanations(&refs, model, mode, rows, dir)?;
+    explain::write(&xs, &explain::markdown(&xs, model_path), &dir.join("explain.md"))
 }
 
 /// What the calibration stage added to a validate run.

@@ -1,0 +1,623 @@
+//! Why an estimate and a measurement part: one benchmark's estimate taken
+//! apart by opcode group, bytecodes JOP implements in Java, host library
+//! methods and the method cache, set beside the counts the target printed
+//! (JopSim's bytecodes, cycles without and with method-cache loads, memory
+//! words by kind) where it printed them.
+//!
+//! [`explain`] is pure: it reads an estimate, the profile it came from, the
+//! model that priced it and what was measured. [`Explanation::to_markdown`]
+//! renders it for `jopcal explain` and `validate`'s `explain.md`.
+
+use jopcal_classfile::opcode::mnemonic;
+use jopcal_measure::target_counts::TargetCounts;
+use jopcal_profile::Profile;
+use jopcal_timing::estimate::Estimate;
+use jopcal_timing::model::Cost;
+use jopcal_timing::TimingModel;
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+
+/// One share of an estimate: how many executions (bytecodes or calls) and their cycles.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct Part {
+    pub name: String,
+    pub count: u64,
+    pub cycles: f64,
+}
+
+/// One quantity the estimate and the target both give.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct Compared {
+    pub what: String,
+    pub estimate: f64,
+    pub target: f64,
+}
+
+/// One benchmark's estimate, taken apart.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct Explanation {
+    pub benchmark: String,
+    pub model: String,
+    pub cache: String,
+    pub estimate: f64,
+    /// The measurement in cycles, when there is one.
+    pub measured: Option<f64>,
+    /// By opcode group, largest first.
+    pub groups: Vec<Part>,
+    /// Bytecodes JOP implements in Java: executions and cycles as priced
+    /// (dispatch plus the routine's parameter), largest first.
+    pub java: Vec<Part>,
+    /// Java-implemented bytecodes whose routine parameter is 0: only the
+    /// dispatch is priced (the routine's own cycles are missing until calibrated).
+    pub unpriced_routines: Vec<String>,
+    /// Host library methods entered from the workload's own code: calls and
+    /// cycles with everything they call, largest first. JOP runs its own
+    /// library, whose code differs.
+    pub library: Vec<Part>,
+    pub cache_hits: u64,
+    pub cache_misses: u64,
+    /// Cycles the estimate's cache misses add.
+    pub cache_load_cycles: f64,
+    /// Estimate against the target's own counts (JopSim), when it printed them.
+    pub against_target: Vec<Compared>,
+    /// What the decomposition points at, in words, largest first.
+    pub findings: Vec<String>,
+}
+
+/// The groups opcodes are reported in, by mnemonic (JOP's own bytecodes
+/// and whole-priced methods, which the estimate names `jopsys_*` and
+/// `method ...`, form a group of their own).
+pub fn group(mnemonic: &str) -> &'static str {
+    const BRANCH: &[&str] = &["goto", "goto_w", "jsr", "jsr_w", "ret", "tableswitch", "lookupswitch"];
+    const OBJECT: &[&str] = &[
+        "new",
+        "newarray",
+        "anewarray",
+        "multianewarray",
+        "checkcast",
+        "instanceof",
+        "athrow",
+        "monitorenter",
+        "monitorexit",
+    ];
+    const STACK: &[&str] = &[
+        "pop", "pop2", "dup", "dup_x1", "dup_x2", "dup2", "dup2_x1", "dup2_x2", "swap", "nop",
+    ];
+    let m = mnemonic;
+    if m.starts_with("jopsys_") || m.starts_with("method ") {
+        "JOP's own bytecodes and whole-priced methods"
+    } else if m.starts_with("invoke") || m.ends_with("return") {
+        "invoke and return"
+    } else if m.starts_with("if") || BRANCH.contains(&m) {
+        "branches and switches"
+    } else if OBJECT.contains(&m) {
+        "objects, allocation and monitors"
+    } else if matches!(m, "getfield" | "putfield" | "getstatic" | "putstatic") {
+        "fields and statics"
+    } else if m == "arraylength" || m.ends_with("aload") && m.len() == 6 || m.ends_with("astore") && m.len() == 7 {
+        "array elements"
+    } else if STACK.contains(&m) {
+        "stack"
+    } else if m.contains("load")
+        || m.contains("store")
+        || m.contains("const")
+        || m.starts_with("ldc")
+        || m == "bipush"
+        || m == "sipush"
+    {
+        "locals and constants"
+    } else if m.starts_with('f') || m.starts_with('d') || m.contains("2f") || m.contains("2d") {
+        "float and double"
+    } else if m.starts_with('l') || m == "i2l" {
+        "long"
+    } else {
+        "int arithmetic"
+    }
+}
+
+/// Memory words JopSim counts for one execution of a bytecode JOP runs in
+/// microcode: (kind, loads, stores). Bytecodes implemented in Java count
+/// through their routines, which the profile does not hold; long and double
+/// fields read two words where this counts one (the profile has no field types).
+fn memory_words(m: &str) -> &'static [(&'static str, u64, u64)] {
+    match m {
+        "invokestatic" | "invokespecial" => &[("CONST", 1, 0), ("MTAB", 2, 0)],
+        "invokevirtual" => &[("CONST", 1, 0), ("MVB", 1, 0), ("MTAB", 2, 0)],
+        "invokeinterface" => &[
+            ("CONST", 1, 0),
+            ("MVB", 1, 0),
+            ("CLINFO", 1, 0),
+            ("IFTAB", 1, 0),
+            ("MTAB", 2, 0),
+        ],
+        "ireturn" | "lreturn" | "freturn" | "dreturn" | "areturn" | "return" => &[("MTAB", 1, 0)],
+        "getfield" => &[("HANDLE", 1, 0), ("FIELD", 1, 0)],
+        "putfield" => &[("HANDLE", 1, 0), ("FIELD", 0, 1)],
+        "getstatic" => &[("STATIC", 1, 0)],
+        "putstatic" => &[("STATIC", 0, 1)],
+        "ldc" | "ldc_w" => &[("CONST", 1, 0)],
+        "ldc2_w" => &[("CONST", 2, 0)],
+        "iaload" | "baload" | "caload" | "saload" | "faload" | "aaload" => {
+            &[("ALEN", 1, 0), ("HANDLE", 1, 0), ("ARRAY", 1, 0)]
+        }
+        "laload" | "daload" => &[("ALEN", 1, 0), ("HANDLE", 1, 0), ("ARRAY", 2, 0)],
+        "iastore" | "bastore" | "castore" | "sastore" | "fastore" | "aastore" => {
+            &[("ALEN", 1, 0), ("HANDLE", 1, 0), ("ARRAY", 0, 1)]
+        }
+        "lastore" | "dastore" => &[("ALEN", 1, 0), ("HANDLE", 1, 0), ("ARRAY", 0, 2)],
+        "arraylength" => &[("ALEN", 1, 0)],
+        _ => &[],
+    }
+}
+
+/// The host library: classes the JVM brings, which JOP replaces with its own.
+fn is_library(class: &str) -> bool {
+    ["java/", "javax/", "jdk/", "sun/", "com/sun/"]
+        .iter()
+        .any(|p| class.starts_with(p))
+}
+
+/// Takes `e` (an estimate of `p` under `model`) apart, against `measured`
+/// cycles and the target's `counts` where there are any.
+pub fn explain(
+    e: &Estimate,
+    p: &Profile,
+    model: &TimingModel,
+    measured: Option<f64>,
+    counts: Option<&TargetCounts>,
+) -> Explanation {
+    let opcode_of: BTreeMap<&str, u8> = (0..=255u8).filter_map(|op| mnemonic(op).map(|m| (m, op))).collect();
+    let mut groups: BTreeMap<&str, Part> = BTreeMap::new();
+    let mut java = Vec::new();
+    let mut unpriced = Vec::new();
+    for (name, &(count, cycles)) in &e.per_opcode {
+        let g = groups.entry(group(name)).or_insert_with(|| Part {
+            name: group(name).to_string(),
+            count: 0,
+            cycles: 0.0,
+        });
+        g.count += count;
+        g.cycles += cycles;
+        if let Some(Cost::Java { routine, .. }) = opcode_of.get(name.as_str()).and_then(|&op| model.opcode(op)) {
+            java.push(Part {
+                name: name.clone(),
+                count,
+                cycles,
+            });
+            if model.params().get(routine).copied().unwrap_or(0.0) == 0.0 && count > 0 {
+                unpriced.push(name.clone());
+            }
+        }
+    }
+    let mut groups: Vec<Part> = groups.into_values().collect();
+    largest_first(&mut groups);
+    largest_first(&mut java);
+    let library = library_entries(e, p);
+    let against_target = counts.map(|c| compare(e, c, model, &opcode_of)).unwrap_or_default();
+    let mut x = Explanation {
+        benchmark: e.benchmark.clone(),
+        model: e.model.clone(),
+        cache: e.cache.to_string(),
+        estimate: e.cycles,
+        measured,
+        groups,
+        java,
+        unpriced_routines: unpriced,
+        library,
+        cache_hits: e.cache_hits,
+        cache_misses: e.cache_misses,
+        cache_load_cycles: e.cache_load_cycles,
+        against_target,
+        findings: Vec::new(),
+    };
+    x.findings = findings(&x, e, counts);
+    x
+}
+
+fn largest_first(parts: &mut [Part]) {
+    parts.sort_by(|a, b| b.cycles.total_cmp(&a.cycles).then_with(|| a.name.cmp(&b.name)));
+}
+
+/// Library methods entered from non-library code, with the cycles of
+/// everything under them, summed by method.
+fn library_entries(e: &Estimate, p: &Profile) -> Vec<Part> {
+    let n = p.nodes.len().min(e.per_node.len());
+    // Inclusive cycles: a context's children come after it in the profile.
+    let mut inclusive: Vec<f64> = e.per_node[..n].to_vec();
+    for i in (1..n).rev() {
+        if let Some(parent) = p.nodes[i].parent.map(|q| q as usize).filter(|&q| q < i) {
+            inclusive[parent] += inclusive[i];
+        }
+    }
+    let lib = |i: usize| {
+        p.methods
+            .get(p.nodes[i].method as usize)
+            .is_some_and(|m| is_library(&m.class))
+    };
+    let mut by_method: BTreeMap<String, Part> = BTreeMap::new();
+    for (i, &cycles) in inclusive.iter().enumerate() {
+        let parent_is_lib = p.nodes[i].parent.is_some_and(|q| (q as usize) < n && lib(q as usize));
+        if lib(i) && !parent_is_lib && cycles > 0.0 {
+            let m = &p.methods[p.nodes[i].method as usize];
+            let name = format!("{}.{}", m.class.replace('/', "."), m.name);
+            let part = by_method.entry(name.clone()).or_insert(Part {
+                name,
+                count: 0,
+                cycles: 0.0,
+            });
+            part.count += p.nodes[i].calls;
+            part.cycles += cycles;
+        }
+    }
+    let mut v: Vec<Part> = by_method.into_values().collect();
+    largest_first(&mut v);
+    v
+}
+
+/// The estimate's bytecodes, cycles and memory words beside JopSim's.
+fn compare(e: &Estimate, c: &TargetCounts, model: &TimingModel, opcode_of: &BTreeMap<&str, u8>) -> Vec<Compared> {
+    let mut rows = vec![
+        Compared {
+            what: "bytecodes executed".into(),
+            estimate: e.bytecodes as f64,
+            target: c.instructions as f64,
+        },
+        Compared {
+            what: "cycles without method-cache loads".into(),
+            estimate: e.cycles - e.cache_load_cycles,
+            target: c.cycles_without_cache as f64,
+        },
+        Compared {
+            what: "method-cache load cycles".into(),
+            estimate: e.cache_load_cycles,
+            target: c.cache_load_cycles as f64,
+        },
+    ];
+    let mut loads: BTreeMap<&str, f64> = BTreeMap::new();
+    let mut stores: BTreeMap<&str, f64> = BTreeMap::new();
+    for (name, &(count, _)) in &e.per_opcode {
+        let java = opcode_of.get(name.as_str()).is_some_and(|&op| model.is_java(op));
+        if java {
+            continue;
+        }
+        for &(kind, l, s) in memory_words(name) {
+            *loads.entry(kind).or_default() += (l * count) as f64;
+            *stores.entry(kind).or_default() += (s * count) as f64;
+        }
+    }
+    for (side, est, target) in [("read", &loads, &c.loads), ("written", &stores, &c.stores)] {
+        for (kind, &n) in target {
+            let mine = est.get(kind.as_str()).copied().unwrap_or(0.0);
+            if n > 0 || mine > 0.0 {
+                rows.push(Compared {
+                    what: format!("memory words {side}: {kind}"),
+                    estimate: mine,
+                    target: n as f64,
+                });
+            }
+        }
+    }
+    rows
+}
+
+/// What the parts say about the difference, in words.
+fn findings(x: &Explanation, e: &Estimate, counts: Option<&TargetCounts>) -> Vec<String> {
+    let mut f = Vec::new();
+    if let Some(m) = x.measured {
+        f.push(format!(
+            "the estimate is {} cycles ({}) {} the measurement",
+            thousands((x.estimate - m).abs()),
+            percent(x.estimate, m),
+            if x.estimate > m { "above" } else { "below" }
+        ));
+    }
+    if let Some(c) = counts {
+        let extra = c.instructions as f64 - e.bytecodes as f64;
+        if c.instructions > 0 && extra.abs() > 0.001 * c.instructions as f64 {
+            let cpi = c.cycles_without_cache as f64 / c.instructions as f64;
+            f.push(format!(
+                "the target executed {} {} bytecodes than the estimate prices ({} against {}); at the target's {:.2} cycles per bytecode that is about {} cycles. Its counts cover all of main(), the estimate the measured region; bytecodes of routines JOP implements in Java and of JOP's runtime are counted by the target alone",
+                thousands(extra.abs()),
+                if extra > 0.0 { "more" } else { "fewer" },
+                thousands(c.instructions as f64),
+                thousands(e.bytecodes as f64),
+                cpi,
+                thousands(extra.abs() * cpi)
+            ));
+        }
+        let d = e.cache_load_cycles - c.cache_load_cycles as f64;
+        if d.abs() > 0.001 * x.estimate.max(1.0) {
+            f.push(format!(
+                "method-cache loads: the estimate has {} cycles, the target {} ({} hits, {} misses in the estimate's {} cache)",
+                thousands(e.cache_load_cycles),
+                thousands(c.cache_load_cycles as f64),
+                thousands(e.cache_hits as f64),
+                thousands(e.cache_misses as f64),
+                x.cache
+            ));
+        }
+    }
+    if !x.unpriced_routines.is_empty() {
+        let n: u64 = x
+            .java
+            .iter()
+            .filter(|j| x.unpriced_routines.contains(&j.name))
+            .map(|j| j.count)
+            .sum();
+        f.push(format!(
+            "{} executions of {} are priced at their dispatch alone: JOP runs a Java routine for each, whose cycles this model does not have (calibrate, or price them with a model that does)",
+            thousands(n as f64),
+            x.unpriced_routines.join(", ")
+        ));
+    }
+    let lib: f64 = x.library.iter().map(|l| l.cycles).sum();
+    if lib > 0.01 * x.estimate {
+        let top: Vec<String> = x
+            .library
+            .iter()
+            .take(3)
+            .map(|l| format!("{} {}", l.name, thousands(l.cycles)))
+            .collect();
+        f.push(format!(
+            "{} cycles ({:.1}% of the estimate) are the host JDK's library code ({}); JOP runs its own library there",
+            thousands(lib),
+            100.0 * lib / x.estimate.max(1.0),
+            top.join(", ")
+        ));
+    }
+    f
+}
+
+fn percent(est: f64, measured: f64) -> String {
+    if measured == 0.0 {
+        return "n/a".into();
+    }
+    format!("{:+.3}%", 100.0 * (est - measured) / measured)
+}
+
+/// `1234567.4` as `1,234,567`.
+fn thousands(v: f64) -> String {
+    let n = v.round() as i128;
+    let digits = n.unsigned_abs().to_string();
+    let mut out = String::new();
+    for (i, ch) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(ch);
+    }
+    if n < 0 {
+        format!("-{out}")
+    } else {
+        out
+    }
+}
+
+impl Explanation {
+    /// The explanation as a Markdown section.
+    pub fn to_markdown(&self) -> String {
+        let mut s = String::new();
+        let _ = writeln!(s, "## {}\n", self.benchmark);
+        match self.measured {
+            Some(m) => {
+                let _ = writeln!(
+                    s,
+                    "Measured {} cycles; estimated {} ({}, {}): {} ({}).\n",
+                    thousands(m),
+                    thousands(self.estimate),
+                    self.model,
+                    self.cache,
+                    thousands(self.estimate - m),
+                    percent(self.estimate, m)
+                );
+            }
+            None => {
+                let _ = writeln!(
+                    s,
+                    "Estimated {} cycles ({}, {}); no measurement in cycles.\n",
+                    thousands(self.estimate),
+                    self.model,
+                    self.cache
+                );
+            }
+        }
+        for f in &self.findings {
+            let _ = writeln!(s, "- {f}");
+        }
+        if !self.findings.is_empty() {
+            s.push('\n');
+        }
+        if !self.against_target.is_empty() {
+            s.push_str("| against the target's own counts | estimate | target | difference |\n|---|---:|---:|---:|\n");
+            for r in &self.against_target {
+                let _ = writeln!(
+                    s,
+                    "| {} | {} | {} | {} |",
+                    r.what,
+                    thousands(r.estimate),
+                    thousands(r.target),
+                    thousands(r.estimate - r.target)
+                );
+            }
+            s.push('\n');
+        }
+        table(
+            &mut s,
+            "the estimate by opcode group",
+            "bytecodes",
+            &self.groups,
+            self.estimate,
+            usize::MAX,
+        );
+        let _ = writeln!(
+            s,
+            "Method cache ({}): {} hits, {} misses, {} load cycles.\n",
+            self.cache,
+            thousands(self.cache_hits as f64),
+            thousands(self.cache_misses as f64),
+            thousands(self.cache_load_cycles)
+        );
+        if !self.java.is_empty() {
+            table(
+                &mut s,
+                "bytecodes JOP implements in Java",
+                "executions",
+                &self.java,
+                self.estimate,
+                12,
+            );
+        }
+        if !self.library.is_empty() {
+            table(
+                &mut s,
+                "host library methods (with their callees)",
+                "calls",
+                &self.library,
+                self.estimate,
+                12,
+            );
+        }
+        s
+    }
+}
+
+fn table(s: &mut String, title: &str, count: &str, parts: &[Part], total: f64, limit: usize) {
+    let _ = writeln!(s, "| {title} | {count} | cycles | share |\n|---|---:|---:|---:|");
+    for p in parts.iter().take(limit) {
+        let _ = writeln!(
+            s,
+            "| {} | {} | {} | {:.2}% |",
+            p.name,
+            thousands(p.count as f64),
+            thousands(p.cycles),
+            100.0 * p.cycles / total.max(1.0)
+        );
+    }
+    if parts.len() > limit {
+        let rest: f64 = parts[limit..].iter().map(|p| p.cycles).sum();
+        let _ = writeln!(s, "| {} more | | {} | |", parts.len() - limit, thousands(rest));
+    }
+    s.push('\n');
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn opcodes_fall_in_their_groups() {
+        for (m, g) in [
+            ("iadd", "int arithmetic"),
+            ("iinc", "int arithmetic"),
+            ("iaload", "array elements"),
+            ("lastore", "array elements"),
+            ("istore_1", "locals and constants"),
+            ("aload", "locals and constants"),
+            ("ldc2_w", "locals and constants"),
+            ("invokevirtual", "invoke and return"),
+            ("areturn", "invoke and return"),
+            ("if_icmplt", "branches and switches"),
+            ("tableswitch", "branches and switches"),
+            ("getfield", "fields and statics"),
+            ("new", "objects, allocation and monitors"),
+            ("ladd", "long"),
+            ("i2l", "long"),
+            ("fadd", "float and double"),
+            ("i2d", "float and double"),
+            ("dcmpl", "float and double"),
+            ("dup_x1", "stack"),
+            ("jopsys_rd", "JOP's own bytecodes and whole-priced methods"),
+        ] {
+            assert_eq!(group(m), g, "{m}");
+        }
+    }
+
+    fn jop_wcet() -> TimingModel {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../calibration/jop-wcet.toml");
+        let mut m = TimingModel::load(&path).unwrap();
+        m.apply_overrides(&["r=1".into(), "w=2".into()]).unwrap();
+        m
+    }
+
+    /// The two-call example with `f` in the host library and three `idiv`s in `run`.
+    fn library_and_idiv() -> Profile {
+        let mut p = jopcal_profile::examples::two_calls();
+        p.methods[1].class = "java/util/Random".into();
+        p.nodes[0].opcodes.insert(0x6c, 3);
+        p
+    }
+
+    #[test]
+    fn parts_add_up_and_name_what_the_model_lacks() {
+        let p = library_and_idiv();
+        let m = jop_wcet();
+        let mode = "fifo:1024:16".parse().unwrap();
+        let e = jopcal_timing::estimate::estimate(&p, &m, mode);
+        let counts = TargetCounts {
+            instructions: e.bytecodes + 1000,
+            cycles_without_cache: 4000,
+            cache_load_cycles: 0,
+            loads: [("MTAB".to_string(), 6), ("ARRAY".to_string(), 5)].into(),
+            stores: BTreeMap::new(),
+            cpus: 1,
+        };
+        let x = explain(&e, &p, &m, Some(e.cycles + 100.0), Some(&counts));
+        let sum: f64 = x.groups.iter().map(|g| g.cycles).sum();
+        assert_eq!(sum, e.cycles);
+        assert_eq!(x.groups.iter().map(|g| g.count).sum::<u64>(), e.bytecodes);
+        let calls = x.groups.iter().find(|g| g.name == "invoke and return").unwrap();
+        assert_eq!(calls.count, 4);
+        // f (in java/util) is library code entered twice from run.
+        assert_eq!(x.library.len(), 1);
+        assert_eq!(
+            (x.library[0].name.as_str(), x.library[0].count),
+            ("java.util.Random.f", 2)
+        );
+        assert_eq!(x.library[0].cycles, e.per_node[1]);
+        // idiv is implemented in Java and jop-wcet leaves its routine at 0.
+        assert_eq!(x.java.len(), 1);
+        assert_eq!(x.unpriced_routines, vec!["idiv".to_string()]);
+        // Two invokestatic and two ireturn: 2 x 2 + 2 method-table words, 2 constants.
+        let mtab = x
+            .against_target
+            .iter()
+            .find(|r| r.what == "memory words read: MTAB")
+            .unwrap();
+        assert_eq!((mtab.estimate, mtab.target), (6.0, 6.0));
+        let array = x
+            .against_target
+            .iter()
+            .find(|r| r.what == "memory words read: ARRAY")
+            .unwrap();
+        assert_eq!((array.estimate, array.target), (0.0, 5.0));
+        let text = x.findings.join("\n");
+        assert!(text.contains("1,000 more bytecodes"), "{text}");
+        assert!(
+            text.contains("3 executions of idiv are priced at their dispatch alone"),
+            "{text}"
+        );
+        assert!(text.contains("the estimate is 100 cycles"), "{text}");
+        let md = x.to_markdown();
+        assert!(md.starts_with("## T\n"), "{md}");
+        assert!(md.contains("| java.util.Random.f | 2 |"), "{md}");
+    }
+
+    #[test]
+    fn without_target_counts_there_is_no_comparison() {
+        let p = jopcal_profile::examples::two_calls();
+        let m = jop_wcet();
+        let e = jopcal_timing::estimate::estimate(&p, &m, jopcal_timing::cache::CacheMode::Miss);
+        let x = explain(&e, &p, &m, None, None);
+        assert!(x.against_target.is_empty());
+        assert!(x.library.is_empty());
+        assert_eq!(x.cache_load_cycles, e.cache_load_cycles);
+        assert!(x.to_markdown().contains("no measurement in cycles"));
+    }
+
+    #[test]
+    fn thousands_groups_digits() {
+        assert_eq!(thousands(1234567.4), "1,234,567");
+        assert_eq!(thousands(-350.0), "-350");
+        assert_eq!(thousands(0.0), "0");
+    }
+}

@@ -1,0 +1,156 @@
+//! `jopcal explain DIR`: why each benchmark's estimate and measurement part,
+//! from the files a validate run wrote (profiles, measurements, the target's
+//! logs); `validate` writes the same as `explain.md` and `explain.json`.
+
+use crate::cli::ExplainArgs;
+use crate::context;
+use anyhow::{anyhow, bail, Context, Result};
+use jopcal_measure::measurements::{self, Measurement};
+use jopcal_measure::target_counts::{parse_jopsim, TargetCounts};
+use jopcal_measure::{atomic, Unit};
+use jopcal_profile::Profile;
+use jopcal_report::explain::{explain as take_apart, Explanation};
+use jopcal_timing::cache::CacheMode;
+use jopcal_timing::TimingModel;
+use std::path::{Path, PathBuf};
+
+pub fn explain(firmware: Option<&Path>, a: &ExplainArgs) -> Result<()> {
+    let dir = &a.dir;
+    let csv = dir.join("measurements.csv");
+    if !csv.is_file() {
+        bail!(
+            "{}: no measurements.csv (explain reads a directory `jopcal validate` wrote)",
+            dir.display()
+        );
+    }
+    let rows = measurements::read(&csv).map_err(|e| anyhow!("{}: {e}", csv.display()))?;
+    let profiles = jopcal_profile::read_dir(&dir.join("profiles")).map_err(|e| anyhow!(e))?;
+    let model_path = match &a.model {
+        Some(m) => m.clone(),
+        None => recorded_model(dir).map_or_else(|| context::model_path(None, firmware), Ok)?,
+    };
+    let mut model = TimingModel::load(&model_path)?;
+    model.apply_overrides(&a.params)?;
+    let mode = match &a.cache {
+        Some(c) => c.parse::<CacheMode>().map_err(|e| anyhow!("--cache {c}: {e}"))?,
+        None => reported_cache(dir, &rows)?.unwrap_or_else(|| "fifo:1024:16".parse().expect("a valid mode")),
+    };
+    let chosen: Vec<&Profile> = profiles
+        .iter()
+        .filter(|p| a.benches.is_empty() || a.benches.contains(&p.benchmark))
+        .collect();
+    if let Some(missing) = a.benches.iter().find(|b| !profiles.iter().any(|p| &p.benchmark == *b)) {
+        bail!(
+            "--bench {missing}: no profile of it in {}",
+            dir.join("profiles").display()
+        );
+    }
+    if let Some(out) = &a.out {
+        for p in [out.clone(), out.with_extension("json")] {
+            if p.exists() {
+                bail!(
+                    "--out {}: {} exists already; name a new file",
+                    out.display(),
+                    p.display()
+                );
+            }
+        }
+    }
+    let xs = explanations(&chosen, &model, mode, &rows, dir)?;
+    let md = markdown(&xs, &model_path);
+    print!("{md}");
+    if let Some(out) = &a.out {
+        write(&xs, &md, out)?;
+        eprintln!("  explain wrote {} and its .json", out.display());
+    }
+    Ok(())
+}
+
+/// The model file `estimates.json` names, if the run wrote one that still exists.
+fn recorded_model(dir: &Path) -> Option<PathBuf> {
+    let text = std::fs::read_to_string(dir.join("estimates.json")).ok()?;
+    let v: serde_json::Value = serde_json::from_str(&text).ok()?;
+    let p = PathBuf::from(v.get("model_file")?.as_str()?);
+    p.is_file().then_some(p)
+}
+
+/// The method cache the target's log says it simulated (JopSim), if any.
+fn reported_cache(dir: &Path, rows: &[Measurement]) -> Result<Option<CacheMode>> {
+    for r in rows {
+        let Ok(text) = std::fs::read_to_string(dir.join(&r.log)) else {
+            continue;
+        };
+        if let Some(c) = jopcal_targets::jopsim::reported_cache(&text) {
+            return c
+                .parse()
+                .map(Some)
+                .map_err(|e: String| anyhow!("{}: method cache {c}: {e}", r.log));
+        }
+    }
+    Ok(None)
+}
+
+/// One explanation per profile: its estimate under `model` and `mode`
+/// against the mean of its measurements in cycles and the counts its
+/// target's log holds.
+pub fn explanations(
+    profiles: &[&Profile],
+    model: &TimingModel,
+    mode: CacheMode,
+    rows: &[Measurement],
+    dir: &Path,
+) -> Result<Vec<Explanation>> {
+    let mut xs = Vec::new();
+    for p in profiles {
+        let mine: Vec<&Measurement> = rows
+            .iter()
+            .filter(|r| r.benchmark == p.benchmark && r.unit == Unit::Cycles)
+            .collect();
+        let measured = mean(&mine.iter().map(|r| r.value as f64).collect::<Vec<_>>());
+        let counts = match mine.first() {
+            Some(r) => counts_in(dir, &r.log)?,
+            None => None,
+        };
+        let e = jopcal_timing::estimate::estimate(p, model, mode);
+        xs.push(take_apart(&e, p, model, measured, counts.as_ref()));
+    }
+    Ok(xs)
+}
+
+/// The mean, as the accuracy table takes it.
+fn mean(v: &[f64]) -> Option<f64> {
+    (!v.is_empty()).then(|| v.iter().sum::<f64>() / v.len() as f64)
+}
+
+/// JopSim's statistics in a run's log (`log` relative to `dir`), if it has them.
+fn counts_in(dir: &Path, log: &str) -> Result<Option<TargetCounts>> {
+    if log.is_empty() {
+        return Ok(None);
+    }
+    let path = dir.join(log);
+    let Ok(text) = std::fs::read_to_string(&path) else {
+        return Ok(None);
+    };
+    // The whole log: the command and stderr around JopSim's stdout match none of its statistics.
+    parse_jopsim(&text).map_err(|e| anyhow!("{}:{}: {}", path.display(), e.line, e.message))
+}
+
+/// Every explanation as one Markdown document.
+pub fn markdown(xs: &[Explanation], model_path: &Path) -> String {
+    let mut s = format!(
+        "# Why the estimates and the measurements part\n\nTiming model {}. `jopcal explain DIR` writes this again, with another `--model` or `--cache` if asked.\n\n",
+        model_path.display()
+    );
+    for x in xs {
+        s.push_str(&x.to_markdown());
+    }
+    s
+}
+
+/// `md` as `out` and the explanations as JSON beside it, each atomically.
+pub fn write(xs: &[Explanation], md: &str, out: &Path) -> Result<()> {
+    atomic::write_atomic(out, md.as_bytes()).with_context(|| format!("writing {}", out.display()))?;
+    let json = out.with_extension("json");
+    let text = serde_json::to_string_pretty(xs)? + "\n";
+    atomic::write_atomic(&json, text.as_bytes()).with_context(|| format!("writing {}", json.display()))
+}
