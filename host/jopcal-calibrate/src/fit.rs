@@ -114,6 +114,9 @@ pub fn candidate_caches() -> Vec<CacheMode> {
     v
 }
 
+/// Why a parameter was not fitted when no benchmark's estimate depends on it.
+pub const NO_DATA: &str = "no benchmark's estimate depends on it";
+
 /// A parameter after the fit.
 #[derive(Debug, Clone, PartialEq)]
 pub struct FittedParam {
@@ -144,13 +147,41 @@ impl Fit {
             .fold(0.0, f64::max)
     }
 
-    /// The fitted model: `start` with the fitted values set.
+    /// The fitted model: `start` with the fitted values set, and every
+    /// method whose whole-call cost depends on a parameter no benchmark of
+    /// the fit depends on priced by its host code instead of at the
+    /// parameter's start (a guess: 0 for the library methods `validate`
+    /// prices per call). That changes no fitted benchmark's estimate.
     pub fn apply(&self, start: &TimingModel) -> TimingModel {
         let mut m = start.clone();
         for p in &self.params {
             let _ = m.set_param(&p.name, p.value);
         }
+        for p in self
+            .params
+            .iter()
+            .filter(|p| p.unidentified.as_deref() == Some(NO_DATA))
+        {
+            m.price_host_code(&p.name);
+        }
         m
+    }
+
+    /// Methods `start` prices as a whole that [`Fit::apply`] prices by their
+    /// host code, each with the parameter that could not be fitted.
+    pub fn host_priced(&self, start: &TimingModel) -> Vec<(String, String)> {
+        let mut m = start.clone();
+        let mut v = Vec::new();
+        for p in self
+            .params
+            .iter()
+            .filter(|p| p.unidentified.as_deref() == Some(NO_DATA))
+        {
+            for method in m.price_host_code(&p.name) {
+                v.push((method, p.name.clone()));
+            }
+        }
+        v
     }
 }
 
@@ -187,7 +218,11 @@ impl Memo {
     pub fn tally(&self, o: &Observation, model: &TimingModel, mode: CacheMode) -> Arc<Tally> {
         let key = (o.benchmark.clone(), mode.to_string());
         if let Some(t) = self.map.lock().ok().and_then(|m| m.get(&key).cloned()) {
-            return t;
+            if t.fits(model) {
+                return t;
+            }
+            // A fitted model that prices some calls by their host code again.
+            return Arc::new(Tally::new(&o.profile, model, mode, &|_| None));
         }
         // Method sizes are the profile's own (validate gives it its image's).
         let t = Arc::new(Tally::new(&o.profile, model, mode, &|_| None));
@@ -286,7 +321,7 @@ fn fit_mode(
                 }
                 let col_norm = a.column(j).norm();
                 if col_norm < 1e-12 {
-                    unidentified[j] = Some("no benchmark's estimate depends on it".into());
+                    unidentified[j] = Some(NO_DATA.into());
                     continue;
                 }
                 let mut trial = kept.clone();
@@ -751,6 +786,79 @@ mod tests {
         let (all, none) = fit_without_outliers(&refs, &start, &s, &Memo::default(), 1e9).unwrap();
         assert!(none.is_empty());
         assert!((value(&all, "impl_ldiv") - 700.0).abs() > 1.0);
+    }
+
+    /// `run` calls the library method `java.util.X.f()V` once; `f` adds 100 times.
+    fn calls_library(name: &str) -> Profile {
+        let mut p = profile(name, &[(IADD, 50), (0xb8, 1)]);
+        p.methods.push(MethodInfo {
+            class: "java/util/X".into(),
+            name: "f".into(),
+            descriptor: "()V".into(),
+            bytecode_len: 120,
+            native: false,
+            synchronized: false,
+        });
+        p.nodes.push(Node {
+            parent: Some(0),
+            method: 1,
+            callsite: 3,
+            invoke_opcode: 0xb8,
+            calls: 1,
+            opcodes: [(IADD, 100), (0xb1, 1)].into_iter().collect(),
+            ..Default::default()
+        });
+        p.entry_stack = vec![0];
+        p.events = vec![jopcal_profile::Event::Invoke(1), jopcal_profile::Event::Return];
+        p.complete = true;
+        p
+    }
+
+    #[test]
+    fn a_library_call_no_benchmark_fits_is_priced_by_its_host_code() {
+        let dir = tempfile::tempdir().unwrap();
+        let base = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../calibration/jop-wcet.toml");
+        let (text, _) =
+            crate::output::library_model_toml(&base.display().to_string(), "lib", &["java.util.X.f()V".to_string()]);
+        let file = dir.path().join("lib.toml");
+        std::fs::write(&file, text).unwrap();
+        let start = TimingModel::load(&file).unwrap();
+        let mut truth = start.clone();
+        truth.set_param("impl_ldiv", 500.0).unwrap();
+        let obs = measured_on(&truth, &mixes());
+        let refs: Vec<&Observation> = obs.iter().collect();
+        let memo = Memo::default();
+        let f = fit(&refs, &start, &spec(&["impl_ldiv", "lib0_X_f"]), &memo).unwrap();
+        assert_eq!(value(&f, "lib0_X_f"), 0.0);
+        assert_eq!(
+            f.host_priced(&start),
+            [("java.util.X.f()V".to_string(), "lib0_X_f".to_string())]
+        );
+        // The start prices the call at 0 cycles; the fitted model by f's 100 iadds and its return.
+        let p = calls_library("UsesLib");
+        let o = Observation {
+            benchmark: "UsesLib".into(),
+            measured: 1.0,
+            profile: p.clone(),
+        };
+        let fitted = f.apply(&start);
+        assert_eq!(fitted.method_cost("java.util.X.f()V"), None);
+        let host = estimate(&p, &table(), CacheMode::Hit).cycles;
+        // The replay the fit made prices the call as a whole; the fitted model gets its own.
+        assert!(memo.tally(&o, &start, CacheMode::Hit).fits(&start));
+        assert_eq!(memo.tally(&o, &fitted, CacheMode::Hit).price(&fitted), host);
+        assert!(estimate(&p, &start, CacheMode::Hit).cycles < host - 100.0);
+        // calibrated.toml says so and loads with the call priced by its host code.
+        let out = dir.path().join("calibrated.toml");
+        let text = crate::output::calibrated_toml(&f, &start, "lib.toml", "lib-calibrated", None, &[]);
+        assert!(
+            text.contains("\"java.util.X.f()V\" = \"host\"    # lib0_X_f not fitted"),
+            "{text}"
+        );
+        std::fs::write(&out, text).unwrap();
+        let reloaded = TimingModel::load(&out).unwrap();
+        assert_eq!(reloaded.method_cost("java.util.X.f()V"), None);
+        assert_eq!(estimate(&p, &reloaded, CacheMode::Hit).cycles, host);
     }
 
     #[test]

@@ -7,7 +7,14 @@ use std::path::Path;
 
 /// The text of `calibrated.toml`. `base` is the starting model's path as the
 /// new file should name it (relative to where it is written).
-pub fn calibrated_toml(fit: &Fit, base: &str, name: &str, loo_max_abs_pct: Option<f64>, notes: &[String]) -> String {
+pub fn calibrated_toml(
+    fit: &Fit,
+    start: &jopcal_timing::TimingModel,
+    base: &str,
+    name: &str,
+    loo_max_abs_pct: Option<f64>,
+    notes: &[String],
+) -> String {
     let mut s = String::new();
     s.push_str("# Timing table fitted by `jopcal calibrate` to measured cycles.\n");
     s.push_str(&format!("# Method cache chosen by the fit: {}\n", fit.cache));
@@ -41,6 +48,19 @@ pub fn calibrated_toml(fit: &Fit, base: &str, name: &str, loo_max_abs_pct: Optio
                     .unwrap_or_default()
             )),
             Some(why) => s.push_str(&format!("# {} not fitted: {why}; kept at {}\n", p.name, fmt(p.start))),
+        }
+    }
+    let host = fit.host_priced(start);
+    if !host.is_empty() {
+        s.push_str(
+            "\n# Calls whose whole-call cost could not be fitted: priced by the host's profiled code.\n[methods]\n",
+        );
+        for (method, param) in host {
+            s.push_str(&format!(
+                "\"{}\" = \"{}\"    # {param} not fitted\n",
+                method.replace('\\', "\\\\").replace('"', "\\\""),
+                jopcal_timing::model::HOST_CODE
+            ));
         }
     }
     s

@@ -529,6 +529,13 @@ impl Tally {
         buckets + wholes
     }
 
+    /// Whether `model` still prices as a whole every call this tally counted
+    /// that way. A model that prices some of them by their host code again
+    /// (a whole-call parameter nothing could fit) needs a tally of its own.
+    pub fn fits(&self, model: &TimingModel) -> bool {
+        self.wholes.iter().all(|(m, _)| whole_cost(model, m).is_some())
+    }
+
     /// Charged executions of `op` (invokes and returns included).
     pub fn executions(&self, op: u8) -> u64 {
         self.op_counts[op as usize]

@@ -10,6 +10,9 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use toml::Spanned;
 
+/// The `[methods]` value that prices a method by the host's profiled code.
+pub const HOST_CODE: &str = "host";
+
 /// How one opcode is charged.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Cost {
@@ -254,6 +257,12 @@ impl TimingModel {
         }
         let mut methods = base.as_ref().map(|b| b.methods.clone()).unwrap_or_default();
         for (k, v) in &raw.methods {
+            // `"host"`: this model prices the method by the host's profiled code
+            // again (a calibration that could not fit its whole-call cost says so).
+            if v.get_ref().trim() == HOST_CODE {
+                methods.remove(k);
+                continue;
+            }
             let e = formula(v, &format!("method '{k}'"))?;
             spans.push((format!("method '{k}'"), v.span().start, e.clone()));
             methods.insert(k.clone(), e);
@@ -410,6 +419,26 @@ impl TimingModel {
     /// True when JOP implements `op` in Java.
     pub fn is_java(&self, op: u8) -> bool {
         matches!(self.opcodes.get(op as usize), Some(Cost::Java { .. }))
+    }
+
+    /// Prices every method whose whole-call cost depends on parameter `name`
+    /// by its host code instead; returns those methods.
+    pub fn price_host_code(&mut self, name: &str) -> Vec<String> {
+        let gone: Vec<String> = self
+            .methods
+            .iter()
+            .filter(|(_, e)| e.names().contains(&name))
+            .map(|(k, _)| k.clone())
+            .collect();
+        for k in &gone {
+            self.methods.remove(k);
+        }
+        gone
+    }
+
+    /// Methods priced as a whole (`[methods]`), by `pkg.Class.name(desc)`.
+    pub fn whole_priced(&self) -> impl Iterator<Item = &str> {
+        self.methods.keys().map(String::as_str)
     }
 
     /// The whole-call cost the model gives a method (`[methods]`), if any.

@@ -253,7 +253,20 @@ pub fn run_calibration(run: &CalibrationRun) -> Result<Calibration> {
             ));
         }
     }
-    for p in f.params.iter().filter(|p| p.unidentified.is_some()) {
+    let host = f.host_priced(&start);
+    if !host.is_empty() {
+        let names: Vec<&str> = host.iter().map(|(m, _)| m.as_str()).collect();
+        warnings.push(format!(
+            "{} library method(s) that no benchmark of the fit calls are priced by their host code, not at a guessed per-call cost: {}",
+            names.len(),
+            names.join(", ")
+        ));
+    }
+    for p in f
+        .params
+        .iter()
+        .filter(|p| p.unidentified.is_some() && !host.iter().any(|(_, q)| *q == p.name))
+    {
         warnings.push(format!(
             "{} not fitted: {}",
             p.name,
@@ -264,7 +277,14 @@ pub fn run_calibration(run: &CalibrationRun) -> Result<Calibration> {
     let base = relative_base(model_path, out);
     let report = CalibrationReport::new(&f, &start.name, &base, loo_rows.as_deref(), &incons, &warnings);
     let loo_max = report.loo_max_abs_error_pct;
-    let toml_text = calibrated_toml(&f, &base, &format!("{}-calibrated", start.name), loo_max, &warnings);
+    let toml_text = calibrated_toml(
+        &f,
+        &start,
+        &base,
+        &format!("{}-calibrated", start.name),
+        loo_max,
+        &warnings,
+    );
     // The written table must load: check before anything is published.
     let tmp_check = out.with_extension("toml.check");
     atomic::write_atomic(&tmp_check, toml_text.as_bytes())?;
