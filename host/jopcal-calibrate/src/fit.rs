@@ -157,14 +157,17 @@ impl Fit {
         for p in &self.params {
             let _ = m.set_param(&p.name, p.value);
         }
-        for p in self
-            .params
-            .iter()
-            .filter(|p| p.unidentified.as_deref() == Some(NO_DATA))
-        {
+        for p in self.depended_on_by_none() {
             m.price_host_code(&p.name);
         }
         m
+    }
+
+    /// The parameters no benchmark of the fit depends on.
+    fn depended_on_by_none(&self) -> impl Iterator<Item = &FittedParam> {
+        self.params
+            .iter()
+            .filter(|p| p.unidentified.as_deref() == Some(NO_DATA))
     }
 
     /// Methods `start` prices as a whole that [`Fit::apply`] prices by their
@@ -172,11 +175,7 @@ impl Fit {
     pub fn host_priced(&self, start: &TimingModel) -> Vec<(String, String)> {
         let mut m = start.clone();
         let mut v = Vec::new();
-        for p in self
-            .params
-            .iter()
-            .filter(|p| p.unidentified.as_deref() == Some(NO_DATA))
-        {
+        for p in self.depended_on_by_none() {
             for method in m.price_host_code(&p.name) {
                 v.push((method, p.name.clone()));
             }
