@@ -8,7 +8,7 @@
 //! model that priced it and what was measured. [`Explanation::to_markdown`]
 //! renders it for `jopcal explain` and `validate`'s `explain.md`.
 
-use jopcal_classfile::opcode::mnemonic;
+use jopcal_classfile::opcode::by_mnemonic;
 use jopcal_measure::target_counts::TargetCounts;
 use jopcal_profile::Profile;
 use jopcal_timing::estimate::Estimate;
@@ -166,7 +166,6 @@ pub fn explain(
     measured: Option<f64>,
     counts: Option<&TargetCounts>,
 ) -> Explanation {
-    let opcode_of: BTreeMap<&str, u8> = (0..=255u8).filter_map(|op| mnemonic(op).map(|m| (m, op))).collect();
     let mut groups: BTreeMap<&str, Part> = BTreeMap::new();
     let mut java = Vec::new();
     let mut unpriced = Vec::new();
@@ -178,7 +177,7 @@ pub fn explain(
         });
         g.count += count;
         g.cycles += cycles;
-        if let Some(Cost::Java { routine, .. }) = opcode_of.get(name.as_str()).and_then(|&op| model.opcode(op)) {
+        if let Some(Cost::Java { routine, .. }) = by_mnemonic(name).and_then(|op| model.opcode(op)) {
             java.push(Part {
                 name: name.clone(),
                 count,
@@ -193,7 +192,7 @@ pub fn explain(
     largest_first(&mut groups);
     largest_first(&mut java);
     let library = library_entries(e, p);
-    let against_target = counts.map(|c| compare(e, c, model, &opcode_of)).unwrap_or_default();
+    let against_target = counts.map(|c| compare(e, c, model)).unwrap_or_default();
     let mut x = Explanation {
         benchmark: e.benchmark.clone(),
         model: e.model.clone(),
@@ -255,7 +254,7 @@ fn library_entries(e: &Estimate, p: &Profile) -> Vec<Part> {
 }
 
 /// The estimate's bytecodes, cycles and memory words beside JopSim's.
-fn compare(e: &Estimate, c: &TargetCounts, model: &TimingModel, opcode_of: &BTreeMap<&str, u8>) -> Vec<Compared> {
+fn compare(e: &Estimate, c: &TargetCounts, model: &TimingModel) -> Vec<Compared> {
     let mut rows = vec![
         Compared {
             what: "bytecodes executed".into(),
@@ -276,7 +275,7 @@ fn compare(e: &Estimate, c: &TargetCounts, model: &TimingModel, opcode_of: &BTre
     let mut loads: BTreeMap<&str, f64> = BTreeMap::new();
     let mut stores: BTreeMap<&str, f64> = BTreeMap::new();
     for (name, &(count, _)) in &e.per_opcode {
-        let java = opcode_of.get(name.as_str()).is_some_and(|&op| model.is_java(op));
+        let java = by_mnemonic(name).is_some_and(|op| model.is_java(op));
         if java {
             continue;
         }
