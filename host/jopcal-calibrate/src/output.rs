@@ -3,6 +3,8 @@
 //! as comments, so the result is itself a loadable timing table.
 
 use crate::fit::Fit;
+use jopcal_timing::file::{number, DerivedModel};
+use jopcal_timing::model::HOST_CODE;
 use std::path::Path;
 
 /// The text of `calibrated.toml`. `base` is the starting model's path as the
@@ -15,63 +17,49 @@ pub fn calibrated_toml(
     loo_max_abs_pct: Option<f64>,
     notes: &[String],
 ) -> String {
-    let mut s = String::new();
-    s.push_str("# Timing table fitted by `jopcal calibrate` to measured cycles.\n");
-    s.push_str(&format!("# Method cache chosen by the fit: {}\n", fit.cache));
-    s.push_str(&format!(
-        "# Largest |error| of the fitted table on the data: {:.4}%\n",
-        fit.max_abs_error_pct()
-    ));
+    let mut header = vec![
+        "Timing table fitted by `jopcal calibrate` to measured cycles.".to_string(),
+        format!("Method cache chosen by the fit: {}", fit.cache),
+        format!(
+            "Largest |error| of the fitted table on the data: {:.4}%",
+            fit.max_abs_error_pct()
+        ),
+    ];
     if let Some(l) = loo_max_abs_pct {
-        s.push_str(&format!(
-            "# Largest |error| in leave-one-benchmark-out cross-validation: {l:.4}%\n"
+        header.push(format!(
+            "Largest |error| in leave-one-benchmark-out cross-validation: {l:.4}%"
         ));
     }
-    for n in notes {
-        s.push_str(&format!("# {n}\n"));
-    }
-    s.push_str(&format!(
-        "\n[model]\nname = \"{name}\"\ndescription = \"{} fitted to measurements\"\nbase = \"{}\"\n\n[params]\n",
-        base.replace('"', "'"),
-        base.replace('\\', "/").replace('"', "\\\"")
-    ));
+    header.extend(notes.iter().cloned());
+    let mut m = DerivedModel::new(
+        &header,
+        name,
+        &format!("{base} fitted to measurements"),
+        &base.replace('\\', "/"),
+    );
     for p in &fit.params {
         match &p.unidentified {
-            None => s.push_str(&format!(
-                "{} = {}    # was {}{}\n",
-                p.name,
-                fmt(p.value),
-                fmt(p.start),
-                p.sole_benchmark
+            None => {
+                let alone = p
+                    .sole_benchmark
                     .as_ref()
                     .map(|b| format!("; fitted from {b} alone"))
-                    .unwrap_or_default()
-            )),
-            Some(why) => s.push_str(&format!("# {} not fitted: {why}; kept at {}\n", p.name, fmt(p.start))),
+                    .unwrap_or_default();
+                m.param(&p.name, p.value, Some(&format!("was {}{alone}", number(p.start))));
+            }
+            Some(why) => m.param_comment(&format!("{} not fitted: {why}; kept at {}", p.name, number(p.start))),
         }
     }
     let host = fit.host_priced(start);
     if !host.is_empty() {
-        s.push_str(
-            "\n# Calls whose whole-call cost could not be fitted: priced by the host's profiled code.\n[methods]\n",
-        );
+        m.methods(&[
+            "Calls whose whole-call cost could not be fitted: priced by the host's profiled code.".to_string(),
+        ]);
         for (method, param) in host {
-            s.push_str(&format!(
-                "\"{}\" = \"{}\"    # {param} not fitted\n",
-                method.replace('\\', "\\\\").replace('"', "\\\""),
-                jopcal_timing::model::HOST_CODE
-            ));
+            m.method(&method, HOST_CODE, Some(&format!("{param} not fitted")));
         }
     }
-    s
-}
-
-fn fmt(v: f64) -> String {
-    if v.fract() == 0.0 && v.abs() < 1e15 {
-        format!("{v:.0}")
-    } else {
-        format!("{v:.4}")
-    }
+    m.into_toml()
 }
 
 /// The base path as seen from the directory `out` is written to.
@@ -107,7 +95,6 @@ pub fn relative_base(base: &Path, out: &Path) -> String {
 /// parameter starting at 0 for the fit to find. Returns the TOML text and the
 /// parameter names, in the order of `methods`.
 pub fn library_model_toml(base: &str, name: &str, methods: &[String]) -> (String, Vec<String>) {
-    let quote = |s: &str| format!("\"{}\"", s.replace('\\', "\\\\").replace('"', "\\\""));
     let params: Vec<String> = methods
         .iter()
         .enumerate()
@@ -128,19 +115,23 @@ pub fn library_model_toml(base: &str, name: &str, methods: &[String]) -> (String
             format!("lib{i}_{short}")
         })
         .collect();
-    let mut s = format!(
-        "# Written by jopcal validate: library methods that ran on the host but are not in\n# the JOP image, each call priced by a parameter of its own (fitted by calibrate).\n\n[model]\nname = {}\ndescription = {}\nbase = {}\n\n[params]\n",
-        quote(name),
-        quote(&format!("{base} with per-call costs of {} library method(s)", methods.len())),
-        quote(base)
+    let mut m = DerivedModel::new(
+        &[
+            "Written by jopcal validate: library methods that ran on the host but are not in".to_string(),
+            "the JOP image, each call priced by a parameter of its own (fitted by calibrate).".to_string(),
+        ],
+        name,
+        &format!("{base} with per-call costs of {} library method(s)", methods.len()),
+        base,
     );
     for p in &params {
-        s.push_str(&format!("{p} = 0\n"));
+        m.param(p, 0.0, None);
     }
-    s.push_str("\n[methods]\n");
-    for (m, p) in methods.iter().zip(&params) {
-        s.push_str(&format!("{} = {}\n", quote(m), quote(p)));
+    m.methods(&[]);
+    for (method, p) in methods.iter().zip(&params) {
+        m.method(method, p, None);
     }
+    let s = m.into_toml();
     (s, params)
 }
 

@@ -1,22 +1,21 @@
 //! Measurements: what a target reports and how jopcal stores it.
 //!
 //! This crate owns the `@jopcal` result-line grammar (parsed with `nom`, see
-//! [`result_line`]), the `measurements.csv` file format ([`measurements`]) and
-//! the write-to-temp-then-rename discipline every output file follows
-//! ([`atomic`]), and reads what a JOP tree's own benchmark harnesses print
-//! ([`tree_output`]) and the statistics JopSim prints ([`target_counts`]). It knows nothing about how the lines reached the host.
+//! [`result_line`]) and the `measurements.csv` file format ([`measurements`]),
+//! and reads what a JOP tree's own benchmark harnesses print
+//! ([`tree_output`]) and the statistics JopSim prints ([`target_counts`]). It knows
+//! nothing about how the lines reached the host.
 #![forbid(unsafe_code)]
 
-pub mod atomic;
-pub mod clock;
 pub mod measurements;
-pub mod outdir;
 pub mod result_line;
 pub mod target_counts;
 pub mod transcript;
 pub mod tree_output;
 
+/// How outputs are written (atomically, into run directories): re-exported
+/// for the crates that store measurements.
+pub use jopcal_output::{atomic, clock, outdir, OutDir};
 pub use measurements::{Measurement, MeasurementWriter, Unit};
-pub use outdir::OutDir;
 pub use result_line::{parse_line, LineError, Record, ResultLine};
 pub use transcript::{scan, Ending, Transcript, TranscriptError};

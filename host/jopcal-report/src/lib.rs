@@ -1,13 +1,15 @@
 //! Reports: reconciling measured against estimated cycles into accuracy
 //! tables ([`accuracy`]), one benchmark's estimate taken apart against the
 //! target's own counts ([`explain`]), the regression check between two measurement sets
-//! with JUnit output ([`regress`]), reading `estimates.csv` ([`estimates`]),
+//! with JUnit output ([`regress`]), `estimates.csv` ([`estimates`]) and
+//! `estimates.json` ([`breakdown`]),
 //! and plots rendered with plotters as SVG and PNG, with a font embedded in
 //! the binary ([`plots`]), and jopcal's errors beside the published
 //! cross-profilers' ([`published`]), and `summary.json` ([`summary`]).
 #![forbid(unsafe_code)]
 
 pub mod accuracy;
+pub mod breakdown;
 pub mod estimates;
 pub mod explain;
 pub mod plots;

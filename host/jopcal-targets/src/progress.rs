@@ -8,6 +8,9 @@ pub trait Progress {
     fn begin(&self, _stage: &str, _len: u64) {}
     /// The item being worked on now.
     fn working_on(&self, _what: &str) {}
+    /// A long step of the stage begins (said at once, so a log shows what
+    /// the time after it went to).
+    fn started(&self, _what: &str) {}
     /// One item finished; `line` says how.
     fn finished(&self, _line: &str) {}
     /// Something the user should know that is not an item (a workload left
@@ -15,6 +18,9 @@ pub trait Progress {
     fn note(&self, _line: &str) {}
     /// The stage ended.
     fn end(&self) {}
+    /// A line of the verb's own report (a stage's result, a warning), shown
+    /// as given.
+    fn say(&self, _line: &str) {}
 }
 
 /// Progress that shows nothing.

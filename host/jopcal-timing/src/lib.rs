@@ -1,6 +1,7 @@
 //! The timing model: what a bytecode costs on a JOP.
 //!
-//! Owns the timing-table file format (`calibration/*.toml`, [`model`]), the
+//! Owns the timing-table file format (`calibration/*.toml`: read by [`model`],
+//! written by [`file`]), the
 //! small formula language its entries are written in ([`expr`]), the
 //! method-cache simulator that decides hit or miss for every invoke and return
 //! ([`cache`]), and the resolved per-opcode table in the form calibrated tables
@@ -11,6 +12,7 @@
 pub mod cache;
 pub mod estimate;
 pub mod expr;
+pub mod file;
 pub mod model;
 pub mod table;
 

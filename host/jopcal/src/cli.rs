@@ -536,3 +536,98 @@ pub struct EstimateArgs {
     #[arg(long, value_name = "DIR", conflicts_with = "jop_image")]
     pub images: Option<PathBuf>,
 }
+
+// The arguments as the options of the pipeline's stages.
+
+impl From<TargetArgs> for jopcal_pipeline::measure::TargetOptions {
+    fn from(a: TargetArgs) -> Self {
+        let b = a.board;
+        jopcal_pipeline::measure::TargetOptions {
+            board: jopcal_pipeline::measure::BoardOptions {
+                port: b.port,
+                protocol: b.protocol,
+                baud: b.baud,
+                images: b.images,
+                configure: b.configure,
+                retries: b.retries,
+                dtr_rts: b.dtr_rts,
+                line_timeout: b.line_timeout,
+            },
+            emu: jopcal_pipeline::measure::EmuOptions {
+                config: a.emu.emu_config,
+                params: a.emu.emu_params,
+                trace: a.emu.trace,
+            },
+            sim: a.sim,
+            sim_args: a.sim_args,
+        }
+    }
+}
+
+impl From<ValidateArgs> for jopcal_pipeline::validate::ValidateOptions {
+    fn from(a: ValidateArgs) -> Self {
+        jopcal_pipeline::validate::ValidateOptions {
+            target: a.target.kind(),
+            suite: a.suite,
+            out: a.out,
+            benches: a.benches,
+            timeout: a.timeout,
+            references: a.references,
+            model: a.model,
+            on: a.on.into(),
+        }
+    }
+}
+
+impl From<ProfileArgs> for jopcal_pipeline::profile::ProfileOptions {
+    fn from(a: ProfileArgs) -> Self {
+        use jopcal_pipeline::profile::{ProfileFormat as Format, RegionChoice};
+        jopcal_pipeline::profile::ProfileOptions {
+            suite: a.suite,
+            benches: a.benches,
+            cp: a.cp,
+            main: a.main,
+            region: a.region.map(|r| match r {
+                RegionArg::Harness => RegionChoice::Harness,
+                RegionArg::Main => RegionChoice::Main,
+                RegionArg::Method => RegionChoice::Method,
+            }),
+            method: a.method,
+            out: a.out,
+            format: match a.format {
+                ProfileFormat::Binary => Format::Binary,
+                ProfileFormat::Json => Format::Json,
+            },
+            timeout: a.timeout,
+            jvm_args: a.jvm_args,
+        }
+    }
+}
+
+impl From<EstimateArgs> for jopcal_pipeline::estimate::EstimateOptions {
+    fn from(a: EstimateArgs) -> Self {
+        jopcal_pipeline::estimate::EstimateOptions {
+            profiles: a.profiles,
+            model: a.model,
+            params: a.params,
+            caches: a.caches,
+            out: a.out,
+            jop_image: a.jop_image,
+            link_map: a.link_map,
+            images: a.images,
+        }
+    }
+}
+
+impl From<ExplainArgs> for jopcal_pipeline::explain::ExplainOptions {
+    fn from(a: ExplainArgs) -> Self {
+        jopcal_pipeline::explain::ExplainOptions {
+            dir: a.dir,
+            benches: a.benches,
+            model: a.model,
+            params: a.params,
+            cache: a.cache,
+            out: a.out,
+        }
+    }
+}

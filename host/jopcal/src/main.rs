@@ -5,9 +5,7 @@
 
 mod cli;
 mod commands;
-mod context;
 mod progress;
-mod share;
 
 use clap::Parser;
 

@@ -65,6 +65,14 @@ impl Progress {
         }
     }
 
+    /// A line of the verb's report, as given (kept above the bar on a terminal).
+    pub fn say(&self, line: &str) {
+        match &self.bar {
+            Some(b) => b.println(line),
+            None => eprintln!("{line}"),
+        }
+    }
+
     pub fn done(self) {
         if let Some(b) = self.bar {
             b.finish_and_clear();
@@ -73,41 +81,57 @@ impl Progress {
 }
 
 /// The library's progress callbacks ([`jopcal_targets::Progress`]) shown as
-/// [`Progress`]: one bar per stage, notes as lines.
+/// [`Progress`]: one bar per stage, notes and report lines as lines. Shared
+/// with the fit's worker threads, hence the lock.
 #[derive(Default)]
 pub struct Reporter {
-    current: std::cell::RefCell<Option<Progress>>,
+    current: std::sync::Mutex<Option<Progress>>,
+}
+
+impl Reporter {
+    fn with<T>(&self, f: impl FnOnce(&mut Option<Progress>) -> T) -> T {
+        // A panic elsewhere while holding the lock leaves the bar as it was: still usable.
+        let mut guard = self.current.lock().unwrap_or_else(|e| e.into_inner());
+        f(&mut guard)
+    }
 }
 
 impl jopcal_targets::Progress for Reporter {
     fn begin(&self, stage: &str, len: u64) {
-        if let Some(old) = self.current.replace(Some(Progress::new(stage, len))) {
+        if let Some(old) = self.with(|c| c.replace(Progress::new(stage, len))) {
             old.done();
         }
     }
 
     fn working_on(&self, what: &str) {
-        if let Some(p) = self.current.borrow().as_ref() {
-            p.working_on(what);
-        }
+        self.with(|c| c.as_ref().map(|p| p.working_on(what)));
+    }
+
+    fn started(&self, what: &str) {
+        self.with(|c| c.as_ref().map(|p| p.started(what)));
     }
 
     fn finished(&self, line: &str) {
-        if let Some(p) = self.current.borrow().as_ref() {
-            p.finished(line);
-        }
+        self.with(|c| c.as_ref().map(|p| p.finished(line)));
     }
 
     fn note(&self, line: &str) {
-        match self.current.borrow().as_ref() {
+        self.with(|c| match c.as_ref() {
             Some(p) => p.note(line),
             None => eprintln!("     {line}"),
-        }
+        });
     }
 
     fn end(&self) {
-        if let Some(p) = self.current.take() {
+        if let Some(p) = self.with(Option::take) {
             p.done();
         }
+    }
+
+    fn say(&self, line: &str) {
+        self.with(|c| match c.as_ref() {
+            Some(p) => p.say(line),
+            None => eprintln!("{line}"),
+        });
     }
 }

@@ -1,8 +1,8 @@
 //! `jopcal cache`: where the cache is, what it holds, and `--clear`.
 
 use crate::cli::CacheArgs;
-use crate::context;
 use anyhow::{Context, Result};
+use jopcal_pipeline::locate as context;
 use std::path::Path;
 
 /// Bytes and files below `dir` (0 for a missing directory).

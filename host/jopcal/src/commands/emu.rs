@@ -2,7 +2,6 @@
 //! write a bundle (measuring on it is `jopcal_targets::emu`).
 
 use crate::cli::EmuArgs;
-use crate::context;
 use anyhow::{anyhow, bail, Context, Result};
 use jopcal_emu::board::write_trace;
 use jopcal_emu::{run_bundle, BoardConfig, Bundle, EmuProgram};
@@ -11,6 +10,7 @@ use jopcal_link::fault::FaultPlan;
 use jopcal_link::peer::{serve, BoardLog};
 use jopcal_link::{JopImage, PseudoTerminal};
 use jopcal_measure::atomic;
+use jopcal_pipeline::locate as context;
 use std::path::Path;
 use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex};

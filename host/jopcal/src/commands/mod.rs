@@ -1,41 +1,44 @@
-//! One module per verb (or group of related verbs).
+//! One function per verb: each turns its arguments into the options of a
+//! `jopcal_pipeline` stage, calls it with a [`Session`] whose progress is
+//! shown by [`Reporter`], and prints the path of what it wrote.
 
 mod board;
 mod cache;
-pub mod calibrate;
-mod doctor;
 mod emu;
-mod estimate;
-mod explain;
-mod profile;
 mod report;
-mod run;
 mod sim;
+mod stages;
 mod table;
 mod targets;
-mod validate;
 
 use crate::cli::{Cli, Verb};
+use crate::progress::Reporter;
 use anyhow::Result;
+use jopcal_pipeline::Session;
 
 pub fn dispatch(cli: Cli) -> Result<()> {
-    let firmware = cli.firmware.as_deref();
+    let reporter = Reporter::default();
+    let s = Session {
+        firmware: cli.firmware.as_deref(),
+        jop_home: cli.jop_home.as_deref(),
+        progress: &reporter,
+    };
     match cli.verb {
-        Verb::Validate(a) => validate::validate(firmware, cli.jop_home.as_deref(), &a),
-        Verb::Run(a) => run::run(firmware, cli.jop_home.as_deref(), &a),
-        Verb::Targets => targets::targets(firmware, cli.jop_home.as_deref()),
-        Verb::Profile(a) => profile::profile(firmware, cli.jop_home.as_deref(), &a),
-        Verb::Estimate(a) => estimate::estimate(firmware, &a),
-        Verb::Table(a) => table::table(firmware, &a),
-        Verb::Explain(a) => explain::explain(firmware, &a),
-        Verb::Reconcile(a) => report::reconcile(&a),
-        Verb::Calibrate(a) => calibrate::calibrate(firmware, &a),
-        Verb::Report(a) => report::report(&a),
+        Verb::Validate(a) => stages::validate(s, a),
+        Verb::Run(a) => stages::run(s, a),
+        Verb::Targets => targets::targets(s.firmware, s.jop_home),
+        Verb::Profile(a) => stages::profile(s, a),
+        Verb::Estimate(a) => stages::estimate(s, a),
+        Verb::Table(a) => table::table(s.firmware, &a),
+        Verb::Explain(a) => stages::explain(s, a),
+        Verb::Reconcile(a) => report::reconcile(s, &a),
+        Verb::Calibrate(a) => stages::calibrate(s, a),
+        Verb::Report(a) => report::report(s, &a),
         Verb::Regress(a) => report::regress(&a),
         Verb::Upload(a) => board::upload(&a),
-        Verb::Emu(a) => emu::emu(firmware, &a),
-        Verb::Sim(a) => sim::sim(firmware, &a),
+        Verb::Emu(a) => emu::emu(s.firmware, &a),
+        Verb::Sim(a) => sim::sim(s.firmware, &a),
         Verb::Cache(a) => cache::cache(&a),
-        Verb::Doctor(a) => doctor::doctor(firmware, cli.jop_home.as_deref(), a.timeout),
+        Verb::Doctor(a) => jopcal_pipeline::doctor::doctor(s, a.timeout),
     }
 }

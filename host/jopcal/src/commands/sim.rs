@@ -10,12 +10,12 @@ use std::process::Command;
 /// `hdl-sim/bench` beside the firmware directory (a checkout), else the copy
 /// this executable carries.
 fn bench_dir(firmware: Option<&Path>) -> Result<PathBuf> {
-    let fw = crate::context::firmware_dir(firmware)?;
+    let fw = jopcal_pipeline::locate::firmware_dir(firmware)?;
     let d = fw.parent().unwrap_or(Path::new(".")).join("hdl-sim/bench");
     if d.is_dir() {
         return Ok(d);
     }
-    Ok(crate::context::share_dir()?.join("hdl-sim/bench"))
+    Ok(jopcal_pipeline::locate::share_dir()?.join("hdl-sim/bench"))
 }
 
 pub fn sim(firmware: Option<&Path>, a: &SimArgs) -> Result<()> {

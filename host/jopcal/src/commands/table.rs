@@ -1,8 +1,8 @@
 //! `jopcal table`: a timing model's resolved per-opcode cycle table on stdout.
 
 use crate::cli::{TableArgs, TableFormat};
-use crate::context;
 use anyhow::Result;
+use jopcal_pipeline::locate as context;
 use jopcal_timing::table::{render, Format};
 use jopcal_timing::TimingModel;
 use std::path::Path;

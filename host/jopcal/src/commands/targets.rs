@@ -27,7 +27,7 @@ pub fn targets(firmware: Option<&Path>, jop_home: Option<&Path>) -> Result<()> {
                 ),
                 _ => "unavailable: verilator not installed (scripts/setup installs it)".to_string(),
             },
-            Target::Jopsim => match crate::context::jop_config() {
+            Target::Jopsim => match jopcal_pipeline::locate::jop_config() {
                 Ok(Some(c)) if c.build.is_some() && c.image.is_some() && c.jopsim.is_some() => {
                     format!("configured ({})", c.file.display())
                 }
@@ -44,7 +44,7 @@ pub fn targets(firmware: Option<&Path>, jop_home: Option<&Path>) -> Result<()> {
     }
     println!();
     println!("{:<10} status", "suite");
-    let builtin = match crate::context::firmware_dir(firmware)
+    let builtin = match jopcal_pipeline::locate::firmware_dir(firmware)
         .map_err(|e| e.to_string())
         .and_then(|d| jopcal_workloads::Suite::load(&d).map_err(|e| e.to_string()))
     {
@@ -52,7 +52,7 @@ pub fn targets(firmware: Option<&Path>, jop_home: Option<&Path>) -> Result<()> {
         Err(e) => format!("unavailable: {e}"),
     };
     println!("{:<10} {builtin}", "builtin");
-    let tree = crate::context::jop_home(jop_home)
+    let tree = jopcal_pipeline::locate::jop_home(jop_home)
         .map_err(|_| "needs the JOP tree (--jop-home DIR, $JOPCAL_JOP_HOME or [jop] home)".to_string())
         .and_then(|h| jopcal_jop::tree::JopTree::open(&h));
     for suite in jopcal_jop::tree::TreeSuite::ALL {

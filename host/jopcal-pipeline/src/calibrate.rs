@@ -1,9 +1,8 @@
-//! `jopcal calibrate`: fit a timing model to measurements, with cross-
-//! validation, identifiability and inconsistency reports; or generate the
-//! calibration micro-benchmarks.
+//! Calibrating: fitting a timing model to measurements, with cross-
+//! validation, identifiability and inconsistency reports, into a loadable
+//! table, `calibration.json` and the residual plot.
 
-use crate::cli::CalibrateArgs;
-use crate::context;
+use crate::Session;
 use anyhow::{anyhow, bail, Context, Result};
 use jopcal_calibrate::fit::{fit_without_outliers, inconsistencies, leave_one_out, Fit, FitSpec, Observation};
 use jopcal_calibrate::output::{calibrated_toml, relative_base};
@@ -28,34 +27,6 @@ pub struct Calibration {
     /// `(benchmark, predicted cycles)` of the same predictions.
     pub loo_predicted: Vec<(String, f64)>,
     pub toml: PathBuf,
-}
-
-pub fn calibrate(firmware: Option<&Path>, a: &CalibrateArgs) -> Result<()> {
-    if let Some(dir) = &a.generate_micro {
-        let fw = context::firmware_dir(firmware)?;
-        let names = jopcal_calibrate::micro::generate(dir, &fw, &[]).map_err(|e| anyhow!(e))?;
-        eprintln!(
-            " calibrate wrote {} micro-benchmarks; run them with `jopcal --firmware {} run`",
-            names.len(),
-            dir.display()
-        );
-        println!("{}", dir.display());
-        return Ok(());
-    }
-    let model_path = context::model_path(a.model.as_deref(), firmware)?;
-    let cal = run_calibration(&CalibrationRun {
-        measured: &a.measured,
-        profiles: &a.profiles,
-        model_path: &model_path,
-        groups: &a.fit,
-        cache: &a.cache,
-        loo: a.cv == "loo",
-        lenient: false,
-        leave_out_synchronized: a.leave_out_synchronized,
-        out: &a.out,
-    })?;
-    println!("{}", cal.toml.display());
-    Ok(())
 }
 
 /// Loads measurements and profiles and pairs them by benchmark. With
@@ -154,7 +125,7 @@ pub struct CalibrationRun<'a> {
 }
 
 /// Fits, cross-validates, writes `out` (the table) and `calibration.json` beside it.
-pub fn run_calibration(run: &CalibrationRun) -> Result<Calibration> {
+pub fn run_calibration(s: Session, run: &CalibrationRun) -> Result<Calibration> {
     let CalibrationRun {
         measured,
         profiles,
@@ -183,7 +154,8 @@ pub fn run_calibration(run: &CalibrationRun) -> Result<Calibration> {
             spec.params.len()
         ));
     }
-    let progress = crate::progress::Progress::new("calibrate", if loo { obs.len() as u64 + 1 } else { 1 });
+    let progress = s.progress;
+    progress.begin("calibrate", if loo { obs.len() as u64 + 1 } else { 1 });
     progress.started(&format!(
         "fitting {} parameter(s) to {} benchmarks",
         spec.params.len(),
@@ -243,7 +215,7 @@ pub fn run_calibration(run: &CalibrationRun) -> Result<Calibration> {
     } else {
         None
     };
-    progress.done();
+    progress.end();
     let incons = inconsistencies(&refs, &start, &fitted, 5.0);
     for p in f.params.iter().filter(|p| p.value != p.start) {
         if let Some(b) = &p.sole_benchmark {
@@ -302,17 +274,17 @@ pub fn run_calibration(run: &CalibrationRun) -> Result<Calibration> {
         .filter(|p| p.unidentified.is_none() && p.value != p.start)
         .map(|p| format!("{}={}", p.name, trim(p.value)))
         .collect();
-    eprintln!("  calibrate fitted {}", changed.join(" "));
-    eprintln!(
+    s.say(&format!("  calibrate fitted {}", changed.join(" ")));
+    s.say(&format!(
         "  calibrate largest |error|: fit {:.4}%{}",
         f.max_abs_error_pct(),
         loo_max.map(|l| format!(", leave-one-out {l:.4}%")).unwrap_or_default()
-    );
+    ));
     for w in &warnings {
-        eprintln!("  calibrate warning: {w}");
+        s.say(&format!("  calibrate warning: {w}"));
     }
     if !incons.is_empty() {
-        eprintln!(
+        s.say(&format!(
             "  calibrate {} opcode(s) cost more than 5% other than the published table, e.g. {}",
             incons.len(),
             incons
@@ -321,7 +293,7 @@ pub fn run_calibration(run: &CalibrationRun) -> Result<Calibration> {
                 .map(|(o, a, b)| format!("{o} {a} -> {b}"))
                 .collect::<Vec<_>>()
                 .join(", ")
-        );
+        ));
     }
     Ok(Calibration {
         fit: f,

@@ -1,16 +1,37 @@
-//! `jopcal estimate`: profiles + timing model -> estimates.csv and a JSON breakdown.
+//! Estimating: profiles × timing model → `estimates.csv` and its breakdown
+//! `estimates.json`, with method sizes from JOP's images where given.
 
-use crate::cli::EstimateArgs;
-use crate::context;
+use crate::{locate, Session};
 use anyhow::{anyhow, bail, Context, Result};
 use jopcal_measure::{atomic, clock, OutDir};
 use jopcal_profile::Profile;
+use jopcal_report::breakdown::{Breakdown, EstimatesFile};
 use jopcal_report::estimates::{write_estimates as write_estimates_csv, EstimateRow};
 use jopcal_timing::cache::CacheMode;
 use jopcal_timing::estimate::{estimate as run_estimate, Estimate};
 use jopcal_timing::TimingModel;
-use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
+
+/// What `jopcal estimate` estimates, with which table, and where it writes.
+#[derive(Debug, Clone, Default)]
+pub struct EstimateOptions {
+    /// Directory of `.jopprof` profiles.
+    pub profiles: PathBuf,
+    /// Timing model file (default: `calibration/jop-wcet.toml`).
+    pub model: Option<PathBuf>,
+    /// `NAME=VALUE` overrides of its parameters.
+    pub params: Vec<String>,
+    /// Method-cache modes.
+    pub caches: Vec<String>,
+    /// A new `.csv` file, or a directory.
+    pub out: Option<PathBuf>,
+    /// One JOP image whose method sizes every profile takes (with `link_map`).
+    pub jop_image: Option<PathBuf>,
+    /// The linker's map of `jop_image`.
+    pub link_map: Option<PathBuf>,
+    /// A directory of `<bench>.jop` images with their link maps.
+    pub images: Option<PathBuf>,
+}
 
 /// Where the CSV and the JSON breakdown go: a `.csv` file that must not
 /// exist yet (an earlier result is never overwritten), or a directory,
@@ -27,7 +48,7 @@ fn outputs(out: Option<&Path>) -> Result<(PathBuf, PathBuf)> {
                 );
             }
         }
-        context::check_out_dir(
+        locate::check_out_dir(
             file.parent()
                 .filter(|d| !d.as_os_str().is_empty())
                 .unwrap_or(Path::new(".")),
@@ -35,44 +56,46 @@ fn outputs(out: Option<&Path>) -> Result<(PathBuf, PathBuf)> {
         return Ok((file.to_owned(), json));
     }
     let stamp = clock::now_stamp();
-    let out = context::out_dir(out, "estimate", &stamp)?;
+    let out = locate::out_dir(out, "estimate", &stamp)?;
     let dir = OutDir::prepare(&out, &stamp).with_context(|| format!("preparing {}", out.display()))?;
     Ok((dir.join("estimates.csv"), dir.join("estimates.json")))
 }
 
-pub fn estimate(firmware: Option<&Path>, a: &EstimateArgs) -> Result<()> {
+/// Estimates every profile of `a.profiles` under every cache mode; returns
+/// the `estimates.csv` written.
+pub fn estimate(s: Session, a: &EstimateOptions) -> Result<PathBuf> {
     let modes: Vec<CacheMode> = a
         .caches
         .iter()
         .map(|c| c.parse::<CacheMode>().map_err(|e| anyhow!(e)))
         .collect::<Result<_>>()?;
-    let model_path = context::model_path(a.model.as_deref(), firmware)?;
+    let model_path = locate::model_path(a.model.as_deref(), s.firmware)?;
     let mut model = TimingModel::load(&model_path)?;
     model.apply_overrides(&a.params)?;
     let mut profiles = jopcal_profile::read_dir(&a.profiles)?;
     let sizes = match (&a.jop_image, &a.link_map) {
-        (Some(img), Some(map)) => Some(jop_sizes(img, map, &profiles)?),
+        (Some(img), Some(map)) => Some(jop_sizes(s, img, map, &profiles)?),
         _ => None,
     };
     if let Some(dir) = &a.images {
         for p in &mut profiles {
             match benchmark_image(dir, &p.benchmark) {
                 Some((image, map)) => {
-                    let sizes = load_image_sizes(&image, &map)?;
-                    report_disagreements(p, &sizes);
+                    let sizes = load_image_sizes(s, &image, &map)?;
+                    report_disagreements(s, p, &sizes);
                     jopcal_jop::sizes::apply(p, &sizes);
                 }
-                None => eprintln!(
+                None => s.say(&format!(
                     "  estimate {}: no {}.jop with its .jop.link.txt in {}: the host's method sizes",
                     p.benchmark,
                     p.benchmark,
                     dir.display()
-                ),
+                )),
             }
         }
     }
     let (csv_path, json_path) = outputs(a.out.as_deref())?;
-    let estimates = estimate_all_sized(&profiles, &model, &modes, sizes.as_ref());
+    let estimates = estimate_all_sized(s, &profiles, &model, &modes, sizes.as_ref());
     write_estimates(
         &estimates,
         &profiles,
@@ -88,15 +111,14 @@ pub fn estimate(firmware: Option<&Path>, a: &EstimateArgs) -> Result<()> {
         .sum();
     let total: f64 = estimates.iter().map(|e| e.cycles).sum();
     if total > 0.0 {
-        eprintln!(
+        s.say(&format!(
             "  estimate {} benchmark(s) x {} cache mode(s); {:.1}% of the cycles come from bytecodes JOP implements in Java",
             profiles.len(),
             modes.len(),
             100.0 * java / total
-        );
+        ));
     }
-    println!("{}", csv_path.display());
-    Ok(())
+    Ok(csv_path)
 }
 
 /// `<dir>/<bench>.jop` and the linker's `<dir>/<bench>.jop.link.txt`, when both are there.
@@ -107,61 +129,62 @@ pub fn benchmark_image(dir: &Path, bench: &str) -> Option<(PathBuf, PathBuf)> {
 }
 
 /// The method sizes JOP's image holds, found through its link map.
-pub fn load_image_sizes(image: &Path, map: &Path) -> Result<jopcal_jop::sizes::MethodSizes> {
+pub fn load_image_sizes(s: Session, image: &Path, map: &Path) -> Result<jopcal_jop::sizes::MethodSizes> {
     let img = jopcal_link::JopImage::load(image, None).map_err(|e| anyhow!(e))?;
     let text = std::fs::read_to_string(map).with_context(|| format!("reading {}", map.display()))?;
     let link = jopcal_jop::linkmap::LinkMap::parse(&text).map_err(|e| anyhow!("{}:{e}", map.display()))?;
     let (sizes, missing) = jopcal_jop::sizes::method_sizes(&img, &link);
-    eprintln!(
+    s.say(&format!(
         "  estimate method sizes of {} methods from {} ({} in the link map not found in its method tables)",
         sizes.len(),
         image.display(),
         missing.len()
-    );
+    ));
     Ok(sizes)
 }
 
 /// Names (the first five of) the methods `p` executed that the image lacks or sizes differently.
-fn report_disagreements(p: &Profile, sizes: &jopcal_jop::sizes::MethodSizes) {
+fn report_disagreements(s: Session, p: &Profile, sizes: &jopcal_jop::sizes::MethodSizes) {
     let d = jopcal_jop::compare::compare(p, sizes);
     for x in d.iter().take(5) {
         match x {
-            jopcal_jop::compare::Disagreement::NotInImage(m, n) => {
-                eprintln!(
-                    "  estimate {}: {m} ran {n} bytecodes on the host but is not in the JOP image",
-                    p.benchmark
-                )
-            }
-            jopcal_jop::compare::Disagreement::Size(m, h, j) => {
-                eprintln!(
-                    "  estimate {}: {m} is {h} words on the host, {j} in the JOP image",
-                    p.benchmark
-                )
-            }
+            jopcal_jop::compare::Disagreement::NotInImage(m, n) => s.say(&format!(
+                "  estimate {}: {m} ran {n} bytecodes on the host but is not in the JOP image",
+                p.benchmark
+            )),
+            jopcal_jop::compare::Disagreement::Size(m, h, j) => s.say(&format!(
+                "  estimate {}: {m} is {h} words on the host, {j} in the JOP image",
+                p.benchmark
+            )),
         }
     }
     if d.len() > 5 {
-        eprintln!("  estimate {}: {} more methods disagree", p.benchmark, d.len() - 5);
+        s.say(&format!(
+            "  estimate {}: {} more methods disagree",
+            p.benchmark,
+            d.len() - 5
+        ));
     }
 }
 
 /// Method sizes from one JOP image and link map for every profile; reports
 /// what the host profiles executed that the image lacks or sizes differently.
-fn jop_sizes(image: &Path, map: &Path, profiles: &[Profile]) -> Result<jopcal_jop::sizes::MethodSizes> {
-    let sizes = load_image_sizes(image, map)?;
+fn jop_sizes(s: Session, image: &Path, map: &Path, profiles: &[Profile]) -> Result<jopcal_jop::sizes::MethodSizes> {
+    let sizes = load_image_sizes(s, image, map)?;
     for p in profiles {
-        report_disagreements(p, &sizes);
+        report_disagreements(s, p, &sizes);
     }
     Ok(sizes)
 }
 
 /// Every profile under every cache mode, in profile order.
-pub fn estimate_all(profiles: &[Profile], model: &TimingModel, modes: &[CacheMode]) -> Vec<Estimate> {
-    estimate_all_sized(profiles, model, modes, None)
+pub fn estimate_all(s: Session, profiles: &[Profile], model: &TimingModel, modes: &[CacheMode]) -> Vec<Estimate> {
+    estimate_all_sized(s, profiles, model, modes, None)
 }
 
 /// [`estimate_all`] with method sizes from JOP's image where known.
 pub fn estimate_all_sized(
+    s: Session,
     profiles: &[Profile],
     model: &TimingModel,
     modes: &[CacheMode],
@@ -170,10 +193,10 @@ pub fn estimate_all_sized(
     let mut estimates: Vec<Estimate> = Vec::new();
     for p in profiles {
         if !p.complete {
-            eprintln!(
+            s.say(&format!(
                 "  estimate warning: profile of {} is marked incomplete (the program ended inside the region)",
                 p.benchmark
-            );
+            ));
         }
         for m in modes {
             estimates.push(match sizes {
@@ -197,68 +220,19 @@ pub fn write_estimates(
     csv_path: &Path,
     json_path: &Path,
 ) -> Result<()> {
-    let breakdown: Vec<Value> = estimates
-        .iter()
-        .zip(profiles.iter().flat_map(|p| std::iter::repeat_n(p, n_modes)))
-        .map(|(e, p)| breakdown_json(e, p))
-        .collect();
-    let json_text = serde_json::to_string_pretty(&json!({
-        "model": model.name,
-        "model_file": model_path.display().to_string(),
-        "params": model.params(),
-        "estimates": breakdown,
-    }))? + "\n";
+    let file = EstimatesFile {
+        estimates: estimates
+            .iter()
+            .zip(profiles.iter().flat_map(|p| std::iter::repeat_n(p, n_modes)))
+            .map(|(e, p)| Breakdown::of(e, p))
+            .collect(),
+        model: model.name.clone(),
+        model_file: model_path.display().to_string(),
+        params: model.params().clone(),
+    };
     let rows: Vec<EstimateRow> = estimates.iter().map(EstimateRow::from).collect();
     write_estimates_csv(csv_path, &rows).with_context(|| format!("writing {}", csv_path.display()))?;
-    atomic::write_atomic(json_path, json_text.as_bytes())
+    atomic::write_atomic(json_path, file.to_json().as_bytes())
         .with_context(|| format!("writing {}", json_path.display()))?;
     Ok(())
-}
-
-/// Per-opcode and per-context breakdown of one estimate, largest first.
-fn breakdown_json(e: &Estimate, p: &jopcal_profile::Profile) -> Value {
-    let mut ops: Vec<(&String, &(u64, f64))> = e.per_opcode.iter().collect();
-    ops.sort_by(|a, b| b.1 .1.total_cmp(&a.1 .1));
-    let mut nodes: Vec<(usize, f64)> = e
-        .per_node
-        .iter()
-        .copied()
-        .enumerate()
-        .filter(|(_, c)| *c > 0.0)
-        .collect();
-    nodes.sort_by(|a, b| b.1.total_cmp(&a.1));
-    let path = |mut i: usize| {
-        let mut parts = Vec::new();
-        loop {
-            let n = &p.nodes[i];
-            let m = &p.methods[n.method as usize];
-            parts.push(if n.callsite >= 0 {
-                format!(
-                    "{}.{}@{}",
-                    m.class.rsplit('/').next().unwrap_or(&m.class),
-                    m.name,
-                    n.callsite
-                )
-            } else {
-                format!("{}.{}", m.class.rsplit('/').next().unwrap_or(&m.class), m.name)
-            });
-            match n.parent {
-                Some(q) => i = q as usize,
-                None => break,
-            }
-        }
-        parts.reverse();
-        parts.join(" > ")
-    };
-    json!({
-        "benchmark": e.benchmark,
-        "cache_mode": e.cache.to_string(),
-        "cycles": e.cycles,
-        "java_dispatch_cycles": e.java_dispatch_cycles,
-        "java_routine_cycles": e.java_routine_cycles,
-        "invoke_return_cycles": e.invoke_return_cycles,
-        "jvm_entered_bytecodes": e.jvm_entered_bytecodes,
-        "per_opcode": ops.iter().map(|(k, (n, c))| json!({"opcode": k, "count": n, "cycles": c})).collect::<Vec<_>>(),
-        "per_context": nodes.iter().map(|(i, c)| json!({"context": path(*i), "cycles": c})).collect::<Vec<_>>(),
-    })
 }

@@ -1,57 +1,97 @@
-//! `jopcal run`: measure workloads on a target into measurements.csv. The
-//! measuring is `jopcal_targets`; this file turns the command line into a
-//! target.
+//! Measuring a workload directory on any target: the command line's target
+//! options turned into a [`jopcal_targets::Target`], measured by
+//! [`jopcal_targets::measure`].
 
-use crate::cli::{BoardArgs, RunArgs, Target, TargetArgs};
-use crate::context;
-use crate::progress::Reporter;
+use crate::{locate, Session};
 use anyhow::{bail, Result};
 use jopcal_emu::BoardConfig;
-use jopcal_measure::clock;
 use jopcal_targets::board::{BoardLine, BoardTarget, Images, REAL_BOARD};
 use jopcal_targets::emu::VirtualBoard;
 use jopcal_targets::host::{HostSetup, HostTarget};
 use jopcal_targets::jopsim::JopsimTarget;
-use jopcal_targets::{failures_message, Measured};
-use std::path::Path;
+use jopcal_targets::{failures_message, Measured, TargetKind};
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-pub fn run(firmware: Option<&Path>, jop_home: Option<&Path>, a: &RunArgs) -> Result<()> {
-    let stamp = clock::now_stamp();
-    let out = context::out_dir(a.out.as_deref(), "run", &stamp)?;
-    let root = context::suite_dir(firmware, jop_home, &a.suite)?;
-    let how = Measure {
-        target: a.target,
-        benches: &a.benches,
-        runs: a.runs,
-        timeout: context::workload_timeout(a.timeout, a.target)?,
-        jvm_args: &a.jvm_args,
-        on: &a.on,
-    };
-    let m = measure_on(&root, jop_home, &how, &out, &stamp)?;
-    println!("{}", m.csv.display());
-    fail_on_failures(&m.failures, &m.out.path)
+/// How to reach the target: the board's line, the virtual board, the bench.
+#[derive(Debug, Clone, Default)]
+pub struct TargetOptions {
+    /// The board's line and what to send it.
+    pub board: BoardOptions,
+    /// The virtual board's settings.
+    pub emu: EmuOptions,
+    /// The built bench for the Verilator target.
+    pub sim: Option<PathBuf>,
+    /// Options for the bench.
+    pub sim_args: Vec<String>,
+}
+
+/// The virtual board's settings (`--target emu`).
+#[derive(Debug, Clone, Default)]
+pub struct EmuOptions {
+    /// Its timing and cache (default: `calibration/emu-board.toml`).
+    pub config: Option<PathBuf>,
+    /// `NAME=VALUE` overrides of its parameters.
+    pub params: Vec<String>,
+    /// Write each run's per-method cycles and call stream into `traces/`.
+    pub trace: bool,
+}
+
+/// How to reach a board and what to send it (`--target board`).
+#[derive(Debug, Clone)]
+pub struct BoardOptions {
+    /// Serial device or `tcp://HOST:PORT`.
+    pub port: Option<String>,
+    /// The board's download protocol.
+    pub protocol: jopcal_link::Protocol,
+    /// Line rate (8N1).
+    pub baud: u32,
+    /// `.jop` images to run instead of building the tree's.
+    pub images: Vec<PathBuf>,
+    /// Shell command run before each download.
+    pub configure: Option<String>,
+    /// Attempts after the first.
+    pub retries: u32,
+    /// Raise DTR and RTS after opening the port.
+    pub dtr_rts: bool,
+    /// Seconds of silence after which a running image is given up.
+    pub line_timeout: u64,
+}
+
+impl Default for BoardOptions {
+    fn default() -> Self {
+        BoardOptions {
+            port: None,
+            protocol: jopcal_link::Protocol::Classic,
+            baud: 115_200,
+            images: Vec::new(),
+            configure: None,
+            retries: 2,
+            dtr_rts: false,
+            line_timeout: 30,
+        }
+    }
 }
 
 /// What to measure, where and how.
 pub struct Measure<'a> {
-    pub target: Target,
+    pub target: TargetKind,
     pub benches: &'a [String],
     pub runs: u32,
     pub timeout: u64,
     pub jvm_args: &'a [String],
-    pub on: &'a TargetArgs,
+    pub on: &'a TargetOptions,
 }
 
 /// Measures the workload directory `root` on any target into `out`.
-pub fn measure_on(root: &Path, jop_home: Option<&Path>, how: &Measure, out: &Path, stamp: &str) -> Result<Measured> {
-    let mut target = open_target(root, jop_home, how, out)?;
+pub fn measure_on(s: Session, root: &Path, how: &Measure, out: &Path, stamp: &str) -> Result<Measured> {
+    let mut target = open_target(root, s.jop_home, how, out)?;
     Ok(jopcal_targets::measure(
         target.as_mut(),
         out,
         stamp,
         how.runs,
-        &Reporter::default(),
+        s.progress,
     )?)
 }
 
@@ -68,23 +108,23 @@ fn open_target(
     let limit = Duration::from_secs(how.timeout);
     let line = |port: String| board_line(&on.board, port);
     Ok(match how.target {
-        Target::Host => Box::new(HostTarget::new(
+        TargetKind::Host => Box::new(HostTarget::new(
             root,
-            &context::cache_root()?,
+            &locate::cache_root()?,
             how.benches,
             how.jvm_args,
             limit,
         )),
-        Target::Emu => {
+        TargetKind::Emu => {
             let e = &on.emu;
-            let cfg_path = context::emu_config_path(e.emu_config.as_deref(), Some(root))?;
-            let cfg = BoardConfig::load(&cfg_path, &e.emu_params).map_err(anyhow::Error::msg)?;
+            let cfg_path = locate::emu_config_path(e.config.as_deref(), Some(root))?;
+            let cfg = BoardConfig::load(&cfg_path, &e.params).map_err(anyhow::Error::msg)?;
             let board = VirtualBoard {
                 root: root.to_path_buf(),
-                cache: context::cache_root()?,
+                cache: locate::cache_root()?,
                 benches: how.benches.to_vec(),
                 cfg,
-                cfg_note: format!("{} {}", cfg_path.display(), e.emu_params.join(" ")),
+                cfg_note: format!("{} {}", cfg_path.display(), e.params.join(" ")),
                 trace_dir: e.trace.then(|| out.join("traces")),
             };
             let line_timeout = Duration::from_secs(on.board.line_timeout);
@@ -95,13 +135,13 @@ fn open_target(
                 limit,
             ))
         }
-        Target::Jopsim => Box::new(JopsimTarget::new(
-            context::toolchain(jop_home, "--target jopsim")?,
+        TargetKind::Jopsim => Box::new(JopsimTarget::new(
+            locate::toolchain(jop_home, "--target jopsim")?,
             root,
             how.benches,
             limit,
         )?),
-        Target::Board => {
+        TargetKind::Board => {
             // Say what is missing before any image is built.
             let Some(port) = on.board.port.clone() else {
                 bail!("--target board needs --port DEV or --port tcp://HOST:PORT");
@@ -116,7 +156,7 @@ fn open_target(
                 None,
             ))
         }
-        Target::Verilator => {
+        TargetKind::Verilator => {
             let Some(sim) = on.sim.as_deref() else {
                 bail!("--target verilator needs --sim DIR (a bench from `jopcal sim build`)");
             };
@@ -140,7 +180,7 @@ fn images(root: &Path, jop_home: Option<&Path>, how: &Measure) -> Result<Images>
     }
     let why = format!("--target {} without --image", how.target.name());
     Ok(Images::Built {
-        tools: Box::new(context::toolchain(jop_home, &why)?),
+        tools: Box::new(locate::toolchain(jop_home, &why)?),
         root: root.to_path_buf(),
         benches: how.benches.to_vec(),
         limit: Duration::from_secs(how.timeout),
@@ -148,7 +188,7 @@ fn images(root: &Path, jop_home: Option<&Path>, how: &Measure) -> Result<Images>
 }
 
 /// The line settings of `--port` and its companions.
-pub fn board_line(b: &BoardArgs, port: String) -> BoardLine {
+pub fn board_line(b: &BoardOptions, port: String) -> BoardLine {
     BoardLine {
         port,
         protocol: b.protocol,
@@ -163,7 +203,7 @@ pub fn board_line(b: &BoardArgs, port: String) -> BoardLine {
 /// Options that only the host JVM target honours are refused elsewhere,
 /// rather than silently ignored.
 fn check_host_only(how: &Measure) -> Result<()> {
-    if how.target == Target::Host {
+    if how.target == TargetKind::Host {
         return Ok(());
     }
     if how.runs > 1 {
@@ -182,12 +222,12 @@ fn check_host_only(how: &Measure) -> Result<()> {
 }
 
 /// Compiles the suite in `root` for the host JVM (or takes it from the cache).
-pub fn prepare_host(root: &Path, benches: &[String]) -> Result<HostSetup> {
+pub fn prepare_host(s: Session, root: &Path, benches: &[String]) -> Result<HostSetup> {
     Ok(jopcal_targets::host::prepare_host(
         root,
-        &context::cache_root()?,
+        &locate::cache_root()?,
         benches,
-        &Reporter::default(),
+        s.progress,
     )?)
 }
 

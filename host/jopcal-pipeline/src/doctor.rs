@@ -3,7 +3,7 @@
 //! each suite compiling on the host, one image from the tree's toolchain and
 //! one JopSim run), and names each problem with its fix, one line each.
 
-use crate::context;
+use crate::{locate, Session};
 use anyhow::{bail, Result};
 use jopcal_jop::tree::{JopTree, TreeSuite};
 use jopcal_targets::toolchain::{known_fix, run_jopsim};
@@ -18,11 +18,31 @@ enum Finding {
     Skipped(String),
 }
 
-fn say(name: &str, f: &Finding) {
-    match f {
-        Finding::Ok(s) => eprintln!("  ok       {name}: {s}"),
-        Finding::Problem { what, fix } => eprintln!("  PROBLEM  {name}: {what}; fix: {fix}"),
-        Finding::Skipped(s) => eprintln!("  skipped  {name}: {s}"),
+/// The checks so far: each said as it is made, the problems counted.
+struct Checks<'a> {
+    s: Session<'a>,
+    problems: usize,
+}
+
+impl Checks<'_> {
+    fn check(&mut self, name: &str, f: Finding) {
+        self.s.say(&match &f {
+            Finding::Ok(s) => format!("  ok       {name}: {s}"),
+            Finding::Problem { what, fix } => format!("  PROBLEM  {name}: {what}; fix: {fix}"),
+            Finding::Skipped(s) => format!("  skipped  {name}: {s}"),
+        });
+        if matches!(f, Finding::Problem { .. }) {
+            self.problems += 1;
+        }
+    }
+
+    /// The verdict: an error when any check found a problem.
+    fn finish(&self) -> Result<()> {
+        if self.problems > 0 {
+            bail!("{} problem(s); see above", self.problems);
+        }
+        self.s.say("  all checks passed");
+        Ok(())
     }
 }
 
@@ -40,36 +60,33 @@ fn fix_for(why: &str) -> String {
         .to_string()
 }
 
-pub fn doctor(firmware: Option<&Path>, jop_home: Option<&Path>, timeout: u64) -> Result<()> {
-    let mut problems = 0;
-    let mut check = |name: &str, f: Finding| {
-        if matches!(f, Finding::Problem { .. }) {
-            problems += 1;
-        }
-        say(name, &f);
-    };
-    check(
+/// Checks the JOP tree the session names (its harnesses, encoding, host
+/// build, one image, one JopSim run), saying each finding; an error when
+/// any found a problem. `timeout`: seconds for the image build and JopSim.
+pub fn doctor(s: Session, timeout: u64) -> Result<()> {
+    let mut c = Checks { s, problems: 0 };
+    c.check(
         "host JDK",
         match Jdk::detect() {
             Ok(j) => Finding::Ok(j.version.clone()),
             Err(e) => problem(e.to_string(), "install a JDK 9 or newer (scripts/setup installs one)"),
         },
     );
-    let home = match context::jop_home(jop_home) {
+    let home = match locate::jop_home(s.jop_home) {
         Ok(h) => h,
         Err(e) => {
-            check("JOP tree", problem(e.to_string(), "name the tree with --jop-home DIR"));
-            bail!("{problems} problem(s); see above");
+            c.check("JOP tree", problem(e.to_string(), "name the tree with --jop-home DIR"));
+            return c.finish();
         }
     };
     let tree = match JopTree::open(&home) {
         Ok(t) => t,
         Err(e) => {
-            check(
+            c.check(
                 "JOP tree",
                 problem(e, "pass the root of a JOP checkout (it holds java/target/src)"),
             );
-            bail!("{problems} problem(s); see above");
+            return c.finish();
         }
     };
     for suite in TreeSuite::ALL {
@@ -79,17 +96,17 @@ pub fn doctor(firmware: Option<&Path>, jop_home: Option<&Path>, timeout: u64) ->
             .filter(|w| w.suite == suite)
             .map(|w| w.name.as_str())
             .collect();
-        check(
+        c.check(
             &format!("{} harnesses", suite.name()),
             harnesses_finding(suite, &names, &home),
         );
     }
-    let config = context::jop_config()?;
+    let config = locate::jop_config()?;
     let encoding = match config.as_ref().and_then(|c| c.encoding) {
         Some(e) => Ok((e, "jopcal.toml")),
         None => tree.source_encoding(),
     };
-    check(
+    c.check(
         "source encoding",
         match &encoding {
             Ok((e, from)) => Finding::Ok(format!("{e} (from {from})")),
@@ -100,43 +117,60 @@ pub fn doctor(firmware: Option<&Path>, jop_home: Option<&Path>, timeout: u64) ->
     let mut generated = None;
     for suite in TreeSuite::ALL {
         let name = format!("{} on the host", suite.name());
-        let f = context::suite_dir(firmware, Some(&home), suite.name()).and_then(|root| {
-            crate::commands::run::prepare_host(&root, &[])?;
+        let f = locate::suite_dir(s.firmware, Some(&home), suite.name(), s.progress).and_then(|root| {
+            crate::measure::prepare_host(s, &root, &[])?;
             Ok(root)
         });
         if let (Ok(root), None) = (&f, &generated) {
             generated = Some(root.clone());
         }
-        check(&name, compile_finding(f.map(|_| ())));
+        c.check(&name, compile_finding(f.map(|_| ())));
     }
     let Some(cfg) = config else {
-        check(
+        c.check(
             "jopcal.toml",
             Finding::Skipped(
                 "none found from the current directory upwards: only the host and the virtual board can run the tree (docs/jop-tree.md, step 5)"
                     .into(),
             ),
         );
-        return finish(problems);
+        return c.finish();
     };
-    check("jopcal.toml", Finding::Ok(cfg.file.display().to_string()));
-    let tools = match crate::context::toolchain(Some(&home), "building images") {
-        Ok(t) => t,
+    c.check("jopcal.toml", Finding::Ok(cfg.file.display().to_string()));
+    match generated {
+        Some(root) => image_checks(&mut c, &home, &root, timeout)?,
+        None => {
+            // Only the toolchain's own configuration can be checked.
+            let _ = toolchain_or_problem(&mut c, &home);
+        }
+    }
+    c.finish()
+}
+
+/// The toolchain jopcal.toml configures, or a problem said about it.
+fn toolchain_or_problem(c: &mut Checks, home: &Path) -> Option<jopcal_targets::toolchain::Toolchain> {
+    match locate::toolchain(Some(home), "building images") {
+        Ok(t) => Some(t),
         Err(e) => {
-            check(
+            c.check(
                 "toolchain",
                 problem(
                     format!("{e:#}"),
                     "give `build` and `image` templates (docs/jop-tree.md, step 5)",
                 ),
             );
-            return finish(problems);
+            None
         }
+    }
+}
+
+/// One image of the generated suite `root` built by the tree's toolchain,
+/// and run in JopSim when jopcal.toml configures it.
+fn image_checks(c: &mut Checks, home: &Path, root: &Path, timeout: u64) -> Result<()> {
+    let Some(tools) = toolchain_or_problem(c, home) else {
+        return Ok(());
     };
-    let Some(root) = generated else {
-        return finish(problems);
-    };
-    let suite = Suite::load(&root)?;
+    let suite = Suite::load(root)?;
     let Some(job) = suite
         .workloads
         .iter()
@@ -144,13 +178,13 @@ pub fn doctor(firmware: Option<&Path>, jop_home: Option<&Path>, timeout: u64) ->
         .or(suite.workloads.first())
         .cloned()
     else {
-        return finish(problems);
+        return Ok(());
     };
     let scratch = tempfile::tempdir()?;
     let image = scratch.path().join(format!("{}.jop", job.name));
     let limit = Duration::from_secs(timeout);
     let built = tools.build_image(&suite, &job, scratch.path(), &image, limit);
-    check(
+    c.check(
         &format!("image of {}", job.name),
         match &built {
             Ok(p) => Finding::Ok(format!(
@@ -161,15 +195,15 @@ pub fn doctor(firmware: Option<&Path>, jop_home: Option<&Path>, timeout: u64) ->
         },
     );
     if built.is_err() {
-        return finish(problems);
+        return Ok(());
     }
     if tools.cfg.jopsim.is_none() {
-        check("JopSim", Finding::Skipped("no `jopsim` template in jopcal.toml".into()));
-        return finish(problems);
+        c.check("JopSim", Finding::Skipped("no `jopsim` template in jopcal.toml".into()));
+        return Ok(());
     }
     let ran = run_jopsim(&tools, &suite, &job, scratch.path(), &image, limit);
-    check(&format!("JopSim on {}", job.name), jopsim_finding(ran));
-    finish(problems)
+    c.check(&format!("JopSim on {}", job.name), jopsim_finding(ran));
+    Ok(())
 }
 
 /// The finding on a suite's harnesses in the tree.
@@ -222,12 +256,4 @@ fn jopsim_finding(ran: std::result::Result<(String, String), String>) -> Finding
         }
         Err(why) => problem(why.clone(), fix_for(&why)),
     }
-}
-
-fn finish(problems: usize) -> Result<()> {
-    if problems > 0 {
-        bail!("{problems} problem(s); see above");
-    }
-    eprintln!("  all checks passed");
-    Ok(())
 }

@@ -1,29 +1,62 @@
-//! `jopcal validate`: the main job, end to end. Build and measure the suite on
-//! the target, profile it on the host JVM, estimate it with JOP's published
-//! table (cache always hit, always miss, and simulated), generate and measure
-//! the calibration micro-benchmarks, fit the table to the measurements with
+//! The main job, end to end: build and measure the suite on the target,
+//! profile it on the host JVM, estimate it with JOP's published table (cache
+//! always hit, always miss, and simulated), generate and measure the
+//! calibration micro-benchmarks, fit the table to the measurements with
 //! leave-one-out cross-validation, estimate again with the fitted table,
-//! reconcile everything into accuracy tables and plots, and write
-//! `summary.json`. A stage that cannot run on the chosen target says why.
+//! reconcile everything into accuracy tables and plots, explain each
+//! estimate, and write `summary.json`. A stage that cannot run on the chosen
+//! target says why.
 
-use super::calibrate::{run_calibration, CalibrationRun};
-use super::estimate::{benchmark_image, estimate_all, load_image_sizes, write_estimates};
-use super::explain;
-use super::profile::{profile_suite, ProfiledSet};
-use super::report::write_accuracy;
-use super::run::{fail_on_failures, measure_on, prepare_host, Measure};
-use crate::cli::{ProfileFormat, ValidateArgs};
-use crate::context;
+use crate::calibrate::{run_calibration, CalibrationRun};
+use crate::estimate::{benchmark_image, estimate_all, load_image_sizes, write_estimates};
+use crate::explain;
+use crate::measure::{measure_on, prepare_host, Measure, TargetOptions};
+use crate::profile::{profile_suite, ProfileFormat, ProfiledSet};
+use crate::report::write_accuracy;
+use crate::{locate, Session};
 use anyhow::{anyhow, bail, Context, Result};
 use jopcal_measure::{atomic, clock, measurements};
 use jopcal_report::accuracy::reconcile;
 use jopcal_report::estimates::read_estimates;
 use jopcal_report::summary::{Bench, BenchEstimate, CalibrationSummary, Failure, Stage, Summary};
-use jopcal_targets::Measured;
+use jopcal_targets::{Measured, TargetKind};
 use jopcal_timing::cache::CacheMode;
+use jopcal_timing::estimate::Estimate;
 use jopcal_timing::TimingModel;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
+
+/// What `jopcal validate` runs, where, and where it writes.
+#[derive(Debug, Clone)]
+pub struct ValidateOptions {
+    /// Where the workloads run.
+    pub target: TargetKind,
+    /// `builtin`, `jembench` or `jbe`.
+    pub suite: String,
+    /// Output directory (default `out/validate-<time>/`).
+    pub out: Option<PathBuf>,
+    /// Only these benchmarks of the suite.
+    pub benches: Vec<String>,
+    /// Seconds one workload may take.
+    pub timeout: Option<u64>,
+    /// The published measurements to compare with.
+    pub references: Option<PathBuf>,
+    /// The timing model to estimate with and to start the fit from.
+    pub model: Option<PathBuf>,
+    /// How to reach the target.
+    pub on: TargetOptions,
+}
+
+/// What a validate run wrote and what failed in it.
+#[derive(Debug)]
+pub struct Validated {
+    /// The run's directory.
+    pub dir: PathBuf,
+    /// Its `summary.json`.
+    pub summary: PathBuf,
+    /// `(workload, why)` of every workload that failed somewhere.
+    pub failures: Vec<(String, String)>,
+}
 
 /// Marks the calibrated estimates as leave-one-out predictions.
 const LOO_SUFFIX: &str = "-loo";
@@ -34,14 +67,14 @@ const CACHE_MODES: [&str; 3] = ["hit", "miss", "fifo:1024:16"];
 /// Measures a workload directory's suite on the target into `out` and
 /// profiles it on the host JVM into `out/profiles`.
 fn measure_and_profile(
+    s: Session,
     root: &Path,
-    jop_home: Option<&Path>,
-    a: &ValidateArgs,
+    a: &ValidateOptions,
     benches: &[String],
     out: &Path,
     stamp: &str,
 ) -> Result<(Measured, ProfiledSet, Vec<String>)> {
-    let timeout = context::workload_timeout(a.timeout, a.target)?;
+    let timeout = locate::workload_timeout(a.timeout, a.target)?;
     let how = Measure {
         target: a.target,
         benches,
@@ -50,9 +83,10 @@ fn measure_and_profile(
         jvm_args: &[],
         on: &a.on,
     };
-    let m = measure_on(root, jop_home, &how, out, stamp)?;
-    let setup = prepare_host(root, benches)?;
+    let m = measure_on(s, root, &how, out, stamp)?;
+    let setup = prepare_host(s, root, benches)?;
     let mut profiled = profile_suite(
+        s,
         &setup,
         &m.out.path.join("profiles"),
         stamp,
@@ -61,7 +95,7 @@ fn measure_and_profile(
         Duration::from_secs(timeout),
         &[],
     )?;
-    let library = use_image_sizes(&m.out.path, &mut profiled)?;
+    let library = use_image_sizes(s, &m.out.path, &mut profiled)?;
     Ok((m, profiled, library))
 }
 
@@ -106,14 +140,14 @@ fn library_calls(p: &jopcal_profile::Profile, sizes: &jopcal_jop::sizes::MethodS
 /// charge the method cache for what JOP loads. The host-size profiles are kept
 /// in `profiles/host-sizes/`; the methods the two disagree on are reported.
 /// Returns the library methods to price per call (see [`library_calls`]).
-fn use_image_sizes(out: &Path, profiled: &mut ProfiledSet) -> Result<Vec<String>> {
+fn use_image_sizes(s: Session, out: &Path, profiled: &mut ProfiledSet) -> Result<Vec<String>> {
     let host_dir = profiled.dir.join("host-sizes");
     let mut library = std::collections::BTreeSet::new();
     for p in &mut profiled.profiles {
         let Some((image, map)) = benchmark_image(&out.join("images"), &p.benchmark) else {
             continue;
         };
-        let sizes = load_image_sizes(&image, &map)?;
+        let sizes = load_image_sizes(s, &image, &map)?;
         let disagreements = jopcal_jop::compare::compare(p, &sizes);
         let not_in_image = disagreements
             .iter()
@@ -127,7 +161,7 @@ fn use_image_sizes(out: &Path, profiled: &mut ProfiledSet) -> Result<Vec<String>
         }
         let changed = jopcal_jop::sizes::apply(p, &sizes);
         atomic::write_atomic(&profiled.dir.join(&file), &jopcal_profile::encode(p))?;
-        eprintln!(
+        s.say(&format!(
             "  validate {}: method sizes of its JOP image ({changed} differ from the host's); {not_in_image} method(s) ran on the host but are not in the image{}",
             p.benchmark,
             disagreements
@@ -137,97 +171,58 @@ fn use_image_sizes(out: &Path, profiled: &mut ProfiledSet) -> Result<Vec<String>
                     _ => None,
                 })
                 .unwrap_or_default()
-        );
+        ));
     }
     Ok(library.into_iter().collect())
 }
 
-pub fn validate(firmware: Option<&Path>, jop_home: Option<&Path>, a: &ValidateArgs) -> Result<()> {
+/// Runs the whole pipeline of `a` into one directory.
+pub fn validate(s: Session, a: &ValidateOptions) -> Result<Validated> {
     if !a.on.board.images.is_empty() {
         bail!(
             "validate builds every image itself (the suite's and the micro-benchmarks'): --image is for `jopcal run`"
         );
     }
-    let root = context::suite_dir(firmware, jop_home, &a.suite)?;
-    let firmware = Some(root.as_path());
+    let root = locate::suite_dir(s.firmware, s.jop_home, &a.suite, s.progress)?;
+    let s = s.with_firmware(&root);
     let stamp = clock::now_stamp();
-    let out = context::out_dir(a.out.as_deref(), "validate", &stamp)?;
-    let mut stages: Vec<Stage> = Vec::new();
-    let mut stage = |name: &str, status: &str| {
-        stages.push(Stage {
-            name: name.to_string(),
-            status: status.to_string(),
-        })
-    };
-    let (m, profiled, library) = measure_and_profile(&root, jop_home, a, &a.benches, &out, &stamp)?;
+    let out = locate::out_dir(a.out.as_deref(), "validate", &stamp)?;
+    let mut run = Run::default();
+    let (m, profiled, library) = measure_and_profile(s, &root, a, &a.benches, &out, &stamp)?;
     let dir = m.out.path.clone();
-    stage("build", "done");
-    stage("measure", "done");
-    stage("profile", "done");
-    let model_path = context::model_path(a.model.as_deref(), firmware)?;
+    run.stage("build", "done");
+    run.stage("measure", "done");
+    run.stage("profile", "done");
+    let model_path = locate::model_path(a.model.as_deref(), s.firmware)?;
     let model = TimingModel::load(&model_path)?;
-    let mut modes: Vec<CacheMode> = CACHE_MODES.iter().map(|c| c.parse().expect("valid mode")).collect();
-    // The cache the target says it ran with (JopSim prints its own) is estimated too.
-    if let Some(reported) = m.method_cache.as_deref() {
-        let mode: CacheMode = reported
-            .parse()
-            .map_err(|e: String| anyhow!("the target reported method cache {reported}: {e}"))?;
-        eprintln!("  validate {} reports its method cache: {mode}", a.target.name());
-        if !modes.contains(&mode) {
-            modes.push(mode);
-        }
-    }
-    let mut estimates = estimate_all(&profiled.profiles, &model, &modes);
-    let mut failures: Vec<(String, String)> = m.failures.iter().chain(&profiled.failures).cloned().collect();
+    let modes = cache_modes(s, a, &m)?;
+    let estimates = estimate_all(s, &profiled.profiles, &model, &modes);
+    run.failures = m.failures.iter().chain(&profiled.failures).cloned().collect();
     // A workload left out of the build fails both the measurement and the profile: name it once.
     let mut seen = std::collections::HashSet::new();
-    failures.retain(|f| seen.insert(f.clone()));
+    run.failures.retain(|f| seen.insert(f.clone()));
     let cycles_target = m.rows.iter().all(|r| r.unit == jopcal_measure::Unit::Cycles) && !m.rows.is_empty();
-    let mut calibration = None;
-    let mut loo_errors: Vec<(String, f64)> = Vec::new();
+    let mut calibrated = Vec::new();
     if !cycles_target {
         let why = format!("skipped: target {} measures time, not cycles", a.target.name());
-        stage("estimate", "done");
-        stage("calibrate", &why);
-        stage("reconcile", &why);
-        stage("plot", &why);
+        run.stage("estimate", "done");
+        for stage in ["calibrate", "reconcile", "plot"] {
+            run.stage(stage, &why);
+        }
     } else {
-        let c = calibrate_stage(
-            a,
-            jop_home,
-            firmware,
-            &m,
-            &profiled,
-            &model,
-            &model_path,
-            library,
-            &stamp,
-        )?;
+        let c = calibrate_stage(s, a, &m, &profiled, &model, &model_path, library, &stamp)?;
         for (name, status) in &c.stages {
-            stage(name, status);
+            run.stage(name, status);
         }
-        failures.extend(c.failures);
-        estimates.extend(c.estimates);
-        loo_errors = c.loo_errors;
-        calibration = Some(c.summary);
+        run.failures.extend(c.failures);
+        run.loo_errors = c.loo_errors;
+        run.calibration = Some(c.summary);
+        calibrated = c.estimates;
     }
-    let n_modes = estimates.len() / profiled.profiles.len().max(1);
-    let all_profiles: Vec<jopcal_profile::Profile> = {
-        // estimate_all yields profile-major order per call; rebuild the matching list.
-        let mut v = Vec::new();
-        for p in &profiled.profiles {
-            for _ in 0..modes.len() {
-                v.push(p.clone());
-            }
-        }
-        if n_modes > modes.len() {
-            v.extend(profiled.profiles.iter().cloned());
-        }
-        v
-    };
+    let all = [estimates, calibrated].concat();
     write_estimates(
-        &estimates,
-        &all_profiles,
+        &all,
+        &estimated_profiles(&profiled.profiles, modes.len(), all.len()),
         1,
         &model,
         &model_path,
@@ -235,79 +230,160 @@ pub fn validate(firmware: Option<&Path>, jop_home: Option<&Path>, a: &ValidateAr
         &dir.join("estimates.json"),
     )?;
     if cycles_target {
-        let acc = reconcile(
-            &measurements::read(&m.csv).map_err(|e| anyhow!(e))?,
-            &read_estimates(&dir.join("estimates.csv")).map_err(|e| anyhow!(e))?,
-        )
-        .map_err(|e| anyhow!(e))?;
-        write_accuracy(&acc, &dir)?;
-        explain_stage(
-            &profiled.profiles,
-            &model,
-            &model_path,
-            &modes,
-            m.method_cache.as_deref(),
-            &m.rows,
-            &dir,
-        )?;
-        stage("reconcile", "done");
-        stage("plot", "done");
-        for (v, name) in acc.variants.iter().enumerate() {
-            eprintln!(
-                "  validate {name}: geometric mean |error| {:.3}%",
-                acc.geomean_abs_error(v)
-            );
-        }
+        reconcile_stage(s, &m, &profiled, &model, &model_path, &modes, &dir)?;
+        run.stage("reconcile", "done");
+        run.stage("plot", "done");
     }
-    stage("summary", "done");
-    let summary = Summary {
-        target: a.target.name().to_string(),
-        suite: a.suite.clone(),
-        complete: stages.iter().all(|s| s.status == "done") && failures.is_empty(),
-        benchmarks: m
-            .rows
-            .iter()
-            .map(|r| Bench {
-                name: r.benchmark.clone(),
-                iterations: r.iterations,
-                measured: r.value,
-                measured_cycles: r.cycles(),
-                unit: r.unit.to_string(),
-                estimates: estimates
-                    .iter()
-                    .filter(|e| e.benchmark == r.benchmark)
-                    .map(|e| BenchEstimate {
-                        model: e.model.clone(),
-                        cache: e.cache.to_string(),
-                        cycles: e.cycles,
-                        error_pct: r.cycles().map(|c| 100.0 * (e.cycles - c as f64) / c as f64),
-                    })
-                    .collect(),
-                loo_error_pct: loo_errors.iter().find(|(b, _)| *b == r.benchmark).map(|(_, e)| *e),
-            })
-            .collect(),
-        stages,
-        calibration,
-        failures: failures
-            .iter()
-            .map(|(name, reason)| Failure {
-                name: name.clone(),
-                reason: reason.clone(),
-            })
-            .collect(),
-        measurements: "measurements.csv".into(),
-        tool_version: env!("CARGO_PKG_VERSION").to_string(),
-        timestamp: clock::now_rfc3339(),
-    };
+    run.stage("summary", "done");
+    let failures = run.failures.clone();
+    let summary = run.summary(a, &m, &all);
     let path = dir.join("summary.json");
     atomic::write_atomic(&path, summary.to_json().as_bytes()).with_context(|| format!("writing {}", path.display()))?;
-    eprintln!(
+    s.say(&format!(
         "  validate {} benchmarks measured on {}",
         summary.benchmarks.len(),
         summary.target
-    );
-    println!("{}", path.display());
-    fail_on_failures(&failures, &dir)
+    ));
+    Ok(Validated {
+        dir,
+        summary: path,
+        failures,
+    })
+}
+
+/// What the stages of a validate run said, gathered for `summary.json`.
+#[derive(Default)]
+struct Run {
+    stages: Vec<Stage>,
+    failures: Vec<(String, String)>,
+    loo_errors: Vec<(String, f64)>,
+    calibration: Option<CalibrationSummary>,
+}
+
+impl Run {
+    fn stage(&mut self, name: &str, status: &str) {
+        self.stages.push(Stage {
+            name: name.to_string(),
+            status: status.to_string(),
+        });
+    }
+
+    /// The run's `summary.json`: each benchmark's measurement beside every estimate of it.
+    fn summary(self, a: &ValidateOptions, m: &Measured, estimates: &[Estimate]) -> Summary {
+        Summary {
+            target: a.target.name().to_string(),
+            suite: a.suite.clone(),
+            complete: self.stages.iter().all(|s| s.status == "done") && self.failures.is_empty(),
+            benchmarks: m
+                .rows
+                .iter()
+                .map(|r| Bench {
+                    name: r.benchmark.clone(),
+                    iterations: r.iterations,
+                    measured: r.value,
+                    measured_cycles: r.cycles(),
+                    unit: r.unit.to_string(),
+                    estimates: estimates
+                        .iter()
+                        .filter(|e| e.benchmark == r.benchmark)
+                        .map(|e| BenchEstimate {
+                            model: e.model.clone(),
+                            cache: e.cache.to_string(),
+                            cycles: e.cycles,
+                            error_pct: r.cycles().map(|c| 100.0 * (e.cycles - c as f64) / c as f64),
+                        })
+                        .collect(),
+                    loo_error_pct: self.loo_errors.iter().find(|(b, _)| *b == r.benchmark).map(|(_, e)| *e),
+                })
+                .collect(),
+            stages: self.stages,
+            calibration: self.calibration,
+            failures: self
+                .failures
+                .iter()
+                .map(|(name, reason)| Failure {
+                    name: name.clone(),
+                    reason: reason.clone(),
+                })
+                .collect(),
+            measurements: "measurements.csv".into(),
+            tool_version: env!("CARGO_PKG_VERSION").to_string(),
+            timestamp: clock::now_rfc3339(),
+        }
+    }
+}
+
+/// The published table's cache modes, and the one the target says it ran
+/// with (JopSim prints its own).
+fn cache_modes(s: Session, a: &ValidateOptions, m: &Measured) -> Result<Vec<CacheMode>> {
+    let mut modes: Vec<CacheMode> = CACHE_MODES.iter().map(|c| c.parse().expect("valid mode")).collect();
+    if let Some(reported) = m.method_cache.as_deref() {
+        let mode: CacheMode = reported
+            .parse()
+            .map_err(|e| anyhow!("the target reported method cache {reported}: {e}"))?;
+        s.say(&format!(
+            "  validate {} reports its method cache: {mode}",
+            a.target.name()
+        ));
+        if !modes.contains(&mode) {
+            modes.push(mode);
+        }
+    }
+    Ok(modes)
+}
+
+/// The profile of each estimate: every profile once per cache mode (the
+/// order [`estimate_all`] yields), then once more each for the calibrated
+/// estimates when there are any.
+fn estimated_profiles(
+    profiles: &[jopcal_profile::Profile],
+    n_modes: usize,
+    n_estimates: usize,
+) -> Vec<jopcal_profile::Profile> {
+    let mut v: Vec<jopcal_profile::Profile> = profiles
+        .iter()
+        .flat_map(|p| std::iter::repeat_n(p, n_modes))
+        .cloned()
+        .collect();
+    if n_estimates > v.len() {
+        v.extend(profiles.iter().cloned());
+    }
+    v
+}
+
+/// Accuracy tables and plots from the measurements and every estimate
+/// written, and the explanation of each benchmark.
+fn reconcile_stage(
+    s: Session,
+    m: &Measured,
+    profiled: &ProfiledSet,
+    model: &TimingModel,
+    model_path: &Path,
+    modes: &[CacheMode],
+    dir: &Path,
+) -> Result<()> {
+    let acc = reconcile(
+        &measurements::read(&m.csv).map_err(|e| anyhow!(e))?,
+        &read_estimates(&dir.join("estimates.csv")).map_err(|e| anyhow!(e))?,
+    )
+    .map_err(|e| anyhow!(e))?;
+    write_accuracy(&acc, dir)?;
+    explain_stage(
+        &profiled.profiles,
+        model,
+        model_path,
+        modes,
+        m.method_cache.as_deref(),
+        &m.rows,
+        dir,
+    )?;
+    for (v, name) in acc.variants.iter().enumerate() {
+        s.say(&format!(
+            "  validate {name}: geometric mean |error| {:.3}%",
+            acc.geomean_abs_error(v)
+        ));
+    }
+    Ok(())
 }
 
 /// `explain.md` and `explain.json`: each benchmark's estimate under the
@@ -337,7 +413,7 @@ struct Calibrated {
     stages: Vec<(&'static str, String)>,
     failures: Vec<(String, String)>,
     /// The leave-one-out predictions of the calibrated table (model `-loo`).
-    estimates: Vec<jopcal_timing::estimate::Estimate>,
+    estimates: Vec<Estimate>,
     loo_errors: Vec<(String, f64)>,
     summary: CalibrationSummary,
 }
@@ -349,9 +425,8 @@ struct Calibrated {
 /// with the table fitted without it.
 #[allow(clippy::too_many_arguments)]
 fn calibrate_stage(
-    a: &ValidateArgs,
-    jop_home: Option<&Path>,
-    firmware: Option<&Path>,
+    s: Session,
+    a: &ValidateOptions,
     m: &Measured,
     profiled: &ProfiledSet,
     model: &TimingModel,
@@ -364,17 +439,16 @@ fn calibrate_stage(
     let mut stage = |name: &'static str, status: &str| stages.push((name, status.to_string()));
     let mut failures: Vec<(String, String)> = Vec::new();
     // Calibration set: the suite plus generated micro-benchmarks.
-    let fw = context::firmware_dir(firmware)?;
+    let fw = locate::firmware_dir(s.firmware)?;
     let micro_src = dir.join("micro-suite");
     // On the tree's targets the host compiles them as the tree's build does (`host_javac`).
-    let compiler = if a.target.kind().runs_tree_images() {
-        context::jop_config()?.map(|c| c.host_javac).unwrap_or_default()
+    let compiler = if a.target.runs_tree_images() {
+        locate::jop_config()?.map(|c| c.host_javac).unwrap_or_default()
     } else {
         Vec::new()
     };
-    jopcal_calibrate::micro::generate(&micro_src, &fw, &compiler).map_err(|e| anyhow!(e))?;
-    let (micro, micro_prof, micro_library) =
-        measure_and_profile(&micro_src, jop_home, a, &[], &dir.join("micro"), stamp)?;
+    jopcal_workloads::micro::generate(&micro_src, &fw, &compiler).map_err(|e| anyhow!(e))?;
+    let (micro, micro_prof, micro_library) = measure_and_profile(s, &micro_src, a, &[], &dir.join("micro"), stamp)?;
     library.extend(micro_library);
     library.sort();
     library.dedup();
@@ -387,28 +461,31 @@ fn calibrate_stage(
         let (text, params) =
             jopcal_calibrate::output::library_model_toml(&base, &format!("{}+library", model.name), &library);
         atomic::write_atomic(&file, text.as_bytes())?;
-        eprintln!(
+        s.say(&format!(
             "  validate {} library method(s) JOP implements differently (not in its image, or JDK code at another size); the fit prices each call: {}",
             library.len(),
             library.join(", ")
-        );
+        ));
         (file, format!("r,w,impl_java,cache,{}", params.join(",")))
     };
     failures.extend(micro.failures.iter().cloned());
     failures.extend(micro_prof.failures.iter().cloned());
-    let cal = run_calibration(&CalibrationRun {
-        measured: &[m.csv.clone(), micro.csv.clone()],
-        profiles: &[dir.join("profiles"), dir.join("micro/profiles")],
-        model_path: &fit_model,
-        groups: &fit_spec,
-        cache: m.method_cache.as_deref().unwrap_or("fifo:1024:16"),
-        loo: true,
-        // A workload that failed on the target is a failure of its own, already recorded.
-        lenient: true,
-        // JopSim's monitors are not the processor's: those benchmarks are reported, not fitted.
-        leave_out_synchronized: a.target == crate::cli::Target::Jopsim,
-        out: &dir.join("calibrated.toml"),
-    })?;
+    let cal = run_calibration(
+        s,
+        &CalibrationRun {
+            measured: &[m.csv.clone(), micro.csv.clone()],
+            profiles: &[dir.join("profiles"), dir.join("micro/profiles")],
+            model_path: &fit_model,
+            groups: &fit_spec,
+            cache: m.method_cache.as_deref().unwrap_or("fifo:1024:16"),
+            loo: true,
+            // A workload that failed on the target is a failure of its own, already recorded.
+            lenient: true,
+            // JopSim's monitors are not the processor's: those benchmarks are reported, not fitted.
+            leave_out_synchronized: a.target == TargetKind::Jopsim,
+            out: &dir.join("calibrated.toml"),
+        },
+    )?;
     stage("calibrate", "done");
     let suite_loo: Vec<&(String, f64)> = cal
         .loo_errors
@@ -416,7 +493,7 @@ fn calibrate_stage(
         .filter(|(b, _)| m.rows.iter().any(|r| &r.benchmark == b))
         .collect();
     if !suite_loo.is_empty() {
-        eprintln!(
+        s.say(&format!(
             "  validate leave-one-out error of the calibrated table, per {} benchmark: {}; largest |error| {:.3}%",
             a.suite,
             suite_loo
@@ -425,12 +502,12 @@ fn calibrate_stage(
                 .collect::<Vec<_>>()
                 .join(", "),
             suite_loo.iter().map(|(_, e)| e.abs()).fold(0.0, f64::max)
-        );
+        ));
     }
     let loo_errors = cal.loo_errors.clone();
     if a.suite != "builtin" {
         // The tree's benchmarks: side by side with the published cross-profilers.
-        let refs = context::reference_dir(a.references.as_deref())?;
+        let refs = locate::reference_dir(a.references.as_deref())?;
         let refs = jopcal_report::published::load(&refs).map_err(|e| anyhow!(e))?;
         let ours: Vec<(String, f64)> = suite_loo.iter().map(|(b, e)| (b.clone(), *e)).collect();
         let md = jopcal_report::published::markdown(&ours, &refs, &a.suite);
@@ -441,7 +518,7 @@ fn calibrate_stage(
     // The calibrated column is out of sample: each benchmark is estimated
     // by the table fitted without it (leave-one-out), never by a fit to
     // its own measurement. The breakdowns stay the full table's.
-    let mut calibrated = estimate_all(&profiled.profiles, &fitted, &[cal.fit.cache]);
+    let mut calibrated = estimate_all(s, &profiled.profiles, &fitted, &[cal.fit.cache]);
     for e in &mut calibrated {
         if let Some((_, predicted)) = cal.loo_predicted.iter().find(|(b, _)| *b == e.benchmark) {
             e.cycles = *predicted;
@@ -481,6 +558,14 @@ fn calibrate_stage(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn session() -> Session<'static> {
+        Session {
+            firmware: None,
+            jop_home: None,
+            progress: &jopcal_targets::NoProgress,
+        }
+    }
 
     #[test]
     fn library_calls_are_the_outermost_replaced_methods() {
@@ -574,7 +659,7 @@ mod tests {
             profiles: vec![profile.clone()],
             failures: Vec::new(),
         };
-        let library = use_image_sizes(out, &mut set).unwrap();
+        let library = use_image_sizes(session(), out, &mut set).unwrap();
         assert_eq!(
             library,
             ["a.B.hostOnly()V"],
@@ -596,7 +681,7 @@ mod tests {
             profiles: vec![profile.clone()],
             failures: Vec::new(),
         };
-        assert!(use_image_sizes(out, &mut again).unwrap().is_empty());
+        assert!(use_image_sizes(session(), out, &mut again).unwrap().is_empty());
         assert_eq!(again.profiles[0], profile);
     }
 }

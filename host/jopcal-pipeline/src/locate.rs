@@ -1,5 +1,6 @@
-//! Where things are: the suite's firmware directory, the build cache, and the
-//! default output directory of a verb.
+//! Where things are when the user did not say: the suite's firmware
+//! directory, the default tables, the JOP tree and its `jopcal.toml`, the
+//! cache, and the default output directory of a verb.
 
 use anyhow::{bail, Result};
 use std::path::{Path, PathBuf};
@@ -199,11 +200,11 @@ pub fn jop_home(explicit: Option<&Path>) -> Result<PathBuf> {
 /// Seconds a workload may take on `target`: `--timeout`, else on the JOP
 /// tree's targets (JopSim, a board, the bench) `timeout` of jopcal.toml,
 /// else 120.
-pub fn workload_timeout(explicit: Option<u64>, target: crate::cli::Target) -> Result<u64> {
+pub fn workload_timeout(explicit: Option<u64>, target: jopcal_targets::TargetKind) -> Result<u64> {
     if let Some(t) = explicit {
         return Ok(t);
     }
-    let configured = if target.kind().runs_tree_images() {
+    let configured = if target.runs_tree_images() {
         jop_config()?.and_then(|c| c.timeout)
     } else {
         None
@@ -232,7 +233,12 @@ pub fn jop_config() -> Result<Option<jopcal_jop::config::JopConfig>> {
 /// directory for `builtin`; for `jembench` and `jbe`, a directory generated
 /// from the JOP tree's fixed-count harnesses (see `jopcal_jop::tree`), kept in
 /// the build cache under a name derived from its content.
-pub fn suite_dir(firmware: Option<&Path>, home: Option<&Path>, suite: &str) -> Result<PathBuf> {
+pub fn suite_dir(
+    firmware: Option<&Path>,
+    home: Option<&Path>,
+    suite: &str,
+    progress: &crate::Progress,
+) -> Result<PathBuf> {
     use jopcal_jop::tree::{generate_suite, JopTree, TreeSuite};
     let fw = firmware_dir(firmware)?;
     if suite == "builtin" {
@@ -279,14 +285,14 @@ pub fn suite_dir(firmware: Option<&Path>, home: Option<&Path>, suite: &str) -> R
         }
     }
     for s in &g.skipped {
-        eprintln!("     note: left out of the {suite} suite: {s}");
+        progress.note(&format!("note: left out of the {suite} suite: {s}"));
     }
-    eprintln!(
-        "     suite {suite}: {} harnesses of {} ({})",
+    progress.note(&format!(
+        "suite {suite}: {} harnesses of {} ({})",
         g.names.len(),
         home.display(),
         g.names.join(", ")
-    );
+    ));
     Ok(dir)
 }
 

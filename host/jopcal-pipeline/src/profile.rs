@@ -1,10 +1,8 @@
-//! `jopcal profile`: run workloads on the host JVM under the profiler agent
-//! and write one `.jopprof` per benchmark (and optionally a JSON view).
+//! Profiling: workloads on the host JVM under the profiler agent, one
+//! `.jopprof` per benchmark (and optionally a JSON view).
 
-use crate::cli::{ProfileArgs, ProfileFormat, RegionArg};
-use crate::commands::run::prepare_host;
-use crate::context;
-use crate::progress::Progress;
+use crate::measure::prepare_host;
+use crate::{locate, Session};
 use anyhow::{bail, Context, Result};
 use jopcal_jop::tree::TreeSuite;
 use jopcal_measure::{atomic, clock, OutDir};
@@ -23,15 +21,62 @@ pub struct ProfiledSet {
     pub failures: Vec<(String, String)>,
 }
 
+/// Which part of a program a profile counts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RegionChoice {
+    /// Between the jop-firmware harness's `Harness.start()` and `Harness.stop()`.
+    Harness,
+    /// The dynamic extent of the main class's `main(String[])`.
+    Main,
+    /// The dynamic extent of the first call of a named method.
+    Method,
+}
+
+/// Extra files a profiling pass writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ProfileFormat {
+    /// Only the binary `.jopprof` files.
+    Binary,
+    /// Also a JSON view (`<bench>.json`) of each tree.
+    Json,
+}
+
+/// What `jopcal profile` profiles, and how.
+#[derive(Debug, Clone)]
+pub struct ProfileOptions {
+    /// `builtin`, `jembench` or `jbe` (not with `cp`/`main`).
+    pub suite: Option<String>,
+    /// Only these benchmarks.
+    pub benches: Vec<String>,
+    /// Class path of an arbitrary program, with `main`.
+    pub cp: Option<String>,
+    /// Main class of that program.
+    pub main: Option<String>,
+    /// What to count.
+    pub region: Option<RegionChoice>,
+    /// The method whose first call is the region.
+    pub method: Option<String>,
+    /// Output directory.
+    pub out: Option<PathBuf>,
+    /// Also a JSON view.
+    pub format: ProfileFormat,
+    /// Seconds one program may run.
+    pub timeout: u64,
+    /// Extra JVM options.
+    pub jvm_args: Vec<String>,
+}
+
 /// One program to profile.
 struct Job {
     bench: String,
     request: ProfileRequest,
 }
 
-pub fn profile(firmware: Option<&Path>, jop_home: Option<&Path>, a: &ProfileArgs) -> Result<()> {
+/// Profiles what `a` names into its output directory (a suite's workloads,
+/// a JOP tree's harnesses themselves, or one `--cp`/`--main` program).
+pub fn profile(s: Session, a: &ProfileOptions) -> Result<ProfiledSet> {
     let stamp = clock::now_stamp();
-    let out = context::out_dir(a.out.as_deref(), "profile", &stamp)?;
+    let out = locate::out_dir(a.out.as_deref(), "profile", &stamp)?;
     let timeout = Duration::from_secs(a.timeout);
     let set = match (&a.cp, &a.main) {
         (Some(cp), Some(main)) => {
@@ -42,14 +87,14 @@ pub fn profile(firmware: Option<&Path>, jop_home: Option<&Path>, a: &ProfileArgs
                 .first()
                 .cloned()
                 .unwrap_or_else(|| main.rsplit(['.', '/']).next().unwrap_or(main).to_string());
-            let region = match a.region.unwrap_or(RegionArg::Main) {
-                RegionArg::Main => ProfileRegion::Main,
-                RegionArg::Harness => ProfileRegion::Harness,
-                RegionArg::Method => {
+            let region = match a.region.unwrap_or(RegionChoice::Main) {
+                RegionChoice::Main => ProfileRegion::Main,
+                RegionChoice::Harness => ProfileRegion::Harness,
+                RegionChoice::Method => {
                     ProfileRegion::Method(a.method.clone().context("--region method needs --method CLASS.NAME")?)
                 }
             };
-            let out = prepare(&out, &stamp)?;
+            let out = prepare(s, &out, &stamp)?;
             let job = Job {
                 request: ProfileRequest {
                     classpath,
@@ -63,31 +108,31 @@ pub fn profile(firmware: Option<&Path>, jop_home: Option<&Path>, a: &ProfileArgs
                 },
                 bench,
             };
-            run_jobs(&jdk, vec![job], &out, a.format)?
+            run_jobs(s, &jdk, vec![job], &out, a.format)?
         }
         _ if a.suite.as_deref().and_then(TreeSuite::from_name).is_some()
-            && matches!(a.region, Some(RegionArg::Main | RegionArg::Method)) =>
+            && matches!(a.region, Some(RegionChoice::Main | RegionChoice::Method)) =>
         {
             let suite = a.suite.as_deref().and_then(TreeSuite::from_name).expect("checked");
-            let home = context::jop_home(jop_home)?;
-            let out = prepare(&out, &stamp)?;
-            original_harness_jobs(&home, suite, a, &out, timeout)?
+            let home = locate::jop_home(s.jop_home)?;
+            let out = prepare(s, &out, &stamp)?;
+            original_harness_jobs(s, &home, suite, a, &out, timeout)?
         }
         _ => {
             let suite = a.suite.as_deref().unwrap_or("builtin");
-            let root = context::suite_dir(firmware, jop_home, suite)?;
-            if a.region == Some(RegionArg::Method) {
+            let root = locate::suite_dir(s.firmware, s.jop_home, suite, s.progress)?;
+            if a.region == Some(RegionChoice::Method) {
                 bail!("--region method applies to a --cp/--main program, not to the suite");
             }
-            if a.region == Some(RegionArg::Main) {
-                eprintln!("     note: --region main counts the whole of each workload's main, harness included");
+            if a.region == Some(RegionChoice::Main) {
+                s.progress
+                    .note("note: --region main counts the whole of each workload's main, harness included");
             }
-            let setup = prepare_host(&root, &a.benches)?;
-            profile_suite(&setup, &out, &stamp, a.region, a.format, timeout, &a.jvm_args)?
+            let setup = prepare_host(s, &root, &a.benches)?;
+            profile_suite(s, &setup, &out, &stamp, a.region, a.format, timeout, &a.jvm_args)?
         }
     };
-    println!("{}", set.dir.display());
-    crate::commands::run::fail_on_failures(&set.failures, &set.dir)
+    Ok(set)
 }
 
 /// Profiles a JOP tree's fixed-count harnesses themselves (not jopcal's
@@ -96,9 +141,10 @@ pub fn profile(firmware: Option<&Path>, jop_home: Option<&Path>, a: &ProfileArgs
 /// (`--region main`) or over the harness's method NAME (`--region method
 /// --method NAME`).
 fn original_harness_jobs(
+    s: Session,
     home: &Path,
     suite: TreeSuite,
-    a: &ProfileArgs,
+    a: &ProfileOptions,
     out: &Path,
     timeout: Duration,
 ) -> Result<ProfiledSet> {
@@ -112,7 +158,7 @@ fn original_harness_jobs(
     roots.dedup();
     // The tree's encoding and, when jopcal.toml names one, the tree's compiler,
     // as for the generated suites.
-    let config = crate::context::jop_config()?;
+    let config = locate::jop_config()?;
     let encoding = match config.as_ref().and_then(|c| c.encoding) {
         Some(e) => e,
         None => tree.source_encoding().map_err(|e| anyhow::anyhow!(e))?.0,
@@ -144,9 +190,9 @@ fn original_harness_jobs(
         .iter()
         .map(|w| {
             let region = match (a.region, &a.method) {
-                (Some(RegionArg::Method), Some(m)) if m.contains('.') => Ok(ProfileRegion::Method(m.clone())),
-                (Some(RegionArg::Method), Some(m)) => Ok(ProfileRegion::Method(format!("{}.{m}", w.main))),
-                (Some(RegionArg::Method), None) => Err(anyhow::anyhow!("--region method needs --method NAME")),
+                (Some(RegionChoice::Method), Some(m)) if m.contains('.') => Ok(ProfileRegion::Method(m.clone())),
+                (Some(RegionChoice::Method), Some(m)) => Ok(ProfileRegion::Method(format!("{}.{m}", w.main))),
+                (Some(RegionChoice::Method), None) => Err(anyhow::anyhow!("--region method needs --method NAME")),
                 // (Only main and method come here: the harness region is the wrappers'.)
                 _ => Ok(ProfileRegion::Main),
             }?;
@@ -165,32 +211,34 @@ fn original_harness_jobs(
             })
         })
         .collect::<Result<Vec<_>>>()?;
-    run_jobs(&jdk, jobs, out, a.format)
+    run_jobs(s, &jdk, jobs, out, a.format)
 }
 
-fn prepare(out: &Path, stamp: &str) -> Result<PathBuf> {
+fn prepare(s: Session, out: &Path, stamp: &str) -> Result<PathBuf> {
     let dir = OutDir::prepare(out, stamp).with_context(|| format!("preparing {}", out.display()))?;
     if let Some(old) = &dir.archived {
-        eprintln!(
-            "     note: the earlier run in {} was moved to {}",
+        s.progress.note(&format!(
+            "note: the earlier run in {} was moved to {}",
             dir.path.display(),
             old.display()
-        );
+        ));
     }
     Ok(dir.path)
 }
 
 /// Profiles the selected workloads of the built suite into `out`.
+#[allow(clippy::too_many_arguments)]
 pub fn profile_suite(
+    s: Session,
     setup: &HostSetup,
     out: &Path,
     stamp: &str,
-    region: Option<RegionArg>,
+    region: Option<RegionChoice>,
     format: ProfileFormat,
     timeout: Duration,
     jvm_args: &[String],
 ) -> Result<ProfiledSet> {
-    let out = prepare(out, stamp)?;
+    let out = prepare(s, out, stamp)?;
     let jobs = setup
         .selected
         .iter()
@@ -200,7 +248,7 @@ pub fn profile_suite(
                 classpath: vec![setup.built.classes.clone()],
                 main: w.main.clone(),
                 region: match region {
-                    Some(RegionArg::Main) => ProfileRegion::Main,
+                    Some(RegionChoice::Main) => ProfileRegion::Main,
                     _ => ProfileRegion::Harness,
                 },
                 // (--region method applies to --cp/--main programs.)
@@ -212,14 +260,15 @@ pub fn profile_suite(
             },
         })
         .collect();
-    let mut set = run_jobs(&setup.jdk, jobs, &out, format)?;
+    let mut set = run_jobs(s, &setup.jdk, jobs, &out, format)?;
     set.failures.splice(0..0, setup.left_out.iter().cloned());
     Ok(set)
 }
 
-fn run_jobs(jdk: &Jdk, jobs: Vec<Job>, out: &Path, format: ProfileFormat) -> Result<ProfiledSet> {
-    let agent = context::agent_path()?;
-    let progress = Progress::new("profile", jobs.len() as u64);
+fn run_jobs(s: Session, jdk: &Jdk, jobs: Vec<Job>, out: &Path, format: ProfileFormat) -> Result<ProfiledSet> {
+    let agent = locate::agent_path()?;
+    let progress = s.progress;
+    progress.begin("profile", jobs.len() as u64);
     let mut set = ProfiledSet {
         dir: out.to_path_buf(),
         profiles: Vec::new(),
@@ -250,6 +299,6 @@ fn run_jobs(jdk: &Jdk, jobs: Vec<Job>, out: &Path, format: ProfileFormat) -> Res
             }
         }
     }
-    progress.done();
+    progress.end();
     Ok(set)
 }

@@ -1,9 +1,8 @@
-//! `jopcal explain DIR`: why each benchmark's estimate and measurement part,
-//! from the files a validate run wrote (profiles, measurements, the target's
-//! logs); `validate` writes the same as `explain.md` and `explain.json`.
+//! Explaining: why each benchmark's estimate and measurement part, from the
+//! files a validate run wrote (profiles, measurements, the target's logs);
+//! `validate` writes the same as `explain.md` and `explain.json`.
 
-use crate::cli::ExplainArgs;
-use crate::context;
+use crate::{locate, Session};
 use anyhow::{anyhow, bail, Context, Result};
 use jopcal_measure::measurements::{self, Measurement};
 use jopcal_measure::target_counts::{parse_jopsim, TargetCounts};
@@ -14,7 +13,26 @@ use jopcal_timing::cache::CacheMode;
 use jopcal_timing::TimingModel;
 use std::path::{Path, PathBuf};
 
-pub fn explain(firmware: Option<&Path>, a: &ExplainArgs) -> Result<()> {
+/// What `jopcal explain` takes apart, and how.
+#[derive(Debug, Clone, Default)]
+pub struct ExplainOptions {
+    /// The directory `jopcal validate` wrote.
+    pub dir: PathBuf,
+    /// Only these benchmarks.
+    pub benches: Vec<String>,
+    /// Another timing model than the run's.
+    pub model: Option<PathBuf>,
+    /// `NAME=VALUE` overrides of its parameters.
+    pub params: Vec<String>,
+    /// Another method cache than the one the target reported.
+    pub cache: Option<String>,
+    /// Also write the explanation here (Markdown, and JSON beside it).
+    pub out: Option<PathBuf>,
+}
+
+/// The explanation of `a.dir` as Markdown (also written to `a.out` with its
+/// JSON, when given).
+pub fn explain(s: Session, a: &ExplainOptions) -> Result<String> {
     let dir = &a.dir;
     let csv = dir.join("measurements.csv");
     if !csv.is_file() {
@@ -27,7 +45,7 @@ pub fn explain(firmware: Option<&Path>, a: &ExplainArgs) -> Result<()> {
     let profiles = jopcal_profile::read_dir(&dir.join("profiles")).map_err(|e| anyhow!(e))?;
     let model_path = match &a.model {
         Some(m) => m.clone(),
-        None => recorded_model(dir).map_or_else(|| context::model_path(None, firmware), Ok)?,
+        None => recorded_model(dir).map_or_else(|| locate::model_path(None, s.firmware), Ok)?,
     };
     let mut model = TimingModel::load(&model_path)?;
     model.apply_overrides(&a.params)?;
@@ -58,19 +76,17 @@ pub fn explain(firmware: Option<&Path>, a: &ExplainArgs) -> Result<()> {
     }
     let xs = explanations(&chosen, &model, mode, &rows, dir)?;
     let md = markdown(&xs, &model_path);
-    print!("{md}");
     if let Some(out) = &a.out {
         write(&xs, &md, out)?;
-        eprintln!("  explain wrote {} and its .json", out.display());
+        s.say(&format!("  explain wrote {} and its .json", out.display()));
     }
-    Ok(())
+    Ok(md)
 }
 
 /// The model file `estimates.json` names, if the run wrote one that still exists.
 fn recorded_model(dir: &Path) -> Option<PathBuf> {
-    let text = std::fs::read_to_string(dir.join("estimates.json")).ok()?;
-    let v: serde_json::Value = serde_json::from_str(&text).ok()?;
-    let p = PathBuf::from(v.get("model_file")?.as_str()?);
+    let file = jopcal_report::breakdown::EstimatesFile::read(&dir.join("estimates.json")).ok()?;
+    let p = PathBuf::from(file.model_file);
     p.is_file().then_some(p)
 }
 

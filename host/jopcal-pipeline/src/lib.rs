@@ -1,0 +1,60 @@
+//! jopcal's stages as library functions, in the order the data flows:
+//! [`measure`] (workloads on a target → `measurements.csv`), [`profile`]
+//! (the host JVM under the profiler → `.jopprof`), [`estimate`] (profiles ×
+//! timing model → `estimates.csv`/`.json`), [`calibrate`] (measurements +
+//! profiles → a fitted table), [`report`] (reconciliation → accuracy tables
+//! and plots), [`explain`] (each estimate taken apart against the target's
+//! counts) and [`validate`], which runs them all into one directory.
+//!
+//! [`locate`] finds what the user did not name (the suite, the default
+//! tables, the JOP tree, the cache) and [`share`] carries the files an
+//! installed jopcal needs. [`doctor`] checks a JOP tree the way the stages
+//! use it.
+//!
+//! The command line parses arguments into the option types here and calls
+//! one function per verb. Nothing here prints: progress and report lines go
+//! to the [`Progress`] callbacks the caller passes in a [`Session`].
+#![forbid(unsafe_code)]
+
+pub mod calibrate;
+pub mod doctor;
+pub mod estimate;
+pub mod explain;
+pub mod locate;
+pub mod measure;
+pub mod profile;
+pub mod report;
+pub mod share;
+pub mod validate;
+
+use std::path::Path;
+
+/// Where progress and report lines go: shared with the fit's worker threads.
+pub type Progress = dyn jopcal_targets::Progress + Sync;
+
+/// What every stage is given: the directories the user named (the others
+/// are found, see [`locate`]) and where progress goes.
+#[derive(Clone, Copy)]
+pub struct Session<'a> {
+    /// The workload suite's directory (`--firmware`).
+    pub firmware: Option<&'a Path>,
+    /// The user's JOP tree (`--jop-home`).
+    pub jop_home: Option<&'a Path>,
+    /// Progress bars and report lines.
+    pub progress: &'a Progress,
+}
+
+impl<'a> Session<'a> {
+    /// The same session with another firmware directory (a generated suite).
+    pub fn with_firmware(self, firmware: &'a Path) -> Session<'a> {
+        Session {
+            firmware: Some(firmware),
+            ..self
+        }
+    }
+
+    /// A line of the verb's report, shown as given.
+    pub fn say(&self, line: &str) {
+        self.progress.say(line);
+    }
+}

@@ -1,0 +1,151 @@
+//! Reconciling: accuracy tables and plots from measurements and estimates,
+//! re-rendering an earlier validate run, and publishing its reviewable files.
+
+use crate::{locate, Session};
+use anyhow::{anyhow, bail, Context, Result};
+use jopcal_measure::{atomic, clock, measurements, OutDir};
+use jopcal_report::accuracy::{reconcile as reconcile_sets, to_csv, to_latex, to_markdown, Accuracy};
+use jopcal_report::estimates::read_estimates;
+use jopcal_report::plots;
+use std::path::{Path, PathBuf};
+
+/// Writes accuracy.{csv,md,tex} and the plots into `dir`; returns the files.
+pub fn write_accuracy(a: &Accuracy, dir: &Path) -> Result<Vec<PathBuf>> {
+    let mut files = Vec::new();
+    for (name, text) in [
+        ("accuracy.csv", to_csv(a)),
+        ("accuracy.md", to_markdown(a)),
+        ("accuracy.tex", to_latex(a)),
+    ] {
+        let p = dir.join(name);
+        atomic::write_atomic(&p, text.as_bytes()).with_context(|| format!("writing {}", p.display()))?;
+        files.push(p);
+    }
+    files.extend(plots::measured_vs_estimated(a, &dir.join("plots/measured-vs-estimated")).map_err(|e| anyhow!(e))?);
+    files.extend(plots::error_by_variant(a, &dir.join("plots/error-by-estimator")).map_err(|e| anyhow!(e))?);
+    Ok(files)
+}
+
+/// Reconciles `measured` (a `measurements.csv`) against `estimated` (an
+/// `estimates.csv`) into `out` (default `out/reconcile-<time>/`); returns
+/// the `accuracy.md` written.
+pub fn reconcile(s: Session, measured: &Path, estimated: &Path, out: Option<&Path>) -> Result<PathBuf> {
+    let stamp = clock::now_stamp();
+    let out = locate::out_dir(out, "reconcile", &stamp)?;
+    let rows = measurements::read(measured).map_err(|e| anyhow!(e))?;
+    if rows.is_empty() {
+        bail!(
+            "{}: no measurement rows, only the header: measure first (`jopcal run`), or name another file",
+            measured.display()
+        );
+    }
+    let estimates = read_estimates(estimated).map_err(|e| anyhow!(e))?;
+    if estimates.is_empty() {
+        bail!(
+            "{}: no estimate rows, only the header: estimate first (`jopcal estimate`), or name another file",
+            estimated.display()
+        );
+    }
+    let acc = reconcile_sets(&rows, &estimates).map_err(|e| anyhow!(e))?;
+    for w in &acc.warnings {
+        s.say(&format!("  reconcile warning: {w}"));
+    }
+    let dir = OutDir::prepare(&out, &stamp).with_context(|| format!("preparing {}", out.display()))?;
+    write_accuracy(&acc, &dir.path)?;
+    for (v, name) in acc.variants.iter().enumerate() {
+        s.say(&format!(
+            "  reconcile {name}: geometric mean |error| {:.3}%",
+            acc.geomean_abs_error(v)
+        ));
+    }
+    Ok(dir.join("accuracy.md"))
+}
+
+/// Re-renders the tables and plots of the validate run in `from`, and
+/// publishes its reviewable files into `publish` when given; returns the
+/// `accuracy.md` to read.
+pub fn report(s: Session, from: &Path, publish_to: Option<&Path>) -> Result<PathBuf> {
+    let m = from.join("measurements.csv");
+    let e = from.join("estimates.csv");
+    if !m.is_file() || !e.is_file() {
+        bail!(
+            "{}: no measurements.csv and estimates.csv here (not a validate output directory)",
+            from.display()
+        );
+    }
+    let measured = measurements::read(&m).map_err(|e| anyhow!(e))?;
+    let estimates = read_estimates(&e).map_err(|e| anyhow!(e))?;
+    let acc = reconcile_sets(&measured, &estimates).map_err(|e| anyhow!(e))?;
+    let mut files = write_accuracy(&acc, from)?;
+    let cal = from.join("calibration.json");
+    if cal.is_file() {
+        files.extend(crate::calibrate::plot_from_json(
+            &cal,
+            &from.join("plots/calibration-residuals"),
+        )?);
+    }
+    s.say(&format!(
+        "    report re-rendered {} files from {}",
+        files.len(),
+        from.display()
+    ));
+    if let Some(dest) = publish_to {
+        publish(s, from, dest)?;
+        return Ok(dest.join("accuracy.md"));
+    }
+    Ok(from.join("accuracy.md"))
+}
+
+/// The files of a validate run that are published (small, reviewable ones).
+/// Those a run lacks (`library-model.toml`, `published.md`) are skipped.
+const PUBLISHED: [&str; 9] = [
+    "accuracy.md",
+    "accuracy.csv",
+    "accuracy.tex",
+    "summary.json",
+    "calibrated.toml",
+    "library-model.toml",
+    "calibration.json",
+    "published.md",
+    "plots",
+];
+
+/// Copies the published files of `from` into `dest`, each atomically.
+fn publish(s: Session, from: &Path, dest: &Path) -> Result<()> {
+    std::fs::create_dir_all(dest.join("plots")).with_context(|| format!("creating {}", dest.display()))?;
+    for name in PUBLISHED {
+        let src = from.join(name);
+        if src.is_dir() {
+            for e in std::fs::read_dir(&src)? {
+                let p = e?.path();
+                if p.is_file() {
+                    let target = dest.join(name).join(p.file_name().expect("file"));
+                    atomic::write_atomic(&target, &std::fs::read(&p)?)?;
+                }
+            }
+        } else if src.is_file() {
+            let mut bytes = std::fs::read(&src)?;
+            // Paths to other files are relative to where they were written: re-aim them.
+            let moved = |rel: &str| jopcal_calibrate::output::relative_base(&from.join(rel), &dest.join(name));
+            if name.ends_with(".toml") {
+                let text = String::from_utf8_lossy(&bytes).into_owned();
+                if let Some(base) = jopcal_timing::file::base_of(&text) {
+                    bytes = jopcal_timing::file::rebase(&text, &moved(&base))
+                        .with_context(|| format!("reading {}", src.display()))?
+                        .into_bytes();
+                }
+            } else if name == "calibration.json" {
+                let mut report = jopcal_calibrate::report::CalibrationReport::read(&src)?;
+                report.model_file = moved(&report.model_file);
+                bytes = report.to_json().into_bytes();
+            }
+            atomic::write_atomic(&dest.join(name), &bytes)?;
+        }
+    }
+    s.say(&format!(
+        "    report published {} into {}",
+        from.display(),
+        dest.display()
+    ));
+    Ok(())
+}

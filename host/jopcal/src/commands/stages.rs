@@ -1,0 +1,90 @@
+//! The verbs of the pipeline's stages: `validate`, `run`, `profile`,
+//! `estimate`, `calibrate` and `explain`. Each calls its stage in
+//! `jopcal_pipeline` and prints the path of the main file it wrote.
+
+use crate::cli::{CalibrateArgs, EstimateArgs, ExplainArgs, ProfileArgs, RunArgs, ValidateArgs};
+use anyhow::{anyhow, bail, Result};
+use jopcal_measure::clock;
+use jopcal_pipeline::calibrate::{run_calibration, CalibrationRun};
+use jopcal_pipeline::measure::{measure_on, Measure};
+use jopcal_pipeline::{locate, Session};
+use std::path::Path;
+
+/// Failed workload runs become the verb's error (after the good rows were kept).
+fn fail_on_failures(failures: &[(String, String)], out: &Path) -> Result<()> {
+    match jopcal_targets::failures_message(failures, out) {
+        Some(msg) => bail!(msg),
+        None => Ok(()),
+    }
+}
+
+pub fn validate(s: Session, a: ValidateArgs) -> Result<()> {
+    let v = jopcal_pipeline::validate::validate(s, &a.into())?;
+    println!("{}", v.summary.display());
+    fail_on_failures(&v.failures, &v.dir)
+}
+
+pub fn run(s: Session, a: RunArgs) -> Result<()> {
+    let stamp = clock::now_stamp();
+    let out = locate::out_dir(a.out.as_deref(), "run", &stamp)?;
+    let root = locate::suite_dir(s.firmware, s.jop_home, &a.suite, s.progress)?;
+    let how = Measure {
+        target: a.target.kind(),
+        benches: &a.benches,
+        runs: a.runs,
+        timeout: locate::workload_timeout(a.timeout, a.target.kind())?,
+        jvm_args: &a.jvm_args,
+        on: &a.on.into(),
+    };
+    let m = measure_on(s, &root, &how, &out, &stamp)?;
+    println!("{}", m.csv.display());
+    fail_on_failures(&m.failures, &m.out.path)
+}
+
+pub fn profile(s: Session, a: ProfileArgs) -> Result<()> {
+    let set = jopcal_pipeline::profile::profile(s, &a.into())?;
+    println!("{}", set.dir.display());
+    fail_on_failures(&set.failures, &set.dir)
+}
+
+pub fn estimate(s: Session, a: EstimateArgs) -> Result<()> {
+    let csv = jopcal_pipeline::estimate::estimate(s, &a.into())?;
+    println!("{}", csv.display());
+    Ok(())
+}
+
+pub fn explain(s: Session, a: ExplainArgs) -> Result<()> {
+    print!("{}", jopcal_pipeline::explain::explain(s, &a.into())?);
+    Ok(())
+}
+
+pub fn calibrate(s: Session, a: CalibrateArgs) -> Result<()> {
+    if let Some(dir) = &a.generate_micro {
+        let fw = locate::firmware_dir(s.firmware)?;
+        let names = jopcal_workloads::micro::generate(dir, &fw, &[]).map_err(|e| anyhow!(e))?;
+        s.say(&format!(
+            " calibrate wrote {} micro-benchmarks; run them with `jopcal --firmware {} run`",
+            names.len(),
+            dir.display()
+        ));
+        println!("{}", dir.display());
+        return Ok(());
+    }
+    let model_path = locate::model_path(a.model.as_deref(), s.firmware)?;
+    let cal = run_calibration(
+        s,
+        &CalibrationRun {
+            measured: &a.measured,
+            profiles: &a.profiles,
+            model_path: &model_path,
+            groups: &a.fit,
+            cache: &a.cache,
+            loo: a.cv == "loo",
+            lenient: false,
+            leave_out_synchronized: a.leave_out_synchronized,
+            out: &a.out,
+        },
+    )?;
+    println!("{}", cal.toml.display());
+    Ok(())
+}
