@@ -6,7 +6,7 @@ use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
     if let Ok(text) = std::str::from_utf8(data) {
-        if let Ok(h) = jopcal_jop::harness::parse_fixed_harness(text) {
+        if let Ok(h) = jopcal_tree::harness::parse_fixed_harness(text) {
             let w = h.wrapper_source("Fuzz", "Fuzz.java");
             assert!(w.contains(&h.region));
         }

@@ -6,7 +6,7 @@ use libfuzzer_sys::fuzz_target;
 fuzz_target!(|data: &[u8]| {
     if let Ok(text) = std::str::from_utf8(data) {
         let file = std::path::Path::new("/p/jopcal.toml");
-        if let Err(e) = jopcal_jop::config::JopConfig::parse(text, file) {
+        if let Err(e) = jopcal_tree::config::JopConfig::parse(text, file) {
             assert!(e.starts_with("/p/jopcal.toml"), "{e}");
         }
     }

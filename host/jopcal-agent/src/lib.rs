@@ -1,9 +1,10 @@
 //! jopcal's profiler: a JVMTI agent (loaded with `-agentpath`) that records an
 //! exact calling-context profile of one region of a Java program.
 //!
-//! Owns: the agent's options ([`options`]), the calling-context tree it grows
+//! Owns: the calling-context tree it grows
 //! ([`tree`]) and the JVMTI glue below. The profile it writes is
-//! `jopcal_profile::Profile` in the versioned `.jopprof` format.
+//! `jopcal_profile::Profile` in the versioned `.jopprof` format; its options
+//! are `jopcal_profile::agent_options`.
 //!
 //! How it counts. From the entry of the program's `main` (or, without a main
 //! class, from the preparation of the harness class) the calls and returns of
@@ -31,13 +32,12 @@
 //! profile is then written (temporary file, then rename). If the JVM dies
 //! inside the region the profile is written marked incomplete.
 
-pub mod options;
 pub mod tree;
 
 use jopcal_classfile::{opcode::is_invoke, parse_constant_pool};
+use jopcal_profile::agent_options::{AgentOptions, Region};
 use jopcal_profile::{encode, Event, MethodInfo};
 use jvmti_bindings::prelude::*;
-use options::{AgentOptions, Region};
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::ptr;

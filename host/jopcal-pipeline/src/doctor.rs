@@ -5,8 +5,8 @@
 
 use crate::{locate, Session};
 use anyhow::{bail, Result};
-use jopcal_jop::tree::{JopTree, TreeSuite};
 use jopcal_targets::toolchain::{known_fix, run_jopsim};
+use jopcal_tree::tree::{JopTree, TreeSuite};
 use jopcal_workloads::{Jdk, Suite};
 use std::path::Path;
 use std::time::Duration;

@@ -225,13 +225,13 @@ pub fn toolchain(home: Option<&Path>, why: &str) -> Result<jopcal_targets::toolc
 }
 
 /// The project's `jopcal.toml`, found from the current directory upwards.
-pub fn jop_config() -> Result<Option<jopcal_jop::config::JopConfig>> {
-    jopcal_jop::config::JopConfig::find(&std::env::current_dir()?).map_err(|e| anyhow::anyhow!(e))
+pub fn jop_config() -> Result<Option<jopcal_tree::config::JopConfig>> {
+    jopcal_tree::config::JopConfig::find(&std::env::current_dir()?).map_err(|e| anyhow::anyhow!(e))
 }
 
 /// The workload directory of `--suite NAME`: the built-in suite's firmware
 /// directory for `builtin`; for `jembench` and `jbe`, a directory generated
-/// from the JOP tree's fixed-count harnesses (see `jopcal_jop::tree`), kept in
+/// from the JOP tree's fixed-count harnesses (see `jopcal_tree::tree`), kept in
 /// the build cache under a name derived from its content.
 pub fn suite_dir(
     firmware: Option<&Path>,
@@ -239,7 +239,7 @@ pub fn suite_dir(
     suite: &str,
     progress: &crate::Progress,
 ) -> Result<PathBuf> {
-    use jopcal_jop::tree::{generate_suite, JopTree, TreeSuite};
+    use jopcal_tree::tree::{generate_suite, JopTree, TreeSuite};
     let fw = firmware_dir(firmware)?;
     if suite == "builtin" {
         return Ok(fw);

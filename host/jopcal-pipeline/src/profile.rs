@@ -4,10 +4,10 @@
 use crate::measure::prepare_host;
 use crate::{locate, Session};
 use anyhow::{bail, Context, Result};
-use jopcal_jop::tree::TreeSuite;
 use jopcal_measure::{atomic, clock, OutDir};
 use jopcal_profile::{Profile, EXTENSION};
 use jopcal_targets::host::HostSetup;
+use jopcal_tree::tree::TreeSuite;
 use jopcal_workloads::profile::{profile_program, ProfileRegion, ProfileRequest};
 use jopcal_workloads::Jdk;
 use std::path::{Path, PathBuf};
@@ -148,7 +148,7 @@ fn original_harness_jobs(
     out: &Path,
     timeout: Duration,
 ) -> Result<ProfiledSet> {
-    let tree = jopcal_jop::tree::JopTree::open(home).map_err(|e| anyhow::anyhow!(e))?;
+    let tree = jopcal_tree::tree::JopTree::open(home).map_err(|e| anyhow::anyhow!(e))?;
     let selected = tree.select(suite, &a.benches).map_err(|e| anyhow::anyhow!(e))?;
     let jdk = Jdk::detect()?;
     let classes = out.join("classes");

@@ -7,9 +7,12 @@
 //! tree, the call/return event stream of the region lets any method-cache
 //! configuration be replayed offline. This crate owns the data model, the
 //! versioned binary format (`.jopprof`, see [`format`]) and its JSON view; the
-//! profiler agent writes it and the estimator reads it.
+//! profiler agent writes it and the estimator reads it. It also owns the
+//! agent's option string ([`agent_options`]): what the host passes to the
+//! profiler and what the profiler parses, one definition for both ends.
 #![forbid(unsafe_code)]
 
+pub mod agent_options;
 pub mod examples;
 pub mod format;
 pub mod model;

@@ -5,7 +5,7 @@
 //! of output that says why, with the fix where jopcal knows one.
 
 use crate::{Progress, TargetError};
-use jopcal_jop::config::{expand, JopConfig};
+use jopcal_tree::config::{expand, JopConfig};
 use jopcal_workloads::{Suite, WorkloadSpec};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

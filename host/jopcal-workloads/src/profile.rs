@@ -5,8 +5,8 @@
 
 use crate::host::{run_java, Captured, JavaRun};
 use crate::jdk::Jdk;
-use jopcal_agent::options::{AgentOptions, Region, DEFAULT_MARKER};
 use jopcal_measure::atomic;
+use jopcal_profile::agent_options::{AgentOptions, Region, DEFAULT_MARKER};
 use jopcal_profile::Profile;
 use std::path::{Path, PathBuf};
 use std::time::Duration;

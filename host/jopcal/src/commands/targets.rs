@@ -54,8 +54,8 @@ pub fn targets(firmware: Option<&Path>, jop_home: Option<&Path>) -> Result<()> {
     println!("{:<10} {builtin}", "builtin");
     let tree = jopcal_pipeline::locate::jop_home(jop_home)
         .map_err(|_| "needs the JOP tree (--jop-home DIR, $JOPCAL_JOP_HOME or [jop] home)".to_string())
-        .and_then(|h| jopcal_jop::tree::JopTree::open(&h));
-    for suite in jopcal_jop::tree::TreeSuite::ALL {
+        .and_then(|h| jopcal_tree::tree::JopTree::open(&h));
+    for suite in jopcal_tree::tree::TreeSuite::ALL {
         let status = match &tree {
             Ok(t) => match t.select(suite, &[]) {
                 Ok(ws) => format!(
