@@ -123,13 +123,20 @@ impl JopImage {
     }
 
     /// Reads and parses a file; errors read `path:line:column: message`.
-    pub fn load(path: &Path, max_words: Option<usize>) -> Result<JopImage, String> {
-        let text = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
-        let text = String::from_utf8(text).map_err(|e| {
-            let at = e.utf8_error().valid_up_to();
-            format!("{}: byte {at}: not text (invalid UTF-8)", path.display())
+    pub fn load(path: &Path, max_words: Option<usize>) -> Result<JopImage, crate::LoadError> {
+        use crate::LoadError;
+        let text = std::fs::read(path).map_err(|source| LoadError::Read {
+            path: path.to_path_buf(),
+            source,
         })?;
-        JopImage::parse(&text, max_words).map_err(|e| format!("{}:{e}", path.display()))
+        let text = String::from_utf8(text).map_err(|e| LoadError::NotText {
+            path: path.to_path_buf(),
+            byte: e.utf8_error().valid_up_to(),
+        })?;
+        JopImage::parse(&text, max_words).map_err(|source| LoadError::Parse {
+            path: path.to_path_buf(),
+            source,
+        })
     }
 
     /// The image as written: one word per line, word 0 first.

@@ -12,6 +12,7 @@
 pub mod board;
 pub mod capture;
 pub mod download;
+pub mod error;
 pub mod fault;
 pub mod image;
 pub mod link;
@@ -20,5 +21,6 @@ pub mod session;
 
 pub use capture::{capture, CaptureOptions, Captured, Ending};
 pub use download::{download, DownloadError, DownloadOptions, DownloadReport, Protocol};
+pub use error::{ConfigureError, LoadError, OpenError};
 pub use image::JopImage;
 pub use link::{open, Link, PseudoTerminal};

@@ -3,6 +3,7 @@
 //! simulator export a UART). Both ends of a link, host and board, use the
 //! same [`Link`] trait.
 
+use crate::OpenError;
 use serialport::{DataBits, FlowControl, Parity, SerialPort, StopBits, TTYPort};
 use std::io::{self, Read, Write};
 use std::net::TcpStream;
@@ -77,7 +78,7 @@ impl SerialLink {
     /// Opens `path` at `baud` 8N1 without flow control. DTR and RTS are
     /// raised when `dtr_rts` (boards that reset on them); a device that has no
     /// modem lines (a pseudo-terminal, some bridges) is used without them.
-    pub fn open(path: &str, baud: u32, dtr_rts: bool) -> Result<SerialLink, String> {
+    pub fn open(path: &str, baud: u32, dtr_rts: bool) -> Result<SerialLink, OpenError> {
         let mut port = serialport::new(path, baud)
             .data_bits(DataBits::Eight)
             .parity(Parity::None)
@@ -87,11 +88,12 @@ impl SerialLink {
             .open()
             .map_err(|e| {
                 if e.to_string().contains("Not a typewriter") {
-                    format!(
-                        "cannot open {path}: not a serial port or pseudo-terminal (Not a typewriter); name the board's serial device, e.g. /dev/ttyUSB0, or tcp://HOST:PORT"
-                    )
+                    OpenError::NotATerminal { path: path.to_string() }
                 } else {
-                    format!("cannot open {path}: {e}")
+                    OpenError::Serial {
+                        path: path.to_string(),
+                        source: e,
+                    }
                 }
             })?;
         if dtr_rts {
@@ -179,9 +181,15 @@ pub struct TcpLink {
 }
 
 impl TcpLink {
-    pub fn connect(addr: &str) -> Result<TcpLink, String> {
-        let stream = TcpStream::connect(addr).map_err(|e| format!("cannot connect to tcp://{addr}: {e}"))?;
-        stream.set_nodelay(true).map_err(|e| e.to_string())?;
+    pub fn connect(addr: &str) -> Result<TcpLink, OpenError> {
+        let stream = TcpStream::connect(addr).map_err(|source| OpenError::Connect {
+            addr: addr.to_string(),
+            source,
+        })?;
+        stream.set_nodelay(true).map_err(|source| OpenError::Socket {
+            addr: addr.to_string(),
+            source,
+        })?;
         Ok(TcpLink {
             stream,
             name: format!("tcp://{addr}"),
@@ -219,7 +227,7 @@ impl Link for TcpLink {
 }
 
 /// Opens `DEV` (a serial device or pseudo-terminal) or `tcp://host:port`.
-pub fn open(spec: &str, baud: u32, dtr_rts: bool) -> Result<Box<dyn Link>, String> {
+pub fn open(spec: &str, baud: u32, dtr_rts: bool) -> Result<Box<dyn Link>, OpenError> {
     match spec.strip_prefix("tcp://") {
         Some(addr) => Ok(Box::new(TcpLink::connect(addr)?)),
         None => Ok(Box::new(SerialLink::open(spec, baud, dtr_rts)?)),
@@ -234,10 +242,10 @@ pub struct PseudoTerminal {
 }
 
 impl PseudoTerminal {
-    pub fn open() -> Result<PseudoTerminal, String> {
+    pub fn open() -> Result<PseudoTerminal, OpenError> {
         use std::os::fd::AsRawFd;
-        let (master, slave) = TTYPort::pair().map_err(|e| format!("cannot open a pseudo-terminal: {e}"))?;
-        let path = slave.name().ok_or("the pseudo-terminal has no name")?;
+        let (master, slave) = TTYPort::pair().map_err(OpenError::Pty)?;
+        let path = slave.name().ok_or(OpenError::PtyUnnamed)?;
         // The host opens the path itself; the board end must not leak into child processes.
         drop(slave);
         // SAFETY: fcntl on a descriptor this process owns.

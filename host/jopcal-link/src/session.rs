@@ -96,11 +96,14 @@ pub fn drain_stale(
 }
 
 /// Runs `cmd` with `sh -c`; a failure is one line with its exit status and last output line.
-pub fn run_configure(cmd: &str) -> Result<(), String> {
+pub fn run_configure(cmd: &str) -> Result<(), crate::ConfigureError> {
     let o = Command::new("sh")
         .args(["-c", cmd])
         .output()
-        .map_err(|e| format!("cannot run configure command `{cmd}`: {e}"))?;
+        .map_err(|source| crate::ConfigureError::Start {
+            cmd: cmd.to_string(),
+            source,
+        })?;
     if o.status.success() {
         return Ok(());
     }
@@ -112,7 +115,11 @@ pub fn run_configure(cmd: &str) -> Result<(), String> {
         .unwrap_or("")
         .trim()
         .to_string();
-    Err(format!("configure command `{cmd}` failed ({}): {last}", o.status))
+    Err(crate::ConfigureError::Failed {
+        cmd: cmd.to_string(),
+        status: o.status,
+        last_line: last,
+    })
 }
 
 /// A session that gave up: every attempt it made, and why it gave up.
@@ -139,7 +146,10 @@ pub fn run_image(
     for number in 1..=total {
         if let Some(cmd) = &opts.configure {
             if let Err(e) = run_configure(cmd) {
-                return Err(SessionFailure { attempts, why: e });
+                return Err(SessionFailure {
+                    attempts,
+                    why: e.to_string(),
+                });
             }
         }
         let stale = match drain_stale(link, opts.download.protocol, opts.quiet, opts.quiet_limit) {

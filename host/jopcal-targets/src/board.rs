@@ -159,7 +159,7 @@ impl BoardTarget {
 
 /// Loads an image and names it by its file stem and content hash.
 fn load_image(path: &Path) -> Result<(Job, JopImage), TargetError> {
-    let image = JopImage::load(path, None).map_err(TargetError::Image)?;
+    let image = JopImage::load(path, None)?;
     let bytes = std::fs::read(path).map_err(|e| TargetError::io(path, e))?;
     let hash = format!("{:x}", Sha256::digest(&bytes));
     let name = path

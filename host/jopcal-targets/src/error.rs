@@ -44,12 +44,15 @@ pub enum TargetError {
         /// Why.
         why: String,
     },
-    /// An image could not be loaded, or the JOP tree's toolchain could not build one.
+    /// The JOP tree's toolchain could not build an image.
     #[error("{0}")]
     Image(String),
+    /// An image file could not be loaded.
+    #[error(transparent)]
+    ImageFile(#[from] jopcal_link::LoadError),
     /// The serial line, TCP connection or pseudo-terminal.
-    #[error("{0}")]
-    Link(String),
+    #[error(transparent)]
+    Link(#[from] jopcal_link::OpenError),
     /// The JOP tree's toolchain or `jopcal.toml`.
     #[error("{0}")]
     Toolchain(String),

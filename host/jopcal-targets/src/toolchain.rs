@@ -194,7 +194,7 @@ impl Toolchain {
         } else {
             self.home.join(image)
         };
-        jopcal_link::JopImage::load(&image, None)?;
+        jopcal_link::JopImage::load(&image, None).map_err(|e| e.to_string())?;
         if let Some(parent) = keep.parent() {
             std::fs::create_dir_all(parent).map_err(|e| format!("{}: {e}", parent.display()))?;
         }
