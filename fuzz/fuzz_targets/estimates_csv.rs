@@ -7,6 +7,6 @@ fuzz_target!(|data: &[u8]| {
     let path = std::path::Path::new("estimates.csv");
     match jopcal_report::estimates::parse_estimates(data, path) {
         Ok(rows) => assert!(rows.iter().all(|r| r.cycles.is_finite() && r.cycles > 0.0)),
-        Err(e) => assert!(e.starts_with("estimates.csv: "), "{e}"),
+        Err(e) => assert!(e.to_string().starts_with("estimates.csv: "), "{e}"),
     }
 });

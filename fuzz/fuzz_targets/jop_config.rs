@@ -7,7 +7,7 @@ fuzz_target!(|data: &[u8]| {
     if let Ok(text) = std::str::from_utf8(data) {
         let file = std::path::Path::new("/p/jopcal.toml");
         if let Err(e) = jopcal_tree::config::JopConfig::parse(text, file) {
-            assert!(e.starts_with("/p/jopcal.toml"), "{e}");
+            assert!(e.to_string().starts_with("/p/jopcal.toml"), "{e}");
         }
     }
 });

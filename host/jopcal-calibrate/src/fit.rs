@@ -17,6 +17,7 @@
 //! [`fit_without_outliers`] leaves out, by name, a benchmark the others
 //! cannot explain.
 
+use crate::error::{FitError, FitSpecError};
 use crate::nnls::nnls;
 use jopcal_profile::Profile;
 use jopcal_timing::cache::{CacheConfig, CacheMode};
@@ -50,7 +51,7 @@ impl FitSpec {
     /// Expands `r,w,impl_java,cache` style groups against `model`: `impl_java`
     /// is every routine parameter of a Java-implemented bytecode, `cache` the
     /// candidate method caches; other names are parameters.
-    pub fn parse(groups: &str, model: &TimingModel, default_cache: CacheMode) -> Result<FitSpec, String> {
+    pub fn parse(groups: &str, model: &TimingModel, default_cache: CacheMode) -> Result<FitSpec, FitSpecError> {
         let mut params = Vec::new();
         let mut caches = vec![default_cache];
         for g in groups.split(',').map(str::trim).filter(|g| !g.is_empty()) {
@@ -69,15 +70,15 @@ impl FitSpec {
                     }
                 }
                 other => {
-                    return Err(format!(
-                        "--fit: '{other}' is neither a parameter of {} nor a group (impl_java, cache)",
-                        model.name
-                    ))
+                    return Err(FitSpecError::Unknown {
+                        name: other.to_string(),
+                        model: model.name.clone(),
+                    })
                 }
             }
         }
         if params.is_empty() {
-            return Err("--fit names no parameter to fit".into());
+            return Err(FitSpecError::NoParameter);
         }
         Ok(FitSpec {
             params,
@@ -262,7 +263,7 @@ fn fit_mode(
     mode: CacheMode,
     iterations: usize,
     memo: &Memo,
-) -> Result<Fit, String> {
+) -> Result<Fit, FitError> {
     let names = &spec.params;
     let routines = routines_of(start);
     let estimates = |model: &TimingModel| -> Vec<(f64, Vec<f64>)> {
@@ -271,7 +272,7 @@ fn fit_mode(
     let meas = DVector::from_iterator(obs.len(), obs.iter().map(|o| o.measured));
     let mut model = start.clone();
     for n in names {
-        model.set_param(n, init.params()[n]).map_err(|e| e.to_string())?;
+        model.set_param(n, init.params()[n])?;
     }
     let fixed: Vec<Option<f64>> = vec![None; names.len()];
     let mut unidentified: Vec<Option<String>> = vec![None; names.len()];
@@ -282,7 +283,7 @@ fn fit_mode(
                         fixed: &[Option<f64>],
                         unidentified: &mut Vec<Option<String>>,
                         support: &mut Vec<Vec<usize>>|
-     -> Result<(), String> {
+     -> Result<(), FitError> {
         for _iter in 0..iterations {
             let base = estimates(model);
             let mut a = DMatrix::zeros(obs.len(), names.len());
@@ -294,7 +295,7 @@ fn fit_mode(
                     }
                 } else {
                     let mut m2 = model.clone();
-                    m2.set_param(name, theta[j] + 1.0).map_err(|e| e.to_string())?;
+                    m2.set_param(name, theta[j] + 1.0)?;
                     let up = estimates(&m2);
                     for i in 0..obs.len() {
                         a[(i, j)] = up[i].0 - base[i].0;
@@ -312,45 +313,7 @@ fn fit_mode(
             }
             let est = DVector::from_iterator(obs.len(), base.iter().map(|e| e.0));
             let resid = (&meas - &est).component_div(&meas);
-            // Identifiability: a zero column, or one the others already span.
-            let mut kept: Vec<usize> = Vec::new();
-            for j in 0..names.len() {
-                if fixed[j].is_some() {
-                    continue;
-                }
-                let col_norm = a.column(j).norm();
-                if col_norm < 1e-12 {
-                    unidentified[j] = Some(NO_DATA.into());
-                    continue;
-                }
-                let mut trial = kept.clone();
-                trial.push(j);
-                let sub = a.select_columns(&trial);
-                let sv = sub.svd(false, false).singular_values;
-                let max = sv.iter().cloned().fold(0.0, f64::max);
-                let min = sv.iter().cloned().fold(f64::INFINITY, f64::min);
-                if min <= 1e-9 * max {
-                    // Name the parameters it is a combination of.
-                    let basis = a.select_columns(&kept);
-                    let col = a.column(j).into_owned();
-                    let coef = basis
-                        .svd(true, true)
-                        .solve(&col, 1e-12)
-                        .unwrap_or_else(|_| DVector::zeros(kept.len()));
-                    let big = coef.iter().map(|c| c.abs()).fold(0.0, f64::max);
-                    let with: Vec<&str> = kept
-                        .iter()
-                        .zip(coef.iter())
-                        .filter(|(_, c)| c.abs() > 1e-6 * big.max(1e-12))
-                        .map(|(k, _)| names[*k].as_str())
-                        .collect();
-                    unidentified[j] = Some(format!("its effect cannot be told apart from {}", with.join(", ")));
-                    continue;
-                }
-                unidentified[j] = None;
-                kept.push(j);
-            }
-            let free: Vec<bool> = (0..names.len()).map(|j| kept.contains(&j)).collect();
+            let free = identifiable(&a, names, fixed, unidentified);
             // Solve for the new values of the free parameters; the rest stay.
             let mut target = resid.clone();
             for j in 0..names.len() {
@@ -363,7 +326,7 @@ fn fit_mode(
             for j in 0..names.len() {
                 if free[j] {
                     change = change.max((x[j] - theta[j]).abs());
-                    model.set_param(&names[j], x[j]).map_err(|e| e.to_string())?;
+                    model.set_param(&names[j], x[j])?;
                 }
             }
             if change < 1e-4 {
@@ -398,7 +361,7 @@ fn fit_mode(
             for (bit, &j) in integers.iter().enumerate() {
                 let v = model.params()[&names[j]];
                 let whole = if combo >> bit & 1 == 0 { v.floor() } else { v.ceil() }.max(0.0);
-                m.set_param(&names[j], whole).map_err(|e| e.to_string())?;
+                m.set_param(&names[j], whole)?;
                 fx[j] = Some(whole);
             }
             gauss_newton(&mut m, &fx, &mut un, &mut su)?;
@@ -416,30 +379,94 @@ fn fit_mode(
     let fin = estimates(&model);
     Ok(Fit {
         cache: mode,
-        params: names
-            .iter()
-            .enumerate()
-            .map(|(j, n)| FittedParam {
-                name: n.clone(),
-                start: start.params()[n],
-                value: if unidentified[j].is_some() {
-                    start.params()[n]
-                } else {
-                    model.params()[n]
-                },
-                unidentified: unidentified[j].clone(),
-                sole_benchmark: match (&unidentified[j], support[j].as_slice()) {
-                    (None, [i]) => Some(obs[*i].benchmark.clone()),
-                    _ => None,
-                },
-            })
-            .collect(),
+        params: fitted_params(names, start, &model, &unidentified, &support, obs),
         rows: obs
             .iter()
             .zip(fin)
             .map(|(o, e)| (o.benchmark.clone(), o.measured, e.0))
             .collect(),
     })
+}
+
+/// Each parameter as fitted: an unidentified one keeps its starting value;
+/// one that a single benchmark supports names it.
+fn fitted_params(
+    names: &[String],
+    start: &TimingModel,
+    model: &TimingModel,
+    unidentified: &[Option<String>],
+    support: &[Vec<usize>],
+    obs: &[&Observation],
+) -> Vec<FittedParam> {
+    names
+        .iter()
+        .enumerate()
+        .map(|(j, n)| FittedParam {
+            name: n.clone(),
+            start: start.params()[n],
+            value: if unidentified[j].is_some() {
+                start.params()[n]
+            } else {
+                model.params()[n]
+            },
+            unidentified: unidentified[j].clone(),
+            sole_benchmark: match (&unidentified[j], support[j].as_slice()) {
+                (None, [i]) => Some(obs[*i].benchmark.clone()),
+                _ => None,
+            },
+        })
+        .collect()
+}
+
+/// Identifiability: which parameters (columns of the sensitivity matrix
+/// `a`) the fit can move. A fixed one cannot; one that no benchmark depends
+/// on (a zero column) or whose effect the ones before already span cannot
+/// either, and `unidentified` says why (naming the parameters it cannot be
+/// told apart from). Returns the free ones.
+fn identifiable(
+    a: &DMatrix<f64>,
+    names: &[String],
+    fixed: &[Option<f64>],
+    unidentified: &mut [Option<String>],
+) -> Vec<bool> {
+    let mut kept: Vec<usize> = Vec::new();
+    for j in 0..names.len() {
+        if fixed[j].is_some() {
+            continue;
+        }
+        let col_norm = a.column(j).norm();
+        if col_norm < 1e-12 {
+            unidentified[j] = Some(NO_DATA.into());
+            continue;
+        }
+        let mut trial = kept.clone();
+        trial.push(j);
+        let sub = a.select_columns(&trial);
+        let sv = sub.svd(false, false).singular_values;
+        let max = sv.iter().cloned().fold(0.0, f64::max);
+        let min = sv.iter().cloned().fold(f64::INFINITY, f64::min);
+        if min <= 1e-9 * max {
+            // Name the parameters it is a combination of.
+            let basis = a.select_columns(&kept);
+            let col = a.column(j).into_owned();
+            let coef = basis
+                .svd(true, true)
+                .solve(&col, 1e-12)
+                .unwrap_or_else(|_| DVector::zeros(kept.len()));
+            let big = coef.iter().map(|c| c.abs()).fold(0.0, f64::max);
+            let with: Vec<&str> = kept
+                .iter()
+                .zip(coef.iter())
+                .filter(|(_, c)| c.abs() > 1e-6 * big.max(1e-12))
+                .map(|(k, _)| names[*k].as_str())
+                .collect();
+            unidentified[j] = Some(format!("its effect cannot be told apart from {}", with.join(", ")));
+            continue;
+        }
+        unidentified[j] = None;
+        kept.push(j);
+    }
+    (0..names.len()).map(|j| kept.contains(&j)).collect()
 }
 
 /// A benchmark the fit left out: the model cannot express what it measures.
@@ -462,7 +489,7 @@ pub fn fit_without_outliers(
     spec: &FitSpec,
     memo: &Memo,
     limit_pct: f64,
-) -> Result<(Fit, Vec<Outlier>), String> {
+) -> Result<(Fit, Vec<Outlier>), FitError> {
     let mut kept: Vec<&Observation> = obs.to_vec();
     let mut outliers = Vec::new();
     loop {
@@ -493,7 +520,7 @@ pub fn fit_without_outliers(
 
 /// Fits, choosing the best of `spec.caches`: every candidate gets a short
 /// fit (in parallel), the best one the full fit.
-pub fn fit(obs: &[&Observation], start: &TimingModel, spec: &FitSpec, memo: &Memo) -> Result<Fit, String> {
+pub fn fit(obs: &[&Observation], start: &TimingModel, spec: &FitSpec, memo: &Memo) -> Result<Fit, FitError> {
     fit_from(obs, start, start, spec, memo)
 }
 
@@ -503,15 +530,15 @@ fn fit_from(
     init: &TimingModel,
     spec: &FitSpec,
     memo: &Memo,
-) -> Result<Fit, String> {
+) -> Result<Fit, FitError> {
     if obs.len() < 2 {
-        return Err(format!("{} observation(s): too few to fit anything", obs.len()));
+        return Err(FitError::TooFew(obs.len()));
     }
     memo.prepare(obs, start, &spec.caches);
     let mode = if spec.caches.len() == 1 {
         spec.caches[0]
     } else {
-        let scored: Vec<Result<(f64, CacheMode), String>> = parallel(&spec.caches, |mode| {
+        let scored: Vec<Result<(f64, CacheMode), FitError>> = parallel(&spec.caches, |mode| {
             let f = fit_mode(obs, start, init, spec, *mode, 3, memo)?;
             Ok((f.rows.iter().map(|(_, m, e)| ((e - m) / m).powi(2)).sum::<f64>(), *mode))
         });
@@ -555,7 +582,7 @@ pub fn leave_one_out(
     mode: CacheMode,
     memo: &Memo,
     on_predicted: &(dyn Fn(&str, f64, f64) + Sync),
-) -> Result<Vec<(String, f64, f64)>, String> {
+) -> Result<Vec<(String, f64, f64)>, FitError> {
     let mut spec1 = spec.clone();
     spec1.caches = vec![mode];
     let idx: Vec<usize> = (0..obs.len()).collect();
@@ -909,7 +936,9 @@ mod tests {
         let start = table();
         let obs = measured_on(&start, &mixes()[..1]);
         let refs: Vec<&Observation> = obs.iter().collect();
-        let e = fit(&refs, &start, &spec(&["r"]), &Memo::default()).unwrap_err();
+        let e = fit(&refs, &start, &spec(&["r"]), &Memo::default())
+            .unwrap_err()
+            .to_string();
         assert_eq!(e, "1 observation(s): too few to fit anything");
     }
 

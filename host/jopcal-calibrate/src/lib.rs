@@ -6,6 +6,7 @@
 //! it is fitted to are workloads: `jopcal_workloads::micro`.
 #![forbid(unsafe_code)]
 
+pub mod error;
 pub mod fit;
 pub mod nnls;
 pub mod output;

@@ -4,6 +4,7 @@
 
 use crate::bundle::Bundle;
 use crate::config::BoardConfig;
+use crate::error::EmuError;
 use crate::vm::{Exit, Trace, Vm};
 use jopcal_link::peer::BoardProgram;
 use jopcal_link::JopImage;
@@ -14,7 +15,7 @@ use std::sync::mpsc;
 #[derive(Debug, Clone)]
 pub struct RunReport {
     pub cycles: u64,
-    pub exit: Result<Exit, String>,
+    pub exit: Result<Exit, EmuError>,
     pub wall: std::time::Duration,
     /// Per-method cycles and calls (when tracing), with method names.
     pub trace: Option<(Vec<String>, Trace)>,
@@ -38,7 +39,7 @@ pub fn run_bundle(
                 Ok(vm) => vm,
                 Err(e) => {
                     let _ = tx.send(format!("virtual board error: {e}\n").into_bytes());
-                    return (0, Err(e.to_string()), None);
+                    return (0, Err(e), None);
                 }
             };
             if trace {
@@ -58,7 +59,7 @@ pub fn run_bundle(
             vm.flush();
             let names = (0..vm.methods.len() as u32).map(|m| vm.method_name(m)).collect();
             let t = vm.trace.take().map(|t| (names, t));
-            (vm.cycles, exit.map_err(|e| e.to_string()), t)
+            (vm.cycles, exit, t)
         });
         for chunk in rx {
             uart(&chunk)?;

@@ -12,6 +12,7 @@
 //! ```
 //! Nothing may follow the last class file.
 
+use crate::error::BundleError;
 use jopcal_link::JopImage;
 
 pub const MAGIC: u32 = 0x4A43_4231;
@@ -33,17 +34,20 @@ fn push_bytes(words: &mut Vec<u32>, bytes: &[u8]) {
     }
 }
 
-fn take_bytes(words: &[u32], at: &mut usize, what: &str) -> Result<Vec<u8>, String> {
+fn take_bytes(words: &[u32], at: &mut usize, what: &str) -> Result<Vec<u8>, BundleError> {
     let len_at = *at;
-    let len = *words
-        .get(*at)
-        .ok_or_else(|| format!("word {at}: bundle ends before the length of {what}"))? as usize;
+    let len = *words.get(*at).ok_or_else(|| BundleError::Truncated {
+        at: len_at,
+        what: format!("the length of {what}"),
+    })? as usize;
     *at += 1;
     let n = len.div_ceil(4);
     if words.len() - *at < n {
-        return Err(format!(
-            "word {len_at}: {what} has {len} bytes, more than the bundle holds"
-        ));
+        return Err(BundleError::TooLong {
+            at: len_at,
+            what: what.to_string(),
+            len,
+        });
     }
     let mut out = Vec::with_capacity(n * 4);
     for w in &words[*at..*at + n] {
@@ -66,34 +70,42 @@ impl Bundle {
     }
 
     /// Reads a bundle; errors name the word where it went wrong.
-    pub fn from_image(image: &JopImage) -> Result<Bundle, String> {
+    pub fn from_image(image: &JopImage) -> Result<Bundle, BundleError> {
         let w = &image.words;
         if w.get(1) != Some(&MAGIC) {
-            return Err("word 1: not a class bundle (magic 0x4A434231 expected); the virtual board runs bundles made by jopcal, not JOP images".into());
+            return Err(BundleError::NotABundle);
         }
         let mut at = 2;
         let name = take_bytes(w, &mut at, "the main class name")?;
-        let main_class = String::from_utf8(name).map_err(|_| "word 2: the main class name is not UTF-8".to_string())?;
-        let count = *w
-            .get(at)
-            .ok_or_else(|| format!("word {at}: bundle ends before the class count"))? as usize;
+        let main_class = String::from_utf8(name).map_err(|_| BundleError::MainClassNotUtf8)?;
+        let count = *w.get(at).ok_or_else(|| BundleError::Truncated {
+            at,
+            what: "the class count".into(),
+        })? as usize;
         at += 1;
         let mut classes = Vec::new();
         for k in 0..count {
             classes.push(take_bytes(w, &mut at, &format!("class file {k}"))?);
         }
         if at != w.len() {
-            return Err(format!("word {at}: {} words after the last class file", w.len() - at));
+            return Err(BundleError::Trailing {
+                at,
+                extra: w.len() - at,
+            });
         }
         Ok(Bundle { main_class, classes })
     }
 
     /// The `.class` files under `dir` that `main_class` (dots or slashes) can
     /// reach through class references, sorted by class name.
-    pub fn from_dir(dir: &std::path::Path, main_class: &str) -> Result<Bundle, String> {
+    pub fn from_dir(dir: &std::path::Path, main_class: &str) -> Result<Bundle, BundleError> {
+        let read = |path: &std::path::Path, why: &dyn std::fmt::Display| BundleError::Read {
+            path: path.to_path_buf(),
+            why: why.to_string(),
+        };
         let mut files = Vec::new();
         for e in walkdir::WalkDir::new(dir) {
-            let e = e.map_err(|e| format!("{}: {e}", dir.display()))?;
+            let e = e.map_err(|e| read(dir, &e))?;
             if e.file_type().is_file() && e.path().extension().is_some_and(|x| x == "class") {
                 files.push(e.into_path());
             }
@@ -102,16 +114,15 @@ impl Bundle {
         let main_class = main_class.replace('.', "/");
         let mut by_name = std::collections::BTreeMap::new();
         for p in &files {
-            let bytes = std::fs::read(p).map_err(|e| format!("{}: {e}", p.display()))?;
-            let cf = jopcal_classfile::parse_class(&bytes).map_err(|e| format!("{}: {e}", p.display()))?;
+            let bytes = std::fs::read(p).map_err(|e| read(p, &e))?;
+            let cf = jopcal_classfile::parse_class(&bytes).map_err(|e| read(p, &e))?;
             by_name.insert(cf.this_class.clone(), (bytes, cf));
         }
         if !by_name.contains_key(&main_class) {
-            return Err(format!(
-                "{}: no class file for main class {}",
-                dir.display(),
-                main_class.replace('/', ".")
-            ));
+            return Err(BundleError::NoMainClass {
+                dir: dir.to_path_buf(),
+                main: main_class.replace('/', "."),
+            });
         }
         // Only the classes the main class can reach through its constant pools.
         let mut keep = std::collections::BTreeSet::new();
@@ -160,9 +171,9 @@ mod tests {
     #[test]
     fn rejects_jop_images_and_truncation() {
         let img = JopImage::from_payload(&[7, 8]);
-        assert!(Bundle::from_image(&img)
-            .unwrap_err()
-            .starts_with("word 1: not a class bundle"));
+        let e = Bundle::from_image(&img).unwrap_err();
+        assert_eq!(e, BundleError::NotABundle);
+        assert!(e.to_string().starts_with("word 1: not a class bundle"));
         let mut b = Bundle {
             main_class: "a/B".into(),
             classes: vec![vec![1, 2, 3, 4, 5]],
@@ -171,7 +182,7 @@ mod tests {
         b.words.pop();
         b.words[0] -= 1;
         assert_eq!(
-            Bundle::from_image(&b).unwrap_err(),
+            Bundle::from_image(&b).unwrap_err().to_string(),
             "word 5: class file 0 has 5 bytes, more than the bundle holds"
         );
     }

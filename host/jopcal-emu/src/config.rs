@@ -4,6 +4,7 @@
 //! carries as model parameters: `method_cache_bytes`, `method_cache_blocks`
 //! and `clock_mhz`.
 
+use crate::error::ConfigError;
 use jopcal_timing::cache::CacheConfig;
 use jopcal_timing::TimingModel;
 use std::path::Path;
@@ -23,26 +24,28 @@ pub struct BoardConfig {
 pub const DEFAULT_CYCLE_LIMIT: u64 = 1 << 40;
 
 impl BoardConfig {
-    pub fn load(path: &Path, overrides: &[String]) -> Result<BoardConfig, String> {
-        let mut model = TimingModel::load(path).map_err(|e| e.to_string())?;
-        model.apply_overrides(overrides).map_err(|e| e.to_string())?;
+    pub fn load(path: &Path, overrides: &[String]) -> Result<BoardConfig, ConfigError> {
+        let mut model = TimingModel::load(path)?;
+        model.apply_overrides(overrides)?;
         Self::from_model(model)
     }
 
-    pub fn from_model(model: TimingModel) -> Result<BoardConfig, String> {
+    pub fn from_model(model: TimingModel) -> Result<BoardConfig, ConfigError> {
         let p = model.params();
-        let need = |k: &str| -> Result<f64, String> {
-            p.get(k)
-                .copied()
-                .ok_or_else(|| format!("{}: the board needs parameter '{k}' in [params]", model.path.display()))
+        let need = |name: &'static str| -> Result<f64, ConfigError> {
+            p.get(name).copied().ok_or_else(|| ConfigError::MissingParameter {
+                model: model.path.clone(),
+                name,
+            })
         };
         let cache = CacheConfig {
             bytes: need("method_cache_bytes")? as u32,
             blocks: need("method_cache_blocks")? as u32,
         };
-        cache
-            .validate()
-            .map_err(|e| format!("{}: method cache: {e}", model.path.display()))?;
+        cache.validate().map_err(|why| ConfigError::Cache {
+            model: model.path.clone(),
+            why,
+        })?;
         let clock_mhz = need("clock_mhz")?;
         Ok(BoardConfig {
             model,

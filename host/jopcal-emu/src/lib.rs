@@ -6,16 +6,19 @@
 //! model, an exact method-cache simulation, a cycle counter at `IO_CNT`
 //! ([`vm`]) — its small runtime library ([`library`]), and the board program
 //! that plugs the interpreter into jopcal-link's board side, so the virtual
-//! board is driven over a pseudo-terminal exactly like a real one ([`board`]).
+//! board is driven over a pseudo-terminal exactly like a real one ([`board`]),
+//! and its errors ([`error`]).
 #![forbid(unsafe_code)]
 
 pub mod board;
 pub mod bundle;
 pub mod config;
+pub mod error;
 pub mod library;
 pub mod vm;
 
 pub use board::{run_bundle, EmuProgram, RunReport};
 pub use bundle::Bundle;
 pub use config::BoardConfig;
-pub use vm::{EmuError, Exit, Vm};
+pub use error::{BundleError, ConfigError, EmuError};
+pub use vm::{Exit, Vm};

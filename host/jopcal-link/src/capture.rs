@@ -3,6 +3,7 @@
 //! it arrives (so it can be stored durably at once), and stop at
 //! `@jopcal done`, JOP's `JVM exit!`, or a timeout.
 
+use crate::error::StoreError;
 use crate::link::Link;
 use jopcal_measure::result_line::{parse_line, ResultLine};
 use std::time::{Duration, Instant};
@@ -85,7 +86,7 @@ pub fn capture(
     link: &mut dyn Link,
     initial: &[u8],
     opts: &CaptureOptions,
-    on_result: &mut dyn FnMut(&ResultLine) -> Result<(), String>,
+    on_result: &mut dyn FnMut(&ResultLine) -> Result<(), StoreError>,
 ) -> Captured {
     let start = Instant::now();
     let mut c = Captured {
@@ -137,7 +138,7 @@ pub fn capture(
                         continue;
                     }
                     if let Err(e) = on_result(&r) {
-                        c.ending = Ending::Lost(e);
+                        c.ending = Ending::Lost(e.to_string());
                         return c;
                     }
                     c.results.push(r);

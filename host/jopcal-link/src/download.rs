@@ -11,6 +11,7 @@
 //! words (4 bytes, MSB first), answer `0x00` to boot or `0xFF` to start over;
 //! bounded retries.
 
+use crate::error::SettingError;
 use crate::image::JopImage;
 use crate::link::{drain, recv_byte, recv_exact, Link};
 use std::fmt;
@@ -27,15 +28,13 @@ pub enum Protocol {
 }
 
 impl FromStr for Protocol {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Protocol, String> {
+    type Err = SettingError;
+    fn from_str(s: &str) -> Result<Protocol, SettingError> {
         match s {
             "classic" => Ok(Protocol::Classic),
             "classic-noecho" => Ok(Protocol::ClassicNoEcho),
             "handshake" => Ok(Protocol::Handshake),
-            other => Err(format!(
-                "unknown protocol '{other}' (classic, classic-noecho or handshake)"
-            )),
+            other => Err(SettingError::UnknownProtocol(other.to_string())),
         }
     }
 }

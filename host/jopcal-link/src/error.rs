@@ -3,6 +3,32 @@
 
 use std::path::PathBuf;
 
+/// A setting given as text that does not parse: a protocol name or a fault plan.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SettingError {
+    /// Not one of the three protocols.
+    #[error("unknown protocol '{0}' (classic, classic-noecho or handshake)")]
+    UnknownProtocol(String),
+    /// A fault that is not in the fault language.
+    #[error("bad fault '{0}' (drop=P, flip=P, dup=P [-in|-out], stall=MS@N, vanish@N, garbage=N, previous=N)")]
+    BadFault(String),
+    /// A fault probability outside 0..1.
+    #[error("fault '{0}': probability must be within 0..1")]
+    Probability(String),
+}
+
+/// A result line the host could not keep: the file it is appended to
+/// failed. The capture stops, since every later result would be lost too.
+#[derive(Debug, thiserror::Error)]
+#[error("appending to {}: {source}", path.display())]
+pub struct StoreError {
+    /// The file the result was appended to.
+    pub path: PathBuf,
+    /// What the system said.
+    #[source]
+    pub source: std::io::Error,
+}
+
 /// Why a transport could not be opened.
 #[derive(Debug, thiserror::Error)]
 pub enum OpenError {

@@ -11,6 +11,7 @@
 //! `garbage=N` (N random bytes before the loader starts), `previous=N` (N
 //! lines of an earlier run's output first).
 
+use crate::error::SettingError;
 use crate::link::Link;
 use std::io;
 use std::str::FromStr;
@@ -49,13 +50,11 @@ pub struct FaultPlan {
 }
 
 impl FromStr for FaultPlan {
-    type Err = String;
-    fn from_str(s: &str) -> Result<FaultPlan, String> {
+    type Err = SettingError;
+    fn from_str(s: &str) -> Result<FaultPlan, SettingError> {
         let mut faults = Vec::new();
         for item in s.split(',').map(str::trim).filter(|i| !i.is_empty()) {
-            let bad = || {
-                format!("bad fault '{item}' (drop=P, flip=P, dup=P [-in|-out], stall=MS@N, vanish@N, garbage=N, previous=N)")
-            };
+            let bad = || SettingError::BadFault(item.to_string());
             if let Some(at) = item.strip_prefix("vanish@") {
                 faults.push(Fault::Vanish {
                     at: at.parse().map_err(|_| bad())?,
@@ -68,12 +67,12 @@ impl FromStr for FaultPlan {
                 Some((k, "out")) => (k, Direction::Out),
                 _ => (key, Direction::Both),
             };
-            let p = || -> Result<f64, String> {
+            let p = || -> Result<f64, SettingError> {
                 let p: f64 = value.parse().map_err(|_| bad())?;
                 if (0.0..=1.0).contains(&p) {
                     Ok(p)
                 } else {
-                    Err(format!("fault '{item}': probability must be within 0..1"))
+                    Err(SettingError::Probability(item.to_string()))
                 }
             };
             faults.push(match kind {
@@ -271,10 +270,15 @@ mod tests {
                 Fault::Previous(2),
             ]
         );
-        assert!("drop=2".parse::<FaultPlan>().unwrap_err().contains("within 0..1"));
+        assert!("drop=2"
+            .parse::<FaultPlan>()
+            .unwrap_err()
+            .to_string()
+            .contains("within 0..1"));
         assert!("melt=1"
             .parse::<FaultPlan>()
             .unwrap_err()
+            .to_string()
             .starts_with("bad fault 'melt=1'"));
     }
 

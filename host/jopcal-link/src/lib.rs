@@ -21,6 +21,6 @@ pub mod session;
 
 pub use capture::{capture, CaptureOptions, Captured, Ending};
 pub use download::{download, DownloadError, DownloadOptions, DownloadReport, Protocol};
-pub use error::{ConfigureError, LoadError, OpenError};
+pub use error::{ConfigureError, LoadError, OpenError, SettingError, StoreError};
 pub use image::JopImage;
 pub use link::{open, Link, PseudoTerminal};

@@ -3,7 +3,8 @@
 //! or the output cannot be trusted. Every attempt is kept with its reason.
 
 use crate::capture::{capture, CaptureOptions, Captured};
-use crate::download::{download, DownloadOptions, DownloadReport, Protocol};
+use crate::download::{download, DownloadError, DownloadOptions, DownloadReport, Protocol};
+use crate::error::StoreError;
 use crate::image::JopImage;
 use crate::link::{drain, Link};
 use jopcal_measure::result_line::ResultLine;
@@ -31,7 +32,7 @@ pub struct Attempt {
     pub number: u32,
     /// Bytes drained before the download (a board still printing).
     pub stale: Vec<u8>,
-    pub download: Result<DownloadReport, String>,
+    pub download: Result<DownloadReport, DownloadError>,
     pub captured: Option<Captured>,
     /// Why another attempt was made (or the session failed), if it was.
     pub verdict: Option<String>,
@@ -138,7 +139,7 @@ pub fn run_image(
     link: &mut dyn Link,
     image: &JopImage,
     opts: &SessionOptions,
-    on_result: &mut dyn FnMut(&ResultLine) -> Result<(), String>,
+    on_result: &mut dyn FnMut(&ResultLine) -> Result<(), StoreError>,
     on_attempt: &mut dyn FnMut(&Attempt),
 ) -> Result<Vec<Attempt>, SessionFailure> {
     let mut attempts = Vec::new();
@@ -161,21 +162,20 @@ pub fn run_image(
                 })
             }
         };
+        let downloaded = download(link, image, &opts.download);
         let mut a = Attempt {
             number,
             stale,
-            download: Err(String::new()),
+            download: downloaded,
             captured: None,
             verdict: None,
         };
-        match download(link, image, &opts.download) {
+        match &a.download {
             Err(e) => {
-                a.download = Err(e.to_string());
                 a.verdict = Some(format!("download failed: {e}"));
             }
             Ok(report) => {
                 let c = capture(link, &report.leftover, &opts.capture, on_result);
-                a.download = Ok(report);
                 if !c.clean() {
                     let why = match c.rejected.first() {
                         Some((line, _, reason)) => format!("output line {line} rejected: {reason}"),

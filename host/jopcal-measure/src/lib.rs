@@ -7,6 +7,7 @@
 //! nothing about how the lines reached the host.
 #![forbid(unsafe_code)]
 
+pub mod error;
 pub mod measurements;
 pub mod result_line;
 pub mod target_counts;

@@ -11,6 +11,7 @@
 //! Rows are appended durably as they arrive ([`MeasurementWriter`]): a failure
 //! later in a run never loses the rows already measured.
 
+use crate::error::RowError;
 use serde::{Deserialize, Serialize};
 use std::fs;
 use std::io::{self, Write};
@@ -100,23 +101,21 @@ impl From<Measurement> for Row {
 }
 
 impl TryFrom<Row> for Measurement {
-    type Error = String;
+    type Error = RowError;
 
-    fn try_from(r: Row) -> Result<Measurement, String> {
+    fn try_from(r: Row) -> Result<Measurement, RowError> {
         let value = match (r.cycles, r.value) {
             (Some(c), Some(v)) if r.unit == Unit::Cycles && c != v => {
-                return Err(format!(
-                    "columns `cycles` ({c}) and `value` ({v}) disagree: fix one of them"
-                ))
+                return Err(RowError::Disagree { cycles: c, value: v })
             }
             (Some(c), Some(_)) if r.unit != Unit::Cycles => {
-                return Err(format!(
-                "column `cycles` holds {c} but the unit is {}: leave `cycles` empty for a target that measures time",
-                r.unit
-            ))
+                return Err(RowError::CyclesNotCycles {
+                    cycles: c,
+                    unit: r.unit,
+                })
             }
             (_, Some(v)) | (Some(v), None) => v,
-            (None, None) => return Err("neither `cycles` nor `value` holds the measurement".into()),
+            (None, None) => return Err(RowError::NoMeasurement),
         };
         Ok(Measurement {
             target: r.target,

@@ -16,6 +16,7 @@
 //! it), not only the measured region; `jopcal explain` sets them beside the
 //! estimate's. Several CPUs' statistics are summed.
 
+use crate::error::NotACount;
 use std::collections::BTreeMap;
 
 /// What JopSim counted over a run.
@@ -55,14 +56,14 @@ pub fn parse_jopsim(stdout: &str) -> Result<Option<TargetCounts>, CountsError> {
             let (n, rest) = rest
                 .split_once("instructions,")
                 .ok_or_else(|| err(format!("`{line}`: expected `N instructions, M cycles (no M$ cycles)`")))?;
-            c.instructions += number(n).map_err(err)?;
-            c.cycles_without_cache += number(rest).map_err(err)?;
+            c.instructions += number(n).map_err(|e| err(e.to_string()))?;
+            c.cycles_without_cache += number(rest).map_err(|e| err(e.to_string()))?;
             c.cpus += 1;
             seen = true;
         } else if let Some(rest) = line.strip_prefix("total method cache load cycles:") {
-            c.cache_load_cycles += number(rest).map_err(err)?;
+            c.cache_load_cycles += number(rest).map_err(|e| err(e.to_string()))?;
             seen = true;
-        } else if let Some((kind, load, store)) = memory_row(line).map_err(err)? {
+        } else if let Some((kind, load, store)) = memory_row(line).map_err(|e| err(e.to_string()))? {
             *c.loads.entry(kind.to_string()).or_default() += load;
             *c.stores.entry(kind.to_string()).or_default() += store;
         }
@@ -71,15 +72,14 @@ pub fn parse_jopsim(stdout: &str) -> Result<Option<TargetCounts>, CountsError> {
 }
 
 /// A decimal count, blanks around allowed.
-fn number(s: &str) -> Result<u64, String> {
+fn number(s: &str) -> Result<u64, NotACount> {
     let t = s.trim();
-    t.parse()
-        .map_err(|_| format!("`{t}` is not a count (expected decimal digits)"))
+    t.parse().map_err(|_| NotACount(t.to_string()))
 }
 
 /// A row of the memory table, `KIND & loads & pct & stores & pct \\`, where
 /// KIND is an upper-case word (the `Sum` row and the header are not rows).
-fn memory_row(line: &str) -> Result<Option<(&str, u64, u64)>, String> {
+fn memory_row(line: &str) -> Result<Option<(&str, u64, u64)>, NotACount> {
     let mut cells = line.split('&').map(str::trim);
     let kind = cells.next().unwrap_or("");
     if kind.is_empty() || !kind.bytes().all(|b| b.is_ascii_uppercase()) {

@@ -2,7 +2,7 @@
 //! validation, identifiability and inconsistency reports, into a loadable
 //! table, `calibration.json` and the residual plot.
 
-use crate::Session;
+use crate::{Progress, Session};
 use anyhow::{anyhow, bail, Context, Result};
 use jopcal_calibrate::fit::{fit_without_outliers, inconsistencies, leave_one_out, Fit, FitSpec, Observation};
 use jopcal_calibrate::output::{calibrated_toml, relative_base};
@@ -138,7 +138,7 @@ pub fn run_calibration(s: Session, run: &CalibrationRun) -> Result<Calibration> 
         out,
     } = *run;
     let start = TimingModel::load(model_path)?;
-    let default_cache: CacheMode = cache.parse().map_err(|e: String| anyhow!(e))?;
+    let default_cache: CacheMode = cache.parse()?;
     let spec = FitSpec::parse(groups, &start, default_cache).map_err(|e| anyhow!(e))?;
     let mut left_out = Vec::new();
     let obs = observations(measured, profiles, lenient.then_some(&mut left_out))?;
@@ -193,30 +193,97 @@ pub fn run_calibration(s: Session, run: &CalibrationRun) -> Result<Calibration> 
     ));
     let fitted = f.apply(&start);
     let loo_rows = if loo {
-        progress.started(&format!(
-            "leave-one-out: {} fits, each without one benchmark",
-            obs.len()
-        ));
-        let on_predicted = |bench: &str, measured: f64, predicted: f64| {
-            progress.finished(&format!(
-                "leave-one-out {bench}: {}%",
-                jopcal_report::plots::signed(100.0 * (predicted - measured) / measured, 3)
-            ));
+        let fitted_run = FittedRun {
+            all: &refs,
+            kept: &kept,
+            start: &start,
+            fitted: &fitted,
+            spec: &spec,
+            fit: &f,
+            memo: &memo,
         };
-        let mut rows =
-            leave_one_out(&kept, &start, &fitted, &spec, f.cache, &memo, &on_predicted).map_err(|e| anyhow!(e))?;
-        // The outliers and the synchronized ones were not in the fit: it predicts them out of sample.
-        for o in refs.iter().filter(|o| !kept.iter().any(|k| k.benchmark == o.benchmark)) {
-            let predicted = memo.tally(o, &fitted, f.cache).price(&fitted);
-            on_predicted(&o.benchmark, o.measured, predicted);
-            rows.push((o.benchmark.clone(), o.measured, predicted));
-        }
-        Some(rows)
+        Some(out_of_sample(&fitted_run, progress)?)
     } else {
         None
     };
     progress.end();
     let incons = inconsistencies(&refs, &start, &fitted, 5.0);
+    warnings.extend(parameter_warnings(&f, &start));
+    // The starting table relative to the outputs, so their directory can move.
+    let base = relative_base(model_path, out);
+    let report = CalibrationReport::new(&f, &start.name, &base, loo_rows.as_deref(), &incons, &warnings);
+    let loo_max = report.loo_max_abs_error_pct;
+    write_calibration(&f, &start, &base, &report, out)?;
+    say_calibration(&s, &f, loo_max, &warnings, &incons);
+    Ok(Calibration {
+        fit: f,
+        loo_max_abs_error_pct: loo_max,
+        loo_errors: loo_rows
+            .iter()
+            .flatten()
+            .map(|(b, m, e)| (b.clone(), 100.0 * (e - m) / m))
+            .collect(),
+        loo_predicted: loo_rows.iter().flatten().map(|(b, _, e)| (b.clone(), *e)).collect(),
+        toml: out.to_path_buf(),
+    })
+}
+
+/// A finished fit and what it was made from, for its out-of-sample checks.
+struct FittedRun<'a> {
+    /// Every benchmark with a measurement and a profile.
+    all: &'a [&'a Observation],
+    /// The ones the fit was made from.
+    kept: &'a [&'a Observation],
+    start: &'a TimingModel,
+    fitted: &'a TimingModel,
+    spec: &'a FitSpec,
+    fit: &'a Fit,
+    memo: &'a jopcal_calibrate::fit::Memo,
+}
+
+/// Every benchmark's out-of-sample prediction, `(benchmark, measured,
+/// predicted)`: leave-one-out for those in the fit, the fit itself for the
+/// outliers and synchronized ones it never saw. Reports each as it comes.
+fn out_of_sample(run: &FittedRun, progress: &Progress) -> Result<Vec<(String, f64, f64)>> {
+    progress.started(&format!(
+        "leave-one-out: {} fits, each without one benchmark",
+        run.all.len()
+    ));
+    let on_predicted = |bench: &str, measured: f64, predicted: f64| {
+        progress.finished(&format!(
+            "leave-one-out {bench}: {}%",
+            jopcal_report::plots::signed(100.0 * (predicted - measured) / measured, 3)
+        ));
+    };
+    let cache = run.fit.cache;
+    let mut rows = leave_one_out(
+        run.kept,
+        run.start,
+        run.fitted,
+        run.spec,
+        cache,
+        run.memo,
+        &on_predicted,
+    )
+    .map_err(|e| anyhow!(e))?;
+    // The outliers and the synchronized ones were not in the fit: it predicts them out of sample.
+    for o in run
+        .all
+        .iter()
+        .filter(|o| !run.kept.iter().any(|k| k.benchmark == o.benchmark))
+    {
+        let predicted = run.memo.tally(o, run.fitted, cache).price(run.fitted);
+        on_predicted(&o.benchmark, o.measured, predicted);
+        rows.push((o.benchmark.clone(), o.measured, predicted));
+    }
+    Ok(rows)
+}
+
+/// What a user must know about the fitted parameters: those fitted from one
+/// benchmark alone, library methods priced by their host code, parameters
+/// the data could not identify.
+fn parameter_warnings(f: &Fit, start: &TimingModel) -> Vec<String> {
+    let mut warnings = Vec::new();
     for p in f.params.iter().filter(|p| p.value != p.start) {
         if let Some(b) = &p.sole_benchmark {
             warnings.push(format!(
@@ -225,7 +292,7 @@ pub fn run_calibration(s: Session, run: &CalibrationRun) -> Result<Calibration> 
             ));
         }
     }
-    let host = f.host_priced(&start);
+    let host = f.host_priced(start);
     if !host.is_empty() {
         let names: Vec<&str> = host.iter().map(|(m, _)| m.as_str()).collect();
         warnings.push(format!(
@@ -245,17 +312,19 @@ pub fn run_calibration(s: Session, run: &CalibrationRun) -> Result<Calibration> 
             p.unidentified.as_deref().unwrap_or("")
         ));
     }
-    // The starting table relative to the outputs, so their directory can move.
-    let base = relative_base(model_path, out);
-    let report = CalibrationReport::new(&f, &start.name, &base, loo_rows.as_deref(), &incons, &warnings);
-    let loo_max = report.loo_max_abs_error_pct;
+    warnings
+}
+
+/// Writes the fitted table to `out` (after checking that it loads),
+/// `calibration.json` beside it and the residual plot.
+fn write_calibration(f: &Fit, start: &TimingModel, base: &str, report: &CalibrationReport, out: &Path) -> Result<()> {
     let toml_text = calibrated_toml(
-        &f,
-        &start,
-        &base,
+        f,
+        start,
+        base,
         &format!("{}-calibrated", start.name),
-        loo_max,
-        &warnings,
+        report.loo_max_abs_error_pct,
+        &report.warnings,
     );
     // The written table must load: check before anything is published.
     let tmp_check = out.with_extension("toml.check");
@@ -268,6 +337,11 @@ pub fn run_calibration(s: Session, run: &CalibrationRun) -> Result<Calibration> 
     atomic::write_atomic(&json_path, report.to_json().as_bytes())?;
     let plot_stem = out.with_file_name("plots").join("calibration-residuals");
     plot_from_json(&json_path, &plot_stem)?;
+    Ok(())
+}
+
+/// The calibration's report lines: what was fitted, the errors, the warnings.
+fn say_calibration(s: &Session, f: &Fit, loo_max: Option<f64>, warnings: &[String], incons: &[(String, f64, f64)]) {
     let changed: Vec<String> = f
         .params
         .iter()
@@ -280,7 +354,7 @@ pub fn run_calibration(s: Session, run: &CalibrationRun) -> Result<Calibration> 
         f.max_abs_error_pct(),
         loo_max.map(|l| format!(", leave-one-out {l:.4}%")).unwrap_or_default()
     ));
-    for w in &warnings {
+    for w in warnings {
         s.say(&format!("  calibrate warning: {w}"));
     }
     if !incons.is_empty() {
@@ -295,17 +369,6 @@ pub fn run_calibration(s: Session, run: &CalibrationRun) -> Result<Calibration> 
                 .join(", ")
         ));
     }
-    Ok(Calibration {
-        fit: f,
-        loo_max_abs_error_pct: loo_max,
-        loo_errors: loo_rows
-            .iter()
-            .flatten()
-            .map(|(b, m, e)| (b.clone(), 100.0 * (e - m) / m))
-            .collect(),
-        loo_predicted: loo_rows.iter().flatten().map(|(b, _, e)| (b.clone(), *e)).collect(),
-        toml: out.to_path_buf(),
-    })
 }
 
 fn trim(v: f64) -> String {

@@ -6,6 +6,7 @@
 use crate::{locate, Session};
 use anyhow::{bail, Result};
 use jopcal_targets::toolchain::{known_fix, run_jopsim};
+use jopcal_targets::ToolError;
 use jopcal_tree::tree::{JopTree, TreeSuite};
 use jopcal_workloads::{Jdk, Suite};
 use std::path::Path;
@@ -84,7 +85,10 @@ pub fn doctor(s: Session, timeout: u64) -> Result<()> {
         Err(e) => {
             c.check(
                 "JOP tree",
-                problem(e, "pass the root of a JOP checkout (it holds java/target/src)"),
+                problem(
+                    e.to_string(),
+                    "pass the root of a JOP checkout (it holds java/target/src)",
+                ),
             );
             return c.finish();
         }
@@ -110,7 +114,7 @@ pub fn doctor(s: Session, timeout: u64) -> Result<()> {
         "source encoding",
         match &encoding {
             Ok((e, from)) => Finding::Ok(format!("{e} (from {from})")),
-            Err(e) => problem(e.clone(), "set `encoding` in the [jop] table of jopcal.toml"),
+            Err(e) => problem(e.to_string(), "set `encoding` in the [jop] table of jopcal.toml"),
         },
     );
     // Each suite must compile on the host: the profiles and the virtual board need it.
@@ -191,7 +195,11 @@ fn image_checks(c: &mut Checks, home: &Path, root: &Path, timeout: u64) -> Resul
                 "the tree's toolchain built it ({} words)",
                 jopcal_link::JopImage::load(p, None).map_or(0, |i| i.words.len())
             )),
-            Err(why) => problem(why.clone(), fix_for(why)),
+            Err(why) => {
+                let why = why.to_string();
+                let fix = fix_for(&why);
+                problem(why, fix)
+            }
         },
     );
     if built.is_err() {
@@ -236,7 +244,7 @@ fn compile_finding(compiled: Result<()>) -> Finding {
 }
 
 /// The finding on one image run in JopSim: its result line, or why not.
-fn jopsim_finding(ran: std::result::Result<(String, String), String>) -> Finding {
+fn jopsim_finding(ran: std::result::Result<(String, String), ToolError>) -> Finding {
     match ran {
         Ok((stdout, _)) if stdout.contains("@jopcal result") => {
             let line = stdout.lines().find(|l| l.contains("@jopcal result")).unwrap_or("");
@@ -254,6 +262,10 @@ fn jopsim_finding(ran: std::result::Result<(String, String), String>) -> Finding
             );
             problem(why, fix_for(&format!("{stdout}{stderr}")))
         }
-        Err(why) => problem(why.clone(), fix_for(&why)),
+        Err(why) => {
+            let why = why.to_string();
+            let fix = fix_for(&why);
+            problem(why, fix)
+        }
     }
 }

@@ -100,7 +100,7 @@ fn reported_cache(dir: &Path, rows: &[Measurement]) -> Result<Option<CacheMode>>
             return c
                 .parse()
                 .map(Some)
-                .map_err(|e: String| anyhow!("{}: method cache {c}: {e}", r.log));
+                .map_err(|e: jopcal_timing::CacheModeError| anyhow!("{}: method cache {c}: {e}", r.log));
         }
     }
     Ok(None)

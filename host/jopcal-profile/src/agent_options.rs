@@ -2,6 +2,7 @@
 //! after `-agentpath:libjopcal_agent.so=`. Values are percent-escaped for `,`
 //! and `%` ([`escape`]) so that any path can be passed.
 
+use crate::error::OptionsError;
 use std::path::PathBuf;
 
 /// Which part of the program is profiled.
@@ -85,13 +86,13 @@ impl AgentOptions {
 
     /// Parses `out=PATH,bench=NAME,region=harness|main[,main=CLASS][,marker=CLASS]`.
     /// Class names may use dots or slashes.
-    pub fn parse(s: &str) -> Result<AgentOptions, String> {
+    pub fn parse(s: &str) -> Result<AgentOptions, OptionsError> {
         let (mut out, mut bench, mut region, mut main, mut marker) = (None, None, None, None, None);
         let mut method: Option<String> = None;
         for pair in s.split(',').filter(|p| !p.is_empty()) {
             let (k, v) = pair
                 .split_once('=')
-                .ok_or_else(|| format!("option `{pair}` is not key=value"))?;
+                .ok_or_else(|| OptionsError::NotKeyValue(pair.to_string()))?;
             let v = unescape(v);
             match k {
                 "out" => out = Some(PathBuf::from(v)),
@@ -100,29 +101,29 @@ impl AgentOptions {
                 "main" => main = Some(v.replace('.', "/")),
                 "marker" => marker = Some(v.replace('.', "/")),
                 "method" => method = Some(v),
-                other => return Err(format!("unknown option `{other}`")),
+                other => return Err(OptionsError::UnknownOption(other.to_string())),
             }
         }
-        let out = out.ok_or("missing option out=PATH")?;
+        let out = out.ok_or(OptionsError::MissingOut)?;
         let region = match region.as_deref().unwrap_or("harness") {
             "harness" => Region::Harness {
                 marker: marker.unwrap_or_else(|| DEFAULT_MARKER.to_string()),
                 main,
             },
             "main" => Region::Main {
-                class: main.ok_or("region=main needs main=CLASS")?,
+                class: main.ok_or(OptionsError::MainNeedsClass)?,
             },
             "method" => {
-                let m = method.ok_or("region=method needs method=CLASS.NAME")?;
+                let m = method.ok_or(OptionsError::MethodNeedsMethod)?;
                 let (class, name) = m
                     .rsplit_once('.')
-                    .ok_or_else(|| format!("method=`{m}` is not CLASS.NAME"))?;
+                    .ok_or_else(|| OptionsError::NotClassDotName(m.clone()))?;
                 Region::Method {
                     class: class.replace('.', "/"),
                     name: name.to_string(),
                 }
             }
-            other => return Err(format!("unknown region `{other}` (harness, main or method)")),
+            other => return Err(OptionsError::UnknownRegion(other.to_string())),
         };
         Ok(AgentOptions {
             out,
@@ -164,15 +165,21 @@ mod tests {
 
     #[test]
     fn rejects_bad_options() {
-        assert_eq!(AgentOptions::parse("bench=x").unwrap_err(), "missing option out=PATH");
         assert_eq!(
-            AgentOptions::parse("out=p,region=main").unwrap_err(),
+            AgentOptions::parse("bench=x").unwrap_err().to_string(),
+            "missing option out=PATH"
+        );
+        assert_eq!(
+            AgentOptions::parse("out=p,region=main").unwrap_err().to_string(),
             "region=main needs main=CLASS"
         );
         assert_eq!(
-            AgentOptions::parse("out=p,colour=red").unwrap_err(),
+            AgentOptions::parse("out=p,colour=red").unwrap_err().to_string(),
             "unknown option `colour`"
         );
-        assert_eq!(AgentOptions::parse("out").unwrap_err(), "option `out` is not key=value");
+        assert_eq!(
+            AgentOptions::parse("out").unwrap_err().to_string(),
+            "option `out` is not key=value"
+        );
     }
 }

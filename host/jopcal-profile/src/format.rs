@@ -205,8 +205,23 @@ impl Reader<'_> {
     }
 }
 
-/// Decodes a profile; `Err((offset, message))` on any problem.
-pub fn decode(data: &[u8]) -> Result<Profile, (usize, String)> {
+/// Why bytes are not a profile: the offset of the byte where it went wrong.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("byte {offset}: {message}")]
+pub struct DecodeError {
+    /// Offset of the offending byte in the file.
+    pub offset: usize,
+    /// What is wrong there.
+    pub message: String,
+}
+
+/// Decodes a profile; the error names the byte.
+pub fn decode(data: &[u8]) -> Result<Profile, DecodeError> {
+    decode_at(data).map_err(|(offset, message)| DecodeError { offset, message })
+}
+
+/// [`decode`] with the reader's own `(offset, message)` errors.
+fn decode_at(data: &[u8]) -> R<Profile> {
     if data.len() < MAGIC.len() || &data[..MAGIC.len()] != MAGIC {
         return Err((0, "not a jopcal profile (bad magic)".into()));
     }
@@ -325,7 +340,7 @@ pub fn decode(data: &[u8]) -> Result<Profile, (usize, String)> {
         region_start,
         events,
     };
-    p.validate().map_err(|m| (data.len(), m))?;
+    p.validate().map_err(|m| (data.len(), m.to_string()))?;
     Ok(p)
 }
 
@@ -335,7 +350,7 @@ pub fn read_file(path: &Path) -> Result<Profile, ProfileError> {
         path: path.to_owned(),
         source,
     })?;
-    decode(&data).map_err(|(offset, message)| ProfileError::Corrupt {
+    decode(&data).map_err(|DecodeError { offset, message }| ProfileError::Corrupt {
         path: path.to_owned(),
         offset,
         message,
@@ -435,7 +450,7 @@ mod tests {
         p.nodes[1].iinc.insert((0, 2), 1);
         assert!(decode(&encode(&p))
             .unwrap_err()
-            .1
+            .message
             .contains("6 iinc operand counts but executed 5 iinc"));
         // Version 2: one method, one node, no events.
         let mut v2 = MAGIC.to_vec();
@@ -452,7 +467,10 @@ mod tests {
         v2[flags_at] = 2;
         assert_eq!(
             decode(&v2).unwrap_err(),
-            (flags_at, "method flags 2 name an unknown flag".to_string())
+            DecodeError {
+                offset: flags_at,
+                message: "method flags 2 name an unknown flag".to_string()
+            }
         );
     }
 
@@ -460,24 +478,27 @@ mod tests {
     fn corruption_names_the_byte() {
         let bytes = encode(&sample());
         assert_eq!(
-            decode(&bytes[..bytes.len() - 1]).unwrap_err().1,
+            decode(&bytes[..bytes.len() - 1]).unwrap_err().message,
             "event count 4 exceeds the rest of the file"
         );
         assert_eq!(
-            decode(b"JOPCALQ\n").unwrap_err(),
-            (0, "not a jopcal profile (bad magic)".to_string())
+            decode(b"JOPCALQ\n").unwrap_err().to_string(),
+            "byte 0: not a jopcal profile (bad magic)"
         );
         let mut v4 = bytes.clone();
         v4[8] = 4;
         assert_eq!(
-            decode(&v4).unwrap_err().1,
+            decode(&v4).unwrap_err().message,
             "profile format version 4; this jopcal reads versions 2 to 3"
         );
         let mut extra = bytes.clone();
         extra.push(0);
         assert_eq!(
             decode(&extra).unwrap_err(),
-            (bytes.len(), "1 bytes after the end of the profile".to_string())
+            DecodeError {
+                offset: bytes.len(),
+                message: "1 bytes after the end of the profile".to_string()
+            }
         );
     }
 

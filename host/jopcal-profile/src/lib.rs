@@ -13,9 +13,10 @@
 #![forbid(unsafe_code)]
 
 pub mod agent_options;
+pub mod error;
 pub mod examples;
 pub mod format;
 pub mod model;
 
-pub use format::{decode, encode, read_dir, read_file, to_json, ProfileError, EXTENSION, FORMAT_VERSION};
+pub use format::{decode, encode, read_dir, read_file, to_json, DecodeError, ProfileError, EXTENSION, FORMAT_VERSION};
 pub use model::{Event, MethodInfo, Node, Profile};

@@ -1,5 +1,6 @@
 //! The profile data model.
 
+use crate::error::InvalidProfile;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -159,63 +160,69 @@ impl Profile {
         jvm
     }
 
-    pub fn validate(&self) -> Result<(), String> {
+    pub fn validate(&self) -> Result<(), InvalidProfile> {
         if self.nodes.is_empty() {
-            return Err("profile has no nodes".into());
+            return Err(InvalidProfile::NoNodes);
         }
         for (i, n) in self.nodes.iter().enumerate() {
             if n.method as usize >= self.methods.len() {
-                return Err(format!("node {i} names method {} of {}", n.method, self.methods.len()));
+                return Err(InvalidProfile::UnknownMethod {
+                    node: i,
+                    method: n.method,
+                    methods: self.methods.len(),
+                });
             }
             match (i, n.parent) {
                 (0, None) => {}
-                (0, Some(_)) => return Err("node 0 (the root) has a parent".into()),
-                (_, None) => return Err(format!("node {i} has no parent")),
-                (_, Some(p)) if p as usize >= i => return Err(format!("node {i} has parent {p}, not an earlier node")),
+                (0, Some(_)) => return Err(InvalidProfile::RootHasParent),
+                (_, None) => return Err(InvalidProfile::NoParent(i)),
+                (_, Some(p)) if p as usize >= i => return Err(InvalidProfile::LaterParent { node: i, parent: p }),
                 _ => {}
             }
             if i == 0 && n.invoke_opcode != 0 {
-                return Err(format!("the root node has invoke opcode {}, not 0", n.invoke_opcode));
+                return Err(InvalidProfile::RootInvoke(n.invoke_opcode));
             }
             if i > 0 && n.invoke_opcode != 0 && !(182..=186).contains(&n.invoke_opcode) {
-                return Err(format!(
-                    "node {i} was entered by opcode {}, which is not an invoke",
-                    n.invoke_opcode
-                ));
+                return Err(InvalidProfile::NotAnInvoke {
+                    node: i,
+                    opcode: n.invoke_opcode,
+                });
             }
             if let Some(op) = n
                 .opcodes
                 .keys()
                 .find(|op| jopcal_classfile::opcode::mnemonic(**op).is_none())
             {
-                return Err(format!("node {i} counts opcode {op}, which is not a JVM opcode"));
+                return Err(InvalidProfile::UnknownOpcode { node: i, opcode: *op });
             }
             let forms: u64 = n.iinc.values().fold(0u64, |a, c| a.saturating_add(*c));
             let iincs = n.opcodes.get(&IINC).copied().unwrap_or(0);
             let wides = n.opcodes.get(&WIDE).copied().unwrap_or(0);
             if forms > iincs.saturating_add(wides) {
-                return Err(format!(
-                    "node {i} has {forms} iinc operand counts but executed {iincs} iinc (and {wides} wide)"
-                ));
+                return Err(InvalidProfile::IincCounts {
+                    node: i,
+                    forms,
+                    iincs,
+                    wides,
+                });
             }
         }
         for e in &self.events {
             if let Event::Invoke(id) = e {
                 if *id as usize >= self.nodes.len() || *id == 0 {
-                    return Err(format!("event stream invokes node {id}, which does not exist"));
+                    return Err(InvalidProfile::EventNode(*id));
                 }
             }
         }
         if self.region_start > self.events.len() as u64 {
-            return Err(format!(
-                "region starts at event {} of {}",
-                self.region_start,
-                self.events.len()
-            ));
+            return Err(InvalidProfile::RegionStart {
+                start: self.region_start,
+                events: self.events.len(),
+            });
         }
         for id in &self.entry_stack {
             if *id as usize >= self.nodes.len() {
-                return Err(format!("entry stack names node {id}, which does not exist"));
+                return Err(InvalidProfile::EntryStackNode(*id));
             }
         }
         Ok(())

@@ -6,6 +6,7 @@
 //! measurement as columns, million cycles, and a last row with the geometric
 //! mean of |error|.
 
+use crate::error::ReconcileError;
 use crate::estimates::EstimateRow;
 use jopcal_measure::Measurement;
 use std::collections::BTreeMap;
@@ -48,15 +49,15 @@ impl Accuracy {
 
 /// Reconciles `measured` (unit cycles) with `estimates`. Benchmarks only on one
 /// side are left out with a warning; none in common is an error.
-pub fn reconcile(measured: &[Measurement], estimates: &[EstimateRow]) -> Result<Accuracy, String> {
+pub fn reconcile(measured: &[Measurement], estimates: &[EstimateRow]) -> Result<Accuracy, ReconcileError> {
     let mut by_bench: BTreeMap<&str, Vec<f64>> = BTreeMap::new();
     let mut order: Vec<String> = Vec::new();
     for m in measured {
         if m.unit != jopcal_measure::Unit::Cycles {
-            return Err(format!(
-                "benchmark {} was measured in {}, not cycles: reconcile compares cycles (use a JOP target)",
-                m.benchmark, m.unit
-            ));
+            return Err(ReconcileError::NotCycles {
+                benchmark: m.benchmark.clone(),
+                unit: m.unit,
+            });
         }
         if !by_bench.contains_key(m.benchmark.as_str()) {
             order.push(m.benchmark.clone());
@@ -90,7 +91,7 @@ pub fn reconcile(measured: &[Measurement], estimates: &[EstimateRow]) -> Result<
         benchmarks.push(b);
     }
     if benchmarks.is_empty() {
-        return Err("the measurements and the estimates have no benchmark in common".into());
+        return Err(ReconcileError::NothingInCommon);
     }
     let mut table = Vec::new();
     for v in &variants {
@@ -98,7 +99,12 @@ pub fn reconcile(measured: &[Measurement], estimates: &[EstimateRow]) -> Result<
         for b in &benchmarks {
             match estimates.iter().find(|e| &e.benchmark == b && &e.variant() == v) {
                 Some(e) => col.push(e.cycles),
-                None => return Err(format!("variant '{v}' has no estimate for {b}")),
+                None => {
+                    return Err(ReconcileError::MissingEstimate {
+                        variant: v.clone(),
+                        benchmark: b.clone(),
+                    })
+                }
             }
         }
         table.push(col);
@@ -293,11 +299,13 @@ mod tests {
     fn nothing_in_common_and_time_units_are_errors() {
         assert!(reconcile(&[m("A", 1)], &[e("B", "hit", 1.0, 1)])
             .unwrap_err()
+            .to_string()
             .contains("no benchmark in common"));
         let mut ns = m("A", 1);
         ns.unit = Unit::Ns;
         assert!(reconcile(&[ns], &[e("A", "hit", 1.0, 1)])
             .unwrap_err()
+            .to_string()
             .contains("not cycles"));
     }
 }

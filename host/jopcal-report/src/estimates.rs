@@ -2,6 +2,7 @@
 //! `jopcal estimate` and `jopcal validate` write it and `reconcile` and
 //! `report` read it. [`EstimateRow`] is the one type for both directions.
 
+use crate::error::EstimatesError;
 use jopcal_measure::atomic;
 use serde::{Deserialize, Serialize, Serializer};
 use std::path::Path;
@@ -85,21 +86,30 @@ pub fn write_estimates(path: &Path, rows: &[EstimateRow]) -> std::io::Result<()>
 }
 
 /// Reads estimates.csv; errors name the file, the line and the column.
-pub fn read_estimates(path: &Path) -> Result<Vec<EstimateRow>, String> {
-    let text = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
+pub fn read_estimates(path: &Path) -> Result<Vec<EstimateRow>, EstimatesError> {
+    let text = std::fs::read(path).map_err(|source| EstimatesError::Io {
+        path: path.to_path_buf(),
+        source,
+    })?;
     parse_estimates(&text, path)
 }
 
 /// Parses the text of an estimates.csv read from `path` (named in errors).
-pub fn parse_estimates(text: &[u8], path: &Path) -> Result<Vec<EstimateRow>, String> {
+pub fn parse_estimates(text: &[u8], path: &Path) -> Result<Vec<EstimateRow>, EstimatesError> {
     let mut rdr = csv::Reader::from_reader(text);
-    let headers = rdr.headers().map_err(|e| format!("{}: {e}", path.display()))?.clone();
+    let headers = rdr
+        .headers()
+        .map_err(|source| EstimatesError::Header {
+            path: path.to_path_buf(),
+            source,
+        })?
+        .clone();
     for name in ["benchmark", "model", "cache_mode", "cycles", "bytecodes"] {
         if !headers.iter().any(|h| h == name) {
-            return Err(format!(
-                "{}: line 1: no column '{name}' (is this an estimates.csv?)",
-                path.display()
-            ));
+            return Err(EstimatesError::MissingColumn {
+                path: path.to_path_buf(),
+                column: name,
+            });
         }
     }
     let mut rows = Vec::new();
@@ -107,29 +117,32 @@ pub fn parse_estimates(text: &[u8], path: &Path) -> Result<Vec<EstimateRow>, Str
         let line = i + 2;
         let row = row.map_err(|e| {
             let at = e.position().map_or(line as u64, |p| p.line());
-            match e.kind() {
-                csv::ErrorKind::Deserialize { err, .. } => {
-                    let column = err.field().and_then(|f| headers.get(f as usize)).unwrap_or("?");
-                    format!(
-                        "{}: line {at}: column '{column}': {} (a number was expected)",
-                        path.display(),
-                        err.kind()
-                    )
-                }
-                _ => format!("{}: line {at}: {e}", path.display()),
+            if let csv::ErrorKind::Deserialize { err, .. } = e.kind() {
+                let column = err.field().and_then(|f| headers.get(f as usize)).unwrap_or("?");
+                return EstimatesError::BadValue {
+                    path: path.to_path_buf(),
+                    line: at,
+                    column: column.to_string(),
+                    source: err.clone(),
+                };
+            }
+            EstimatesError::Row {
+                path: path.to_path_buf(),
+                line: at,
+                source: e,
             }
         })?;
         if !(row.cycles.is_finite() && row.cycles > 0.0) {
-            return Err(format!(
-                "{}: line {line}: cycles must be positive, found {}",
-                path.display(),
-                row.cycles
-            ));
+            return Err(EstimatesError::NotPositive {
+                path: path.to_path_buf(),
+                line,
+                cycles: row.cycles,
+            });
         }
         rows.push(row);
     }
     if rows.is_empty() {
-        return Err(format!("{}: no estimates", path.display()));
+        return Err(EstimatesError::Empty(path.to_path_buf()));
     }
     Ok(rows)
 }
@@ -182,13 +195,17 @@ mod tests {
         assert!(rows[0].profile_complete);
         assert_eq!(rows[0].cache_hits, 0);
         let bad = b"benchmark,model,cache_mode,cycles,bytecodes\nA,m,hit,10,2\nB,m,hit,ten,2\n";
-        let e = parse_estimates(bad, p).unwrap_err();
+        let e = parse_estimates(bad, p).unwrap_err().to_string();
         assert!(e.starts_with("e.csv: line 3: column 'cycles': "), "{e}");
-        let e = parse_estimates(b"benchmark,cycles\nA,1\n", p).unwrap_err();
+        let e = parse_estimates(b"benchmark,cycles\nA,1\n", p).unwrap_err().to_string();
         assert_eq!(e, "e.csv: line 1: no column 'model' (is this an estimates.csv?)");
-        let e = parse_estimates(b"benchmark,model,cache_mode,cycles,bytecodes\nA,m,hit,-5,2\n", p).unwrap_err();
+        let e = parse_estimates(b"benchmark,model,cache_mode,cycles,bytecodes\nA,m,hit,-5,2\n", p)
+            .unwrap_err()
+            .to_string();
         assert_eq!(e, "e.csv: line 2: cycles must be positive, found -5");
-        let e = parse_estimates(b"benchmark,model,cache_mode,cycles,bytecodes\n", p).unwrap_err();
+        let e = parse_estimates(b"benchmark,model,cache_mode,cycles,bytecodes\n", p)
+            .unwrap_err()
+            .to_string();
         assert_eq!(e, "e.csv: no estimates");
     }
 }

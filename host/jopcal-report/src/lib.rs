@@ -10,6 +10,7 @@
 
 pub mod accuracy;
 pub mod breakdown;
+pub mod error;
 pub mod estimates;
 pub mod explain;
 pub mod plots;

@@ -4,6 +4,7 @@
 //! rasterised by resvg with the same font, so no system font is needed and
 //! both files show the same picture.
 
+use crate::error::{PlotError, RasterError};
 use plotters::prelude::*;
 use plotters::style::FontStyle;
 use std::path::{Path, PathBuf};
@@ -73,12 +74,11 @@ fn draw<DB: DrawingBackend>(
     y_desc: &str,
     categories: &[String],
     series: &[Series],
-) -> Result<(), String>
+) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>>
 where
     DB::ErrorType: 'static,
 {
-    let err = |e: &dyn std::fmt::Display| e.to_string();
-    root.fill(&WHITE).map_err(|e| err(&e))?;
+    root.fill(&WHITE)?;
     let (w, _) = root.dim_in_pixel();
     let (plot_area, legend_area) = root.split_horizontally(w.saturating_sub(legend_width(series)));
     let n = categories.len().max(1);
@@ -101,8 +101,7 @@ where
         .margin(12)
         .x_label_area_size(if upright { 16 + 8 * longest } else { 50 })
         .y_label_area_size(80)
-        .build_cartesian_2d(-0.5f64..(n as f64 - 0.5), ylo..yhi)
-        .map_err(|e| err(&e))?;
+        .build_cartesian_2d(-0.5f64..(n as f64 - 0.5), ylo..yhi)?;
     let names = categories.to_vec();
     let x_style = if upright {
         // Centred on the tick by plotters (its mesh ignores the anchor); see
@@ -128,46 +127,37 @@ where
         .y_label_formatter(&|y| trim_zero(&format!("{y:.decimals$}")))
         .y_desc(y_desc)
         .axis_desc_style((FONT, 15))
-        .draw()
-        .map_err(|e| err(&e))?;
+        .draw()?;
     let k = series.len().max(1) as f64;
     let width = 0.8 / k;
     for (si, s) in series.iter().enumerate() {
         let color = COLORS[s.color % COLORS.len()];
         let x0 = |i: usize| i as f64 - 0.4 + si as f64 * width;
-        chart
-            .draw_series(
-                s.values
-                    .iter()
-                    .enumerate()
-                    .map(|(i, v)| Rectangle::new([(x0(i), 0.0), (x0(i) + width * 0.92, *v)], color.filled())),
-            )
-            .map_err(|e| err(&e))?;
+        chart.draw_series(
+            s.values
+                .iter()
+                .enumerate()
+                .map(|(i, v)| Rectangle::new([(x0(i), 0.0), (x0(i) + width * 0.92, *v)], color.filled())),
+        )?;
         if let Some(labels) = &s.labels {
-            chart
-                .draw_series(s.values.iter().zip(labels).enumerate().map(|(i, (v, l))| {
-                    let y = if *v >= 0.0 { *v } else { 0.0 };
-                    Text::new(
-                        l.clone(),
-                        (x0(i), y + (yhi - ylo) * 0.01),
-                        (FONT, 10).into_font().transform(FontTransform::Rotate270),
-                    )
-                }))
-                .map_err(|e| err(&e))?;
+            chart.draw_series(s.values.iter().zip(labels).enumerate().map(|(i, (v, l))| {
+                let y = if *v >= 0.0 { *v } else { 0.0 };
+                Text::new(
+                    l.clone(),
+                    (x0(i), y + (yhi - ylo) * 0.01),
+                    (FONT, 10).into_font().transform(FontTransform::Rotate270),
+                )
+            }))?;
         }
     }
     // The legend: one swatch and name per series, in its own column.
     for (si, s) in series.iter().enumerate() {
         let y = 50 + 24 * si as i32;
         let color = COLORS[s.color % COLORS.len()];
-        legend_area
-            .draw(&Rectangle::new([(4, y - 6), (18, y + 6)], color.filled()))
-            .map_err(|e| err(&e))?;
-        legend_area
-            .draw(&Text::new(s.name.clone(), (24, y - 7), (FONT, 13).into_font()))
-            .map_err(|e| err(&e))?;
+        legend_area.draw(&Rectangle::new([(4, y - 6), (18, y + 6)], color.filled()))?;
+        legend_area.draw(&Text::new(s.name.clone(), (24, y - 7), (FONT, 13).into_font()))?;
     }
-    root.present().map_err(|e| err(&e))?;
+    root.present()?;
     Ok(())
 }
 
@@ -192,7 +182,7 @@ pub fn bar_chart(
     y_desc: &str,
     categories: &[String],
     series: &[Series],
-) -> Result<Vec<PathBuf>, String> {
+) -> Result<Vec<PathBuf>, PlotError> {
     ensure_font();
     let upright = categories.len() > FLAT_LABELS;
     let per_category = if upright { 30 } else { 70 };
@@ -203,7 +193,10 @@ pub fn bar_chart(
     let svg = stem.with_extension("svg");
     let png = stem.with_extension("png");
     if let Some(d) = svg.parent() {
-        std::fs::create_dir_all(d).map_err(|e| format!("{}: {e}", d.display()))?;
+        std::fs::create_dir_all(d).map_err(|source| PlotError::Io {
+            path: d.to_path_buf(),
+            source,
+        })?;
     }
     let mut text = String::new();
     draw(
@@ -213,16 +206,28 @@ pub fn bar_chart(
         categories,
         series,
     )
-    .map_err(|e| format!("{}: {e}", svg.display()))?;
+    .map_err(|e| PlotError::Draw {
+        path: svg.clone(),
+        source: Box::new(e),
+    })?;
     if upright {
         text = anchor_upright_labels(&text);
     }
-    let png_bytes = rasterise(&text).map_err(|e| format!("{}: {e}", png.display()))?;
+    let png_bytes = rasterise(&text).map_err(|source| PlotError::Raster {
+        path: png.clone(),
+        source,
+    })?;
     // Each file is written to a temporary name and renamed, like every other output.
     for (path, bytes) in [(&svg, text.as_bytes()), (&png, png_bytes.as_slice())] {
         let tmp = path.with_extension("partial");
-        std::fs::write(&tmp, bytes).map_err(|e| format!("{}: {e}", tmp.display()))?;
-        std::fs::rename(&tmp, path).map_err(|e| format!("{}: {e}", path.display()))?;
+        std::fs::write(&tmp, bytes).map_err(|source| PlotError::Io {
+            path: tmp.clone(),
+            source,
+        })?;
+        std::fs::rename(&tmp, path).map_err(|source| PlotError::Io {
+            path: path.clone(),
+            source,
+        })?;
     }
     Ok(vec![svg, png])
 }
@@ -244,22 +249,22 @@ fn anchor_upright_labels(svg: &str) -> String {
 }
 
 /// The SVG as a PNG, its text in the embedded DejaVu Sans.
-fn rasterise(svg: &str) -> Result<Vec<u8>, String> {
+fn rasterise(svg: &str) -> Result<Vec<u8>, RasterError> {
     use resvg::{tiny_skia, usvg};
     let mut options = usvg::Options::default();
     let fonts = options.fontdb_mut();
     fonts.load_font_data(dejavu::sans::regular().to_vec());
     fonts.set_sans_serif_family("DejaVu Sans");
     options.font_family = "DejaVu Sans".into();
-    let tree = usvg::Tree::from_str(svg, &options).map_err(|e| e.to_string())?;
+    let tree = usvg::Tree::from_str(svg, &options)?;
     let size = tree.size().to_int_size();
-    let mut pixmap = tiny_skia::Pixmap::new(size.width(), size.height()).ok_or("the plot has no area")?;
+    let mut pixmap = tiny_skia::Pixmap::new(size.width(), size.height()).ok_or(RasterError::NoArea)?;
     resvg::render(&tree, tiny_skia::Transform::default(), &mut pixmap.as_mut());
-    pixmap.encode_png().map_err(|e| e.to_string())
+    pixmap.encode_png().map_err(|e| RasterError::Png(Box::new(e)))
 }
 
 /// Measured against each estimate per benchmark, million cycles, errors above the bars.
-pub fn measured_vs_estimated(a: &crate::accuracy::Accuracy, stem: &Path) -> Result<Vec<PathBuf>, String> {
+pub fn measured_vs_estimated(a: &crate::accuracy::Accuracy, stem: &Path) -> Result<Vec<PathBuf>, PlotError> {
     let mut series = vec![Series {
         name: "measured".into(),
         values: a.measured.iter().map(|c| c / 1e6).collect(),
@@ -288,7 +293,7 @@ pub fn measured_vs_estimated(a: &crate::accuracy::Accuracy, stem: &Path) -> Resu
 }
 
 /// The error of each estimator variant (e.g. each cache configuration), per benchmark.
-pub fn error_by_variant(a: &crate::accuracy::Accuracy, stem: &Path) -> Result<Vec<PathBuf>, String> {
+pub fn error_by_variant(a: &crate::accuracy::Accuracy, stem: &Path) -> Result<Vec<PathBuf>, PlotError> {
     let series: Vec<Series> = a
         .variants
         .iter()

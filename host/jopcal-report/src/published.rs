@@ -4,6 +4,7 @@
 //! under nine method-cache configurations). The published figures are data in
 //! `calibration/reference/*.csv`; benchmarks are matched by name, ignoring case.
 
+use crate::error::PublishedError;
 use std::collections::BTreeMap;
 use std::path::Path;
 
@@ -20,8 +21,11 @@ pub struct PublishedErrors {
 /// jopcal's: `jembench` and `jbe`.
 pub type References = BTreeMap<(String, String), Vec<PublishedErrors>>;
 
-fn rows(path: &Path) -> Result<Vec<csv::StringRecord>, String> {
-    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+fn rows(path: &Path) -> Result<Vec<csv::StringRecord>, PublishedError> {
+    let text = std::fs::read_to_string(path).map_err(|source| PublishedError::Io {
+        path: path.to_path_buf(),
+        source,
+    })?;
     let body: String = text
         .lines()
         .filter(|l| !l.starts_with('#'))
@@ -30,19 +34,24 @@ fn rows(path: &Path) -> Result<Vec<csv::StringRecord>, String> {
     csv::Reader::from_reader(body.as_bytes())
         .records()
         .enumerate()
-        .map(|(i, r)| r.map_err(|e| format!("{}: record {}: {e}", path.display(), i + 1)))
+        .map(|(i, r)| {
+            r.map_err(|source| PublishedError::Record {
+                path: path.to_path_buf(),
+                record: i + 1,
+                source,
+            })
+        })
         .collect()
 }
 
-fn number(r: &csv::StringRecord, i: usize, path: &Path) -> Result<f64, String> {
-    r.get(i).and_then(|v| v.trim().parse().ok()).ok_or_else(|| {
-        format!(
-            "{}: `{}` in column {} is not a number",
-            path.display(),
-            r.get(i).unwrap_or(""),
-            i + 1
-        )
-    })
+fn number(r: &csv::StringRecord, i: usize, path: &Path) -> Result<f64, PublishedError> {
+    r.get(i)
+        .and_then(|v| v.trim().parse().ok())
+        .ok_or_else(|| PublishedError::NotANumber {
+            path: path.to_path_buf(),
+            value: r.get(i).unwrap_or("").to_string(),
+            column: i + 1,
+        })
 }
 
 fn push(refs: &mut References, suite: &str, bench: &str, source: &str, errors: &[f64]) {
@@ -59,7 +68,7 @@ fn push(refs: &mut References, suite: &str, bench: &str, source: &str, errors: &
 }
 
 /// Reads `jp2-jembench-jop.csv` and `cprof-jbe-jop.csv` from `dir`.
-pub fn load(dir: &Path) -> Result<References, String> {
+pub fn load(dir: &Path) -> Result<References, PublishedError> {
     let mut refs = References::new();
     let jp2 = dir.join("jp2-jembench-jop.csv");
     for r in rows(&jp2)? {
@@ -165,7 +174,7 @@ mod tests {
             "benchmark,a,b,c,d,hw\nKfl,1,2,3,x,5\n",
         )
         .unwrap();
-        let e = load(dir.path()).unwrap_err();
+        let e = load(dir.path()).unwrap_err().to_string();
         assert!(
             e.ends_with("jp2-jembench-jop.csv: `x` in column 5 is not a number"),
             "{e}"

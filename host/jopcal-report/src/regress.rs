@@ -2,6 +2,7 @@
 //! cache configurations): per-benchmark cycle deltas, a verdict against a
 //! threshold, and JUnit XML with the raw logs attached for CI systems.
 
+use crate::error::RegressError;
 use jopcal_measure::Measurement;
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -56,20 +57,21 @@ fn means(rows: &[Measurement]) -> Means {
 }
 
 /// Compares mean cycles per benchmark; `threshold_pct` is the allowed |change|.
-pub fn compare(baseline: &[Measurement], candidate: &[Measurement], threshold_pct: f64) -> Result<Regression, String> {
+pub fn compare(
+    baseline: &[Measurement],
+    candidate: &[Measurement],
+    threshold_pct: f64,
+) -> Result<Regression, RegressError> {
     if let Some(r) = baseline.iter().chain(candidate).find(|r| r.value == 0) {
-        return Err(format!(
-            "benchmark {} measured 0 {}: not a measurement",
-            r.benchmark, r.unit
-        ));
+        return Err(RegressError::ZeroMeasurement {
+            benchmark: r.benchmark.clone(),
+            unit: r.unit,
+        });
     }
     let units: std::collections::BTreeSet<String> =
         baseline.iter().chain(candidate).map(|r| r.unit.to_string()).collect();
     if units.len() > 1 {
-        return Err(format!(
-            "the two sets measure in different units ({})",
-            units.into_iter().collect::<Vec<_>>().join(", ")
-        ));
+        return Err(RegressError::MixedUnits(units.into_iter().collect()));
     }
     let (order, base) = means(baseline);
     let (corder, cand) = means(candidate);

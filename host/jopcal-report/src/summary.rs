@@ -1,6 +1,7 @@
 //! `summary.json`: what one `jopcal validate` run did, stage by stage, and
 //! what it found per benchmark. One type writes it and reads it back.
 
+use crate::error::SummaryError;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -109,15 +110,16 @@ impl Summary {
     }
 
     /// Reads `path`; an error names the file, line and column.
-    pub fn read(path: &Path) -> Result<Summary, String> {
-        let text = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
-        serde_json::from_slice(&text).map_err(|e| {
-            format!(
-                "{}:{}:{}: {e} (is this a summary.json?)",
-                path.display(),
-                e.line(),
-                e.column()
-            )
+    pub fn read(path: &Path) -> Result<Summary, SummaryError> {
+        let text = std::fs::read(path).map_err(|source| SummaryError::Io {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        serde_json::from_slice(&text).map_err(|source| SummaryError::Json {
+            path: path.to_path_buf(),
+            line: source.line(),
+            column: source.column(),
+            source,
         })
     }
 }
@@ -164,6 +166,6 @@ mod tests {
         std::fs::write(&p, s.to_json()).unwrap();
         assert_eq!(Summary::read(&p).unwrap(), s);
         std::fs::write(&p, "{\"target\": 1}").unwrap();
-        assert!(Summary::read(&p).unwrap_err().contains("summary.json:1:"));
+        assert!(Summary::read(&p).unwrap_err().to_string().contains("summary.json:1:"));
     }
 }

@@ -1,5 +1,6 @@
 //! Building the bench around a DUT with Verilator, and starting it.
 
+use crate::error::BenchError;
 use crate::ports::{check_contract, parse_ports, Contract, UartStyle};
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
@@ -25,29 +26,30 @@ fn verilator_error(out: &[u8]) -> String {
         .to_string()
 }
 
-fn verilator() -> Result<PathBuf, String> {
+fn verilator() -> Result<PathBuf, BenchError> {
     let v = PathBuf::from("verilator");
     match Command::new(&v).arg("--version").output() {
         Ok(o) if o.status.success() => Ok(v),
-        _ => Err(
-            "verilator not found: install it with `apt-get install verilator g++ make` (or run scripts/setup)".into(),
-        ),
+        _ => Err(BenchError::VerilatorNotFound),
     }
 }
 
 /// Verilates `rtl` with top `top` and the bench from `bench_dir` into `out`.
-pub fn build(rtl: &[PathBuf], top: &str, out: &Path, bench_dir: &Path, trace: bool) -> Result<BuiltBench, String> {
+pub fn build(rtl: &[PathBuf], top: &str, out: &Path, bench_dir: &Path, trace: bool) -> Result<BuiltBench, BenchError> {
     for f in rtl {
         if !f.is_file() {
-            return Err(format!("{}: no such RTL file", f.display()));
+            return Err(BenchError::NoRtlFile(f.clone()));
         }
     }
     let bench = bench_dir.join("bench.cpp");
     if !bench.is_file() {
-        return Err(format!("{}: the bench source is missing", bench.display()));
+        return Err(BenchError::NoBenchSource(bench));
     }
     let v = verilator()?;
-    std::fs::create_dir_all(out).map_err(|e| format!("{}: {e}", out.display()))?;
+    std::fs::create_dir_all(out).map_err(|e| BenchError::Io {
+        path: out.to_path_buf(),
+        source: e,
+    })?;
     let xml = out.join("ports.xml");
     let o = Command::new(&v)
         .args(["--xml-only", "--xml-output"])
@@ -56,14 +58,14 @@ pub fn build(rtl: &[PathBuf], top: &str, out: &Path, bench_dir: &Path, trace: bo
         .arg(out.join("xml"))
         .args(rtl)
         .output()
-        .map_err(|e| format!("cannot run verilator: {e}"))?;
+        .map_err(BenchError::CannotRunVerilator)?;
     if !o.status.success() {
-        return Err(format!(
-            "verilator rejects the RTL: {}",
-            verilator_error(&[o.stdout, o.stderr].concat())
-        ));
+        return Err(BenchError::RtlRejected(verilator_error(&[o.stdout, o.stderr].concat())));
     }
-    let text = std::fs::read_to_string(&xml).map_err(|e| format!("{}: {e}", xml.display()))?;
+    let text = std::fs::read_to_string(&xml).map_err(|e| BenchError::Io {
+        path: xml.clone(),
+        source: e,
+    })?;
     let contract = check_contract(&parse_ports(&text)?, top)?;
     let mut cfg = format!("#define TOP_CLASS V{top}\n#define TOP_HEADER \"V{top}.h\"\n");
     if let Some(w) = contract.memory {
@@ -82,7 +84,10 @@ pub fn build(rtl: &[PathBuf], top: &str, out: &Path, bench_dir: &Path, trace: bo
     if trace {
         cfg.push_str("#define BENCH_TRACE 1\n");
     }
-    std::fs::write(out.join("bench_config.h"), cfg).map_err(|e| format!("{}: {e}", out.display()))?;
+    std::fs::write(out.join("bench_config.h"), cfg).map_err(|e| BenchError::Io {
+        path: out.to_path_buf(),
+        source: e,
+    })?;
     let obj = out.join("obj");
     let out_abs = out.canonicalize().unwrap_or_else(|_| out.to_path_buf());
     let mut cmd = Command::new(&v);
@@ -109,19 +114,13 @@ pub fn build(rtl: &[PathBuf], top: &str, out: &Path, bench_dir: &Path, trace: bo
         .arg(bench.canonicalize().unwrap_or(bench))
         .args(rtl)
         .output()
-        .map_err(|e| format!("cannot run verilator: {e}"))?;
+        .map_err(BenchError::CannotRunVerilator)?;
     if !o.status.success() {
-        return Err(format!(
-            "building the bench failed: {}",
-            verilator_error(&[o.stdout, o.stderr].concat())
-        ));
+        return Err(BenchError::BuildFailed(verilator_error(&[o.stdout, o.stderr].concat())));
     }
     let binary = obj.join("bench");
     if !binary.is_file() {
-        return Err(format!(
-            "verilator reported success but {} is missing",
-            binary.display()
-        ));
+        return Err(BenchError::MissingBinary(binary));
     }
     Ok(BuiltBench { binary, contract })
 }
@@ -149,7 +148,7 @@ impl RunningBench {
 }
 
 /// Starts `binary --pty <args>` and waits (at most `wait`) for the path it prints first.
-pub fn start(binary: &Path, args: &[String], wait: Duration) -> Result<RunningBench, String> {
+pub fn start(binary: &Path, args: &[String], wait: Duration) -> Result<RunningBench, BenchError> {
     let mut child = Command::new(binary)
         .arg("--pty")
         .args(args)
@@ -157,7 +156,10 @@ pub fn start(binary: &Path, args: &[String], wait: Duration) -> Result<RunningBe
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
-        .map_err(|e| format!("cannot start {}: {e}", binary.display()))?;
+        .map_err(|e| BenchError::CannotStart {
+            binary: binary.to_path_buf(),
+            source: e,
+        })?;
     let stdout = child.stdout.take().expect("piped");
     let (tx, rx) = std::sync::mpsc::channel();
     std::thread::spawn(move || {
@@ -181,9 +183,8 @@ pub fn start(binary: &Path, args: &[String], wait: Duration) -> Result<RunningBe
             let _ = child.kill();
             let _ = child.wait();
             let e = stderr.join().unwrap_or_default();
-            Err(format!(
-                "the bench did not open its pseudo-terminal: {}",
-                e.lines().last().unwrap_or("no output")
+            Err(BenchError::NoPseudoTerminal(
+                e.lines().last().unwrap_or("no output").to_string(),
             ))
         }
     }

@@ -5,7 +5,9 @@
 //! pseudo-terminal can be driven like a board.
 
 pub mod build;
+pub mod error;
 pub mod ports;
 
 pub use build::{build, start, BuiltBench, RunningBench};
+pub use error::{BenchError, ContractError};
 pub use ports::{check_contract, parse_ports, Contract, Port, UartStyle};

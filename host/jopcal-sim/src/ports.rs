@@ -1,5 +1,7 @@
 //! The top module's ports, from `verilator --xml-only`, and the contract check.
 
+use crate::error::ContractError;
+
 /// A port of the top module.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Port {
@@ -17,7 +19,7 @@ fn attr<'a>(tag: &'a str, name: &str) -> Option<&'a str> {
 
 /// The top module's ports: `<var ... pinIndex=...>` elements of the module
 /// marked `topModule`, with widths from their `<basicdtype>`.
-pub fn parse_ports(xml: &str) -> Result<Vec<Port>, String> {
+pub fn parse_ports(xml: &str) -> Result<Vec<Port>, ContractError> {
     let mut widths = std::collections::HashMap::new();
     for tag in xml.split('<').filter(|t| t.starts_with("basicdtype ")) {
         if let Some(id) = attr(tag, "id") {
@@ -31,9 +33,7 @@ pub fn parse_ports(xml: &str) -> Result<Vec<Port>, String> {
             widths.insert(id.to_string(), w);
         }
     }
-    let top = xml
-        .find("topModule=\"1\"")
-        .ok_or("Verilator's XML names no top module")?;
+    let top = xml.find("topModule=\"1\"").ok_or(ContractError::NoTopModule)?;
     let body_end = xml[top..].find("</module>").map_or(xml.len(), |e| top + e);
     let mut ports = Vec::new();
     for tag in xml[top..body_end].split('<').filter(|t| t.starts_with("var ")) {
@@ -70,28 +70,30 @@ pub struct Contract {
 }
 
 /// Checks `ports` against hdl-sim/CONTRACT.md; an error names the port.
-pub fn check_contract(ports: &[Port], top: &str) -> Result<Contract, String> {
+pub fn check_contract(ports: &[Port], top: &str) -> Result<Contract, ContractError> {
     let find = |n: &str| ports.iter().find(|p| p.name == n);
-    let need = |n: &str, input: bool, width: Option<u32>| -> Result<u32, String> {
-        let p = find(n).ok_or_else(|| {
-            format!(
-                "top module {top} lacks port `{n}` ({} {}; see hdl-sim/CONTRACT.md)",
-                if input { "input" } else { "output" },
-                width.map_or("of any width".to_string(), |w| format!(
-                    "{w} bit{}",
-                    if w == 1 { "" } else { "s" }
-                ))
-            )
+    let need = |n: &str, input: bool, width: Option<u32>| -> Result<u32, ContractError> {
+        let p = find(n).ok_or_else(|| ContractError::MissingPort {
+            top: top.to_string(),
+            port: n.to_string(),
+            input,
+            width,
         })?;
         if p.input != input {
-            return Err(format!(
-                "port `{n}` of {top} must be an {}",
-                if input { "input" } else { "output" }
-            ));
+            return Err(ContractError::WrongDirection {
+                top: top.to_string(),
+                port: n.to_string(),
+                input,
+            });
         }
         if let Some(w) = width {
             if p.width != w {
-                return Err(format!("port `{n}` of {top} must be {w} bit(s) wide, not {}", p.width));
+                return Err(ContractError::WrongWidth {
+                    top: top.to_string(),
+                    port: n.to_string(),
+                    expected: w,
+                    actual: p.width,
+                });
             }
         }
         Ok(p.width)
@@ -101,7 +103,10 @@ pub fn check_contract(ports: &[Port], top: &str) -> Result<Contract, String> {
     let memory = if find("mem_addr").is_some() || find("mem_rd").is_some() {
         let w = need("mem_addr", false, None)?;
         if w > 32 {
-            return Err(format!("port `mem_addr` of {top} is {w} bits wide; at most 32"));
+            return Err(ContractError::AddressTooWide {
+                top: top.to_string(),
+                width: w,
+            });
         }
         need("mem_rd", false, Some(1))?;
         need("mem_wr", false, Some(1))?;
@@ -179,12 +184,13 @@ mod tests {
         );
         let no_reset: Vec<Port> = p.iter().filter(|x| x.name != "reset").cloned().collect();
         assert_eq!(
-            check_contract(&no_reset, "t").unwrap_err(),
+            check_contract(&no_reset, "t").unwrap_err().to_string(),
             "top module t lacks port `reset` (input 1 bit; see hdl-sim/CONTRACT.md)"
         );
         let no_uart: Vec<Port> = p.iter().filter(|x| !x.name.starts_with("uart")).cloned().collect();
         assert!(check_contract(&no_uart, "t")
             .unwrap_err()
+            .to_string()
             .contains("lacks port `uart_tx_valid`"));
     }
 }

@@ -5,10 +5,10 @@
 //! `logs/`.
 
 use crate::toolchain::Toolchain;
-use crate::{Job, JobEnd, Prepared, Progress, Reported, Sink, Target, TargetError, TargetKind};
+use crate::{Job, JobEnd, JobError, Prepared, Progress, Reported, Sink, Target, TargetError, TargetKind};
 use jopcal_link::capture::CaptureOptions;
 use jopcal_link::session::{run_image, Attempt, SessionOptions};
-use jopcal_link::{DownloadOptions, JopImage, Link, Protocol};
+use jopcal_link::{DownloadOptions, JopImage, Link, Protocol, StoreError};
 use jopcal_measure::result_line::ResultLine;
 use jopcal_measure::{atomic, Unit};
 use sha2::{Digest, Sha256};
@@ -234,20 +234,23 @@ impl Target for BoardTarget {
         out: &Path,
         sink: &mut Sink<'_>,
         progress: &dyn Progress,
-    ) -> Result<JobEnd, String> {
+    ) -> Result<JobEnd, JobError> {
         let opts = self.session();
         let image = &self
             .loaded
             .iter()
             .find(|(j, _)| j == job)
-            .ok_or_else(|| format!("no image {}", job.name))?
+            .ok_or_else(|| JobError::Unknown {
+                what: "image",
+                name: job.name.clone(),
+            })?
             .1;
-        let link = self.link.as_mut().ok_or("the board target was not prepared")?;
+        let link = self.link.as_mut().ok_or(JobError::NotPrepared("board"))?;
         let stem = &job.name;
         let log_rel = |k: u32| format!("logs/{stem}-attempt{k}.log");
         // Attempts finished so far; results arrive during attempt `done + 1`.
         let done = Cell::new(0u32);
-        let mut on_result = |r: &ResultLine| -> Result<(), String> {
+        let mut on_result = |r: &ResultLine| -> Result<(), StoreError> {
             let ResultLine::Result {
                 bench,
                 iterations,
@@ -266,12 +269,12 @@ impl Target for BoardTarget {
             })
         };
         let header = format!("image {stem} on {}, {} protocol", self.line.port, self.line.protocol);
-        let mut log_err: Option<String> = None;
+        let mut log_err: Option<JobError> = None;
         let mut on_attempt = |att: &Attempt| {
             done.set(att.number);
             let path = out.join(log_rel(att.number));
-            if let Err(e) = atomic::write_atomic(&path, &att.log_bytes(&header)) {
-                log_err = Some(format!("cannot write {}: {e}", path.display()));
+            if let Err(source) = atomic::write_atomic(&path, &att.log_bytes(&header)) {
+                log_err = Some(JobError::WriteLog { path, source });
             }
             if let Some(v) = &att.verdict {
                 progress.note(&format!("{stem} attempt {}: {v}", att.number));
@@ -282,11 +285,10 @@ impl Target for BoardTarget {
             return Err(e);
         }
         match outcome {
-            Err(f) => Err(format!(
-                "{} (raw output: {})",
-                f.why,
-                log_rel(f.attempts.last().map_or(1, |a| a.number))
-            )),
+            Err(f) => Err(JobError::Session {
+                log: log_rel(f.attempts.last().map_or(1, |a| a.number)),
+                why: f.why,
+            }),
             Ok(attempts) => {
                 let last = attempts.last();
                 Ok(JobEnd {

@@ -1,6 +1,7 @@
 //! The one measurement loop every target shares.
 
 use crate::{Progress, Reported, Target, TargetError};
+use jopcal_link::StoreError;
 use jopcal_measure::{Measurement, MeasurementWriter, OutDir, Unit};
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -79,15 +80,16 @@ fn measure_prepared(
                 ..Measurement::stamped(name, config, &job.hash, &r.log)
             };
             let mut seen: BTreeSet<String> = BTreeSet::new();
-            let mut sink = |r: Reported| -> Result<(), String> {
+            let mut sink = |r: Reported| -> Result<(), StoreError> {
                 // A retry may report a result again: keep the first.
                 if !seen.insert(r.bench.clone()) {
                     return Ok(());
                 }
                 let m = stamped(&r, &config);
-                writer
-                    .append(&m)
-                    .map_err(|e| format!("appending to {}: {e}", writer.partial_path().display()))?;
+                writer.append(&m).map_err(|source| StoreError {
+                    path: writer.partial_path().to_path_buf(),
+                    source,
+                })?;
                 progress.finished(&format!("{}{}: {} {}", r.bench, run_label(runs, run), m.value, m.unit));
                 rows.push(m);
                 Ok(())
@@ -95,7 +97,7 @@ fn measure_prepared(
             let outcome = target.run(job, run, &dir.path, &mut sink, progress);
             let accepted = !seen.is_empty();
             let failure = match outcome {
-                Err(why) => Some(why),
+                Err(why) => Some(why.to_string()),
                 Ok(_) if accepted => None,
                 Ok(end) => match jopcal_measure::tree_output::scan(&end.output) {
                     // The JOP tree's own harness: it prints milliseconds, not cycles.
@@ -220,7 +222,7 @@ pub fn failures_message(failures: &[(String, String)], out: &Path) -> Option<Str
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{Job, JobEnd, NoProgress, Prepared, Sink, TargetKind};
+    use crate::{Job, JobEnd, JobError, NoProgress, Prepared, Sink, TargetKind};
 
     /// A job's script: its name, the cycles it reports (or why it fails), what it prints.
     type Script = (&'static str, Result<Vec<u64>, &'static str>, &'static str);
@@ -261,9 +263,13 @@ mod tests {
             _: &Path,
             sink: &mut Sink<'_>,
             _: &dyn Progress,
-        ) -> Result<JobEnd, String> {
+        ) -> Result<JobEnd, JobError> {
             let (_, results, output) = self.outputs.iter().find(|(n, _, _)| *n == job.name).unwrap();
-            for &c in results.as_ref().map_err(|e| e.to_string())? {
+            let log = format!("logs/{}.log", job.name);
+            for &c in results.as_ref().map_err(|why| JobError::Session {
+                why: why.to_string(),
+                log: log.clone(),
+            })? {
                 // Reported twice, as a retry would: the first counts.
                 for _ in 0..2 {
                     sink(Reported {
@@ -293,7 +299,7 @@ mod tests {
         let mut t = Scripted {
             outputs: vec![
                 ("A", Ok(vec![100]), ""),
-                ("B", Err("download failed (raw output: logs/B.log)"), ""),
+                ("B", Err("download failed"), ""),
                 ("C", Ok(vec![]), "Kfl\n1234 ms\nJVM exit!\n"),
                 ("D", Ok(vec![]), "starting\nException in main\nJVM exit!\n"),
             ],
@@ -338,7 +344,14 @@ mod tests {
             fn config(&self) -> String {
                 String::new()
             }
-            fn run(&mut self, _: &Job, _: u32, _: &Path, _: &mut Sink<'_>, _: &dyn Progress) -> Result<JobEnd, String> {
+            fn run(
+                &mut self,
+                _: &Job,
+                _: u32,
+                _: &Path,
+                _: &mut Sink<'_>,
+                _: &dyn Progress,
+            ) -> Result<JobEnd, JobError> {
                 unreachable!("never prepared")
             }
             fn finish(&mut self, out: Option<&Path>) -> Result<(), TargetError> {

@@ -80,7 +80,7 @@ impl Launcher for Server {
         let setup = prepare_host(&b.root, &b.cache, &b.benches, progress)?;
         let mut images = Vec::new();
         for w in &setup.selected {
-            let bundle = Bundle::from_dir(&setup.built.classes, &w.main).map_err(TargetError::Emu)?;
+            let bundle = Bundle::from_dir(&setup.built.classes, &w.main)?;
             let path = staging.join(format!("{}.jop", w.name));
             atomic::write_atomic(&path, bundle.to_image().to_text().as_bytes())
                 .map_err(|e| TargetError::io(&path, e))?;

@@ -1,7 +1,7 @@
 //! The host JVM: each workload runs in its own `java` process; its
 //! `@jopcal` result lines give nanoseconds of the host's clock.
 
-use crate::{Job, JobEnd, Prepared, Progress, Reported, Sink, Target, TargetError, TargetKind};
+use crate::{Job, JobEnd, JobError, Prepared, Progress, Reported, Sink, Target, TargetError, TargetKind};
 use jopcal_measure::{atomic, Unit};
 use jopcal_workloads::host::{interpret, run_java, JavaRun};
 use jopcal_workloads::{build_suite_lenient, BuiltSuite, Jdk, Suite, WorkloadSpec};
@@ -135,13 +135,16 @@ impl Target for HostTarget {
         out: &Path,
         sink: &mut Sink<'_>,
         _progress: &dyn Progress,
-    ) -> Result<JobEnd, String> {
-        let setup = self.setup.as_ref().ok_or("the host target was not prepared")?;
+    ) -> Result<JobEnd, JobError> {
+        let setup = self.setup.as_ref().ok_or(JobError::NotPrepared("host"))?;
         let w = setup
             .selected
             .iter()
             .find(|w| w.name == job.name)
-            .ok_or_else(|| format!("no workload {}", job.name))?;
+            .ok_or_else(|| JobError::Unknown {
+                what: "workload",
+                name: job.name.clone(),
+            })?;
         // Relative to the output directory, so it stays right when the run is archived.
         let log_rel = format!("logs/{}-run{run}.log", w.name);
         let log = out.join(&log_rel);
@@ -152,12 +155,16 @@ impl Target for HostTarget {
             args: vec![],
             timeout: self.timeout,
         };
-        let captured =
-            run_java(&setup.jdk, &java).map_err(|e| format!("cannot start {}: {e}", setup.jdk.java.display()))?;
+        let captured = run_java(&setup.jdk, &java).map_err(|source| JobError::Start {
+            program: setup.jdk.java.clone(),
+            source,
+        })?;
         atomic::write_atomic(&log, captured.log_text(&java.command_line(&setup.jdk)).as_bytes())
-            .map_err(|e| format!("cannot write {}: {e}", log.display()))?;
-        let reported =
-            interpret(&w.name, &captured, self.timeout).map_err(|e| format!("{e} (raw output: {log_rel})"))?;
+            .map_err(|source| JobError::WriteLog { path: log, source })?;
+        let reported = interpret(&w.name, &captured, self.timeout).map_err(|source| JobError::Host {
+            source,
+            log: log_rel.clone(),
+        })?;
         for r in reported.into_iter().filter(|r| r.bench == w.name) {
             sink(Reported {
                 bench: r.bench,

@@ -4,7 +4,7 @@
 //! not cycle exact; its rows say so in `target_config`.
 
 use crate::toolchain::{shell, Toolchain};
-use crate::{Job, JobEnd, Prepared, Progress, Reported, Sink, Target, TargetError, TargetKind};
+use crate::{Job, JobEnd, JobError, Prepared, Progress, Reported, Sink, Target, TargetError, TargetKind, ToolError};
 use jopcal_measure::{atomic, ResultLine, Unit};
 use jopcal_workloads::Suite;
 use std::path::{Path, PathBuf};
@@ -43,11 +43,10 @@ impl JopsimTarget {
         benches: &[String],
         limit: Duration,
     ) -> Result<JopsimTarget, TargetError> {
-        let template = tools.cfg.jopsim.clone().ok_or_else(|| {
-            TargetError::Toolchain(format!(
-                "{}: [jop] has no `jopsim` template (--target jopsim needs build, image and jopsim)",
-                tools.cfg.file.display()
-            ))
+        let template = tools.cfg.jopsim.clone().ok_or_else(|| TargetError::MissingTemplate {
+            file: tools.cfg.file.clone(),
+            key: "jopsim",
+            why: "--target jopsim needs build, image and jopsim".into(),
         })?;
         Ok(JopsimTarget {
             tools,
@@ -97,21 +96,26 @@ impl Target for JopsimTarget {
         out: &Path,
         sink: &mut Sink<'_>,
         _progress: &dyn Progress,
-    ) -> Result<JobEnd, String> {
-        let suite = self.suite.as_ref().ok_or("the jopsim target was not prepared")?;
+    ) -> Result<JobEnd, JobError> {
+        let suite = self.suite.as_ref().ok_or(JobError::NotPrepared("jopsim"))?;
         let w = suite
             .workloads
             .iter()
             .find(|w| w.name == job.name)
-            .ok_or_else(|| format!("no workload {}", job.name))?;
+            .ok_or_else(|| JobError::Unknown {
+                what: "workload",
+                name: job.name.clone(),
+            })?;
         let log = format!("logs/{}-jopsim.log", job.name);
         let image = out.join(format!("images/{}.jop", job.name));
         self.tools.build_image(suite, w, out, &image, self.limit)?;
         let cmd = self.tools.jopsim_command(&self.template, suite, w, out, &image)?;
-        let (stdout, stderr) = shell(&cmd, &self.tools.home, self.limit)?;
+        let (stdout, stderr) = shell(&cmd, &self.tools.home, self.limit).map_err(ToolError::Run)?;
         let text = format!("# command: {cmd}\n# ---- stdout ----\n{stdout}# ---- stderr ----\n{stderr}");
-        atomic::write_atomic(&out.join(&log), text.as_bytes()).map_err(|e| e.to_string())?;
-        let t = jopcal_measure::transcript::scan(&stdout).map_err(|e| format!("malformed result line: stdout {e}"))?;
+        let log_path = out.join(&log);
+        atomic::write_atomic(&log_path, text.as_bytes())
+            .map_err(|source| JobError::WriteLog { path: log_path, source })?;
+        let t = jopcal_measure::transcript::scan(&stdout).map_err(JobError::ResultLine)?;
         for (_, r) in &t.results {
             if let ResultLine::Result {
                 bench,

@@ -32,7 +32,7 @@ pub mod toolchain;
 pub mod verilator;
 
 pub use driver::{failures_message, keep_images, measure, Measured};
-pub use error::TargetError;
+pub use error::{JobError, ShellError, TargetError, ToolError};
 pub use progress::{NoProgress, Progress};
 
 use std::path::Path;
@@ -119,7 +119,7 @@ pub struct Prepared {
 
 /// Where results go while a job runs: each is stored durably before the
 /// next arrives; `Err` is a one-line reason that ends the measurement.
-pub type Sink<'a> = dyn FnMut(Reported) -> Result<(), String> + 'a;
+pub type Sink<'a> = dyn FnMut(Reported) -> Result<(), jopcal_link::StoreError> + 'a;
 
 /// A place where workloads run.
 pub trait Target {
@@ -144,7 +144,7 @@ pub trait Target {
         out: &Path,
         sink: &mut Sink<'_>,
         progress: &dyn Progress,
-    ) -> Result<JobEnd, String>;
+    ) -> Result<JobEnd, JobError>;
 
     /// The method cache the target reported it ran with, as a cache mode
     /// (`fifo:<bytes>:<blocks>`), when it reports one (JopSim prints its own).

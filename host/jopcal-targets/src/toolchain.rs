@@ -4,6 +4,7 @@
 //! tree, with a time limit, its output kept; a failure is told by the line
 //! of output that says why, with the fix where jopcal knows one.
 
+use crate::error::{ShellError, ToolError};
 use crate::{Progress, TargetError};
 use jopcal_tree::config::{expand, JopConfig};
 use jopcal_workloads::{Suite, WorkloadSpec};
@@ -14,7 +15,7 @@ use std::time::Duration;
 use wait_timeout::ChildExt;
 
 /// Runs `sh -c cmd` in `dir` with a timeout; Ok((stdout, stderr)) on exit 0.
-pub fn shell(cmd: &str, dir: &Path, timeout: Duration) -> Result<(String, String), String> {
+pub fn shell(cmd: &str, dir: &Path, timeout: Duration) -> Result<(String, String), ShellError> {
     let mut child = Command::new("sh")
         .args(["-c", cmd])
         .current_dir(dir)
@@ -22,7 +23,10 @@ pub fn shell(cmd: &str, dir: &Path, timeout: Duration) -> Result<(String, String
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
-        .map_err(|e| format!("cannot run `{cmd}`: {e}"))?;
+        .map_err(|source| ShellError::Start {
+            cmd: cmd.to_string(),
+            source,
+        })?;
     let mut out = child.stdout.take().expect("piped");
     let mut err = child.stderr.take().expect("piped");
     let o = std::thread::spawn(move || {
@@ -35,20 +39,24 @@ pub fn shell(cmd: &str, dir: &Path, timeout: Duration) -> Result<(String, String
         let _ = std::io::Read::read_to_end(&mut err, &mut s);
         String::from_utf8_lossy(&s).into_owned()
     });
-    let status = match child.wait_timeout(timeout).map_err(|e| e.to_string())? {
+    let status = match child.wait_timeout(timeout).map_err(ShellError::Wait)? {
         Some(s) => s,
         None => {
             let _ = child.kill();
             let _ = child.wait();
-            return Err(format!(
-                "`{cmd}` did not finish within {} s (killed)",
-                timeout.as_secs()
-            ));
+            return Err(ShellError::Timeout {
+                cmd: cmd.to_string(),
+                seconds: timeout.as_secs(),
+            });
         }
     };
     let (stdout, stderr) = (o.join().unwrap_or_default(), e.join().unwrap_or_default());
     if !status.success() {
-        return Err(format!("`{cmd}` failed ({status}): {}", telling_line(&stdout, &stderr)));
+        return Err(ShellError::Failed {
+            cmd: cmd.to_string(),
+            status,
+            telling_line: telling_line(&stdout, &stderr),
+        });
     }
     Ok((stdout, stderr))
 }
@@ -130,12 +138,11 @@ impl Toolchain {
     /// The toolchain `cfg` configures for the tree in `home`; `why` says
     /// what needs it (for the error when a template is missing).
     pub fn new(cfg: JopConfig, home: PathBuf, why: &str) -> Result<Toolchain, TargetError> {
-        let need = |v: &Option<String>, key: &str| {
-            v.clone().ok_or_else(|| {
-                TargetError::Toolchain(format!(
-                    "{}: [jop] has no `{key}` template ({why} needs it)",
-                    cfg.file.display()
-                ))
+        let need = |v: &Option<String>, key: &'static str| {
+            v.clone().ok_or_else(|| TargetError::MissingTemplate {
+                file: cfg.file.clone(),
+                key,
+                why: format!("{why} needs it"),
             })
         };
         let (build, image) = (need(&cfg.build, "build")?, need(&cfg.image, "image")?);
@@ -184,26 +191,36 @@ impl Toolchain {
         out: &Path,
         keep: &Path,
         limit: Duration,
-    ) -> Result<PathBuf, String> {
-        let v = self.values(suite, job, out).map_err(|e| e.to_string())?;
+    ) -> Result<PathBuf, ToolError> {
+        let v = self.values(suite, job, out).map_err(ToolError::Paths)?;
         let cmd = expand(&self.build, &v);
-        shell(&cmd, &self.home, limit).map_err(|e| format!("building the image: {e}"))?;
+        shell(&cmd, &self.home, limit).map_err(ToolError::Build)?;
         let image = PathBuf::from(expand(&self.image, &v));
         let image = if image.is_absolute() {
             image
         } else {
             self.home.join(image)
         };
-        jopcal_link::JopImage::load(&image, None).map_err(|e| e.to_string())?;
+        jopcal_link::JopImage::load(&image, None)?;
         if let Some(parent) = keep.parent() {
-            std::fs::create_dir_all(parent).map_err(|e| format!("{}: {e}", parent.display()))?;
+            std::fs::create_dir_all(parent).map_err(|source| ToolError::Dir {
+                path: parent.to_path_buf(),
+                source,
+            })?;
         }
-        std::fs::copy(&image, keep).map_err(|e| format!("copying {} to {}: {e}", image.display(), keep.display()))?;
+        let copy = |from: &Path, to: &Path| {
+            std::fs::copy(from, to).map_err(|source| ToolError::Copy {
+                from: from.to_path_buf(),
+                to: to.to_path_buf(),
+                source,
+            })
+        };
+        copy(&image, keep)?;
         // JOP's linker writes its map beside the image: keep it for the method sizes.
         let map = PathBuf::from(format!("{}.link.txt", image.display()));
         if map.is_file() {
             let to = PathBuf::from(format!("{}.link.txt", keep.display()));
-            std::fs::copy(&map, &to).map_err(|e| format!("copying {} to {}: {e}", map.display(), to.display()))?;
+            copy(&map, &to)?;
         }
         Ok(keep.to_path_buf())
     }
@@ -216,9 +233,12 @@ impl Toolchain {
         job: &WorkloadSpec,
         out: &Path,
         image: &Path,
-    ) -> Result<String, String> {
-        let mut v = self.values(suite, job, out).map_err(|e| e.to_string())?;
-        let image = std::path::absolute(image).map_err(|e| format!("{}: {e}", image.display()))?;
+    ) -> Result<String, ToolError> {
+        let mut v = self.values(suite, job, out).map_err(ToolError::Paths)?;
+        let image = std::path::absolute(image).map_err(|source| ToolError::Dir {
+            path: image.to_path_buf(),
+            source,
+        })?;
         v.insert("image", image.display().to_string());
         Ok(expand(template, &v))
     }
@@ -243,9 +263,12 @@ impl Toolchain {
                     progress.finished(&format!("{}: {}", job.name, p.display()));
                     images.push(p);
                 }
-                Err(why) => {
+                Err(source) => {
                     progress.end();
-                    return Err(TargetError::Image(format!("workload {}: {why}", job.name)));
+                    return Err(TargetError::Image {
+                        workload: job.name.clone(),
+                        source,
+                    });
                 }
             }
         }
@@ -262,10 +285,10 @@ pub fn run_jopsim(
     out: &Path,
     image: &Path,
     limit: Duration,
-) -> Result<(String, String), String> {
-    let template = tools.cfg.jopsim.as_deref().ok_or("[jop] has no `jopsim` template")?;
+) -> Result<(String, String), ToolError> {
+    let template = tools.cfg.jopsim.as_deref().ok_or(ToolError::NoJopsimTemplate)?;
     let cmd = tools.jopsim_command(template, suite, job, out, image)?;
-    shell(&cmd, &tools.home, limit)
+    Ok(shell(&cmd, &tools.home, limit)?)
 }
 
 #[cfg(test)]

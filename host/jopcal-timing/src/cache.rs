@@ -5,6 +5,7 @@
 //! invokes and returns access the cache: an invoke needs the callee, a return
 //! the caller it returns to.
 
+use crate::error::{CacheConfigError, CacheModeError};
 use std::fmt;
 
 /// Size and block count of a method cache.
@@ -36,38 +37,41 @@ impl fmt::Display for CacheMode {
 }
 
 impl std::str::FromStr for CacheMode {
-    type Err = String;
+    type Err = CacheModeError;
 
     /// `hit`, `miss` or `fifo:<bytes>:<blocks>`.
-    fn from_str(s: &str) -> Result<CacheMode, String> {
+    fn from_str(s: &str) -> Result<CacheMode, CacheModeError> {
         match s {
             "hit" => return Ok(CacheMode::Hit),
             "miss" => return Ok(CacheMode::Miss),
             _ => {}
         }
-        let bad = || format!("cache mode '{s}' is not hit, miss or fifo:<bytes>:<blocks>");
+        let bad = || CacheModeError::Syntax(s.to_string());
         let rest = s.strip_prefix("fifo:").ok_or_else(bad)?;
         let (bytes, blocks) = rest.split_once(':').ok_or_else(bad)?;
         let cfg = CacheConfig {
             bytes: bytes.parse().map_err(|_| bad())?,
             blocks: blocks.parse().map_err(|_| bad())?,
         };
-        cfg.validate()?;
+        cfg.validate().map_err(|why| CacheModeError::Geometry {
+            mode: s.to_string(),
+            why,
+        })?;
         Ok(CacheMode::Fifo(cfg))
     }
 }
 
 impl CacheConfig {
     /// Checks that the blocks divide the cache into whole words.
-    pub fn validate(&self) -> Result<(), String> {
+    pub fn validate(&self) -> Result<(), CacheConfigError> {
         if self.blocks == 0 || self.bytes == 0 {
-            return Err("a method cache needs at least one block and one byte".into());
+            return Err(CacheConfigError::Empty);
         }
         if !self.bytes.is_multiple_of(4 * self.blocks) {
-            return Err(format!(
-                "{} bytes do not split into {} blocks of whole 32-bit words",
-                self.bytes, self.blocks
-            ));
+            return Err(CacheConfigError::Uneven {
+                bytes: self.bytes,
+                blocks: self.blocks,
+            });
         }
         Ok(())
     }
@@ -213,6 +217,7 @@ mod tests {
         assert!("fifo:1000:16"
             .parse::<CacheMode>()
             .unwrap_err()
+            .to_string()
             .contains("whole 32-bit words"));
         assert!("lru".parse::<CacheMode>().is_err());
         assert_eq!(words_of(129), 33);

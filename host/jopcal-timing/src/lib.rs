@@ -10,6 +10,7 @@
 #![forbid(unsafe_code)]
 
 pub mod cache;
+pub mod error;
 pub mod estimate;
 pub mod expr;
 pub mod file;
@@ -17,5 +18,6 @@ pub mod model;
 pub mod table;
 
 pub use cache::{CacheConfig, MethodCache};
+pub use error::{CacheConfigError, CacheModeError, ModelError};
 pub use expr::Expr;
-pub use model::{Cost, ModelError, TimingModel};
+pub use model::{Cost, TimingModel};

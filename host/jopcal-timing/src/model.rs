@@ -3,6 +3,7 @@
 //! checked completely when it loads (every opcode present, every name
 //! defined, no formula defined through itself), so evaluation cannot fail.
 
+use crate::error::ModelError;
 use crate::expr::Expr;
 use jopcal_classfile::opcode;
 use serde::Deserialize;
@@ -50,30 +51,6 @@ pub struct Linker {
     /// opcodes' own entries for each (local, c) the profile recorded.
     #[serde(default)]
     pub replace_iinc: bool,
-}
-
-/// A problem with a model file or a parameter override, in one line.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum ModelError {
-    #[error("{path}: {message}")]
-    File { path: String, message: String },
-    #[error("{path}:{line}:{column}: {message}")]
-    At {
-        path: String,
-        line: usize,
-        column: usize,
-        message: String,
-    },
-    #[error("unknown parameter '{name}' (the model has: {known})")]
-    UnknownParam { name: String, known: String },
-    #[error("parameter override '{0}' is not NAME=NUMBER")]
-    BadOverride(String),
-    #[error("parameter {name}={value}: {why}")]
-    BadValue {
-        name: String,
-        value: String,
-        why: &'static str,
-    },
 }
 
 /// The memory wait states of JOP's formulas: whole numbers of cycles.
@@ -131,6 +108,82 @@ fn line_col(text: &str, offset: usize) -> (usize, usize) {
     line_col::LineColLookup::new(text).get(offset.min(text.len()))
 }
 
+/// Makes errors that name a place in one model file.
+struct Locator<'a> {
+    text: &'a str,
+    path: &'a str,
+}
+
+impl Locator<'_> {
+    fn at(&self, offset: usize, message: String) -> ModelError {
+        let (line, column) = line_col(self.text, offset);
+        ModelError::At {
+            path: self.path.to_string(),
+            line,
+            column,
+            message,
+        }
+    }
+}
+
+/// One `[opcodes]` entry (`what` names it in errors): a formula, or a Java
+/// routine's dispatch formula with the parameter that prices the routine.
+fn opcode_cost(
+    locator: &Locator,
+    what: &str,
+    cost: &Spanned<RawCost>,
+    params: &BTreeMap<String, f64>,
+) -> Result<Cost, ModelError> {
+    let start = cost.span().start;
+    Ok(match cost.get_ref() {
+        RawCost::Formula(s) => {
+            let e = Expr::parse(s).map_err(|e| locator.at(start + e.column, format!("{what}: {}", e.message)))?;
+            Cost::Formula(e)
+        }
+        RawCost::Java { java, routine } => {
+            let e = Expr::parse(java).map_err(|e| locator.at(start, format!("{what}: java: {}", e.message)))?;
+            if !params.contains_key(routine) {
+                return Err(locator.at(
+                    start,
+                    format!("{what}: routine parameter '{routine}' is not in [params]"),
+                ));
+            }
+            Cost::Java {
+                dispatch: e,
+                routine: routine.clone(),
+            }
+        }
+    })
+}
+
+/// Formulas may use formulas, but not themselves, directly or not: the
+/// first of this file's formulas that does is the error.
+fn check_not_circular(
+    locator: &Locator,
+    own: &BTreeMap<String, Spanned<String>>,
+    formulas: &BTreeMap<String, Expr>,
+) -> Result<(), ModelError> {
+    for k in own.keys() {
+        let mut stack = vec![(k.as_str(), vec![k.as_str()])];
+        while let Some((cur, path)) = stack.pop() {
+            for n in formulas[cur].names() {
+                if n == k {
+                    return Err(locator.at(
+                        own[k].span().start,
+                        format!("formula '{k}' is defined through itself ({} -> {k})", path.join(" -> ")),
+                    ));
+                }
+                if formulas.contains_key(n) && !path.contains(&n) {
+                    let mut deeper = path.clone();
+                    deeper.push(n);
+                    stack.push((n, deeper));
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
 impl TimingModel {
     /// Loads and validates a model file.
     pub fn load(path: &Path) -> Result<TimingModel, ModelError> {
@@ -144,15 +197,8 @@ impl TimingModel {
     /// Parses and validates model text; `path` is used in error messages.
     pub fn parse(text: &str, path: &Path) -> Result<TimingModel, ModelError> {
         let p = path.display().to_string();
-        let at = |offset: usize, message: String| {
-            let (line, column) = line_col(text, offset);
-            ModelError::At {
-                path: p.clone(),
-                line,
-                column,
-                message,
-            }
-        };
+        let locator = Locator { text, path: &p };
+        let at = |offset: usize, message: String| locator.at(offset, message);
         let raw: RawModel = toml::from_str(text).map_err(|e| match e.span() {
             Some(s) => at(s.start, e.message().trim().to_string()),
             None => ModelError::File {
@@ -222,31 +268,12 @@ impl TimingModel {
             let Some(op) = opcode::by_mnemonic(name.get_ref()) else {
                 return Err(at(name.span().start, format!("unknown opcode '{}'", name.get_ref())));
             };
-            let start = cost.span().start;
             let what = format!("opcode '{}'", name.get_ref());
-            let c = match cost.get_ref() {
-                RawCost::Formula(s) => {
-                    let e = Expr::parse(s).map_err(|e| at(start + e.column, format!("{what}: {}", e.message)))?;
-                    Cost::Formula(e)
-                }
-                RawCost::Java { java, routine } => {
-                    let e = Expr::parse(java).map_err(|e| at(start, format!("{what}: java: {}", e.message)))?;
-                    if !params.contains_key(routine) {
-                        return Err(at(
-                            start,
-                            format!("{what}: routine parameter '{routine}' is not in [params]"),
-                        ));
-                    }
-                    Cost::Java {
-                        dispatch: e,
-                        routine: routine.clone(),
-                    }
-                }
-            };
+            let c = opcode_cost(&locator, &what, cost, &params)?;
             let e = match &c {
                 Cost::Formula(e) | Cost::Java { dispatch: e, .. } => e.clone(),
             };
-            spans.push((what, start, e));
+            spans.push((what, cost.span().start, e));
             opcodes[op as usize] = Some(c);
         }
         let mut native = base.as_ref().map(|b| b.native.clone()).unwrap_or_default();
@@ -274,26 +301,7 @@ impl TimingModel {
                 }
             }
         }
-        // Formulas may use formulas, but not themselves, directly or not.
-        for k in raw.formulas.keys() {
-            let mut stack = vec![(k.as_str(), vec![k.as_str()])];
-            while let Some((cur, path)) = stack.pop() {
-                for n in formulas[cur].names() {
-                    if n == k {
-                        let start = raw.formulas[k].span().start;
-                        return Err(at(
-                            start,
-                            format!("formula '{k}' is defined through itself ({} -> {k})", path.join(" -> ")),
-                        ));
-                    }
-                    if formulas.contains_key(n) && !path.contains(&n) {
-                        let mut p2 = path.clone();
-                        p2.push(n);
-                        stack.push((n, p2));
-                    }
-                }
-            }
-        }
+        check_not_circular(&locator, &raw.formulas, &formulas)?;
         let missing: Vec<&str> = opcode::all()
             .filter(|(op, _)| opcodes[*op as usize].is_none())
             .map(|(_, n)| n)

@@ -29,6 +29,7 @@ timeout = 900                   # seconds a workload may take (JopSim runs 6-9 M
 host_javac = "ecj -source 1.5 -target 1.5 -nowarn"   # the host profiles what the build compiles
 "#;
 
+use crate::error::ConfigError;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -54,7 +55,7 @@ pub struct JopConfig {
     pub file: PathBuf,
 }
 
-const KEYS: [&str; 7] = ["home", "build", "image", "jopsim", "encoding", "timeout", "host_javac"];
+pub(crate) const KEYS: [&str; 7] = ["home", "build", "image", "jopsim", "encoding", "timeout", "host_javac"];
 /// Placeholders a template may use.
 pub const PLACEHOLDERS: [&str; 9] = [
     "home",
@@ -75,14 +76,23 @@ fn line_col(text: &str, at: usize) -> (usize, usize) {
 
 impl JopConfig {
     /// Parses `jopcal.toml`; errors read `file:line:column: message`.
-    pub fn parse(text: &str, file: &Path) -> Result<JopConfig, String> {
-        let at = |offset: usize, msg: String| {
-            let (l, c) = line_col(text, offset);
-            format!("{}:{l}:{c}: {msg}", file.display())
-        };
+    pub fn parse(text: &str, file: &Path) -> Result<JopConfig, ConfigError> {
+        let file_buf = || file.to_path_buf();
+        let at = |offset: usize| line_col(text, offset);
         let doc: toml::Spanned<toml::Table> = toml::from_str(text).map_err(|e: toml::de::Error| match e.span() {
-            Some(s) => at(s.start, e.message().trim().to_string()),
-            None => format!("{}: {}", file.display(), e.message().trim()),
+            Some(s) => {
+                let (line, column) = at(s.start);
+                ConfigError::Syntax {
+                    file: file_buf(),
+                    line,
+                    column,
+                    message: e.message().trim().to_string(),
+                }
+            }
+            None => ConfigError::SyntaxNowhere {
+                file: file_buf(),
+                message: e.message().trim().to_string(),
+            },
         })?;
         let dir = file.parent().unwrap_or(Path::new("."));
         let mut cfg = JopConfig {
@@ -94,59 +104,79 @@ impl JopConfig {
         };
         let table = jop
             .as_table()
-            .ok_or_else(|| format!("{}: [jop] must be a table", file.display()))?;
+            .ok_or_else(|| ConfigError::JopNotTable { file: file_buf() })?;
         for (k, v) in table {
             if !KEYS.contains(&k.as_str()) {
                 let off = text
                     .find(&format!("{k} "))
                     .or_else(|| text.find(&format!("{k}=")))
                     .unwrap_or(0);
-                return Err(at(
-                    off,
-                    format!("unknown key `{k}` in [jop] (known: {})", KEYS.join(", ")),
-                ));
+                let (line, column) = at(off);
+                return Err(ConfigError::UnknownKey {
+                    file: file_buf(),
+                    line,
+                    column,
+                    key: k.clone(),
+                });
             }
             if k == "timeout" {
                 let secs = v.as_integer().filter(|n| *n > 0).ok_or_else(|| {
-                    at(
-                        text.find("timeout").unwrap_or(0),
-                        "`timeout` must be a whole number of seconds, at least 1".into(),
-                    )
+                    let (line, column) = at(text.find("timeout").unwrap_or(0));
+                    ConfigError::BadTimeout {
+                        file: file_buf(),
+                        line,
+                        column,
+                    }
                 })?;
                 cfg.timeout = Some(secs as u64);
                 continue;
             }
             let s = v
                 .as_str()
-                .ok_or_else(|| at(text.find(k.as_str()).unwrap_or(0), format!("`{k}` must be a string")))?
+                .ok_or_else(|| {
+                    let (line, column) = at(text.find(k.as_str()).unwrap_or(0));
+                    ConfigError::NotAString {
+                        file: file_buf(),
+                        line,
+                        column,
+                        key: k.clone(),
+                    }
+                })?
                 .to_string();
             if k == "host_javac" {
                 cfg.host_javac = s.split_whitespace().map(str::to_string).collect();
                 if cfg.host_javac.is_empty() {
-                    return Err(at(
-                        text.find("host_javac").unwrap_or(0),
-                        "`host_javac` is empty: name a compiler (e.g. \"ecj -source 1.5 -target 1.5 -nowarn\") or remove the key".into(),
-                    ));
+                    let (line, column) = at(text.find("host_javac").unwrap_or(0));
+                    return Err(ConfigError::EmptyHostJavac {
+                        file: file_buf(),
+                        line,
+                        column,
+                    });
                 }
                 continue;
             }
             if k == "encoding" {
-                cfg.encoding = Some(
-                    s.parse()
-                        .map_err(|e: String| at(text.find("encoding").unwrap_or(0), e))?,
-                );
+                cfg.encoding = Some(s.parse().map_err(|source| {
+                    let (line, column) = at(text.find("encoding").unwrap_or(0));
+                    ConfigError::Encoding {
+                        file: file_buf(),
+                        line,
+                        column,
+                        source,
+                    }
+                })?);
                 continue;
             }
             if k != "home" {
                 if let Some(bad) = unknown_placeholder(&s) {
-                    let off = text.find(&format!("{{{bad}}}")).unwrap_or(0);
-                    return Err(at(
-                        off,
-                        format!(
-                            "unknown placeholder {{{bad}}} in `{k}` (known: {})",
-                            PLACEHOLDERS.join(", ")
-                        ),
-                    ));
+                    let (line, column) = at(text.find(&format!("{{{bad}}}")).unwrap_or(0));
+                    return Err(ConfigError::UnknownPlaceholder {
+                        file: file_buf(),
+                        line,
+                        column,
+                        placeholder: bad,
+                        key: k.clone(),
+                    });
                 }
             }
             match k.as_str() {
@@ -160,11 +190,14 @@ impl JopConfig {
     }
 
     /// `jopcal.toml` in `start` or the nearest directory above it, if any.
-    pub fn find(start: &Path) -> Result<Option<JopConfig>, String> {
+    pub fn find(start: &Path) -> Result<Option<JopConfig>, ConfigError> {
         for dir in start.ancestors() {
             let f = dir.join("jopcal.toml");
             if f.is_file() {
-                let text = std::fs::read_to_string(&f).map_err(|e| format!("{}: {e}", f.display()))?;
+                let text = std::fs::read_to_string(&f).map_err(|source| ConfigError::Io {
+                    file: f.clone(),
+                    source,
+                })?;
                 return JopConfig::parse(&text, &f).map(Some);
             }
         }
@@ -205,7 +238,7 @@ mod tests {
         #[test]
         fn any_text_parses_or_is_named(text in "(\\[jop\\]\n)?([a-z]{1,8} ?= ?(\"[^\"\n]{0,12}\"|[0-9-]{1,4}|\\[\\])\n){0,4}") {
             if let Err(e) = JopConfig::parse(&text, Path::new("/p/jopcal.toml")) {
-                proptest::prop_assert!(e.starts_with("/p/jopcal.toml"), "{}", e);
+                proptest::prop_assert!(e.to_string().starts_with("/p/jopcal.toml"), "{}", e);
             }
         }
     }
@@ -234,10 +267,11 @@ mod tests {
         assert!(
             JopConfig::parse("[jop]\ntimeout = \"long\"\n", Path::new("/p/jopcal.toml"))
                 .unwrap_err()
+                .to_string()
                 .ends_with("`timeout` must be a whole number of seconds, at least 1")
         );
         assert_eq!(
-            JopConfig::parse("[jop]\nencoding = \"EBCDIC\"\n", Path::new("/p/jopcal.toml")).unwrap_err(),
+            JopConfig::parse("[jop]\nencoding = \"EBCDIC\"\n", Path::new("/p/jopcal.toml")).unwrap_err().to_string(),
             "/p/jopcal.toml:2:1: unknown source encoding `EBCDIC` (jopcal reads UTF-8 and ISO-8859-1, also called Latin1)"
         );
     }
@@ -249,20 +283,22 @@ mod tests {
         assert_eq!(c.home, Some(PathBuf::from("/p/../jop")));
         assert_eq!(c.jopsim.as_deref(), Some("sim {image}"));
         assert_eq!(
-            JopConfig::parse("[jop]\nbuild = \"make {target}\"\n", f).unwrap_err(),
+            JopConfig::parse("[jop]\nbuild = \"make {target}\"\n", f).unwrap_err().to_string(),
             "/p/jopcal.toml:2:15: unknown placeholder {target} in `build` (known: home, main, class, package_dir, name, sources, gen, out, image)"
         );
         assert_eq!(
-            JopConfig::parse("[jop]\nhom = \"x\"\n", f).unwrap_err(),
+            JopConfig::parse("[jop]\nhom = \"x\"\n", f).unwrap_err().to_string(),
             "/p/jopcal.toml:2:1: unknown key `hom` in [jop] (known: home, build, image, jopsim, encoding, timeout, host_javac)"
         );
         let c = JopConfig::parse("[jop]\nhost_javac = \" ecj -source 1.5  -target 1.5 \"\n", f).unwrap();
         assert_eq!(c.host_javac, ["ecj", "-source", "1.5", "-target", "1.5"]);
         assert!(JopConfig::parse("[jop]\nhost_javac = \"  \"\n", f)
             .unwrap_err()
+            .to_string()
             .starts_with("/p/jopcal.toml:2:1: `host_javac` is empty"));
         assert!(JopConfig::parse("[jop\n", f)
             .unwrap_err()
+            .to_string()
             .starts_with("/p/jopcal.toml:1:"));
         let v = BTreeMap::from([("class", "LoopKfl".to_string()), ("home", "/j".to_string())]);
         assert_eq!(expand("{home}/bin/{class}.jop", &v), "/j/bin/LoopKfl.jop");

@@ -224,30 +224,7 @@ pub fn parse_fixed_harness(text: &str) -> Result<FixedHarness, HarnessError> {
         let (line, column) = line_col(text, at);
         HarnessError { line, column, message }
     };
-    let mut package = None;
-    let mut imports = Vec::new();
-    let mut class_at = None;
-    for (i, t) in toks.iter().enumerate() {
-        match t.text {
-            "package" if package.is_none() && class_at.is_none() => {
-                package = qualified(&toks, i + 1).map(|(n, _)| n);
-            }
-            "import" if class_at.is_none() => {
-                let (start, prefix) = if is(&toks, i + 1, "static") {
-                    (i + 2, "static ")
-                } else {
-                    (i + 1, "")
-                };
-                if let Some((n, _)) = qualified(&toks, start) {
-                    imports.push(format!("{prefix}{n}"));
-                }
-            }
-            "class" if class_at.is_none() && toks.get(i + 1).is_some_and(|t| t.kind == Kind::Ident) => {
-                class_at = Some(i);
-            }
-            _ => {}
-        }
-    }
+    let (package, imports, class_at) = header(&toks);
     let class_at = class_at.ok_or_else(|| err(0, "no class declaration".into()))?;
     let class = toks[class_at + 1].text.to_string();
     let is_final = toks[..class_at]
@@ -270,25 +247,8 @@ pub fn parse_fixed_harness(text: &str) -> Result<FixedHarness, HarnessError> {
         .ok_or_else(|| err(toks[main].at, "main has no body".into()))?;
     let body_close =
         closing(&toks, body_open).ok_or_else(|| err(toks[body_open].at, "main's body is not closed".into()))?;
-    // Brace depth of each body token (main's own statements at 1), and
-    // whether it sits inside parentheses (a `for` header's `;`).
-    let mut depth = vec![0usize; toks.len()];
-    let mut in_parens = vec![false; toks.len()];
-    let (mut d, mut p) = (0usize, 0usize);
-    for i in body_open..=body_close {
-        match toks[i].text {
-            "}" => d = d.saturating_sub(1),
-            ")" => p = p.saturating_sub(1),
-            _ => {}
-        }
-        depth[i] = d;
-        in_parens[i] = p > 0;
-        match toks[i].text {
-            "{" => d += 1,
-            "(" => p += 1,
-            _ => {}
-        }
-    }
+    let nesting = Nesting::of(&toks, body_open, body_close);
+    let depth = &nesting.depth;
     let clocks: Vec<usize> = (body_open..body_close)
         .filter(|&i| toks[i].text == "currentTimeMillis")
         .collect();
@@ -333,10 +293,86 @@ pub fn parse_fixed_harness(text: &str) -> Result<FixedHarness, HarnessError> {
     let region = clean[region_toks[0].at..end_of(&region_toks[region_toks.len() - 1])]
         .trim()
         .to_string();
-    // The set-up: main's own statements before the first clock read's, minus printing.
+    let setup = setup_statements(&clean, &toks, &nesting, body_open + 1, statement_start(first));
+    Ok(FixedHarness {
+        package,
+        imports,
+        class,
+        extendable: !is_final && !has_constructor,
+        params,
+        setup,
+        region,
+        iterations: iterations_of(region_toks),
+        region_line: line_col(text, region_toks[0].at).0,
+    })
+}
+
+/// The package, the imports (`static a.b.C` for static ones) and the
+/// position of the first `class` keyword of a source's tokens.
+fn header(toks: &[Token]) -> (Option<String>, Vec<String>, Option<usize>) {
+    let mut package = None;
+    let mut imports = Vec::new();
+    let mut class_at = None;
+    for (i, t) in toks.iter().enumerate() {
+        match t.text {
+            "package" if package.is_none() && class_at.is_none() => {
+                package = qualified(toks, i + 1).map(|(n, _)| n);
+            }
+            "import" if class_at.is_none() => {
+                let (start, prefix) = if is(toks, i + 1, "static") {
+                    (i + 2, "static ")
+                } else {
+                    (i + 1, "")
+                };
+                if let Some((n, _)) = qualified(toks, start) {
+                    imports.push(format!("{prefix}{n}"));
+                }
+            }
+            "class" if class_at.is_none() && toks.get(i + 1).is_some_and(|t| t.kind == Kind::Ident) => {
+                class_at = Some(i);
+            }
+            _ => {}
+        }
+    }
+    (package, imports, class_at)
+}
+
+/// Brace depth of each token of a method body (its own statements at 1),
+/// and whether it sits inside parentheses (a `for` header's `;`).
+struct Nesting {
+    depth: Vec<usize>,
+    in_parens: Vec<bool>,
+}
+
+impl Nesting {
+    fn of(toks: &[Token], body_open: usize, body_close: usize) -> Nesting {
+        let mut depth = vec![0usize; toks.len()];
+        let mut in_parens = vec![false; toks.len()];
+        let (mut d, mut p) = (0usize, 0usize);
+        for i in body_open..=body_close {
+            match toks[i].text {
+                "}" => d = d.saturating_sub(1),
+                ")" => p = p.saturating_sub(1),
+                _ => {}
+            }
+            depth[i] = d;
+            in_parens[i] = p > 0;
+            match toks[i].text {
+                "{" => d += 1,
+                "(" => p += 1,
+                _ => {}
+            }
+        }
+        Nesting { depth, in_parens }
+    }
+}
+
+/// The set-up: main's own statements from token `from` up to `setup_end`
+/// (where the first clock read's statement starts), minus printing.
+fn setup_statements(clean: &str, toks: &[Token], nesting: &Nesting, from: usize, setup_end: usize) -> Vec<String> {
+    let (depth, in_parens) = (&nesting.depth, &nesting.in_parens);
     let mut setup = Vec::new();
-    let mut k = body_open + 1;
-    let setup_end = statement_start(first);
+    let mut k = from;
     while k < setup_end {
         let start = k;
         // A statement ends at a `;` of main's own body, or at the `}` that
@@ -355,13 +391,19 @@ pub fn parse_fixed_harness(text: &str) -> Result<FixedHarness, HarnessError> {
         }
         let end = k.min(setup_end - 1);
         k += 1;
-        let printing = is(&toks, start, "System")
-            && is(&toks, start + 1, ".")
-            && (is(&toks, start + 2, "out") || is(&toks, start + 2, "err"));
+        let printing = is(toks, start, "System")
+            && is(toks, start + 1, ".")
+            && (is(toks, start + 2, "out") || is(toks, start + 2, "err"));
         if !printing && start <= end {
             setup.push(clean[toks[start].at..end_of(&toks[end])].trim().to_string());
         }
     }
+    setup
+}
+
+/// The iteration count of a timed region: the argument of a single call
+/// `x.f(N);`, else its largest integer literal (1 without one).
+fn iterations_of(region_toks: &[Token]) -> u32 {
     let single_call = region_toks.len() == 7
         && region_toks[0].kind == Kind::Ident
         && region_toks[1].text == "."
@@ -372,22 +414,11 @@ pub fn parse_fixed_harness(text: &str) -> Result<FixedHarness, HarnessError> {
         .iter()
         .filter(|t| t.kind == Kind::Number)
         .filter_map(|t| t.text.parse::<u32>().ok());
-    let iterations = if single_call {
+    if single_call {
         region_toks[4].text.parse().unwrap_or(1)
     } else {
         literals.max().unwrap_or(1)
-    };
-    Ok(FixedHarness {
-        package,
-        imports,
-        class,
-        extendable: !is_final && !has_constructor,
-        params,
-        setup,
-        region,
-        iterations,
-        region_line: line_col(text, region_toks[0].at).0,
-    })
+    }
 }
 
 impl FixedHarness {

@@ -7,5 +7,6 @@
 #![forbid(unsafe_code)]
 
 pub mod config;
+pub mod error;
 pub mod harness;
 pub mod tree;

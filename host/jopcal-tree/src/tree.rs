@@ -6,6 +6,7 @@
 //! (LoopKfl, LoopLift, LoopUdpIp) and are the `jbe` suite. Bench name = the
 //! class name without `Loop`, main class from the file's package.
 
+use crate::error::TreeError;
 use jopcal_workloads::SourceEncoding;
 use std::path::{Path, PathBuf};
 
@@ -70,25 +71,22 @@ fn package_of(text: &str) -> Option<String> {
 
 impl JopTree {
     /// Opens `home`; it must hold `java/target/src` (the JOP tree's target Java sources).
-    pub fn open(home: &Path) -> Result<JopTree, String> {
+    pub fn open(home: &Path) -> Result<JopTree, TreeError> {
         if !home.exists() {
-            return Err(format!(
-                "{}: no such directory (--jop-home, JOPCAL_JOP_HOME or [jop] home in jopcal.toml)",
-                home.display()
-            ));
+            return Err(TreeError::NoSuchDirectory(home.to_path_buf()));
         }
         // Absolute, so the paths found here stay right from any directory.
         let home = &home.canonicalize().unwrap_or_else(|_| home.to_path_buf());
         let src = home.join("java/target/src");
         if !src.is_dir() {
-            return Err(format!(
-                "{}: not a JOP tree (no java/target/src; pass the root of a JOP checkout as --jop-home)",
-                home.display()
-            ));
+            return Err(TreeError::NotATree(home.to_path_buf()));
         }
         let mut workloads = Vec::new();
         for e in walkdir::WalkDir::new(&src) {
-            let e = e.map_err(|e| format!("{}: {e}", src.display()))?;
+            let e = e.map_err(|source| TreeError::Walk {
+                dir: src.clone(),
+                source,
+            })?;
             if e.file_type().is_dir() {
                 continue;
             }
@@ -109,7 +107,10 @@ impl JopTree {
                 continue;
             }
             // Only the package line is read here: any encoding will do.
-            let bytes = std::fs::read(&p).map_err(|e| format!("{}: {e}", p.display()))?;
+            let bytes = std::fs::read(&p).map_err(|source| TreeError::Io {
+                path: p.clone(),
+                source,
+            })?;
             let package = package_of(&String::from_utf8_lossy(&bytes));
             let main = match &package {
                 Some(pk) => format!("{pk}.{stem}"),
@@ -129,10 +130,7 @@ impl JopTree {
             });
         }
         if workloads.is_empty() {
-            return Err(format!(
-                "{}: no fixed-count harnesses (Loop*.java in a `fixed` or `jbe` directory under java/target/src)",
-                home.display()
-            ));
+            return Err(TreeError::NoHarnesses(home.to_path_buf()));
         }
         workloads.sort_by(|a, b| (a.suite, &a.name).cmp(&(b.suite, &b.name)));
         Ok(JopTree {
@@ -144,7 +142,7 @@ impl JopTree {
     /// The encoding the tree's own build compiles its Java sources with, and
     /// where that came from: the `-encoding` of its Makefile's
     /// `TARGET_JFLAGS`, else ISO-8859-1 (the original JOP tree's sources are Latin-1).
-    pub fn source_encoding(&self) -> Result<(SourceEncoding, &'static str), String> {
+    pub fn source_encoding(&self) -> Result<(SourceEncoding, &'static str), TreeError> {
         const DEFAULT: (SourceEncoding, &str) = (SourceEncoding::Latin1, "JOP's default: no -encoding in a Makefile");
         let makefile = self.home.join("Makefile");
         let Ok(text) = std::fs::read(&makefile) else {
@@ -161,10 +159,13 @@ impl JopTree {
             while let Some(w) = words.next() {
                 if w == "-encoding" {
                     if let Some(name) = words.next() {
-                        return name
-                            .parse()
-                            .map(|e| (e, "the tree's Makefile"))
-                            .map_err(|e| format!("{}:{}: {e}", makefile.display(), n + 1));
+                        return name.parse().map(|e| (e, "the tree's Makefile")).map_err(|source| {
+                            TreeError::MakefileEncoding {
+                                makefile: makefile.clone(),
+                                line: n + 1,
+                                source,
+                            }
+                        });
                     }
                 }
             }
@@ -173,15 +174,13 @@ impl JopTree {
     }
 
     /// The harnesses of one suite, or those of `names` (case-insensitive) among them.
-    pub fn select(&self, suite: TreeSuite, names: &[String]) -> Result<Vec<TreeWorkload>, String> {
+    pub fn select(&self, suite: TreeSuite, names: &[String]) -> Result<Vec<TreeWorkload>, TreeError> {
         let all: Vec<&TreeWorkload> = self.workloads.iter().filter(|w| w.suite == suite).collect();
         if all.is_empty() {
-            return Err(format!(
-                "{}: no {} harnesses (Loop*.java in a `{}` directory under java/target/src)",
-                self.home.display(),
-                suite.name(),
-                suite.directory()
-            ));
+            return Err(TreeError::NoSuiteHarnesses {
+                home: self.home.clone(),
+                suite,
+            });
         }
         if names.is_empty() {
             return Ok(all.into_iter().cloned().collect());
@@ -192,14 +191,11 @@ impl JopTree {
                 all.iter()
                     .find(|w| w.name.eq_ignore_ascii_case(n))
                     .map(|w| (*w).clone())
-                    .ok_or_else(|| {
-                        let known: Vec<&str> = all.iter().map(|w| w.name.as_str()).collect();
-                        format!(
-                            "no {} benchmark {n} in {} (it has: {})",
-                            suite.name(),
-                            self.home.display(),
-                            known.join(", ")
-                        )
+                    .ok_or_else(|| TreeError::UnknownBench {
+                        suite,
+                        name: n.clone(),
+                        home: self.home.clone(),
+                        known: all.iter().map(|w| w.name.clone()).collect(),
                     })
             })
             .collect()
@@ -229,7 +225,7 @@ pub fn generate_suite(
     compiler: &[String],
     firmware: &Path,
     dir: &Path,
-) -> Result<GeneratedSuite, String> {
+) -> Result<GeneratedSuite, TreeError> {
     let mut specs = Vec::new();
     let mut sources = Vec::new();
     let mut roots: Vec<PathBuf> = Vec::new();
@@ -246,7 +242,10 @@ pub fn generate_suite(
                 continue;
             }
         }
-        let bytes = std::fs::read(&w.file).map_err(|e| format!("{}: {e}", w.file.display()))?;
+        let bytes = std::fs::read(&w.file).map_err(|source| TreeError::Io {
+            path: w.file.clone(),
+            source,
+        })?;
         let text = encoding.decode(&bytes);
         let h = match crate::harness::parse_fixed_harness(&text) {
             Ok(h) => h,
@@ -285,8 +284,11 @@ pub fn generate_suite(
     }
     if specs.is_empty() {
         return Err(match skipped.first() {
-            Some(first) => format!("no {} harness jopcal can wrap; first: {first}", suite.name()),
-            None => format!("no {} harnesses selected", suite.name()),
+            Some(first) => TreeError::NothingToWrap {
+                suite,
+                first: first.clone(),
+            },
+            None => TreeError::NoneSelected(suite),
         });
     }
     let header = format!(
@@ -335,7 +337,7 @@ mod tests {
             (SourceEncoding::Utf8, "the tree's Makefile")
         );
         std::fs::write(&makefile, "TARGET_JFLAGS=-encoding Cp1252\n").unwrap();
-        let e = tree.source_encoding().unwrap_err();
+        let e = tree.source_encoding().unwrap_err().to_string();
         assert!(e.contains("Makefile:1: unknown source encoding `Cp1252`"), "{e}");
     }
 
@@ -371,7 +373,7 @@ mod tests {
         assert_eq!(w.source_root, bench);
         let jbe = tree.select(TreeSuite::Jbe, &[]).unwrap();
         assert_eq!((jbe[0].name.as_str(), jbe[0].main.as_str()), ("Lift", "jbe.LoopLift"));
-        let e = tree.select(TreeSuite::Jbe, &["kfl".into()]).unwrap_err();
+        let e = tree.select(TreeSuite::Jbe, &["kfl".into()]).unwrap_err().to_string();
         // Two harnesses of one name, and one jopcal cannot read: left out, named.
         let other = t.join("java/target/src/test/fixed");
         std::fs::create_dir_all(&other).unwrap();
@@ -395,7 +397,8 @@ mod tests {
             &firmware,
             &dir,
         )
-        .unwrap_err();
+        .unwrap_err()
+        .to_string();
         assert!(
             none.starts_with("no jembench harness jopcal can wrap; first: "),
             "{none}"
@@ -422,7 +425,7 @@ mod tests {
         assert!(dir.join("src/jopcal/harness/Harness.java").is_file());
         assert!(e.starts_with("no jbe benchmark kfl in "), "{e}");
         assert!(e.ends_with("(it has: Lift)"), "{e}");
-        let e = JopTree::open(&t.join("java")).unwrap_err();
+        let e = JopTree::open(&t.join("java")).unwrap_err().to_string();
         assert!(
             e.ends_with("not a JOP tree (no java/target/src; pass the root of a JOP checkout as --jop-home)"),
             "{e}"

@@ -2,6 +2,7 @@
 //! UTF-8; a JOP tree's sources are ISO-8859-1 (its Makefile compiles with
 //! `-encoding Latin1`), and they must be read, copied and compiled as such.
 
+use crate::error::UnknownEncoding;
 use std::fmt;
 use std::str::FromStr;
 
@@ -44,17 +45,15 @@ impl SourceEncoding {
 }
 
 impl FromStr for SourceEncoding {
-    type Err = String;
+    type Err = UnknownEncoding;
 
     /// Java's names and aliases of the two encodings, in any case.
-    fn from_str(s: &str) -> Result<Self, String> {
+    fn from_str(s: &str) -> Result<Self, UnknownEncoding> {
         let key = s.trim().to_ascii_lowercase().replace(['-', '_'], "");
         match key.as_str() {
             "utf8" => Ok(SourceEncoding::Utf8),
             "iso88591" | "latin1" | "l1" | "iso8859" | "cp819" | "iso885911987" => Ok(SourceEncoding::Latin1),
-            _ => Err(format!(
-                "unknown source encoding `{s}` (jopcal reads UTF-8 and ISO-8859-1, also called Latin1)"
-            )),
+            _ => Err(UnknownEncoding(s.to_string())),
         }
     }
 }
@@ -78,7 +77,11 @@ mod tests {
         for n in ["ISO-8859-1", "Latin1", "latin-1", "ISO8859_1"] {
             assert_eq!(n.parse(), Ok(SourceEncoding::Latin1));
         }
-        assert!("Cp1252".parse::<SourceEncoding>().unwrap_err().contains("`Cp1252`"));
+        assert!("Cp1252"
+            .parse::<SourceEncoding>()
+            .unwrap_err()
+            .to_string()
+            .contains("`Cp1252`"));
     }
 
     #[test]

@@ -10,6 +10,7 @@
 
 pub mod build;
 pub mod encoding;
+pub mod error;
 pub mod host;
 pub mod jdk;
 pub mod micro;

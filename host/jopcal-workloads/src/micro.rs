@@ -4,6 +4,7 @@
 //! group's cost (the differential method of instruction-timing studies).
 //! They use jop-firmware's harness and join the calibration set.
 
+use crate::error::WriteError;
 use crate::suite::{write_generated, WorkloadSpec};
 use std::path::Path;
 
@@ -106,7 +107,7 @@ public final class {class} extends Workload {{
 
 /// Writes a workload directory at `dir`: `suite.toml`, the generated sources,
 /// and a copy of the harness and host stand-ins from `firmware`. Returns the workload names.
-pub fn generate(dir: &Path, firmware: &Path, compiler: &[String]) -> Result<Vec<String>, String> {
+pub fn generate(dir: &Path, firmware: &Path, compiler: &[String]) -> Result<Vec<String>, WriteError> {
     let mut names = Vec::new();
     let mut workloads = Vec::new();
     let mut sources = Vec::new();

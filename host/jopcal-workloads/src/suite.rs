@@ -1,6 +1,7 @@
 //! The suite manifest: `suite.toml` in the firmware directory lists every
 //! workload with its bench name, its main class and what it stresses.
 
+use crate::error::{UnknownEncoding, WriteError};
 use serde::Deserialize;
 use std::path::{Path, PathBuf};
 
@@ -58,6 +59,13 @@ pub enum SuiteError {
     Invalid { path: PathBuf, message: String },
     #[error("unknown benchmark '{name}' (the suite has: {known})")]
     UnknownBench { name: String, known: String },
+    /// The manifest's `encoding` is not one jopcal reads.
+    #[error("{path}: {source}")]
+    Encoding {
+        path: PathBuf,
+        #[source]
+        source: UnknownEncoding,
+    },
 }
 
 /// The manifest's file name.
@@ -89,9 +97,9 @@ impl Suite {
         }
         let encoding = match &manifest.encoding {
             None => crate::SourceEncoding::default(),
-            Some(name) => name.parse().map_err(|message| SuiteError::Invalid {
+            Some(name) => name.parse().map_err(|source| SuiteError::Encoding {
                 path: path.clone(),
-                message,
+                source,
             })?,
         };
         Ok(Suite {
@@ -150,14 +158,17 @@ pub fn write_generated(
     compile: &CompileWith,
     workloads: &[WorkloadSpec],
     sources: &[(String, String)],
-) -> Result<(), String> {
+) -> Result<(), WriteError> {
     let CompileWith {
         sourcepath,
         encoding,
         compiler,
     } = compile;
     let encoding = *encoding;
-    let io = |p: &Path, e: std::io::Error| format!("{}: {e}", p.display());
+    let io = |p: &Path, source: std::io::Error| WriteError {
+        path: p.to_path_buf(),
+        source,
+    };
     let quote = |s: &str| toml::Value::String(s.to_string()).to_string();
     let mut manifest = String::new();
     for l in header.lines() {

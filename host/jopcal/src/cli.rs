@@ -195,7 +195,7 @@ pub struct BoardArgs {
     pub line_timeout: u64,
 }
 
-fn parse_protocol(s: &str) -> Result<jopcal_link::Protocol, String> {
+fn parse_protocol(s: &str) -> Result<jopcal_link::Protocol, jopcal_link::SettingError> {
     s.parse()
 }
 

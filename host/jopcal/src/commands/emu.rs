@@ -82,7 +82,7 @@ pub fn emu(firmware: Option<&Path>, a: &EmuArgs) -> Result<()> {
         .as_deref()
         .unwrap_or("")
         .parse()
-        .map_err(|e: String| anyhow!(e))?;
+        .map_err(|e: jopcal_link::SettingError| anyhow!(e))?;
     let pty = PseudoTerminal::open().map_err(|e| anyhow!(e))?;
     println!("{}", pty.path);
     use std::io::Write;

@@ -54,7 +54,7 @@ pub fn targets(firmware: Option<&Path>, jop_home: Option<&Path>) -> Result<()> {
     println!("{:<10} {builtin}", "builtin");
     let tree = jopcal_pipeline::locate::jop_home(jop_home)
         .map_err(|_| "needs the JOP tree (--jop-home DIR, $JOPCAL_JOP_HOME or [jop] home)".to_string())
-        .and_then(|h| jopcal_tree::tree::JopTree::open(&h));
+        .and_then(|h| jopcal_tree::tree::JopTree::open(&h).map_err(|e| e.to_string()));
     for suite in jopcal_tree::tree::TreeSuite::ALL {
         let status = match &tree {
             Ok(t) => match t.select(suite, &[]) {
@@ -64,7 +64,7 @@ pub fn targets(firmware: Option<&Path>, jop_home: Option<&Path>) -> Result<()> {
                     t.home.display(),
                     ws.iter().map(|w| w.name.as_str()).collect::<Vec<_>>().join(", ")
                 ),
-                Err(e) => e,
+                Err(e) => e.to_string(),
             },
             Err(e) => e.clone(),
         };
