@@ -13,6 +13,7 @@
 pub mod blocks;
 pub mod class;
 pub mod decode;
+pub mod error;
 mod num;
 pub mod opcode;
 

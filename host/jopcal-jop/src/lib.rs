@@ -9,5 +9,6 @@
 #![forbid(unsafe_code)]
 
 pub mod compare;
+pub mod error;
 pub mod linkmap;
 pub mod sizes;
