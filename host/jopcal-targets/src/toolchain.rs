@@ -79,6 +79,8 @@ pub fn telling_line(stdout: &str, stderr: &str) -> String {
             || l.contains("Error:")
             || l.contains("Error "))
             && !l.starts_with("make")
+            // make's own words say why only when the template names a target the tree lacks.
+            || l.contains("No rule to make target")
     };
     lines()
         .find(telling)
@@ -319,5 +321,12 @@ mod tests {
             "LoopKfl.java:3: error: ';' expected"
         );
         assert_eq!(telling_line("last words\n", ""), "last words");
+        assert_eq!(
+            telling_line(
+                "make: Entering directory '/j'\nmake: Leaving directory '/j'\n",
+                "make: *** No rule to make target 'jav_app'.  Stop.\n"
+            ),
+            "make: *** No rule to make target 'jav_app'.  Stop."
+        );
     }
 }
