@@ -79,7 +79,9 @@ pub fn run_bundle(
     })
 }
 
-/// The board program: every downloaded image is a class bundle to run.
+/// The board program: a downloaded class bundle runs on the class-file
+/// interpreter, any other image is a JOP tree's linked image and runs as
+/// JOP runs it ([`crate::image`]), both with the board's configuration.
 pub struct EmuProgram {
     pub cfg: BoardConfig,
     /// Write each run's trace here (see [`write_trace`]).
@@ -92,6 +94,11 @@ pub struct EmuProgram {
 
 impl BoardProgram for EmuProgram {
     fn run(&mut self, image: &JopImage, uart: &mut dyn FnMut(&[u8]) -> io::Result<()>) -> io::Result<()> {
+        if !Bundle::is_bundle(image) {
+            let report = run_jop_image(image, &self.cfg, uart)?;
+            self.reports.push(report);
+            return Ok(());
+        }
         let bundle = match Bundle::from_image(image) {
             Ok(b) => b,
             Err(e) => return uart(format!("virtual board error: {e}\nJVM exit!\n").as_bytes()),
@@ -113,6 +120,42 @@ impl BoardProgram for EmuProgram {
         self.reports.push(report);
         Ok(())
     }
+}
+
+/// Runs a JOP tree's image; its output streams to `uart` as it is printed,
+/// and the line ends as JOP's does (`JVM exit!`, also after an error).
+fn run_jop_image(
+    image: &JopImage,
+    cfg: &BoardConfig,
+    uart: &mut dyn FnMut(&[u8]) -> io::Result<()>,
+) -> io::Result<RunReport> {
+    let start = std::time::Instant::now();
+    let mut line_error = None;
+    let run = crate::image::run_image(image, cfg, &mut |b| {
+        if line_error.is_none() {
+            line_error = uart(b).err();
+        }
+    });
+    if let Some(e) = line_error {
+        return Err(e);
+    }
+    let (cycles, exit) = match run {
+        // The image printed its own `JVM exit!`; the runtime's line end follows it.
+        Ok(r) => {
+            uart(b"\r\n")?;
+            (r.cycles, Ok(Exit::Returned))
+        }
+        Err(e) => {
+            uart(format!("\nvirtual board error: {e}\nJVM exit!\n").as_bytes())?;
+            (0, Err(e))
+        }
+    };
+    Ok(RunReport {
+        cycles,
+        exit,
+        wall: start.elapsed(),
+        trace: None,
+    })
 }
 
 /// Writes a run's trace: `<prefix>.methods.csv` (method, calls, exclusive

@@ -69,6 +69,11 @@ impl Bundle {
         JopImage::from_payload(&payload)
     }
 
+    /// Whether `image` is a class bundle (else: a JOP tree's linked image).
+    pub fn is_bundle(image: &JopImage) -> bool {
+        image.words.get(1) == Some(&MAGIC)
+    }
+
     /// Reads a bundle; errors name the word where it went wrong.
     pub fn from_image(image: &JopImage) -> Result<Bundle, BundleError> {
         let w = &image.words;

@@ -7,13 +7,15 @@
 //! ([`vm`]) — its small runtime library ([`library`]), and the board program
 //! that plugs the interpreter into jopcal-link's board side, so the virtual
 //! board is driven over a pseudo-terminal exactly like a real one ([`board`]),
-//! and its errors ([`error`]).
+//! and its errors ([`error`]). With a JOP tree it runs the tree's linked
+//! `.jop` images instead, JOP's own runtime and all ([`image`]).
 #![forbid(unsafe_code)]
 
 pub mod board;
 pub mod bundle;
 pub mod config;
 pub mod error;
+pub mod image;
 pub mod library;
 pub mod vm;
 

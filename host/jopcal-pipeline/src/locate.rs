@@ -154,6 +154,23 @@ pub fn emu_config_path(explicit: Option<&Path>, firmware: Option<&Path>) -> Resu
     Ok(p)
 }
 
+/// The virtual board's configuration for a JOP tree's linked images:
+/// `--emu-config` if given, else `calibration/jop-devel.toml` (the tree's
+/// table, JopSim's method cache) beside the firmware directory.
+pub fn image_config_path(explicit: Option<&Path>, firmware: Option<&Path>) -> Result<PathBuf> {
+    if let Some(p) = explicit {
+        return Ok(p.to_path_buf());
+    }
+    let p = calibration_file(firmware, "jop-devel.toml")?;
+    if !p.is_file() {
+        bail!(
+            "{}: the JOP tree's timing table was not found; pass --emu-config FILE",
+            p.display()
+        );
+    }
+    Ok(p)
+}
+
 /// The published measurements: `--references DIR` if given, else
 /// `calibration/reference/` beside the built-in suite.
 pub fn reference_dir(explicit: Option<&Path>) -> Result<PathBuf> {

@@ -81,11 +81,15 @@ pub struct Measure<'a> {
     pub timeout: u64,
     pub jvm_args: &'a [String],
     pub on: &'a TargetOptions,
+    /// The suite comes from a JOP tree (`jembench`, `jbe`, or the
+    /// micro-benchmarks of a validate run on one): the virtual board runs
+    /// the images the tree's toolchain links, when `jopcal.toml` configures it.
+    pub tree_suite: bool,
 }
 
 /// Measures the workload directory `root` on any target into `out`.
 pub fn measure_on(s: Session, root: &Path, how: &Measure, out: &Path, stamp: &str) -> Result<Measured> {
-    let mut target = open_target(root, s.jop_home, how, out)?;
+    let mut target = open_target(root, s.jop_home, how, out, s.progress)?;
     Ok(jopcal_targets::measure(
         target.as_mut(),
         out,
@@ -102,6 +106,7 @@ fn open_target(
     jop_home: Option<&Path>,
     how: &Measure,
     out: &Path,
+    progress: &crate::Progress,
 ) -> Result<Box<dyn jopcal_targets::Target>> {
     check_host_only(how)?;
     let on = how.on;
@@ -117,8 +122,13 @@ fn open_target(
         )),
         TargetKind::Emu => {
             let e = &on.emu;
-            let cfg_path = locate::emu_config_path(e.config.as_deref(), Some(root))?;
-            let cfg = BoardConfig::load(&cfg_path, &e.params).map_err(anyhow::Error::msg)?;
+            let images = emu_images(root, jop_home, how, progress)?;
+            let cfg_path = if matches!(images, Images::FromLauncher) {
+                locate::emu_config_path(e.config.as_deref(), Some(root))?
+            } else {
+                locate::image_config_path(e.config.as_deref(), Some(root))?
+            };
+            let cfg = BoardConfig::load(&cfg_path, &e.params)?;
             let board = VirtualBoard {
                 root: root.to_path_buf(),
                 cache: locate::cache_root()?,
@@ -130,6 +140,7 @@ fn open_target(
             let line_timeout = Duration::from_secs(on.board.line_timeout);
             Box::new(jopcal_targets::emu::target(
                 board,
+                images,
                 on.board.protocol,
                 line_timeout,
                 limit,
@@ -171,6 +182,28 @@ fn open_target(
             ))
         }
     })
+}
+
+/// What the virtual board runs: `--image` files; for a JOP tree's suite,
+/// the images the tree's toolchain links (JOP's runtime and all), when
+/// `jopcal.toml` configures the toolchain; else class bundles of the
+/// suite's class files with the board's own small library.
+fn emu_images(root: &Path, jop_home: Option<&Path>, how: &Measure, progress: &crate::Progress) -> Result<Images> {
+    if !how.on.board.images.is_empty() {
+        return Ok(Images::Given(how.on.board.images.clone()));
+    }
+    if !how.tree_suite {
+        return Ok(Images::FromLauncher);
+    }
+    match images(root, jop_home, how) {
+        Ok(images) => Ok(images),
+        Err(why) => {
+            progress.say(&format!(
+                "note: the virtual board runs the suite's class files with its own small library, not the tree's images ({why:#}; see docs/jop-tree.md)"
+            ));
+            Ok(Images::FromLauncher)
+        }
+    }
 }
 
 /// `--image` files, else the images the JOP tree's toolchain builds.

@@ -82,6 +82,7 @@ fn measure_and_profile(
         timeout,
         jvm_args: &[],
         on: &a.on,
+        tree_suite: a.suite != "builtin",
     };
     let m = measure_on(s, root, &how, out, stamp)?;
     let setup = prepare_host(s, root, benches)?;

@@ -1,6 +1,7 @@
 //! The virtual board: each selected workload is bundled from the suite's
-//! class files, the board is started on a pseudo-terminal in this process,
-//! and it is driven exactly as a real board, through [`crate::board`].
+//! class files (or, with a JOP tree, the tree's toolchain links its image),
+//! the board is started on a pseudo-terminal in this process, and it is
+//! driven exactly as a real board, through [`crate::board`].
 
 use crate::board::{BoardLine, BoardTarget, Images, Launched, Launcher, LineHabits};
 use crate::host::prepare_host;
@@ -36,8 +37,16 @@ pub struct VirtualBoard {
 /// The virtual board as a target: `board` downloaded with `protocol`; a run
 /// is given up after `total` seconds of board time or `line_timeout` of
 /// silence, and so an endless loop stops at the cycles a board at the
-/// configured clock runs in `total`.
-pub fn target(mut board: VirtualBoard, protocol: Protocol, line_timeout: Duration, total: Duration) -> BoardTarget {
+/// configured clock runs in `total`. `images` are the JOP tree's images
+/// (built by its toolchain, or given); `Images::FromLauncher` bundles the
+/// suite's class files instead.
+pub fn target(
+    mut board: VirtualBoard,
+    images: Images,
+    protocol: Protocol,
+    line_timeout: Duration,
+    total: Duration,
+) -> BoardTarget {
     let cfg = &mut board.cfg;
     cfg.cycle_limit = cfg.cycle_limit.min((total.as_secs_f64() * cfg.clock_mhz * 1e6) as u64);
     let line = BoardLine {
@@ -57,19 +66,22 @@ pub fn target(mut board: VirtualBoard, protocol: Protocol, line_timeout: Duratio
         quiet: Duration::from_millis(20),
         exit_wait: Duration::MAX,
     };
-    let note = format!("virtual board {}", board.cfg_note.trim());
-    BoardTarget::new(TargetKind::Emu, line, Images::FromLauncher, habits, total, Some(note)).launched(Box::new(
-        Server {
-            board,
-            protocol,
-            running: None,
-        },
-    ))
+    let bundles = matches!(images, Images::FromLauncher);
+    let what = if bundles { "class bundles" } else { "JOP images" };
+    let note = format!("virtual board ({what}) {}", board.cfg_note.trim());
+    BoardTarget::new(TargetKind::Emu, line, images, habits, total, Some(note)).launched(Box::new(Server {
+        board,
+        bundles,
+        protocol,
+        running: None,
+    }))
 }
 
 /// The board's server thread on a pseudo-terminal.
 struct Server {
     board: VirtualBoard,
+    /// Whether it makes the images (class bundles) itself.
+    bundles: bool,
     protocol: Protocol,
     running: Option<(Arc<AtomicBool>, JoinHandle<()>)>,
 }
@@ -77,14 +89,18 @@ struct Server {
 impl Launcher for Server {
     fn launch(&mut self, staging: &Path, progress: &dyn Progress) -> Result<Launched, TargetError> {
         let b = &self.board;
-        let setup = prepare_host(&b.root, &b.cache, &b.benches, progress)?;
-        let mut images = Vec::new();
-        for w in &setup.selected {
-            let bundle = Bundle::from_dir(&setup.built.classes, &w.main)?;
-            let path = staging.join(format!("{}.jop", w.name));
-            atomic::write_atomic(&path, bundle.to_image().to_text().as_bytes())
-                .map_err(|e| TargetError::io(&path, e))?;
-            images.push(path);
+        let (mut images, mut names, mut left_out) = (Vec::new(), Vec::new(), Vec::new());
+        if self.bundles {
+            let setup = prepare_host(&b.root, &b.cache, &b.benches, progress)?;
+            for w in &setup.selected {
+                let bundle = Bundle::from_dir(&setup.built.classes, &w.main)?;
+                let path = staging.join(format!("{}.jop", w.name));
+                atomic::write_atomic(&path, bundle.to_image().to_text().as_bytes())
+                    .map_err(|e| TargetError::io(&path, e))?;
+                images.push(path);
+                names.push(w.name.clone());
+            }
+            left_out = setup.left_out;
         }
         let pty = PseudoTerminal::open().map_err(TargetError::Link)?;
         let port = pty.path.clone();
@@ -92,7 +108,7 @@ impl Launcher for Server {
         let mut program = EmuProgram {
             cfg: b.cfg.clone(),
             trace_dir: b.trace_dir.clone(),
-            names: setup.selected.iter().map(|w| w.name.clone()).collect(),
+            names,
             reports: Vec::new(),
         };
         let (protocol, s) = (self.protocol, stop.clone());
@@ -109,11 +125,7 @@ impl Launcher for Server {
             );
         });
         self.running = Some((stop, thread));
-        Ok(Launched {
-            port,
-            images,
-            left_out: setup.left_out,
-        })
+        Ok(Launched { port, images, left_out })
     }
 
     fn stop(&mut self, _out: Option<&Path>) -> Result<(), TargetError> {

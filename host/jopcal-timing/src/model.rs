@@ -459,6 +459,13 @@ impl TimingModel {
         self.native.get(name).map(|e| self.eval(e, 0.0, 0))
     }
 
+    /// The cost of JOP's own bytecode `name` when the method it enters or
+    /// returns to loads in `b` cycles and has `n` words (`invokesuper`
+    /// depends on them as the other invokes do).
+    pub fn native_cost_at(&self, name: &str, b: f64, n: u32) -> Option<f64> {
+        self.native.get(name).map(|e| self.eval(e, b, n))
+    }
+
     /// Names of JOP's own bytecodes in the model.
     pub fn native_names(&self) -> impl Iterator<Item = &str> {
         self.native.keys().map(String::as_str)

@@ -20,8 +20,13 @@ fn load_config(
     explicit: Option<&Path>,
     params: &[String],
     limit: Option<u64>,
+    for_images: bool,
 ) -> Result<BoardConfig> {
-    let path = context::emu_config_path(explicit, firmware)?;
+    let path = if for_images {
+        context::image_config_path(explicit, firmware)?
+    } else {
+        context::emu_config_path(explicit, firmware)?
+    };
     let mut cfg = BoardConfig::load(&path, params).map_err(|e| anyhow!(e))?;
     if let Some(l) = limit {
         cfg.cycle_limit = l;
@@ -43,9 +48,13 @@ pub fn emu(firmware: Option<&Path>, a: &EmuArgs) -> Result<()> {
         println!("{}", out.display());
         return Ok(());
     }
-    let cfg = load_config(firmware, a.config.as_deref(), &a.params, a.cycle_limit)?;
     if let Some(image) = &a.run {
         let img = JopImage::load(image, None).map_err(|e| anyhow!(e))?;
+        if !Bundle::is_bundle(&img) {
+            let cfg = load_config(firmware, a.config.as_deref(), &a.params, a.cycle_limit, true)?;
+            return run_jop_image(image, &img, &cfg);
+        }
+        let cfg = load_config(firmware, a.config.as_deref(), &a.params, a.cycle_limit, false)?;
         let bundle = Bundle::from_image(&img).map_err(|e| anyhow!("{}: {e}", image.display()))?;
         let mut stdout = std::io::stdout();
         let trace = a.trace.clone();
@@ -74,6 +83,7 @@ pub fn emu(firmware: Option<&Path>, a: &EmuArgs) -> Result<()> {
         );
         return report.exit.map(|_| ()).map_err(|e| anyhow!(e));
     }
+    let cfg = load_config(firmware, a.config.as_deref(), &a.params, a.cycle_limit, false)?;
     if !a.pty {
         bail!("say what to do: --pty (serve downloads), --run FILE.jop, or --classes DIR --main CLASS --out FILE.jop");
     }
@@ -105,4 +115,26 @@ pub fn emu(firmware: Option<&Path>, a: &EmuArgs) -> Result<()> {
     );
     let l = log.lock().map_err(|_| anyhow!("board log poisoned"))?;
     bail!("the line ended: {}", l.ended.clone().unwrap_or_default())
+}
+
+/// Runs a JOP tree's linked image on the virtual board, its output to stdout.
+fn run_jop_image(path: &Path, image: &JopImage, cfg: &BoardConfig) -> Result<()> {
+    use std::io::Write;
+    let mut stdout = std::io::stdout();
+    let start = std::time::Instant::now();
+    let run = jopcal_emu::image::run_image(image, cfg, &mut |b| {
+        let _ = stdout.write_all(b);
+        let _ = stdout.flush();
+    })
+    .map_err(|e| anyhow!("{}: {e}", path.display()))?;
+    let wall = start.elapsed().as_secs_f64().max(1e-9);
+    eprintln!(
+        "       emu {} cycles, {} bytecodes ({} since the statistics reset), method cache {} cycles, in {wall:.3} s ({:.0} M cycles/s)",
+        run.cycles,
+        run.all_bytecodes,
+        run.bytecodes,
+        run.cache_cycles,
+        run.cycles as f64 / wall / 1e6
+    );
+    Ok(())
 }

@@ -35,6 +35,7 @@ pub fn run(s: Session, a: RunArgs) -> Result<()> {
         timeout: locate::workload_timeout(a.timeout, a.target.kind())?,
         jvm_args: &a.jvm_args,
         on: &a.on.into(),
+        tree_suite: a.suite != "builtin",
     };
     let m = measure_on(s, &root, &how, &out, &stamp)?;
     println!("{}", m.csv.display());

@@ -1,0 +1,33 @@
+//! The virtual board running a linked `.jop` image as JOP does: the image
+//! that a JOP tree's linker made, with JOP's own runtime (boot, class
+//! initialisation, its library, the bytecodes it implements in Java),
+//! laid out in memory as on a board. Timing comes from a timing model (the
+//! tree's table, `calibration/jop-devel.toml`), the method cache is the
+//! tree's variable-block cache, and the cycle counter, microsecond counter
+//! and UART sit at JOP's I/O addresses.
+//!
+//! [`cache`] is the method cache, [`timing`] resolves every opcode's cycles
+//! from the model, [`machine`] is memory, stack, I/O and the interpreter.
+
+pub mod cache;
+pub mod machine;
+#[cfg(test)]
+mod tests;
+pub mod timing;
+
+pub use machine::ImageRun;
+pub use timing::CycleTable;
+
+use crate::config::BoardConfig;
+use crate::error::EmuError;
+use jopcal_link::JopImage;
+
+/// The configuration an image runs with: the board's (model, method cache,
+/// clock, cycle limit).
+pub type ImageConfig = BoardConfig;
+
+/// Runs `image` to its `JVM exit!`; `uart` gets its output a line at a time.
+pub fn run_image(image: &JopImage, cfg: &ImageConfig, uart: &mut dyn FnMut(&[u8])) -> Result<ImageRun, EmuError> {
+    let table = CycleTable::new(&cfg.model)?;
+    machine::Machine::load(&image.words, cfg, &table, uart)?.run()
+}

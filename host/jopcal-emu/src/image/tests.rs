@@ -1,0 +1,359 @@
+//! The image machine on images this project assembles itself (no JOP tree
+//! needed): the layout a JOP linker writes (length, special pointers,
+//! statics, code, method structures, a constant pool, the runtime's jump
+//! table and helper), with tiny methods of our own. Cycles are checked
+//! against the tree's table written out by hand here (r=1, w=2), not
+//! against the model the machine reads.
+
+use super::*;
+use std::path::Path;
+
+/// A method of the test image: its code, argument and extra local words.
+struct Method {
+    code: Vec<u8>,
+    args: u32,
+    locals: u32,
+}
+
+fn method(code: &[u8], args: u32, locals: u32) -> Method {
+    Method {
+        code: code.to_vec(),
+        args,
+        locals,
+    }
+}
+
+/// What a constant-pool entry holds.
+enum Cp {
+    /// The address of method `k`'s structure (invokestatic).
+    Method(usize),
+    /// `(vtindex * 2) << 8 | (args - 1)` (invokevirtual).
+    Virtual {
+        index: u32,
+        args: u32,
+    },
+    Int(i32),
+}
+
+/// The methods of the test class are also its method table (vtindex =
+/// position); the constant pool is the class's. `boot` and `main` name
+/// methods; the jump table (256 entries) and the exception helper's four
+/// entries all point at `stub` and `helper`.
+struct TestImage {
+    methods: Vec<Method>,
+    cp: Vec<Cp>,
+    boot: usize,
+    /// Every bytecode JOP implements in Java runs this.
+    stub: Method,
+    /// The exception helper (`jjhp + 6`).
+    helper: Method,
+    statics: Vec<i32>,
+    /// An object: its handle's address is static 0, its fields follow.
+    object_fields: Vec<i32>,
+}
+
+/// Where things landed.
+struct Layout {
+    words: Vec<u32>,
+    struct_of: Vec<u32>,
+}
+
+impl TestImage {
+    fn build(&self) -> Layout {
+        let mut w: Vec<u32> = vec![0, 0];
+        let statics_at = w.len() as u32;
+        w.extend(self.statics.iter().map(|v| *v as u32));
+        // Code, each method's packed big-endian, with JOP's flags word after it.
+        let mut code_at = Vec::new();
+        let all: Vec<&Method> = self.methods.iter().chain([&self.stub, &self.helper]).collect();
+        for m in &all {
+            code_at.push((w.len() as u32, m.code.len().div_ceil(4) as u32));
+            for chunk in m.code.chunks(4) {
+                let mut b = [0u8; 4];
+                b[..chunk.len()].copy_from_slice(chunk);
+                w.push(u32::from_be_bytes(b));
+            }
+            w.push(0);
+        }
+        // The object: a handle (data pointer, method table) and its fields.
+        let handle = w.len() as u32;
+        w.extend([0, 0]);
+        let fields = w.len() as u32;
+        w.extend(self.object_fields.iter().map(|v| *v as u32));
+        w[handle as usize] = fields;
+        w[statics_at as usize] = handle;
+        // Special pointers and an empty class-initialiser table.
+        let special = w.len() as u32;
+        w[1] = special;
+        w.extend([0; 6]);
+        w.push(0);
+        // The test class: header, method table, back pointer, constant pool.
+        let class = w.len() as u32;
+        w.extend([self.object_fields.len() as u32, statics_at, 0, 0, 0]);
+        let mtab = w.len() as u32;
+        w.extend(std::iter::repeat_n(0, 2 * self.methods.len()));
+        w.push(class);
+        let cp = w.len() as u32;
+        w.push(self.cp.len() as u32 + 1);
+        w.extend(std::iter::repeat_n(0, self.cp.len()));
+        let structure = |(start, len): (u32, u32), m: &Method| [start << 10 | len, cp << 10 | m.locals << 5 | m.args];
+        let struct_of: Vec<u32> = (0..self.methods.len()).map(|k| mtab + 2 * k as u32).collect();
+        for (k, m) in self.methods.iter().enumerate() {
+            let s = structure(code_at[k], m);
+            w[struct_of[k] as usize] = s[0];
+            w[struct_of[k] as usize + 1] = s[1];
+        }
+        for (k, e) in self.cp.iter().enumerate() {
+            w[(cp + 1) as usize + k] = match e {
+                Cp::Method(m) => struct_of[*m],
+                Cp::Virtual { index, args } => (index * 2) << 8 | (args - 1),
+                Cp::Int(v) => *v as u32,
+            };
+        }
+        w[handle as usize + 1] = mtab;
+        // The runtime's jump table and helper: every entry the same method.
+        let n = self.methods.len();
+        let jjp = w.len() as u32;
+        for _ in 0..256 {
+            w.extend(structure(code_at[n], &self.stub));
+        }
+        let jjhp = w.len() as u32;
+        for _ in 0..4 {
+            w.extend(structure(code_at[n + 1], &self.helper));
+        }
+        let sp = special as usize;
+        w[sp] = struct_of[self.boot];
+        w[sp + 1] = jjp;
+        w[sp + 2] = jjhp;
+        w[sp + 3] = struct_of[self.boot];
+        w[sp + 4] = statics_at;
+        w[sp + 5] = 1;
+        w[0] = w.len() as u32;
+        Layout { words: w, struct_of }
+    }
+}
+
+fn config(limit: u64) -> ImageConfig {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../calibration/jop-devel.toml");
+    let mut cfg = BoardConfig::load(&path, &[]).expect("the tree's table");
+    cfg.cycle_limit = limit;
+    cfg
+}
+
+fn run(words: Vec<u32>, limit: u64) -> (Result<ImageRun, EmuError>, String) {
+    let mut out = Vec::new();
+    let r = run_image(&JopImage { words }, &config(limit), &mut |b| out.extend_from_slice(b));
+    (r, String::from_utf8_lossy(&out).into_owned())
+}
+
+/// Code that prints `text` on the UART: `bipush c; sipush -111; jopsys_wr` per byte.
+fn print(text: &str) -> Vec<u8> {
+    text.bytes().flat_map(|c| [16, c, 17, 0xff, 0x91, 210]).collect()
+}
+
+/// Cycles of `print(text)` in the tree's table: bipush 2, sipush 3, jopsys_wr 5+w.
+fn print_cycles(text: &str) -> u64 {
+    text.len() as u64 * (2 + 3 + 7)
+}
+
+/// A method that ends the run (prints `JVM exit!`) and spins.
+fn exit_code() -> Vec<u8> {
+    let mut c = print("JVM exit!");
+    c.extend([167, 0, 0]); // goto itself
+    c
+}
+
+fn image(methods: Vec<Method>, cp: Vec<Cp>) -> TestImage {
+    TestImage {
+        methods,
+        cp,
+        boot: 0,
+        stub: method(&[177], 0, 0),
+        helper: method(&exit_code(), 0, 0),
+        statics: vec![0, 0],
+        object_fields: vec![7, 8],
+    }
+}
+
+#[test]
+fn boot_runs_prints_and_ends_at_jvm_exit() {
+    let mut code = print("ok\n");
+    code.extend(exit_code());
+    let img = image(vec![method(&code, 0, 0)], vec![]).build();
+    let (r, out) = run(img.words, 1 << 30);
+    let r = r.expect("runs");
+    assert_eq!(out, "ok\nJVM exit!");
+    // The first invoke (boot) is not charged; the loop after the exit never runs.
+    assert_eq!(r.cycles, print_cycles("ok\nJVM exit!"));
+    assert_eq!(r.all_bytecodes, 3 * 12);
+}
+
+#[test]
+fn invokes_and_returns_are_charged_with_the_method_cache_as_the_tree_does() {
+    // boot: f(6, 7) twice, prints its result as a character, exits.
+    // f(a, b) = a * b + 1, a method of 7 words.
+    let f = [26, 27, 104, 4, 96, 172]; // iload_0 iload_1 imul iconst_1 iadd ireturn
+    let mut f_code = f.to_vec();
+    f_code.extend([0; 22]); // padding to 7 words
+    let mut boot = Vec::new();
+    for _ in 0..2 {
+        boot.extend([16, 6, 16, 7, 184, 0, 1, 17, 0xff, 0x91, 210]);
+    }
+    let boot_len = boot.len() + print("JVM exit!").len() + 3;
+    boot.extend(exit_code());
+    let img = image(vec![method(&boot, 0, 0), method(&f_code, 2, 0)], vec![Cp::Method(1)]).build();
+    let (r, out) = run(img.words, 1 << 30);
+    let r = r.expect("runs");
+    assert_eq!(out, "++JVM exit!"); // 43 = '+'
+    let boot_words = boot_len.div_ceil(4) as u64;
+    let f_body: u64 = 1 + 1 + 19 + 1 + 1; // iload_0 iload_1 imul iconst_1 iadd
+    let per_call_hit = 2 + 2 + 74 + f_body + 23 + 3 + 7; // bipush x2, invokestatic, f, ireturn, sipush, jopsys_wr
+                                                         // First call: f misses (8 + 2n cycles of load, 37 hidden behind the
+                                                         // invoke); the return finds boot still cached.
+    let f_miss = (8 + 2 * 7_u64).saturating_sub(37);
+    let expected = 2 * per_call_hit + f_miss + print_cycles("JVM exit!");
+    assert_eq!(r.cycles, expected, "boot has {boot_words} words");
+    assert_eq!(r.cache_cycles, f_miss);
+}
+
+#[test]
+fn a_long_method_missing_on_invoke_and_return_pays_the_unhidden_load() {
+    // boot (first, loaded at boot, uncharged) calls g, which calls 16 one-block methods evicting boot,
+    // so g's return to boot misses.
+    let mut methods = vec![];
+    let mut boot = vec![184, 0, 1]; // invokestatic g
+    boot.extend(exit_code());
+    methods.push(method(&boot, 0, 0));
+    let mut g = Vec::new();
+    for k in 0..16u8 {
+        g.extend([184, 0, 2 + k]);
+    }
+    g.push(177);
+    methods.push(method(&g, 0, 0));
+    for _ in 0..16 {
+        methods.push(method(&[177], 0, 0));
+    }
+    let mut cp = vec![Cp::Method(1)];
+    cp.extend((0..16).map(|k| Cp::Method(2 + k)));
+    let img = image(methods, cp).build();
+    let (r, out) = run(img.words, 1 << 30);
+    let r = r.expect("runs");
+    assert_eq!(out, "JVM exit!");
+    let boot_words = (3 + print("JVM exit!").len() + 3).div_ceil(4) as u64;
+    let g_words = (16 * 3 + 1_usize).div_ceil(4) as u64;
+    let load = |n: u64| 8 + 2 * n;
+    // 17 invokes at 74, all missing but short; 16 returns of one-word
+    // methods into g: g is evicted by the 16th callee, so the last of them misses.
+    let invokes = 17 * 74 + load(g_words).saturating_sub(37) + 16 * load(1).saturating_sub(37);
+    let returns_into_g = 16 * 21 + load(g_words).saturating_sub(9);
+    // g's return into boot: boot was evicted too.
+    let return_into_boot = 21 + load(boot_words).saturating_sub(9);
+    assert_eq!(
+        r.cycles,
+        invokes + returns_into_g + return_into_boot + print_cycles("JVM exit!")
+    );
+}
+
+#[test]
+fn a_bytecode_jop_runs_in_java_calls_its_routine_through_the_jump_table() {
+    // lmul goes to the stub (jjp + 2 * 105), which returns at once (the
+    // stack is left as it was: this checks the call, not the multiply).
+    let mut boot = vec![105];
+    boot.extend(exit_code());
+    let img = image(vec![method(&boot, 0, 0)], vec![]).build();
+    let (r, out) = run(img.words, 1 << 30);
+    let r = r.expect("runs");
+    assert_eq!(out, "JVM exit!");
+    // The dispatch (80), the stub's return (21; boot still cached), uncharged invoke.
+    assert_eq!(r.cycles, 80 + 21 + print_cycles("JVM exit!"));
+}
+
+#[test]
+fn a_null_reference_raises_the_exception_through_the_runtimes_helper() {
+    // getfield 0 of null: the next bytecode becomes the helper's invoke (sys_exc).
+    let mut boot = vec![1, 180, 0, 0, 0];
+    boot.extend(print("not reached"));
+    let img = image(vec![method(&boot, 0, 0)], vec![]).build();
+    let (r, out) = run(img.words, 1 << 30);
+    assert_eq!(out, "JVM exit!");
+    // aconst_null 1, getfield 10, sys_exc 80 (its invoke uncharged), then the helper's printing.
+    assert_eq!(r.expect("runs").cycles, 1 + 10 + 80 + print_cycles("JVM exit!"));
+}
+
+#[test]
+fn invokevirtual_dispatches_through_the_objects_method_table_and_fields_go_through_its_handle() {
+    // boot: r = static 0; r.m() prints the object's field 1 (8) + '0'.
+    let mut boot = vec![224, 0, 2, 182, 0, 1]; // getstatic_ref 2; invokevirtual #1
+    boot.extend(exit_code());
+    let mut m = vec![42, 180, 0, 1, 16, 48, 96, 17, 0xff, 0x91, 210, 177]; // aload_0 getfield 1 bipush '0' iadd ...
+    m.extend([0; 4]);
+    let img = image(
+        vec![method(&boot, 0, 0), method(&m, 1, 0)],
+        vec![Cp::Virtual { index: 1, args: 1 }],
+    )
+    .build();
+    let (r, out) = run(img.words, 1 << 30);
+    r.expect("runs");
+    assert_eq!(out, "8JVM exit!");
+}
+
+#[test]
+fn an_endless_loop_stops_at_the_cycle_limit_naming_the_method() {
+    let img = image(vec![method(&[167, 0, 0], 0, 0)], vec![]).build();
+    let boot_struct = img.struct_of[0];
+    let e = run(img.words, 100_000).0.unwrap_err();
+    assert!(matches!(e, EmuError::CycleLimit { limit: 100_000, .. }), "{e}");
+    assert!(e.to_string().contains(&format!("method at word {boot_struct}")), "{e}");
+}
+
+#[test]
+fn an_invoke_of_a_method_without_code_names_its_structure() {
+    let boot = vec![184, 0, 1];
+    let mut img = image(vec![method(&boot, 0, 0), method(&[177], 0, 0)], vec![Cp::Method(1)]).build();
+    let missing = img.struct_of[1];
+    img.words[missing as usize] = 0; // as the linker writes an abstract method
+    let e = run(img.words, 1 << 30).0.unwrap_err();
+    assert!(
+        e.to_string().contains(&format!(
+            "invoke of the method structure at word {missing}, which has no code"
+        )),
+        "{e}"
+    );
+}
+
+#[test]
+fn what_is_not_a_jop_image_is_refused_naming_the_word() {
+    let short = run(vec![3, 1, 0], 1 << 30).0.unwrap_err();
+    assert_eq!(
+        short.to_string(),
+        "word 0: an image of 3 words is too short to be a JOP image"
+    );
+    let mut words = vec![0u32; 20];
+    words[0] = 20;
+    words[1] = 0x4A43_4231; // a class bundle's magic
+    let bundle = run(words, 1 << 30).0.unwrap_err();
+    assert!(bundle
+        .to_string()
+        .starts_with("word 1: the special pointers at word 1245921841 lie outside the image"));
+}
+
+#[test]
+fn code_that_jumps_out_of_its_method_is_stopped_where_it_jumps() {
+    let img = image(vec![method(&[167, 0x10, 0], 0, 0)], vec![]).build();
+    let e = run(img.words, 1 << 30).0.unwrap_err();
+    assert!(
+        e.to_string().contains("ran past the end of the method's 4 code bytes"),
+        "{e}"
+    );
+}
+
+#[test]
+fn ldc_reads_the_constant_pool_of_the_running_method() {
+    let mut boot = vec![18, 1, 17, 0xff, 0x91, 210]; // ldc #1; sipush -111; jopsys_wr
+    boot.extend(exit_code());
+    let img = image(vec![method(&boot, 0, 0)], vec![Cp::Int(i32::from(b'Z'))]).build();
+    let (r, out) = run(img.words, 1 << 30);
+    assert_eq!(out, "ZJVM exit!");
+    // ldc costs 7 + r in the tree's table.
+    assert_eq!(r.expect("runs").cycles, 8 + 3 + 7 + print_cycles("JVM exit!"));
+}

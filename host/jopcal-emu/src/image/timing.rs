@@ -1,0 +1,161 @@
+//! Every opcode's cycles for an image run, resolved once from a timing
+//! model: JVM bytecodes from its `[opcodes]` (a bytecode JOP implements in
+//! Java costs its dispatch; the routine's own bytecodes are charged as they
+//! run), JOP's own bytecodes from its `[native]` table by name, and invokes
+//! and returns by the method cache's load cost of the method they enter or
+//! return to.
+
+use crate::error::EmuError;
+use jopcal_classfile::opcode::{is_invoke, is_return, mnemonic};
+use jopcal_timing::TimingModel;
+
+/// The longest method JOP's method structure can describe, in words.
+const MAX_METHOD_WORDS: usize = 1024;
+
+/// The opcode JOP's linker writes for `invokespecial` of a superclass method.
+pub const INVOKESUPER: u8 = 236;
+
+/// The name the `[native]` table prices JOP's opcode `op` by (opcodes of
+/// JOP's own that JopSim and the microcode do not execute are dispatched to
+/// Java as `sys_noim`).
+pub fn jop_opcode_name(op: u8) -> &'static str {
+    match op {
+        204 => "jopsys_inval",
+        206 => "jopsys_lock",
+        207 => "jopsys_unlock",
+        209 => "jopsys_rd",
+        210 => "jopsys_wr",
+        211 => "jopsys_rdmem",
+        212 => "jopsys_wrmem",
+        213 => "jopsys_rdint",
+        214 => "jopsys_wrint",
+        215 => "jopsys_getsp",
+        216 => "jopsys_setsp",
+        217 => "jopsys_getvp",
+        218 => "jopsys_setvp",
+        219 => "jopsys_int2ext",
+        220 => "jopsys_ext2int",
+        221 => "jopsys_nop",
+        222 => "jopsys_invoke",
+        223 => "jopsys_cond_move",
+        224 => "getstatic_ref",
+        225 => "putstatic_ref",
+        226 => "getfield_ref",
+        227 => "putfield_ref",
+        228 => "getstatic_long",
+        229 => "putstatic_long",
+        230 => "getfield_long",
+        231 => "putfield_long",
+        232 => "jopsys_memcpy",
+        233 => "jopsys_getfield",
+        234 => "jopsys_putfield",
+        INVOKESUPER => "invokesuper",
+        238 => "jopsys_getstatic",
+        239 => "jopsys_putstatic",
+        240 => "sys_int",
+        241 => "sys_exc",
+        _ => "sys_noim",
+    }
+}
+
+/// The name of any opcode in an image, for messages.
+pub fn opcode_name(op: u8) -> &'static str {
+    match mnemonic(op) {
+        Some(m) if op < 202 => m,
+        _ => jop_opcode_name(op),
+    }
+}
+
+/// Cycles of every opcode, resolved from a model.
+#[derive(Debug, Clone)]
+pub struct CycleTable {
+    /// Cycles of each opcode when it starts (for invokes and returns: on a
+    /// cache hit).
+    pub fixed: [u32; 256],
+    /// Per invoke opcode (182..=185, then invokesuper): cycles by
+    /// `[hit as usize][words]` of the method invoked.
+    invoke: Vec<[Vec<u32>; 2]>,
+    /// Per return opcode (172..=177): cycles by `[hit][words]` of the method returned to.
+    ret: Vec<[Vec<u32>; 2]>,
+}
+
+impl CycleTable {
+    pub fn new(model: &TimingModel) -> Result<CycleTable, EmuError> {
+        let b_hit = model.load_cost(true, 0);
+        let mut fixed = [0u32; 256];
+        for op in 0..=255u8 {
+            if is_invoke(op) || is_return(op) || op == INVOKESUPER {
+                continue;
+            }
+            let cycles = if op < 202 && mnemonic(op).is_some() {
+                // A bytecode JOP runs in Java costs its dispatch here.
+                model.cost_parts(op, b_hit, 0).0
+            } else {
+                native(model, op, b_hit, 0)?
+            };
+            fixed[op as usize] = whole(model, cycles, opcode_name(op))?;
+        }
+        let by_size = |cost: &dyn Fn(f64, u32) -> Result<f64, EmuError>, what: &str| {
+            let mut out: [Vec<u32>; 2] = [Vec::new(), Vec::new()];
+            for (hit, row) in out.iter_mut().enumerate() {
+                for words in 0..MAX_METHOD_WORDS as u32 {
+                    let b = model.load_cost(hit == 1, words);
+                    row.push(whole(model, cost(b, words)?, what)?);
+                }
+            }
+            Ok::<_, EmuError>(out)
+        };
+        let mut invoke = Vec::new();
+        for op in 182u8..=185 {
+            invoke.push(by_size(&|b, n| Ok(model.cost(op, b, n)), opcode_name(op))?);
+        }
+        invoke.push(by_size(&|b, n| native(model, INVOKESUPER, b, n), "invokesuper")?);
+        let mut ret = Vec::new();
+        for op in 172u8..=177 {
+            ret.push(by_size(&|b, n| Ok(model.cost(op, b, n)), opcode_name(op))?);
+        }
+        let mut table = CycleTable { fixed, invoke, ret };
+        // Invokes and returns are charged their hit cost when they start and
+        // what a miss adds when the cache has been looked up.
+        for op in (182u8..=185).chain([INVOKESUPER]) {
+            table.fixed[op as usize] = table.invoke(op, true, 0);
+        }
+        for op in 172u8..=177 {
+            table.fixed[op as usize] = table.ret(op, true, 0);
+        }
+        Ok(table)
+    }
+
+    /// Cycles of invoke `op` (182..=185 or invokesuper) entering a method of `words` words.
+    pub fn invoke(&self, op: u8, hit: bool, words: u32) -> u32 {
+        let k = if op == INVOKESUPER { 4 } else { usize::from(op - 182) };
+        self.invoke[k][usize::from(hit)][(words as usize).min(MAX_METHOD_WORDS - 1)]
+    }
+
+    /// Cycles of return `op` (172..=177) into a method of `words` words.
+    pub fn ret(&self, op: u8, hit: bool, words: u32) -> u32 {
+        self.ret[usize::from(op - 172)][usize::from(hit)][(words as usize).min(MAX_METHOD_WORDS - 1)]
+    }
+}
+
+/// JOP opcode `op`'s cost from the model's `[native]` table.
+fn native(model: &TimingModel, op: u8, b: f64, n: u32) -> Result<f64, EmuError> {
+    let name = jop_opcode_name(op);
+    model.native_cost_at(name, b, n).ok_or_else(|| {
+        EmuError::Load(format!(
+            "{}: the timing table has no cost for JOP's bytecode {name} (opcode {op}): add it to [native] (calibration/jop-devel.toml has them all)",
+            model.path.display()
+        ))
+    })
+}
+
+/// A cost as whole cycles: the board counts cycles, so a fraction is a table error.
+fn whole(model: &TimingModel, v: f64, what: &str) -> Result<u32, EmuError> {
+    if v < 0.0 || v.fract() != 0.0 || v > f64::from(u32::MAX) {
+        return Err(EmuError::Load(format!(
+            "{}: {what} costs {v} cycles: an image run needs whole non-negative cycles",
+            model.path.display()
+        )));
+    }
+    Ok(v as u32)
+}
