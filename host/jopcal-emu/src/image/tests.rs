@@ -357,3 +357,86 @@ fn ldc_reads_the_constant_pool_of_the_running_method() {
     // ldc costs 7 + r in the tree's table.
     assert_eq!(r.expect("runs").cycles, 8 + 3 + 7 + print_cycles("JVM exit!"));
 }
+
+#[test]
+fn the_resolved_table_is_the_trees_for_every_opcode_an_image_can_hold() {
+    // The tree's own table at r=1, w=2 (its WCETInstruction, with JopSim's
+    // 80 for bytecodes it runs in Java), for the opcodes whose cost the
+    // machine does not take from elsewhere; spot checks across each kind.
+    let t = CycleTable::new(&config(1).model).unwrap();
+    let tree = [
+        (0u8, 1u32),
+        (16, 2),
+        (17, 3),
+        (18, 8),
+        (20, 17),
+        (46, 9),
+        (47, 47),
+        (79, 14),
+        (80, 52),
+        (96, 1),
+        (97, 26),
+        (101, 38),
+        (104, 19),
+        (105, 80),
+        (108, 80),
+        (121, 28),
+        (131, 8),
+        (133, 5),
+        (145, 80),
+        (146, 2),
+        (148, 85),
+        (153, 4),
+        (167, 4),
+        (170, 80),
+        (172, 23),
+        (177, 21),
+        (178, 6),
+        (179, 7),
+        (180, 10),
+        (181, 12),
+        (182, 100),
+        (183, 74),
+        (184, 74),
+        (185, 115),
+        (186, 80),
+        (187, 80),
+        (188, 80),
+        (190, 7),
+        (194, 19),
+        (195, 20),
+        (196, 80),
+        (200, 80),
+        (209, 5),
+        (210, 7),
+        (213, 3),
+        (215, 3),
+        (216, 4),
+        (219, 15),
+        (222, 80),
+        (223, 5),
+        (224, 6),
+        (225, 80),
+        (226, 10),
+        (228, 17),
+        (229, 19),
+        (230, 28),
+        (231, 34),
+        (232, 80),
+        (233, 11),
+        (234, 15),
+        (236, 80),
+        (238, 7),
+        (239, 8),
+        (241, 80),
+        (254, 80),
+    ];
+    for (op, cycles) in tree {
+        assert_eq!(
+            t.fixed[op as usize],
+            cycles,
+            "opcode {op} ({})",
+            timing::opcode_name(op)
+        );
+    }
+}

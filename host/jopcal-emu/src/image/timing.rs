@@ -6,7 +6,7 @@
 //! return to.
 
 use crate::error::EmuError;
-use jopcal_classfile::opcode::{is_invoke, is_return, mnemonic};
+use jopcal_classfile::opcode::{is_return, mnemonic};
 use jopcal_timing::TimingModel;
 
 /// The longest method JOP's method structure can describe, in words.
@@ -58,6 +58,27 @@ pub fn jop_opcode_name(op: u8) -> &'static str {
     }
 }
 
+/// Whether JOP (and the tree's simulator) runs bytecode `op` as a Java
+/// routine through the runtime's jump table: floating point, `lmul`,
+/// `ldiv`, `lrem`, most conversions, switches, `jsr`/`ret`, `athrow`,
+/// `multianewarray`, `aastore`, the allocation and type checks, and every
+/// opcode JOP does not implement.
+pub fn runs_in_java(op: u8) -> bool {
+    matches!(
+        op,
+        12 | 13 | 15
+            | 83
+            | 98 | 99 | 102 | 103 | 105..=107 | 109..=111 | 113..=115 | 118 | 119
+            | 134 | 135 | 137..=145 | 147
+            | 149..=152
+            | 168..=171
+            | 186..=189 | 191..=193
+            | 196 | 197
+            | 200..=203 | 205 | 208 | 225 | 227 | 235 | 237
+            | 242..=255
+    )
+}
+
 /// The name of any opcode in an image, for messages.
 pub fn opcode_name(op: u8) -> &'static str {
     match mnemonic(op) {
@@ -84,10 +105,14 @@ impl CycleTable {
         let b_hit = model.load_cost(true, 0);
         let mut fixed = [0u32; 256];
         for op in 0..=255u8 {
-            if is_invoke(op) || is_return(op) || op == INVOKESUPER {
+            if (182..=185).contains(&op) || is_return(op) || op == INVOKESUPER {
                 continue;
             }
-            let cycles = if op < 202 && mnemonic(op).is_some() {
+            let cycles = if runs_in_java(op) && !model.is_java(op) {
+                // The model prices it as microcode (`wide`, `goto_w`), but
+                // JOP sends it to its Java routine: the dispatch.
+                native(model, 254, b_hit, 0)?
+            } else if op < 202 && mnemonic(op).is_some() {
                 // A bytecode JOP runs in Java costs its dispatch here.
                 model.cost_parts(op, b_hit, 0).0
             } else {
