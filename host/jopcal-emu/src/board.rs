@@ -19,6 +19,9 @@ pub struct RunReport {
     pub wall: std::time::Duration,
     /// Per-method cycles and calls (when tracing), with method names.
     pub trace: Option<(Vec<String>, Trace)>,
+    /// Of an image run: bytecodes executed since the runtime reset its
+    /// statistics (before `main`), and the cycles the method cache added.
+    pub image_counts: Option<(u64, u64)>,
 }
 
 /// Runs `bundle` on a fresh board; `uart` gets the output a line at a time.
@@ -72,6 +75,7 @@ pub fn run_bundle(
             exit,
             wall: start.elapsed(),
             trace,
+            image_counts: None,
         };
         before_exit(&report)?;
         uart(b"JVM exit!\n")?;
@@ -94,21 +98,12 @@ pub struct EmuProgram {
 
 impl BoardProgram for EmuProgram {
     fn run(&mut self, image: &JopImage, uart: &mut dyn FnMut(&[u8]) -> io::Result<()>) -> io::Result<()> {
-        if !Bundle::is_bundle(image) {
-            let report = run_jop_image(image, &self.cfg, uart)?;
-            self.reports.push(report);
-            return Ok(());
-        }
-        let bundle = match Bundle::from_image(image) {
-            Ok(b) => b,
-            Err(e) => return uart(format!("virtual board error: {e}\nJVM exit!\n").as_bytes()),
-        };
         let k = self.reports.len() + 1;
         let prefix = self
             .trace_dir
             .as_ref()
             .map(|d| d.join(self.names.get(k - 1).cloned().unwrap_or_else(|| format!("run{k}"))));
-        let report = run_bundle(&bundle, &self.cfg, prefix.is_some(), uart, &mut |r| match &prefix {
+        let mut keep_trace = |r: &RunReport| match &prefix {
             Some(p) => {
                 if let Some(dir) = p.parent() {
                     std::fs::create_dir_all(dir)?;
@@ -116,46 +111,85 @@ impl BoardProgram for EmuProgram {
                 write_trace(r, p)
             }
             None => Ok(()),
-        })?;
+        };
+        if !Bundle::is_bundle(image) {
+            let report = run_jop_image(image, &self.cfg, prefix.is_some(), None, uart, &mut keep_trace)?;
+            self.reports.push(report);
+            return Ok(());
+        }
+        let bundle = match Bundle::from_image(image) {
+            Ok(b) => b,
+            Err(e) => return uart(format!("virtual board error: {e}\nJVM exit!\n").as_bytes()),
+        };
+        let report = run_bundle(&bundle, &self.cfg, prefix.is_some(), uart, &mut keep_trace)?;
         self.reports.push(report);
         Ok(())
     }
 }
 
-/// Runs a JOP tree's image; its output streams to `uart` as it is printed,
-/// and the line ends as JOP's does (`JVM exit!`, also after an error).
-fn run_jop_image(
+/// Runs a JOP tree's linked image on a fresh board, as [`run_bundle`] runs
+/// a bundle: `uart` gets the output as it is printed, `before_exit` sees the
+/// report (with per-method cycles named from `link_map` when `trace`)
+/// before the image's closing `JVM exit!` goes out, and the line ends as
+/// JOP's does (also after an error).
+pub fn run_jop_image(
     image: &JopImage,
     cfg: &BoardConfig,
+    trace: bool,
+    link_map: Option<&jopcal_jop::linkmap::LinkMap>,
     uart: &mut dyn FnMut(&[u8]) -> io::Result<()>,
+    before_exit: &mut dyn FnMut(&RunReport) -> io::Result<()>,
 ) -> io::Result<RunReport> {
     let start = std::time::Instant::now();
+    // Each chunk goes out when the next arrives: the last one holds the
+    // image's `JVM exit!`, sent only after `before_exit`.
+    let mut held: Vec<u8> = Vec::new();
     let mut line_error = None;
-    let run = crate::image::run_image(image, cfg, &mut |b| {
-        if line_error.is_none() {
-            line_error = uart(b).err();
+    let run = crate::image::run_image(image, cfg, trace, &mut |b| {
+        if line_error.is_none() && !held.is_empty() {
+            line_error = uart(&held).err();
         }
+        held = b.to_vec();
     });
     if let Some(e) = line_error {
         return Err(e);
     }
-    let (cycles, exit) = match run {
-        // The image printed its own `JVM exit!`; the runtime's line end follows it.
+    let report = match run {
         Ok(r) => {
-            uart(b"\r\n")?;
-            (r.cycles, Ok(Exit::Returned))
+            let name = crate::image::method_names(link_map);
+            let traced = r.by_method.map(|by| {
+                let names = by.keys().map(|a| name(*a)).collect();
+                let t = Trace {
+                    cycles_by_method: by.values().map(|(_, c)| *c).collect(),
+                    calls_by_method: by.values().map(|(n, _)| *n).collect(),
+                    events: Vec::new(),
+                };
+                (names, t)
+            });
+            RunReport {
+                cycles: r.cycles,
+                exit: Ok(Exit::Returned),
+                wall: start.elapsed(),
+                trace: traced,
+                image_counts: Some((r.bytecodes, r.cache_cycles)),
+            }
         }
         Err(e) => {
-            uart(format!("\nvirtual board error: {e}\nJVM exit!\n").as_bytes())?;
-            (0, Err(e))
+            uart(&held)?;
+            held = format!("\nvirtual board error: {e}\nJVM exit!").into_bytes();
+            RunReport {
+                cycles: 0,
+                exit: Err(e),
+                wall: start.elapsed(),
+                trace: None,
+                image_counts: None,
+            }
         }
     };
-    Ok(RunReport {
-        cycles,
-        exit,
-        wall: start.elapsed(),
-        trace: None,
-    })
+    before_exit(&report)?;
+    held.extend_from_slice(b"\r\n");
+    uart(&held)?;
+    Ok(report)
 }
 
 /// Writes a run's trace: `<prefix>.methods.csv` (method, calls, exclusive

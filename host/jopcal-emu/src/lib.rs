@@ -19,7 +19,7 @@ pub mod image;
 pub mod library;
 pub mod vm;
 
-pub use board::{run_bundle, EmuProgram, RunReport};
+pub use board::{run_bundle, run_jop_image, EmuProgram, RunReport};
 pub use bundle::Bundle;
 pub use config::BoardConfig;
 pub use error::{BundleError, ConfigError, EmuError};

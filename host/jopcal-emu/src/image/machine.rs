@@ -62,12 +62,21 @@ pub struct ImageRun {
     pub all_bytecodes: u64,
     /// Cycles the method cache added (loads not hidden behind an invoke or return).
     pub cache_cycles: u64,
+    /// Per method, by the word address of its code: `(calls, exclusive
+    /// cycles)`, when the run was traced.
+    pub by_method: Option<std::collections::BTreeMap<u32, (u64, u64)>>,
 }
 
-/// Why the loop stopped.
-enum Stop {
-    /// The program printed `JVM exit!`.
-    Exit,
+/// Per-method accounting of a traced run: cycles go to the method that runs
+/// when they are charged (an invoke's own cycles to its caller, the cache
+/// load that a miss adds to the method loaded), counted when the running
+/// method changes, so the interpreter's loop is the same traced or not.
+#[derive(Debug, Default)]
+struct MethodTrace {
+    /// The running method's code address, and the cycles when it started running.
+    current: u32,
+    since: u64,
+    tally: std::collections::BTreeMap<u32, (u64, u64)>,
 }
 
 /// The machine's whole state.
@@ -92,6 +101,10 @@ pub struct Machine<'c> {
     global_lock: bool,
     /// An exception raised: the next bytecode fetched becomes the helper's invoke.
     pending_exception: bool,
+    /// The loop's one check per bytecode: it stops to look when the cycles
+    /// reach this (the cycle limit plus one, or 0 once the program exited
+    /// or raised an exception).
+    attention_at: u64,
     exception_reason: i32,
     /// The simulator's `heap` register (the words loaded), for `jopsys_rdint 2`.
     heap: i32,
@@ -102,14 +115,16 @@ pub struct Machine<'c> {
     table: &'c CycleTable,
     cfg: &'c ImageConfig,
     pub cycles: u64,
-    bytecodes: u64,
-    all_bytecodes: u64,
+    /// Bytecodes executed, and how many of them before the statistics reset.
+    executed: u64,
+    executed_before_reset: u64,
     cache_cycles: u64,
     /// The last nine characters written to the UART (`JVM exit!` ends the run).
     tail: [u8; 9],
     exited: bool,
     uart: &'c mut dyn FnMut(&[u8]),
     line: Vec<u8>,
+    trace: Option<MethodTrace>,
 }
 
 impl<'c> Machine<'c> {
@@ -161,6 +176,7 @@ impl<'c> Machine<'c> {
             moncnt: 0,
             global_lock: false,
             pending_exception: false,
+            attention_at: cfg.cycle_limit.saturating_add(1),
             exception_reason: 0,
             heap: words.len() as i32,
             copy_src: 0,
@@ -169,14 +185,34 @@ impl<'c> Machine<'c> {
             table,
             cfg,
             cycles: 0,
-            bytecodes: 0,
-            all_bytecodes: 0,
+            executed: 0,
+            executed_before_reset: 0,
             cache_cycles: 0,
             tail: [0; 9],
             exited: false,
             uart,
             line: Vec::new(),
+            trace: None,
         })
+    }
+
+    /// Counts cycles and calls per method (see [`ImageRun::by_method`]).
+    pub fn traced(mut self) -> Self {
+        self.trace = Some(MethodTrace::default());
+        self
+    }
+
+    /// Method `start` runs from now on.
+    fn switch_method(&mut self, start: u32, call: bool) {
+        if let Some(t) = &mut self.trace {
+            let e = t.tally.entry(t.current).or_default();
+            e.1 += self.cycles - t.since;
+            t.current = start;
+            t.since = self.cycles;
+            if call {
+                t.tally.entry(start).or_default().0 += 1;
+            }
+        }
     }
 
     /// Boots the image (`Startup.boot`, whose method structure the special
@@ -187,25 +223,44 @@ impl<'c> Machine<'c> {
         // The first invoke loads boot into the cache uncharged, as on JOP.
         self.invoke(boot)?;
         let result = loop {
-            if self.cycles > self.cfg.cycle_limit {
-                break Err(EmuError::CycleLimit {
-                    limit: self.cfg.cycle_limit,
-                    at: self.place(self.pc),
-                });
+            if self.cycles >= self.attention_at {
+                if self.exited {
+                    break Ok(());
+                }
+                if self.cycles > self.cfg.cycle_limit {
+                    break Err(EmuError::CycleLimit {
+                        limit: self.cfg.cycle_limit,
+                        at: self.place(self.pc),
+                    });
+                }
+                if std::mem::take(&mut self.pending_exception) {
+                    self.attention_at = self.cfg.cycle_limit.saturating_add(1);
+                    // The fetched bytecode does not run: the helper is
+                    // invoked with the return pc at it (the handler search
+                    // looks one before).
+                    if let Err(e) = self.byte().and_then(|_| self.execute(SYS_EXC, self.pc - 1)) {
+                        break Err(e);
+                    }
+                    continue;
+                }
             }
-            match self.step() {
-                Ok(None) => {}
-                Ok(Some(Stop::Exit)) => break Ok(()),
-                Err(e) => break Err(e),
+            let at = self.pc;
+            if let Err(e) = self.byte().and_then(|op| self.execute(op, at)) {
+                break Err(e);
             }
         };
         self.flush_line();
         result?;
+        self.switch_method(0, false);
         Ok(ImageRun {
             cycles: self.cycles,
-            bytecodes: self.bytecodes,
-            all_bytecodes: self.all_bytecodes,
+            bytecodes: self.executed - self.executed_before_reset,
+            all_bytecodes: self.executed,
             cache_cycles: self.cache_cycles,
+            by_method: self.trace.map(|mut t| {
+                t.tally.remove(&0);
+                t.tally
+            }),
         })
     }
 
@@ -219,6 +274,7 @@ impl<'c> Machine<'c> {
         )
     }
 
+    #[cold]
     fn fault(&self, at_pc: i32, what: String) -> EmuError {
         EmuError::Fault {
             at: self.place(at_pc),
@@ -228,6 +284,7 @@ impl<'c> Machine<'c> {
 
     // ---- memory and I/O ----
 
+    #[inline(always)]
     fn rd(&mut self, addr: i32) -> Result<i32, EmuError> {
         let mut a = addr;
         // The simulator's translation while the collector copies an object
@@ -284,7 +341,8 @@ impl<'c> Machine<'c> {
         match a {
             io::UART => self.uart_byte(v as u8),
             io::EXCPT => self.raise(v),
-            io::PERFCNT => self.bytecodes = 0,
+            // Counting starts after the bytecode that writes, as in the tree's simulator.
+            io::PERFCNT => self.executed_before_reset = self.executed,
             io::SIM_CACHE_FLUSH => self.cache.flush(),
             io::SIM_CACHE_COST => self.cache_cycles = v as u32 as u64,
             io::INTMASK if v != 0 => {
@@ -307,6 +365,7 @@ impl<'c> Machine<'c> {
         self.tail[8] = b;
         if &self.tail == b"JVM exit!" {
             self.exited = true;
+            self.attention_at = 0;
         }
     }
 
@@ -319,38 +378,44 @@ impl<'c> Machine<'c> {
 
     // ---- the stack ----
 
-    #[inline]
+    // The accessors below run for nearly every bytecode: their errors are
+    // made out of line, so that the accessors inline into the interpreter.
+
+    #[inline(always)]
     fn st(&self, i: i32) -> Result<i32, EmuError> {
-        match usize::try_from(i).ok().and_then(|i| self.stack.get(i)) {
+        match self.stack.get(i as u32 as usize) {
             Some(v) => Ok(*v),
-            None => Err(self.fault(
-                self.pc,
-                format!("stack word {i} outside JOP's {STACK_WORDS}-word stack"),
-            )),
+            None => Err(self.stack_fault(i)),
         }
     }
 
-    #[inline]
+    #[inline(always)]
     fn set_st(&mut self, i: i32, v: i32) -> Result<(), EmuError> {
-        match usize::try_from(i).ok().and_then(|i| self.stack.get_mut(i)) {
+        match self.stack.get_mut(i as u32 as usize) {
             Some(s) => {
                 *s = v;
                 Ok(())
             }
-            None => Err(self.fault(
-                self.pc,
-                format!("stack word {i} outside JOP's {STACK_WORDS}-word stack (a stack overflow?)"),
-            )),
+            None => Err(self.stack_fault(i)),
         }
     }
 
-    #[inline]
+    #[cold]
+    #[inline(never)]
+    fn stack_fault(&self, i: i32) -> EmuError {
+        self.fault(
+            self.pc,
+            format!("stack word {i} outside JOP's {STACK_WORDS}-word stack (a stack overflow?)"),
+        )
+    }
+
+    #[inline(always)]
     fn push(&mut self, v: i32) -> Result<(), EmuError> {
         self.sp += 1;
         self.set_st(self.sp, v)
     }
 
-    #[inline]
+    #[inline(always)]
     fn pop(&mut self) -> Result<i32, EmuError> {
         let v = self.st(self.sp)?;
         self.sp -= 1;
@@ -369,25 +434,33 @@ impl<'c> Machine<'c> {
 
     // ---- code ----
 
-    #[inline]
+    #[inline(always)]
     fn byte(&mut self) -> Result<u8, EmuError> {
-        let pc = self.pc as usize;
+        let pc = self.pc as u32 as usize;
         if pc >= self.code_len {
-            return Err(self.fault(
-                self.pc,
-                format!("ran past the end of the method's {} code bytes", self.code_len),
-            ));
+            return Err(self.code_fault());
         }
         self.pc += 1;
         Ok(self.code[self.code_at + pc])
     }
 
+    #[cold]
+    #[inline(never)]
+    fn code_fault(&self) -> EmuError {
+        self.fault(
+            self.pc,
+            format!("ran past the end of the method's {} code bytes", self.code_len),
+        )
+    }
+
+    #[inline(always)]
     fn opd16u(&mut self) -> Result<i32, EmuError> {
         let hi = self.byte()?;
         let lo = self.byte()?;
         Ok(i32::from(u16::from_be_bytes([hi, lo])))
     }
 
+    #[inline(always)]
     fn opd16s(&mut self) -> Result<i32, EmuError> {
         Ok(i32::from(self.opd16u()? as u16 as i16))
     }
@@ -422,6 +495,7 @@ impl<'c> Machine<'c> {
             self.push(v)?;
         }
         self.enter_code(start, words)?;
+        self.switch_method(start as u32, true);
         self.pc = 0;
         Ok((self.cache.access(start, words), words))
     }
@@ -458,6 +532,7 @@ impl<'c> Machine<'c> {
         let start = ((w0 as u32) >> 10) as i32;
         let words = (w0 & 0x3ff) as u32;
         self.enter_code(start, words)?;
+        self.switch_method(start as u32, false);
         self.pc = pc;
         Ok((self.cache.access(start, words), words))
     }
@@ -490,6 +565,7 @@ impl<'c> Machine<'c> {
     /// the next instruction becomes the exception helper's invoke.
     fn raise(&mut self, reason: i32) {
         self.pending_exception = true;
+        self.attention_at = 0;
         self.exception_reason = reason;
     }
 
@@ -503,20 +579,10 @@ impl<'c> Machine<'c> {
 
     // ---- the interpreter ----
 
-    /// Executes one bytecode.
-    fn step(&mut self) -> Result<Option<Stop>, EmuError> {
-        if self.exited {
-            return Ok(Some(Stop::Exit));
-        }
-        let at = self.pc;
-        let mut op = self.byte()?;
-        if std::mem::take(&mut self.pending_exception) {
-            // The fetched bytecode does not run: the helper is invoked with
-            // the return pc at it (the handler search looks one before).
-            op = SYS_EXC;
-        }
-        self.bytecodes += 1;
-        self.all_bytecodes += 1;
+    /// Executes bytecode `op` fetched at `at`.
+    #[inline(always)]
+    fn execute(&mut self, op: u8, at: i32) -> Result<(), EmuError> {
+        self.executed += 1;
         self.charge(self.table.fixed[op as usize]);
         macro_rules! pop {
             () => {
@@ -1118,7 +1184,7 @@ impl<'c> Machine<'c> {
                 self.java(op)?;
             }
         }
-        Ok(self.exited.then_some(Stop::Exit))
+        Ok(())
     }
 
     /// The address of element `i` (of `words` words) of array `r`, or `None`

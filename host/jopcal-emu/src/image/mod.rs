@@ -9,6 +9,7 @@
 //! [`cache`] is the method cache, [`timing`] resolves every opcode's cycles
 //! from the model, [`machine`] is memory, stack, I/O and the interpreter.
 
+pub mod assemble;
 pub mod cache;
 pub mod machine;
 #[cfg(test)]
@@ -26,8 +27,34 @@ use jopcal_link::JopImage;
 /// clock, cycle limit).
 pub type ImageConfig = BoardConfig;
 
-/// Runs `image` to its `JVM exit!`; `uart` gets its output a line at a time.
-pub fn run_image(image: &JopImage, cfg: &ImageConfig, uart: &mut dyn FnMut(&[u8])) -> Result<ImageRun, EmuError> {
+/// Runs `image` to its `JVM exit!`; `uart` gets its output a line at a
+/// time; with `trace`, the run counts cycles and calls per method.
+pub fn run_image(
+    image: &JopImage,
+    cfg: &ImageConfig,
+    trace: bool,
+    uart: &mut dyn FnMut(&[u8]),
+) -> Result<ImageRun, EmuError> {
     let table = CycleTable::new(&cfg.model)?;
-    machine::Machine::load(&image.words, cfg, &table, uart)?.run()
+    let machine = machine::Machine::load(&image.words, cfg, &table, uart)?;
+    if trace {
+        machine.traced().run()
+    } else {
+        machine.run()
+    }
+}
+
+/// Names for the code addresses of a trace, from the image's link map
+/// (its `bytecode <method> <address>` entries); an address the map lacks
+/// is named `code at word N`.
+pub fn method_names(link_map: Option<&jopcal_jop::linkmap::LinkMap>) -> impl Fn(u32) -> String {
+    let names: std::collections::HashMap<u32, String> = link_map
+        .map(|m| m.methods.iter().map(|(name, addr)| (*addr, name.clone())).collect())
+        .unwrap_or_default();
+    move |addr| {
+        names
+            .get(&addr)
+            .cloned()
+            .unwrap_or_else(|| format!("code at word {addr}"))
+    }
 }

@@ -11,7 +11,7 @@ use jopcal_link::peer::{serve, BoardLog};
 use jopcal_link::{JopImage, PseudoTerminal};
 use jopcal_measure::atomic;
 use jopcal_pipeline::locate as context;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex};
 
@@ -52,7 +52,7 @@ pub fn emu(firmware: Option<&Path>, a: &EmuArgs) -> Result<()> {
         let img = JopImage::load(image, None).map_err(|e| anyhow!(e))?;
         if !Bundle::is_bundle(&img) {
             let cfg = load_config(firmware, a.config.as_deref(), &a.params, a.cycle_limit, true)?;
-            return run_jop_image(image, &img, &cfg);
+            return run_jop_image(image, &img, &cfg, a.trace.as_deref());
         }
         let cfg = load_config(firmware, a.config.as_deref(), &a.params, a.cycle_limit, false)?;
         let bundle = Bundle::from_image(&img).map_err(|e| anyhow!("{}: {e}", image.display()))?;
@@ -117,24 +117,44 @@ pub fn emu(firmware: Option<&Path>, a: &EmuArgs) -> Result<()> {
     bail!("the line ended: {}", l.ended.clone().unwrap_or_default())
 }
 
-/// Runs a JOP tree's linked image on the virtual board, its output to stdout.
-fn run_jop_image(path: &Path, image: &JopImage, cfg: &BoardConfig) -> Result<()> {
+/// Runs a JOP tree's linked image on the virtual board, its output to
+/// stdout; with `--trace DIR`, per-method cycles named from the link map
+/// beside the image (`<image>.link.txt`).
+fn run_jop_image(path: &Path, image: &JopImage, cfg: &BoardConfig, trace: Option<&Path>) -> Result<()> {
     use std::io::Write;
+    let map_path = PathBuf::from(format!("{}.link.txt", path.display()));
+    let link_map = match std::fs::read_to_string(&map_path) {
+        Ok(text) => {
+            Some(jopcal_jop::linkmap::LinkMap::parse(&text).map_err(|e| anyhow!("{}:{e}", map_path.display()))?)
+        }
+        Err(_) => None,
+    };
     let mut stdout = std::io::stdout();
-    let start = std::time::Instant::now();
-    let run = jopcal_emu::image::run_image(image, cfg, &mut |b| {
-        let _ = stdout.write_all(b);
-        let _ = stdout.flush();
-    })
-    .map_err(|e| anyhow!("{}: {e}", path.display()))?;
-    let wall = start.elapsed().as_secs_f64().max(1e-9);
+    let report = jopcal_emu::run_jop_image(
+        image,
+        cfg,
+        trace.is_some(),
+        link_map.as_ref(),
+        &mut |b| {
+            stdout.write_all(b)?;
+            stdout.flush()
+        },
+        &mut |r| match trace {
+            Some(dir) => {
+                std::fs::create_dir_all(dir)?;
+                write_trace(r, &dir.join("run1"))
+            }
+            None => Ok(()),
+        },
+    )?;
+    let wall = report.wall.as_secs_f64().max(1e-9);
+    let Some((bytecodes, cache)) = report.image_counts else {
+        return report.exit.map(|_| ()).map_err(|e| anyhow!("{}: {e}", path.display()));
+    };
     eprintln!(
-        "       emu {} cycles, {} bytecodes ({} since the statistics reset), method cache {} cycles, in {wall:.3} s ({:.0} M cycles/s)",
-        run.cycles,
-        run.all_bytecodes,
-        run.bytecodes,
-        run.cache_cycles,
-        run.cycles as f64 / wall / 1e6
+        "       emu {} cycles in {wall:.3} s ({:.0} M cycles/s); since the statistics reset: {bytecodes} bytecodes; method cache loads {cache} cycles",
+        report.cycles,
+        report.cycles as f64 / wall / 1e6
     );
-    Ok(())
+    report.exit.map(|_| ()).map_err(|e| anyhow!("{}: {e}", path.display()))
 }

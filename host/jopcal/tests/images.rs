@@ -1,0 +1,99 @@
+//! The virtual board running JOP images, driven through the binary as a
+//! user drives it, on images jopcal's own test linker makes (no JOP tree
+//! needed): `emu --run`, `--trace`, and `run --target emu --image` with its
+//! download over a pseudo-terminal and a result line in measurements.csv.
+
+mod common;
+use common::{jopcal, repo, text};
+use jopcal_link::JopImage;
+
+/// Writes `words` as a `.jop` file.
+fn write_image(dir: &std::path::Path, name: &str, words: Vec<u32>) -> std::path::PathBuf {
+    let path = dir.join(format!("{name}.jop"));
+    std::fs::write(&path, JopImage { words }.to_text()).unwrap();
+    path
+}
+
+/// A result line as jopcal's harness prints it, with its checksum.
+fn result_line(bench: &str, cycles: u64) -> String {
+    let line = format!("@jopcal result bench={bench} iter=1 cycles={cycles}");
+    let chk = line.bytes().map(u32::from).sum::<u32>() % 65536;
+    format!("{line} chk={chk}\n@jopcal done\n")
+}
+
+#[test]
+fn emu_runs_an_image_and_traces_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let image = write_image(dir.path(), "hello", jopcal_emu::image::assemble::printing("hello\n"));
+    let o = jopcal()
+        .current_dir(repo())
+        .args(["emu", "--run"])
+        .arg(&image)
+        .arg("--trace")
+        .arg(dir.path().join("trace"))
+        .output()
+        .unwrap();
+    let (out, err) = text(&o);
+    assert!(o.status.success(), "{err}");
+    assert_eq!(out, "hello\nJVM exit!\r\n");
+    // bipush 2 + sipush 3 + jopsys_wr 7 per character, in the tree's table.
+    let cycles = 12 * "hello\nJVM exit!".len();
+    assert!(err.contains(&format!("emu {cycles} cycles")), "{err}");
+    let methods = std::fs::read_to_string(dir.path().join("trace/run1.methods.csv")).unwrap();
+    assert!(
+        methods.starts_with("method,calls,exclusive_cycles,share_pct\n\"code at word "),
+        "{methods}"
+    );
+    assert!(methods.contains(&format!(",1,{cycles},100.000")), "{methods}");
+}
+
+#[test]
+fn a_file_that_is_no_image_is_one_line_naming_the_word() {
+    let dir = tempfile::tempdir().unwrap();
+    let image = write_image(dir.path(), "short", vec![5, 1, 0, 0, 0]);
+    let o = jopcal().args(["emu", "--run"]).arg(&image).output().unwrap();
+    assert!(!o.status.success());
+    let (_, err) = text(&o);
+    assert_eq!(
+        err.lines().last().unwrap(),
+        format!(
+            "jopcal: error: {}: word 0: an image of 5 words is too short to be a JOP image",
+            image.display()
+        )
+    );
+}
+
+#[test]
+fn run_downloads_images_to_the_virtual_board_and_records_their_results() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = write_image(
+        dir.path(),
+        "A",
+        jopcal_emu::image::assemble::printing(&result_line("A", 1234)),
+    );
+    let b = write_image(
+        dir.path(),
+        "B",
+        jopcal_emu::image::assemble::printing(&result_line("B", 99)),
+    );
+    let out = dir.path().join("out");
+    let o = jopcal()
+        .current_dir(repo())
+        .args(["run", "--target", "emu", "--image"])
+        .arg(&a)
+        .arg("--image")
+        .arg(&b)
+        .arg("--out")
+        .arg(&out)
+        .output()
+        .unwrap();
+    let (_, err) = text(&o);
+    assert!(o.status.success(), "{err}");
+    let csv = std::fs::read_to_string(out.join("measurements.csv")).unwrap();
+    let rows: Vec<Vec<&str>> = csv.lines().skip(1).map(|l| l.split(',').collect()).collect();
+    assert_eq!(rows.len(), 2, "{csv}");
+    assert_eq!((rows[0][2], rows[0][4]), ("A", "1234"));
+    assert_eq!((rows[1][2], rows[1][4]), ("B", "99"));
+    assert!(rows[0][1].starts_with("virtual board (JOP images) "), "{}", rows[0][1]);
+    assert!(rows[0][1].contains("jop-devel.toml"), "{}", rows[0][1]);
+}
