@@ -10,6 +10,10 @@ mod common;
 use common::{jopcal, text};
 use std::path::PathBuf;
 
+/// One tree builds one image at a time (its `java_app` target starts by
+/// deleting its output): the tests that build images take turns.
+static TREE_BUILDS: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
 fn tree() -> Option<PathBuf> {
     match std::env::var_os("JOPCAL_JOP_HOME") {
         Some(t) => Some(PathBuf::from(t)),
@@ -89,7 +93,9 @@ fn the_trees_suites_build_run_and_profile_on_the_host() {
 /// Lift once stopped on the virtual board reading `this.io` (declared in its
 /// superclass) as an array; Matrix, Queens and Ejip need the one-CPU
 /// `Thread`, `Runnable`, `Runtime` and class locks. Aes (java.util.Random)
-/// and Raytrace (java.util.Vector, floating point) need a JOP image.
+/// and Raytrace (java.util.Vector, floating point) need a JOP image: without
+/// a jopcal.toml that configures the tree's toolchain, the board runs class
+/// bundles, and says so.
 #[test]
 fn six_of_the_eight_jembench_harnesses_run_on_the_virtual_board() {
     let Some(tree) = tree() else { return };
@@ -101,6 +107,12 @@ fn six_of_the_eight_jembench_harnesses_run_on_the_virtual_board() {
     );
     assert!(!ok, "Aes and Raytrace fail");
     assert!(err.contains("2 workload runs failed (Aes, Raytrace)"), "{err}");
+    assert!(
+        err.contains(
+            "note: the virtual board runs the suite's class files with its own small library, not the tree's images"
+        ),
+        "{err}"
+    );
     let r = rows(&tmp.path().join("e/measurements.csv"));
     let names: Vec<&str> = r.iter().map(|(b, _)| b.as_str()).collect();
     assert_eq!(names, ["Ejip", "Kfl", "Lift", "Matrix", "Queens", "UdpIp"]);
@@ -115,6 +127,7 @@ fn kfl_runs_in_the_trees_jopsim() {
         eprintln!("skipped: JOPCAL_TREE_CONFIG is not set (a directory with a jopcal.toml for the tree)");
         return;
     };
+    let _turn = TREE_BUILDS.lock().unwrap_or_else(|e| e.into_inner());
     let out = tempfile::tempdir().unwrap();
     let o = out.path().join("s");
     let (ok, _, err) = run_in(
@@ -209,4 +222,45 @@ fn kfl_runs_in_the_trees_jopsim() {
         (estimated - region as f64).abs() < 1000.0,
         "Kfl: estimated {estimated}, JopSim {region}"
     );
+}
+
+/// With the tree's toolchain configured, the virtual board runs the images
+/// the tree links (JOP's own runtime and library) and counts every cycle
+/// as the tree's JopSim does (docs/jop-tree.md, section 9).
+#[test]
+fn the_virtual_board_runs_the_trees_images_cycle_for_cycle_as_jopsim() {
+    let Some(tree) = tree() else { return };
+    let Some(config) = std::env::var_os("JOPCAL_TREE_CONFIG").map(PathBuf::from) else {
+        eprintln!("skipped: JOPCAL_TREE_CONFIG is not set (a directory with a jopcal.toml for the tree)");
+        return;
+    };
+    let _turn = TREE_BUILDS.lock().unwrap_or_else(|e| e.into_inner());
+    let out = tempfile::tempdir().unwrap();
+    let mut measured = Vec::new();
+    for target in ["emu", "jopsim"] {
+        let o = out.path().join(target);
+        let (ok, _, err) = run_in(
+            &config,
+            &tree,
+            &[
+                "run",
+                "--suite",
+                "jbe",
+                "--target",
+                target,
+                "--timeout",
+                "300",
+                "--out",
+                o.to_str().unwrap(),
+            ],
+        );
+        assert!(ok, "{target}: {err}");
+        let csv = std::fs::read_to_string(o.join("measurements.csv")).unwrap();
+        if target == "emu" {
+            assert!(csv.contains("virtual board (JOP images)"), "{csv}");
+        }
+        measured.push(rows(&o.join("measurements.csv")));
+    }
+    assert_eq!(measured[0].len(), 3, "{:?}", measured[0]);
+    assert_eq!(measured[0], measured[1], "virtual board, then JopSim");
 }
