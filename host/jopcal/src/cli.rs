@@ -154,7 +154,8 @@ pub struct TargetArgs {
 /// The virtual board's settings (`--target emu`).
 #[derive(Debug, Args, Clone, Default)]
 pub struct EmuBoardArgs {
-    /// The virtual board's timing and cache (default: calibration/emu-board.toml).
+    /// The virtual board's timing and cache (default: calibration/emu-board.toml;
+    /// calibration/jop-devel.toml when it runs a JOP tree's images).
     #[arg(long, value_name = "FILE")]
     pub emu_config: Option<PathBuf>,
     /// Override one of its parameters, e.g. --emu-param r=2 (repeatable).
@@ -207,7 +208,8 @@ pub struct EmuArgs {
     /// The download protocol the virtual board's loader speaks.
     #[arg(long, default_value = "classic", value_parser = parse_protocol)]
     pub protocol: jopcal_link::Protocol,
-    /// The board's timing and cache (default: calibration/emu-board.toml).
+    /// The board's timing and cache (default: calibration/emu-board.toml for
+    /// class bundles, calibration/jop-devel.toml for a JOP tree's images).
     #[arg(long, value_name = "FILE")]
     pub config: Option<PathBuf>,
     /// Override a board parameter, e.g. --param r=2 (repeatable).
@@ -225,7 +227,9 @@ pub struct EmuArgs {
     /// Stop a run after this many cycles (an endless loop).
     #[arg(long)]
     pub cycle_limit: Option<u64>,
-    /// Run a bundle image directly (no serial line) and print its output.
+    /// Run an image directly (no serial line) and print its output: a class
+    /// bundle, or a JOP tree's linked image (its link map beside it names
+    /// the methods of --trace).
     #[arg(long, value_name = "FILE.jop", conflicts_with = "pty")]
     pub run: Option<PathBuf>,
     /// Write a bundle of every class file under DIR (with --main and --out) instead of serving.
