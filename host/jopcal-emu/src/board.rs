@@ -88,6 +88,9 @@ pub fn run_bundle(
 /// JOP runs it ([`crate::image`]), both with the board's configuration.
 pub struct EmuProgram {
     pub cfg: BoardConfig,
+    /// The configuration of a JOP tree's images when it is not `cfg` (the
+    /// tree's table, while `cfg` is the bundles' board).
+    pub image_cfg: Option<BoardConfig>,
     /// Write each run's trace here (see [`write_trace`]).
     pub trace_dir: Option<std::path::PathBuf>,
     /// Names of the runs' trace files, in download order (else `run<N>`).
@@ -113,7 +116,8 @@ impl BoardProgram for EmuProgram {
             None => Ok(()),
         };
         if !Bundle::is_bundle(image) {
-            let report = run_jop_image(image, &self.cfg, prefix.is_some(), None, uart, &mut keep_trace)?;
+            let cfg = self.image_cfg.as_ref().unwrap_or(&self.cfg);
+            let report = run_jop_image(image, cfg, prefix.is_some(), None, uart, &mut keep_trace)?;
             self.reports.push(report);
             return Ok(());
         }

@@ -483,7 +483,7 @@ fn calibrate_stage(
             // A workload that failed on the target is a failure of its own, already recorded.
             lenient: true,
             // JopSim's monitors are not the processor's: those benchmarks are reported, not fitted.
-            leave_out_synchronized: a.target == TargetKind::Jopsim,
+            leave_out_synchronized: m.times_monitors_as_jopsim,
             out: &dir.join("calibrated.toml"),
         },
     )?;

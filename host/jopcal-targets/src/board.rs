@@ -106,6 +106,9 @@ pub struct BoardTarget {
     owned: Vec<PathBuf>,
     link: Option<Box<dyn Link>>,
     launcher: Option<Box<dyn Launcher>>,
+    /// The virtual board running a JOP tree's images: the method cache it
+    /// simulates (a cache mode); it times monitors as JopSim does.
+    simulating_jopsim: Option<String>,
 }
 
 impl BoardTarget {
@@ -131,12 +134,20 @@ impl BoardTarget {
             owned: Vec::new(),
             link: None,
             launcher: None,
+            simulating_jopsim: None,
         }
     }
 
     /// The same, for a board that `launcher` starts (its port replaces `line.port`).
     pub fn launched(mut self, launcher: Box<dyn Launcher>) -> BoardTarget {
         self.launcher = Some(launcher);
+        self
+    }
+
+    /// The board simulates JOP as the tree's JopSim does, with method cache
+    /// `cache` (`fifo:<bytes>:<blocks>`).
+    pub fn simulating_jopsim(mut self, cache: String) -> BoardTarget {
+        self.simulating_jopsim = Some(cache);
         self
     }
 
@@ -217,6 +228,14 @@ impl Target for BoardTarget {
             jobs: self.loaded.iter().map(|(j, _)| j.clone()).collect(),
             left_out,
         })
+    }
+
+    fn method_cache(&self) -> Option<String> {
+        self.simulating_jopsim.clone()
+    }
+
+    fn times_monitors_as_jopsim(&self) -> bool {
+        self.simulating_jopsim.is_some()
     }
 
     fn config(&self) -> String {

@@ -19,6 +19,8 @@ pub struct Measured {
     pub failures: Vec<(String, String)>,
     /// The method cache the target reported it ran with (`fifo:<bytes>:<blocks>`).
     pub method_cache: Option<String>,
+    /// It times monitors as JopSim does (see [`crate::Target::times_monitors_as_jopsim`]).
+    pub times_monitors_as_jopsim: bool,
 }
 
 /// Measures every job of `target` `runs` times into `out/measurements.csv`.
@@ -147,6 +149,7 @@ fn measure_prepared(
         rows,
         failures,
         method_cache: target.method_cache(),
+        times_monitors_as_jopsim: target.times_monitors_as_jopsim(),
     })
 }
 

@@ -69,12 +69,20 @@ pub fn target(
     let bundles = matches!(images, Images::FromLauncher);
     let what = if bundles { "class bundles" } else { "JOP images" };
     let note = format!("virtual board ({what}) {}", board.cfg_note.trim());
-    BoardTarget::new(TargetKind::Emu, line, images, habits, total, Some(note)).launched(Box::new(Server {
-        board,
-        bundles,
-        protocol,
-        running: None,
-    }))
+    let cache = format!("fifo:{}:{}", board.cfg.cache.bytes, board.cfg.cache.blocks);
+    let target =
+        BoardTarget::new(TargetKind::Emu, line, images, habits, total, Some(note)).launched(Box::new(Server {
+            board,
+            bundles,
+            protocol,
+            running: None,
+        }));
+    // Running the tree's images, it is the tree's simulator, monitors and all.
+    if bundles {
+        target
+    } else {
+        target.simulating_jopsim(cache)
+    }
 }
 
 /// The board's server thread on a pseudo-terminal.
@@ -107,6 +115,7 @@ impl Launcher for Server {
         let stop = Arc::new(AtomicBool::new(false));
         let mut program = EmuProgram {
             cfg: b.cfg.clone(),
+            image_cfg: None,
             trace_dir: b.trace_dir.clone(),
             names,
             reports: Vec::new(),

@@ -143,6 +143,10 @@ impl Target for JopsimTarget {
         self.cache.clone()
     }
 
+    fn times_monitors_as_jopsim(&self) -> bool {
+        true
+    }
+
     fn finish(&mut self, _out: Option<&Path>) -> Result<(), TargetError> {
         Ok(())
     }

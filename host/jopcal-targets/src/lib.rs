@@ -152,6 +152,14 @@ pub trait Target {
         None
     }
 
+    /// Whether the target times `monitorenter` and `monitorexit` as the
+    /// tree's JopSim does (a global lock at its table's cost), not as the
+    /// processor does: calibration then reports benchmarks that run
+    /// `synchronized` code instead of fitting the table to them.
+    fn times_monitors_as_jopsim(&self) -> bool {
+        false
+    }
+
     /// After the last job, whatever happened: stop what `prepare` started
     /// and move the images it made into `out/images/` (a record of exactly
     /// what ran). Called with `None` when no output directory was made.

@@ -97,3 +97,44 @@ fn run_downloads_images_to_the_virtual_board_and_records_their_results() {
     assert!(rows[0][1].starts_with("virtual board (JOP images) "), "{}", rows[0][1]);
     assert!(rows[0][1].contains("jop-devel.toml"), "{}", rows[0][1]);
 }
+
+#[test]
+fn a_board_served_by_emu_pty_runs_a_downloaded_image_with_the_trees_table() {
+    let dir = tempfile::tempdir().unwrap();
+    let image = write_image(
+        dir.path(),
+        "C",
+        jopcal_emu::image::assemble::printing(&result_line("C", 777)),
+    );
+    let trace = dir.path().join("trace");
+    let emu = common::VirtualBoard::start(&[
+        "--protocol".as_ref(),
+        "handshake".as_ref(),
+        "--trace".as_ref(),
+        trace.as_os_str(),
+    ]);
+    let out = dir.path().join("out");
+    let o = jopcal()
+        .args([
+            "run",
+            "--target",
+            "board",
+            "--protocol",
+            "handshake",
+            "--port",
+            &emu.port,
+            "--image",
+        ])
+        .arg(&image)
+        .arg("--out")
+        .arg(&out)
+        .output()
+        .unwrap();
+    let (_, err) = text(&o);
+    assert!(o.status.success(), "{err}");
+    let csv = std::fs::read_to_string(out.join("measurements.csv")).unwrap();
+    assert!(csv.lines().nth(1).unwrap().contains(",C,1,777,"), "{csv}");
+    // The trace is written before the image's JVM exit! goes out.
+    let methods = std::fs::read_to_string(trace.join("run1.methods.csv")).unwrap();
+    assert!(methods.contains("\"code at word "), "{methods}");
+}

@@ -310,3 +310,37 @@ fn the_resolved_table_is_the_trees_for_every_opcode_an_image_can_hold() {
         );
     }
 }
+
+mod never_panics {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(200))]
+
+        /// Any words at all: an error or a run, never a crash.
+        #[test]
+        fn on_any_words(words in proptest::collection::vec(any::<u32>(), 0..64)) {
+            let _ = run(words, 20_000);
+        }
+
+        /// A working image with words overwritten: code, structures,
+        /// pointers and constants all become garbage somewhere.
+        #[test]
+        fn on_a_damaged_image(edits in proptest::collection::vec((any::<usize>(), any::<u32>()), 1..8)) {
+            let mut boot = vec![184, 0, 1, 224, 0, 2, 182, 0, 2, 105, 1, 180, 0, 0];
+            boot.extend(exit_code());
+            let mut words = image(
+                vec![method(&boot, 0, 0), method(&[4, 172], 0, 0)],
+                vec![Cp::Method(1), Cp::Virtual { index: 1, args: 1 }],
+            )
+            .build()
+            .words;
+            let n = words.len();
+            for (at, v) in edits {
+                words[at % n] = v;
+            }
+            let _ = run(words, 20_000);
+        }
+    }
+}

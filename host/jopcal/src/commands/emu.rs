@@ -97,8 +97,14 @@ pub fn emu(firmware: Option<&Path>, a: &EmuArgs) -> Result<()> {
     println!("{}", pty.path);
     use std::io::Write;
     std::io::stdout().flush()?;
+    // Without --config, a JOP tree's image runs with the tree's table.
+    let image_cfg = match a.config {
+        Some(_) => None,
+        None => Some(load_config(firmware, None, &a.params, a.cycle_limit, true)?),
+    };
     let mut program = EmuProgram {
         cfg,
+        image_cfg,
         trace_dir: a.trace.clone(),
         names: Vec::new(),
         reports: Vec::new(),
