@@ -20,7 +20,10 @@ fn cycles(csv: &Path) -> Vec<(String, u64)> {
 
 /// The class-file directory the last `run` built (from its "build ..." line).
 fn classes_dir(err: &str) -> PathBuf {
-    let line = err.lines().find(|l| l.contains("class files ")).expect("build line");
+    let line = err
+        .lines()
+        .find(|l| l.trim_start().starts_with("build ") && l.contains("class files "))
+        .expect("build line");
     PathBuf::from(line.rsplit("class files ").next().unwrap().trim())
 }
 
