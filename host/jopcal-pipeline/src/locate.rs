@@ -141,32 +141,29 @@ pub fn agent_path() -> Result<PathBuf> {
 
 /// `--emu-config` if given, else `calibration/emu-board.toml` beside the firmware directory.
 pub fn emu_config_path(explicit: Option<&Path>, firmware: Option<&Path>) -> Result<PathBuf> {
-    if let Some(p) = explicit {
-        return Ok(p.to_path_buf());
-    }
-    let p = calibration_file(firmware, "emu-board.toml")?;
-    if !p.is_file() {
-        bail!(
-            "{}: the virtual board's configuration was not found; pass --emu-config FILE",
-            p.display()
-        );
-    }
-    Ok(p)
+    board_table(
+        explicit,
+        firmware,
+        "emu-board.toml",
+        "the virtual board's configuration",
+    )
 }
 
 /// The virtual board's configuration for a JOP tree's linked images:
 /// `--emu-config` if given, else `calibration/jop-devel.toml` (the tree's
 /// table, JopSim's method cache) beside the firmware directory.
 pub fn image_config_path(explicit: Option<&Path>, firmware: Option<&Path>) -> Result<PathBuf> {
+    board_table(explicit, firmware, "jop-devel.toml", "the JOP tree's timing table")
+}
+
+/// `explicit`, else calibration file `name` (`what`), which must exist.
+fn board_table(explicit: Option<&Path>, firmware: Option<&Path>, name: &str, what: &str) -> Result<PathBuf> {
     if let Some(p) = explicit {
         return Ok(p.to_path_buf());
     }
-    let p = calibration_file(firmware, "jop-devel.toml")?;
+    let p = calibration_file(firmware, name)?;
     if !p.is_file() {
-        bail!(
-            "{}: the JOP tree's timing table was not found; pass --emu-config FILE",
-            p.display()
-        );
+        bail!("{}: {what} was not found; pass --emu-config FILE", p.display());
     }
     Ok(p)
 }

@@ -24,6 +24,15 @@ fn tree() -> Option<PathBuf> {
     }
 }
 
+/// `$JOPCAL_TREE_CONFIG`: a directory with a jopcal.toml for the tree.
+fn tree_config() -> Option<PathBuf> {
+    let dir = std::env::var_os("JOPCAL_TREE_CONFIG").map(PathBuf::from);
+    if dir.is_none() {
+        eprintln!("skipped: JOPCAL_TREE_CONFIG is not set (a directory with a jopcal.toml for the tree)");
+    }
+    dir
+}
+
 /// `jopcal --jop-home TREE ARGS` in a scratch directory; (success, stdout, stderr).
 fn run_in(dir: &std::path::Path, tree: &std::path::Path, args: &[&str]) -> (bool, String, String) {
     let o = jopcal()
@@ -123,10 +132,7 @@ fn six_of_the_eight_jembench_harnesses_run_on_the_virtual_board() {
 #[test]
 fn kfl_runs_in_the_trees_jopsim() {
     let Some(tree) = tree() else { return };
-    let Some(config) = std::env::var_os("JOPCAL_TREE_CONFIG").map(PathBuf::from) else {
-        eprintln!("skipped: JOPCAL_TREE_CONFIG is not set (a directory with a jopcal.toml for the tree)");
-        return;
-    };
+    let Some(config) = tree_config() else { return };
     let _turn = TREE_BUILDS.lock().unwrap_or_else(|e| e.into_inner());
     let out = tempfile::tempdir().unwrap();
     let o = out.path().join("s");
@@ -230,10 +236,7 @@ fn kfl_runs_in_the_trees_jopsim() {
 #[test]
 fn the_virtual_board_runs_the_trees_images_cycle_for_cycle_as_jopsim() {
     let Some(tree) = tree() else { return };
-    let Some(config) = std::env::var_os("JOPCAL_TREE_CONFIG").map(PathBuf::from) else {
-        eprintln!("skipped: JOPCAL_TREE_CONFIG is not set (a directory with a jopcal.toml for the tree)");
-        return;
-    };
+    let Some(config) = tree_config() else { return };
     let _turn = TREE_BUILDS.lock().unwrap_or_else(|e| e.into_inner());
     let out = tempfile::tempdir().unwrap();
     let mut measured = Vec::new();
