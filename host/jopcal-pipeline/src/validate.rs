@@ -45,6 +45,9 @@ pub struct ValidateOptions {
     pub model: Option<PathBuf>,
     /// How to reach the target.
     pub on: TargetOptions,
+    /// Leave out the floating-point micro-benchmarks even where a tree's
+    /// images run (a target without JOP's software float).
+    pub no_float_micro: bool,
 }
 
 /// What a validate run wrote and what failed in it.
@@ -442,13 +445,16 @@ fn calibrate_stage(
     // Calibration set: the suite plus generated micro-benchmarks.
     let fw = locate::firmware_dir(s.firmware)?;
     let micro_src = dir.join("micro-suite");
-    // On the tree's targets the host compiles them as the tree's build does (`host_javac`).
-    let compiler = if a.target.runs_tree_images() {
+    // Where the tree's images run, the host compiles them as the tree's
+    // build does (`host_javac`), and floating point (JOP's software float,
+    // which the class-bundle board lacks) is measured too.
+    let compiler = if m.runs_tree_images {
         locate::jop_config()?.map(|c| c.host_javac).unwrap_or_default()
     } else {
         Vec::new()
     };
-    jopcal_workloads::micro::generate(&micro_src, &fw, &compiler).map_err(|e| anyhow!(e))?;
+    let floating_point = m.runs_tree_images && !a.no_float_micro;
+    jopcal_workloads::micro::generate(&micro_src, &fw, &compiler, floating_point).map_err(|e| anyhow!(e))?;
     let (micro, micro_prof, micro_library) = measure_and_profile(s, &micro_src, a, &[], &dir.join("micro"), stamp)?;
     library.extend(micro_library);
     library.sort();

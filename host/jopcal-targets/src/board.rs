@@ -238,6 +238,10 @@ impl Target for BoardTarget {
         self.simulating_jopsim.is_some()
     }
 
+    fn runs_tree_images(&self) -> bool {
+        self.kind.runs_tree_images() || self.simulating_jopsim.is_some()
+    }
+
     fn config(&self) -> String {
         let over = self.link.as_ref().map_or(self.line.port.clone(), |l| l.describe());
         match &self.note {

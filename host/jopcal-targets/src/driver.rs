@@ -21,6 +21,8 @@ pub struct Measured {
     pub method_cache: Option<String>,
     /// It times monitors as JopSim does (see [`crate::Target::times_monitors_as_jopsim`]).
     pub times_monitors_as_jopsim: bool,
+    /// It ran a JOP tree's images (see [`crate::Target::runs_tree_images`]).
+    pub runs_tree_images: bool,
 }
 
 /// Measures every job of `target` `runs` times into `out/measurements.csv`.
@@ -150,6 +152,7 @@ fn measure_prepared(
         failures,
         method_cache: target.method_cache(),
         times_monitors_as_jopsim: target.times_monitors_as_jopsim(),
+        runs_tree_images: target.runs_tree_images(),
     })
 }
 

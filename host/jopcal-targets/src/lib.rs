@@ -160,6 +160,12 @@ pub trait Target {
         false
     }
 
+    /// Whether the workloads run as a JOP tree links them (its images, its
+    /// runtime and library, its compiler's class files).
+    fn runs_tree_images(&self) -> bool {
+        self.kind().runs_tree_images()
+    }
+
     /// After the last job, whatever happened: stop what `prepare` started
     /// and move the images it made into `out/images/` (a record of exactly
     /// what ran). Called with `None` when no output directory was made.

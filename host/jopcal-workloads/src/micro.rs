@@ -40,6 +40,74 @@ const GROUPS: &[Group] = &[
     Group { name: "Iarray", what: "iaload, iastore", decl: "int[] arr = new int[4]; int s = 0;", body: "arr[s & 3] = arr[(s + 1) & 3] + s; s++;", result: "arr[2] + s" },
 ];
 
+/// Floating point, which JOP runs in software (Java routines of its
+/// runtime): only where a JOP tree's images run.
+const FLOAT_GROUPS: &[Group] = &[
+    Group {
+        name: "Dadd",
+        what: "dadd, dsub",
+        decl: "double x = 1.5 + iterations; double y = 0.375;",
+        body: "x = x + y; x = x - 0.125;",
+        result: "(int) x",
+    },
+    Group {
+        name: "Dmul",
+        what: "dmul",
+        decl: "double x = 1.5 + iterations; double y = 1.0009765625;",
+        body: "x = x * y;",
+        result: "(int) x",
+    },
+    Group {
+        name: "Ddiv",
+        what: "ddiv",
+        decl: "double x = 1e9 + iterations; double y = 1.0009765625;",
+        body: "x = x / y;",
+        result: "(int) x",
+    },
+    Group {
+        name: "Dcmp",
+        what: "dcmpl, dcmpg",
+        decl: "double x = iterations; double y = 0.5; int s = 0;",
+        body: "if (x > y) { s++; } if (x < y) { s--; }",
+        result: "s",
+    },
+    Group {
+        name: "Fadd",
+        what: "fadd, fsub",
+        decl: "float x = 1.5f + iterations; float y = 0.375f;",
+        body: "x = x + y; x = x - 0.125f;",
+        result: "(int) x",
+    },
+    Group {
+        name: "Fmul",
+        what: "fmul",
+        decl: "float x = 1.5f + iterations; float y = 1.0009765625f;",
+        body: "x = x * y;",
+        result: "(int) x",
+    },
+    Group {
+        name: "Fdiv",
+        what: "fdiv",
+        decl: "float x = 1e9f + iterations; float y = 1.0009765625f;",
+        body: "x = x / y;",
+        result: "(int) x",
+    },
+    Group {
+        name: "Fcmp",
+        what: "fcmpl, fcmpg",
+        decl: "float x = iterations; float y = 0.5f; int s = 0;",
+        body: "if (x > y) { s++; } if (x < y) { s--; }",
+        result: "s",
+    },
+    Group {
+        name: "Fpconv",
+        what: "i2d, d2i",
+        decl: "int a = iterations; double d = 0;",
+        body: "d = a; a = (int) d + 1;",
+        result: "a",
+    },
+];
+
 /// Repetitions of the body per loop trip in the `1` variant.
 pub const REPEAT: usize = 8;
 /// Loop trips per run.
@@ -106,12 +174,19 @@ public final class {class} extends Workload {{
 }
 
 /// Writes a workload directory at `dir`: `suite.toml`, the generated sources,
-/// and a copy of the harness and host stand-ins from `firmware`. Returns the workload names.
-pub fn generate(dir: &Path, firmware: &Path, compiler: &[String]) -> Result<Vec<String>, WriteError> {
+/// and a copy of the harness and host stand-ins from `firmware`; with
+/// `floating_point`, the floating-point groups too. Returns the workload names.
+pub fn generate(
+    dir: &Path,
+    firmware: &Path,
+    compiler: &[String],
+    floating_point: bool,
+) -> Result<Vec<String>, WriteError> {
     let mut names = Vec::new();
     let mut workloads = Vec::new();
     let mut sources = Vec::new();
-    for g in GROUPS {
+    let floats = if floating_point { FLOAT_GROUPS } else { &[] };
+    for g in GROUPS.iter().chain(floats) {
         for times in [REPEAT, 2 * REPEAT] {
             let class = format!("{}{}", g.name, times / REPEAT);
             sources.push((format!("jopcal/micro/{class}.java"), source(g, times)));
@@ -135,4 +210,31 @@ pub fn generate(dir: &Path, firmware: &Path, compiler: &[String]) -> Result<Vec<
         &sources,
     )?;
     Ok(names)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn firmware() -> std::path::PathBuf {
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../jop-firmware")
+    }
+
+    #[test]
+    fn floating_point_groups_are_written_only_when_asked_for() {
+        let tmp = tempfile::tempdir().unwrap();
+        let plain = generate(&tmp.path().join("plain"), &firmware(), &[], false).unwrap();
+        assert_eq!(plain.len(), 2 * GROUPS.len());
+        assert!(
+            !plain.iter().any(|n| FLOAT_GROUPS.iter().any(|g| n.starts_with(g.name))),
+            "{plain:?}"
+        );
+        let with = generate(&tmp.path().join("fp"), &firmware(), &[], true).unwrap();
+        assert_eq!(with.len(), 2 * (GROUPS.len() + FLOAT_GROUPS.len()));
+        for name in ["Dadd1", "Dadd2", "Dmul1", "Ddiv2", "Dcmp1", "Fadd2", "Fmul1"] {
+            assert!(with.iter().any(|n| n == name), "{name}: {with:?}");
+        }
+        let dmul2 = std::fs::read_to_string(tmp.path().join("fp/src/jopcal/micro/Dmul2.java")).unwrap();
+        assert_eq!(dmul2.matches("x = x * y;").count(), 2 * REPEAT);
+    }
 }

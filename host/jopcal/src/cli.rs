@@ -308,6 +308,10 @@ pub struct CalibrateArgs {
     /// Instead: write calibration micro-benchmarks (a workload directory for --firmware) into DIR.
     #[arg(long, value_name = "DIR")]
     pub generate_micro: Option<PathBuf>,
+    /// With --generate-micro: floating-point micro-benchmarks too (for a
+    /// target that runs a JOP tree's images; the class-bundle board has no floating point).
+    #[arg(long, requires = "generate_micro")]
+    pub floating_point: bool,
 }
 
 #[derive(Debug, Args)]
@@ -429,6 +433,11 @@ pub struct ValidateArgs {
     /// jopcal.toml configures it.
     #[command(flatten)]
     pub on: TargetArgs,
+    /// Leave out the floating-point calibration micro-benchmarks, which run
+    /// wherever a JOP tree's images run (JOP's software float): for a target
+    /// without floating point.
+    #[arg(long)]
+    pub no_float_micro: bool,
 }
 
 /// Which part of a program `jopcal profile` counts.
@@ -579,6 +588,7 @@ impl From<ValidateArgs> for jopcal_pipeline::validate::ValidateOptions {
             references: a.references,
             model: a.model,
             on: a.on.into(),
+            no_float_micro: a.no_float_micro,
         }
     }
 }

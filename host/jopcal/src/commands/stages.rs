@@ -62,7 +62,7 @@ pub fn explain(s: Session, a: ExplainArgs) -> Result<()> {
 pub fn calibrate(s: Session, a: CalibrateArgs) -> Result<()> {
     if let Some(dir) = &a.generate_micro {
         let fw = locate::firmware_dir(s.firmware)?;
-        let names = jopcal_workloads::micro::generate(dir, &fw, &[]).map_err(|e| anyhow!(e))?;
+        let names = jopcal_workloads::micro::generate(dir, &fw, &[], a.floating_point).map_err(|e| anyhow!(e))?;
         s.say(&format!(
             " calibrate wrote {} micro-benchmarks; run them with `jopcal --firmware {} run`",
             names.len(),
