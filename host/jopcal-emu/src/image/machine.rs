@@ -114,7 +114,8 @@ pub struct Machine<'c> {
     cache: VarBlockCache,
     table: &'c CycleTable,
     cfg: &'c ImageConfig,
-    pub cycles: u64,
+    /// The cycle counter (what the program reads at `IO_CNT`, in 64 bits).
+    cycles: u64,
     /// Bytecodes executed, and how many of them before the statistics reset.
     executed: u64,
     executed_before_reset: u64,
