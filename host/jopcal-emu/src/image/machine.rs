@@ -924,21 +924,12 @@ impl<'c> Machine<'c> {
             }
             180 | 226 => {
                 let off = self.opd16u()?;
-                let r = self.st(self.sp)?;
-                if self.null_check(r) {
-                    let data = self.rd(r)?;
-                    let v = self.rd(data + off)?;
-                    self.set_st(self.sp, v)?;
-                }
+                self.get_field(off)?;
             }
             181 => {
                 let off = self.opd16u()?;
                 let v = pop!();
-                let r = pop!();
-                if self.null_check(r) {
-                    let data = self.rd(r)?;
-                    self.wr(data + off, v)?;
-                }
+                self.put_field(off, v)?;
             }
             182 | 185 | INVOKESUPER => {
                 let i = self.opd16u()?;
@@ -1143,21 +1134,12 @@ impl<'c> Machine<'c> {
             }
             233 => {
                 let off = pop!();
-                let r = self.st(self.sp)?;
-                if self.null_check(r) {
-                    let data = self.rd(r)?;
-                    let v = self.rd(data + off)?;
-                    self.set_st(self.sp, v)?;
-                }
+                self.get_field(off)?;
             }
             234 => {
                 let v = pop!();
                 let off = pop!();
-                let r = pop!();
-                if self.null_check(r) {
-                    let data = self.rd(r)?;
-                    self.wr(data + off, v)?;
-                }
+                self.put_field(off, v)?;
             }
             238 => {
                 let a = self.st(self.sp)?;
@@ -1184,6 +1166,28 @@ impl<'c> Machine<'c> {
                 // JOP does not implement (the runtime's noim reports them).
                 self.java(op)?;
             }
+        }
+        Ok(())
+    }
+
+    /// `getfield` at offset `off`: the object on top of the stack becomes its
+    /// field (through its handle); a null object raises the exception.
+    fn get_field(&mut self, off: i32) -> Result<(), EmuError> {
+        let r = self.st(self.sp)?;
+        if self.null_check(r) {
+            let data = self.rd(r)?;
+            let v = self.rd(data + off)?;
+            self.set_st(self.sp, v)?;
+        }
+        Ok(())
+    }
+
+    /// `putfield` of `v` at offset `off` into the object it pops.
+    fn put_field(&mut self, off: i32, v: i32) -> Result<(), EmuError> {
+        let r = self.pop()?;
+        if self.null_check(r) {
+            let data = self.rd(r)?;
+            self.wr(data + off, v)?;
         }
         Ok(())
     }
