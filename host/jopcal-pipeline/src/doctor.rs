@@ -205,13 +205,68 @@ fn image_checks(c: &mut Checks, home: &Path, root: &Path, timeout: u64) -> Resul
     if built.is_err() {
         return Ok(());
     }
+    let board = board_result(root, &image);
+    c.check(
+        &format!("virtual board on {}", job.name),
+        match &board {
+            Ok(line) => Finding::Ok(line.clone()),
+            Err(why) => problem(why.clone(), "see the error; docs/jop-tree.md, section 9"),
+        },
+    );
     if tools.cfg.jopsim.is_none() {
         c.check("JopSim", Finding::Skipped("no `jopsim` template in jopcal.toml".into()));
         return Ok(());
     }
     let ran = run_jopsim(&tools, &suite, &job, scratch.path(), &image, limit);
+    if let (Ok(board_line), Ok((stdout, _))) = (&board, &ran) {
+        let agree = stdout.lines().any(|l| l.trim() == board_line);
+        c.check(
+            "virtual board against JopSim",
+            if agree {
+                Finding::Ok("the same result line, to the cycle".into())
+            } else {
+                problem(
+                    "the virtual board and JopSim print different result lines",
+                    "compare `jopcal emu --run IMAGE --trace DIR` with JopSim's log; please report it",
+                )
+            },
+        );
+    }
     c.check(&format!("JopSim on {}", job.name), jopsim_finding(ran));
     Ok(())
+}
+
+/// The result line the virtual board prints running `image` as its board
+/// program runs a download: a JOP image with the tree's table, a class
+/// bundle with the board's own (calibration files beside the suite `root`).
+fn board_result(root: &Path, image: &Path) -> std::result::Result<String, String> {
+    let img = jopcal_link::JopImage::load(image, None).map_err(|e| e.to_string())?;
+    let bundle = jopcal_emu::Bundle::is_bundle(&img);
+    let cfg_path = if bundle {
+        locate::emu_config_path(None, Some(root))
+    } else {
+        locate::image_config_path(None, Some(root))
+    }
+    .map_err(|e| format!("{e:#}"))?;
+    let cfg = jopcal_emu::BoardConfig::load(&cfg_path, &[]).map_err(|e| e.to_string())?;
+    let mut out = Vec::new();
+    let mut uart = |b: &[u8]| {
+        out.extend_from_slice(b);
+        Ok(())
+    };
+    let report = if bundle {
+        let b = jopcal_emu::Bundle::from_image(&img).map_err(|e| e.to_string())?;
+        jopcal_emu::run_bundle(&b, &cfg, false, &mut uart, &mut |_| Ok(()))
+    } else {
+        jopcal_emu::run_jop_image(&img, &cfg, false, None, &mut uart, &mut |_| Ok(()))
+    }
+    .map_err(|e| e.to_string())?;
+    report.exit.map_err(|e| e.to_string())?;
+    let text = String::from_utf8_lossy(&out).into_owned();
+    text.lines()
+        .find(|l| l.starts_with("@jopcal result"))
+        .map(|l| l.trim().to_string())
+        .ok_or_else(|| format!("the image printed no result line; last output: {}", text.trim_end()))
 }
 
 /// The finding on a suite's harnesses in the tree.

@@ -419,6 +419,8 @@ fn doctor_passes_a_working_tree_and_names_each_problem_with_its_fix() {
         "ok       jembench harnesses: 3 (Bits, Insertion, Queue)",
         "ok       source encoding: ISO-8859-1 (from JOP's default: no -encoding in a Makefile)",
         "ok       image of Bits: the tree's toolchain built it",
+        "ok       virtual board on Bits: @jopcal result bench=Bits",
+        "ok       virtual board against JopSim: the same result line, to the cycle",
         "ok       JopSim on Bits: @jopcal result bench=Bits",
         "all checks passed",
     ] {
