@@ -97,15 +97,44 @@ pub struct EmuProgram {
     pub names: Vec<String>,
     /// Reports of the runs so far.
     pub reports: Vec<RunReport>,
+    /// JOP images the board expects, with their names and link maps.
+    pub known: KnownImages,
+}
+
+/// JOP images a board will be sent, recognised by their words when they
+/// arrive: the name of each (for its trace file) and its link map (for the
+/// method names of its trace).
+#[derive(Debug, Default)]
+pub struct KnownImages {
+    by_words: std::collections::HashMap<u64, (String, Option<jopcal_jop::linkmap::LinkMap>)>,
+}
+
+impl KnownImages {
+    fn key(image: &JopImage) -> u64 {
+        use std::hash::{Hash, Hasher};
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        image.words.hash(&mut h);
+        h.finish()
+    }
+
+    pub fn add(&mut self, image: &JopImage, name: String, map: Option<jopcal_jop::linkmap::LinkMap>) {
+        self.by_words.insert(Self::key(image), (name, map));
+    }
+
+    fn get(&self, image: &JopImage) -> Option<&(String, Option<jopcal_jop::linkmap::LinkMap>)> {
+        self.by_words.get(&Self::key(image))
+    }
 }
 
 impl BoardProgram for EmuProgram {
     fn run(&mut self, image: &JopImage, uart: &mut dyn FnMut(&[u8]) -> io::Result<()>) -> io::Result<()> {
         let k = self.reports.len() + 1;
-        let prefix = self
-            .trace_dir
-            .as_ref()
-            .map(|d| d.join(self.names.get(k - 1).cloned().unwrap_or_else(|| format!("run{k}"))));
+        let known = self.known.get(image);
+        let name = match known {
+            Some((name, _)) => name.clone(),
+            None => self.names.get(k - 1).cloned().unwrap_or_else(|| format!("run{k}")),
+        };
+        let prefix = self.trace_dir.as_ref().map(|d| d.join(name));
         let mut keep_trace = |r: &RunReport| match &prefix {
             Some(p) => {
                 if let Some(dir) = p.parent() {
@@ -117,7 +146,8 @@ impl BoardProgram for EmuProgram {
         };
         if !Bundle::is_bundle(image) {
             let cfg = self.image_cfg.as_ref().unwrap_or(&self.cfg);
-            let report = run_jop_image(image, cfg, prefix.is_some(), None, uart, &mut keep_trace)?;
+            let map = known.and_then(|(_, m)| m.as_ref());
+            let report = run_jop_image(image, cfg, prefix.is_some(), map, uart, &mut keep_trace)?;
             self.reports.push(report);
             return Ok(());
         }

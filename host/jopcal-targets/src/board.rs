@@ -76,8 +76,9 @@ pub enum Images {
 /// server, the Verilator bench): started once the images are ready,
 /// stopped when the measurement ends.
 pub trait Launcher {
-    /// Starts it; says where its line is, and the images it made, if any.
-    fn launch(&mut self, staging: &Path, progress: &dyn Progress) -> Result<Launched, TargetError>;
+    /// Starts it, knowing the `images` it will be sent (built or given);
+    /// says where its line is, and the images it made, if any.
+    fn launch(&mut self, staging: &Path, images: &[PathBuf], progress: &dyn Progress) -> Result<Launched, TargetError>;
     /// Stops it; with `out`, keeps what it logged there.
     fn stop(&mut self, out: Option<&Path>) -> Result<(), TargetError>;
 }
@@ -209,7 +210,7 @@ impl Target for BoardTarget {
         // Started only now: a bench free-runs towards its cycle limit while it waits.
         let mut left_out = Vec::new();
         if let Some(launcher) = self.launcher.as_mut() {
-            let launched = launcher.launch(staging, progress)?;
+            let launched = launcher.launch(staging, &paths, progress)?;
             self.line.port = launched.port;
             self.owned.extend(launched.images.iter().cloned());
             paths.extend(launched.images);

@@ -95,7 +95,7 @@ struct Server {
 }
 
 impl Launcher for Server {
-    fn launch(&mut self, staging: &Path, progress: &dyn Progress) -> Result<Launched, TargetError> {
+    fn launch(&mut self, staging: &Path, sent: &[PathBuf], progress: &dyn Progress) -> Result<Launched, TargetError> {
         let b = &self.board;
         let (mut images, mut names, mut left_out) = (Vec::new(), Vec::new(), Vec::new());
         if self.bundles {
@@ -110,12 +110,27 @@ impl Launcher for Server {
             }
             left_out = setup.left_out;
         }
+        // A JOP image's trace is named after its file and its methods after
+        // the link map beside it, found by the image's words when it arrives.
+        let mut known = jopcal_emu::board::KnownImages::default();
+        for path in sent {
+            if let Ok(image) = jopcal_link::JopImage::load(path, None) {
+                let map = std::fs::read_to_string(format!("{}.link.txt", path.display()))
+                    .ok()
+                    .and_then(|t| jopcal_jop::linkmap::LinkMap::parse(&t).ok());
+                let name = path
+                    .file_stem()
+                    .map_or("image".into(), |s| s.to_string_lossy().into_owned());
+                known.add(&image, name, map);
+            }
+        }
         let pty = PseudoTerminal::open().map_err(TargetError::Link)?;
         let port = pty.path.clone();
         let stop = Arc::new(AtomicBool::new(false));
         let mut program = EmuProgram {
             cfg: b.cfg.clone(),
             image_cfg: None,
+            known,
             trace_dir: b.trace_dir.clone(),
             names,
             reports: Vec::new(),

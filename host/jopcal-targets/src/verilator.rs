@@ -49,7 +49,12 @@ struct Bench {
 }
 
 impl Launcher for Bench {
-    fn launch(&mut self, _staging: &Path, _progress: &dyn Progress) -> Result<Launched, TargetError> {
+    fn launch(
+        &mut self,
+        _staging: &Path,
+        _images: &[PathBuf],
+        _progress: &dyn Progress,
+    ) -> Result<Launched, TargetError> {
         let bin = bench_binary(&self.sim)?;
         let running = jopcal_sim::start(&bin, &self.args, Duration::from_secs(10)).map_err(TargetError::Bench)?;
         let port = running.port.clone();

@@ -138,3 +138,31 @@ fn a_board_served_by_emu_pty_runs_a_downloaded_image_with_the_trees_table() {
     let methods = std::fs::read_to_string(trace.join("run1.methods.csv")).unwrap();
     assert!(methods.contains("\"code at word "), "{methods}");
 }
+
+#[test]
+fn traces_of_downloaded_images_take_their_names_from_the_files_and_link_maps() {
+    let dir = tempfile::tempdir().unwrap();
+    let words = jopcal_emu::image::assemble::printing(&result_line("T", 5));
+    // The boot method's code address, from its structure (special pointer 0).
+    let boot_struct = words[words[1] as usize] as usize;
+    let code = words[boot_struct] >> 10;
+    let image = write_image(dir.path(), "T", words);
+    std::fs::write(
+        dir.path().join("T.jop.link.txt"),
+        format!("bytecode my.Boot.boot()V {code}\n"),
+    )
+    .unwrap();
+    let out = dir.path().join("out");
+    let o = jopcal()
+        .current_dir(repo())
+        .args(["run", "--target", "emu", "--trace", "--image"])
+        .arg(&image)
+        .arg("--out")
+        .arg(&out)
+        .output()
+        .unwrap();
+    let (_, err) = text(&o);
+    assert!(o.status.success(), "{err}");
+    let methods = std::fs::read_to_string(out.join("traces/T.methods.csv")).unwrap();
+    assert!(methods.contains("\"my.Boot.boot()V\",1,"), "{methods}");
+}

@@ -105,6 +105,7 @@ pub fn emu(firmware: Option<&Path>, a: &EmuArgs) -> Result<()> {
     let mut program = EmuProgram {
         cfg,
         image_cfg,
+        known: Default::default(),
         trace_dir: a.trace.clone(),
         names: Vec::new(),
         reports: Vec::new(),
