@@ -77,7 +77,7 @@ impl Bundle {
     /// Reads a bundle; errors name the word where it went wrong.
     pub fn from_image(image: &JopImage) -> Result<Bundle, BundleError> {
         let w = &image.words;
-        if w.get(1) != Some(&MAGIC) {
+        if !Self::is_bundle(image) {
             return Err(BundleError::NotABundle);
         }
         let mut at = 2;

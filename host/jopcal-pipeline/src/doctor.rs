@@ -240,28 +240,30 @@ fn image_checks(c: &mut Checks, home: &Path, root: &Path, timeout: u64) -> Resul
 /// program runs a download: a JOP image with the tree's table, a class
 /// bundle with the board's own (calibration files beside the suite `root`).
 fn board_result(root: &Path, image: &Path) -> std::result::Result<String, String> {
-    let img = jopcal_link::JopImage::load(image, None).map_err(|e| e.to_string())?;
-    let bundle = jopcal_emu::Bundle::is_bundle(&img);
-    let cfg_path = if bundle {
-        locate::emu_config_path(None, Some(root))
-    } else {
-        locate::image_config_path(None, Some(root))
-    }
-    .map_err(|e| format!("{e:#}"))?;
-    let cfg = jopcal_emu::BoardConfig::load(&cfg_path, &[]).map_err(|e| e.to_string())?;
-    let mut out = Vec::new();
-    let mut uart = |b: &[u8]| {
-        out.extend_from_slice(b);
-        Ok(())
+    use jopcal_link::peer::BoardProgram;
+    let load = |path: std::result::Result<std::path::PathBuf, anyhow::Error>| {
+        let path = path.map_err(|e| format!("{e:#}"))?;
+        jopcal_emu::BoardConfig::load(&path, &[]).map_err(|e| e.to_string())
     };
-    let report = if bundle {
-        let b = jopcal_emu::Bundle::from_image(&img).map_err(|e| e.to_string())?;
-        jopcal_emu::run_bundle(&b, &cfg, false, &mut uart, &mut |_| Ok(()))
-    } else {
-        jopcal_emu::run_jop_image(&img, &cfg, false, None, &mut uart, &mut |_| Ok(()))
+    let mut program = jopcal_emu::EmuProgram {
+        cfg: load(locate::emu_config_path(None, Some(root)))?,
+        image_cfg: Some(load(locate::image_config_path(None, Some(root)))?),
+        trace_dir: None,
+        names: Vec::new(),
+        reports: Vec::new(),
+        known: Default::default(),
+    };
+    let img = jopcal_link::JopImage::load(image, None).map_err(|e| e.to_string())?;
+    let mut out = Vec::new();
+    program
+        .run(&img, &mut |b| {
+            out.extend_from_slice(b);
+            Ok(())
+        })
+        .map_err(|e| e.to_string())?;
+    if let Some(report) = program.reports.pop() {
+        report.exit.map_err(|e| e.to_string())?;
     }
-    .map_err(|e| e.to_string())?;
-    report.exit.map_err(|e| e.to_string())?;
     let text = String::from_utf8_lossy(&out).into_owned();
     text.lines()
         .find(|l| l.starts_with("@jopcal result"))

@@ -189,10 +189,7 @@ fn open_target(
 /// `jopcal.toml` configures the toolchain; else class bundles of the
 /// suite's class files with the board's own small library.
 fn emu_images(root: &Path, jop_home: Option<&Path>, how: &Measure, progress: &crate::Progress) -> Result<Images> {
-    if !how.on.board.images.is_empty() {
-        return Ok(Images::Given(how.on.board.images.clone()));
-    }
-    if !how.tree_suite {
+    if how.on.board.images.is_empty() && !how.tree_suite {
         return Ok(Images::FromLauncher);
     }
     match images(root, jop_home, how) {

@@ -113,7 +113,7 @@ impl Launcher for Server {
         // A JOP image's trace is named after its file and its methods after
         // the link map beside it, found by the image's words when it arrives.
         let mut known = jopcal_emu::board::KnownImages::default();
-        for path in sent {
+        for path in sent.iter().filter(|_| b.trace_dir.is_some()) {
             if let Ok(image) = jopcal_link::JopImage::load(path, None) {
                 let map = std::fs::read_to_string(format!("{}.link.txt", path.display()))
                     .ok()

@@ -456,7 +456,7 @@ impl TimingModel {
 
     /// The cost of one of JOP's own bytecodes (`jopsys_rd`, ...), if the model has it.
     pub fn native_cost(&self, name: &str) -> Option<f64> {
-        self.native.get(name).map(|e| self.eval(e, 0.0, 0))
+        self.native_cost_at(name, 0.0, 0)
     }
 
     /// The cost of JOP's own bytecode `name` when the method it enters or

@@ -6,6 +6,7 @@
 //! return to.
 
 use crate::error::EmuError;
+use crate::vm::link::integral;
 use jopcal_classfile::opcode::{is_return, mnemonic};
 use jopcal_timing::TimingModel;
 
@@ -118,14 +119,14 @@ impl CycleTable {
             } else {
                 native(model, op, b_hit, 0)?
             };
-            fixed[op as usize] = whole(model, cycles, opcode_name(op))?;
+            fixed[op as usize] = integral(cycles, opcode_name(op))?;
         }
         let by_size = |cost: &dyn Fn(f64, u32) -> Result<f64, EmuError>, what: &str| {
             let mut out: [Vec<u32>; 2] = [Vec::new(), Vec::new()];
             for (hit, row) in out.iter_mut().enumerate() {
                 for words in 0..MAX_METHOD_WORDS as u32 {
                     let b = model.load_cost(hit == 1, words);
-                    row.push(whole(model, cost(b, words)?, what)?);
+                    row.push(integral(cost(b, words)?, what)?);
                 }
             }
             Ok::<_, EmuError>(out)
@@ -172,15 +173,4 @@ fn native(model: &TimingModel, op: u8, b: f64, n: u32) -> Result<f64, EmuError> 
             model.path.display()
         ))
     })
-}
-
-/// A cost as whole cycles: the board counts cycles, so a fraction is a table error.
-fn whole(model: &TimingModel, v: f64, what: &str) -> Result<u32, EmuError> {
-    if v < 0.0 || v.fract() != 0.0 || v > f64::from(u32::MAX) {
-        return Err(EmuError::Load(format!(
-            "{}: {what} costs {v} cycles: an image run needs whole non-negative cycles",
-            model.path.display()
-        )));
-    }
-    Ok(v as u32)
 }

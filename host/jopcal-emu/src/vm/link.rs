@@ -508,7 +508,7 @@ fn is_float_op(op: u8) -> bool {
 }
 
 /// A model cost as whole cycles: the board counts cycles, so fractions are a configuration error.
-pub(super) fn integral(v: f64, what: &str) -> Result<u32, EmuError> {
+pub(crate) fn integral(v: f64, what: &str) -> Result<u32, EmuError> {
     if v < 0.0 || v.fract() != 0.0 || v > f64::from(u32::MAX) {
         return Err(EmuError::Load(format!(
             "the board's timing gives {what} {v} cycles: costs must be whole non-negative numbers"

@@ -12,7 +12,7 @@
 
 mod heap;
 mod interp;
-mod link;
+pub(crate) mod link;
 mod load;
 pub mod ops;
 mod resolve;
