@@ -5,10 +5,12 @@
 //! class files'), and the comparison of a host profile with the image ([`compare`]:
 //! which executed methods the image does not have, the library differences that
 //! are the main error source of cross-profiling). The tree itself (its
-//! harnesses, `jopcal.toml`) is `jopcal-tree`'s.
+//! harnesses, `jopcal.toml`) is `jopcal-tree`'s. [`microcode`] derives a timing
+//! table from the tree's microcode source.
 #![forbid(unsafe_code)]
 
 pub mod compare;
 pub mod error;
 pub mod linkmap;
+pub mod microcode;
 pub mod sizes;

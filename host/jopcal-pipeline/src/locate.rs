@@ -114,6 +114,19 @@ pub fn model_path(explicit: Option<&Path>, firmware: Option<&Path>) -> Result<Pa
     Ok(p)
 }
 
+/// `explicit`, else calibration file `name` beside the firmware directory
+/// (`what` names it in the error when it is missing).
+pub fn calibration_path(explicit: Option<&Path>, firmware: Option<&Path>, name: &str, what: &str) -> Result<PathBuf> {
+    if let Some(p) = explicit {
+        return Ok(p.to_path_buf());
+    }
+    let p = calibration_file(firmware, name)?;
+    if !p.is_file() {
+        bail!("{}: {what} not found", p.display());
+    }
+    Ok(p)
+}
+
 /// The profiler agent library: `$JOPCAL_AGENT`, else `libjopcal_agent.so` next
 /// to this executable or in its `deps/` (where cargo leaves it when it builds
 /// the CLI), else the copy this executable carries.

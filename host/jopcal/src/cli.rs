@@ -508,9 +508,26 @@ pub enum TableFormat {
 
 #[derive(Debug, Args)]
 pub struct TableArgs {
-    /// Timing model file (default: calibration/jop-wcet.toml of this checkout).
+    /// Timing model file (default: calibration/jop-wcet.toml of this checkout;
+    /// with --microcode, the base of the derived table: calibration/jop-devel.toml).
     #[arg(long, value_name = "FILE")]
     pub model: Option<PathBuf>,
+    /// Derive each bytecode's cycles from a JOP microcode source (the tree's
+    /// asm/src/jvm.asm) and compare them with the model's.
+    #[arg(long, value_name = "FILE")]
+    pub microcode: Option<PathBuf>,
+    /// With --microcode: a preprocessor name the tree's build defines (its
+    /// JVM_TYPE, e.g. SERIAL; repeatable).
+    #[arg(long = "define", value_name = "NAME", requires = "microcode")]
+    pub defines: Vec<String>,
+    /// With --microcode: the memory interface's access timing (default:
+    /// calibration/jop-microcode.toml).
+    #[arg(long, value_name = "FILE", requires = "microcode")]
+    pub access: Option<PathBuf>,
+    /// With --microcode: write the derived timing model (a model deriving
+    /// from --model) to FILE, for --model of estimate, validate and calibrate.
+    #[arg(long, value_name = "FILE", requires = "microcode")]
+    pub out: Option<PathBuf>,
     /// Override a model parameter, e.g. --param r=3 --param w=5 (repeatable).
     #[arg(long = "param", value_name = "NAME=VALUE")]
     pub params: Vec<String>,

@@ -585,6 +585,153 @@ fn table_prints_the_published_values_and_rejects_bad_models() {
         .starts_with("jopcal: error: unknown parameter 'q' (the model has: "));
 }
 
+/// A microcode of this test's own, in JOP's syntax: an array load, a monitor
+/// exit on I/O with two paths, a bytecode load, a multiply loop of constant
+/// trips, a copy loop on the bytecode's data, and the not-implemented entry.
+const OWN_MICROCODE: &str = "
+io_exc = -124
+io_lock = -123
+mp ?
+iaload:
+ stald
+ pop
+ wait
+ wait
+ ldmrd nxt
+monitorexit:
+ ldi io_lock
+ stmwa
+ stmwd
+ wait
+ wait
+ ldm mp
+ nop
+ bnz done
+ nop
+ nop
+ nop
+ nop
+ nop
+done:
+ nop nxt
+imul:
+ stmul
+ pop
+ ldi 2
+imul_loop:
+ ldi -1
+ add
+ dup
+ nop
+ bnz imul_loop
+ nop
+ nop
+ pop
+ ldmul nxt
+jopsys_memcpy:
+ ldm mp
+copy_loop:
+ ldi -1
+ add
+ dup
+ nop
+ bnz copy_loop
+ nop
+ nop
+ pop nxt
+sys_noim:
+ ldm mp
+ stbcrd
+ nop
+ wait
+ wait
+ nop nxt
+";
+
+#[test]
+fn table_derives_cycles_from_microcode_and_writes_a_model() {
+    let dir = tempfile::tempdir().unwrap();
+    let asm = dir.path().join("own.asm");
+    fs::write(&asm, OWN_MICROCODE).unwrap();
+    let out = dir.path().join("derived.toml");
+    let o = jopcal()
+        .current_dir(repo())
+        .arg("table")
+        .arg("--microcode")
+        .arg(&asm)
+        .args(["--format", "md", "--out"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    let (md, err) = text(&o);
+    assert!(o.status.success(), "{err}");
+    let row = |name: &str| {
+        md.lines()
+            .find(|l| l.starts_with(&format!("| {name} |")))
+            .unwrap_or_else(|| panic!("no row {name} in\n{md}"))
+            .to_string()
+    };
+    // At the tree's r=1, w=2: iaload 6 + 3r, as the published table.
+    assert!(
+        row("iaload").starts_with("| iaload | 6 + 3 * r | 9 | 9 | 9 | 9 |"),
+        "{}",
+        row("iaload")
+    );
+    // The I/O write costs its instructions; the worst of two paths (11 and 14).
+    assert!(
+        row("monitorexit").starts_with("| monitorexit | 14 | 14 | 14 |"),
+        "{}",
+        row("monitorexit")
+    );
+    assert!(row("monitorexit").contains("| 11..14 |"), "{}", row("monitorexit"));
+    assert!(row("imul").starts_with("| imul | 19 | 19 | 19 |"), "{}", row("imul"));
+    // A bytecode the microcode does not implement costs the Java dispatch
+    // (b: the routine's load) and keeps its routine parameter.
+    assert!(
+        row("idiv").starts_with("| idiv | 6 + max(0, b - 1) |"),
+        "{}",
+        row("idiv")
+    );
+    assert!(row("idiv").contains("Java routine impl_idiv"), "{}", row("idiv"));
+    assert!(
+        row("jopsys_memcpy").contains("not derived: a loop whose trip count depends on the bytecode's data"),
+        "{}",
+        row("jopsys_memcpy")
+    );
+    assert!(err.contains("bytecodes derived from the microcode;"), "{err}");
+    assert!(err.contains("1 not derived (jopsys_memcpy)"), "{err}");
+
+    // The derived model is a model: table prints its cycles.
+    let o = jopcal().arg("table").arg("--model").arg(&out).output().unwrap();
+    let (csv, err) = text(&o);
+    assert!(o.status.success(), "{err}");
+    assert!(csv.lines().any(|l| l == "iaload,9,9,microcode"), "{csv}");
+    assert!(csv.lines().any(|l| l == "monitorexit,14,14,microcode"), "{csv}");
+
+    // Bad microcode: one line naming file and line; the earlier model stays.
+    let before = fs::read_to_string(&out).unwrap();
+    let bad = dir.path().join("bad.asm");
+    fs::write(&bad, "iaload:\n stald\n frobnicate\n").unwrap();
+    let o = jopcal()
+        .current_dir(repo())
+        .arg("table")
+        .arg("--microcode")
+        .arg(&bad)
+        .arg("--out")
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(
+        text(&o).1.trim(),
+        format!(
+            "jopcal: error: {}:3: unknown microinstruction 'frobnicate'",
+            bad.display()
+        )
+    );
+    assert_eq!(fs::read_to_string(&out).unwrap(), before);
+}
+
 /// The two-call example profile (hand-checked in the estimator's tests), as a file.
 fn two_call_profile(dir: &Path) {
     let p = jopcal_profile::examples::two_calls();

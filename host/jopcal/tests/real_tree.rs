@@ -267,3 +267,92 @@ fn the_virtual_board_runs_the_trees_images_cycle_for_cycle_as_jopsim() {
     assert_eq!(measured[0].len(), 3, "{:?}", measured[0]);
     assert_eq!(measured[0], measured[1], "virtual board, then JopSim");
 }
+
+/// `table --microcode` on the tree's microcode agrees, bytecode for bytecode,
+/// with the tree's own microcode analysis (`SingleCoreTiming` of its tools,
+/// run on the preprocessed microcode as its build makes it) at the wait states
+/// (1, 2) and (3, 5), on a method-cache hit and on loading 32 words.
+#[test]
+fn the_microcode_table_agrees_with_the_trees_own_microcode_analysis() {
+    let Some(tree) = tree() else { return };
+    let jar = tree.join("java/tools/dist/lib/jop-tools.jar");
+    if !jar.is_file() || std::process::Command::new("gcc").arg("--version").output().is_err() {
+        eprintln!("skipped: the tree's tools are not built or gcc is missing (docs/jop-tree.md, step 2)");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("asm/generated")).unwrap();
+    let pre = std::process::Command::new("gcc")
+        .args(["-x", "c", "-E", "-C", "-P", "-DSERIAL"])
+        .arg(tree.join("asm/src/jvm.asm"))
+        .output()
+        .unwrap();
+    assert!(pre.status.success());
+    std::fs::write(dir.path().join("asm/generated/jvmgen.asm"), &pre.stdout).unwrap();
+    let o = std::process::Command::new("java")
+        .current_dir(dir.path())
+        .arg("-cp")
+        .arg(&jar)
+        .arg("com.jopdesign.timing.jop.SingleCoreTiming")
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", text(&o).1);
+    // Its rows: | opcode | name | timing path | (1,2,H) | (1,2,32) | (3,5,H) | (3,5,32) |
+    let theirs: Vec<(String, Vec<String>)> = text(&o)
+        .0
+        .lines()
+        .filter_map(|l| {
+            let cells: Vec<&str> = l.split(" | ").map(str::trim).collect();
+            (cells.len() == 7 && cells[3].parse::<u64>().is_ok()).then(|| {
+                (
+                    cells[1].to_string(),
+                    cells[3..7]
+                        .iter()
+                        .map(|c| c.trim_end_matches(" |").to_string())
+                        .collect(),
+                )
+            })
+        })
+        .collect();
+    assert!(theirs.len() > 150, "{} rows of the tree's analysis", theirs.len());
+
+    let mut mine: std::collections::BTreeMap<String, Vec<String>> = Default::default();
+    for (r, w) in [("1", "2"), ("3", "5")] {
+        let o = jopcal()
+            .current_dir(common::repo())
+            .arg("table")
+            .arg("--microcode")
+            .arg(tree.join("asm/src/jvm.asm"))
+            .args(["--define", "SERIAL", "--param"])
+            .arg(format!("r={r}"))
+            .arg("--param")
+            .arg(format!("w={w}"))
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", text(&o).1);
+        let out = text(&o).0;
+        let mut rd = csv::Reader::from_reader(out.as_bytes());
+        for rec in rd.records() {
+            let rec = rec.unwrap();
+            // iinc has no derived column (the tree's linker replaces it): use the formula.
+            let (hit, miss) = if rec[0] == *"iinc" {
+                (rec[1].to_string(), rec[1].to_string())
+            } else {
+                (rec[2].to_string(), rec[3].to_string())
+            };
+            mine.entry(rec[0].to_string()).or_default().extend([hit, miss]);
+        }
+    }
+    let mut compared = 0;
+    for (name, want) in &theirs {
+        let got = mine
+            .get(name)
+            .unwrap_or_else(|| panic!("{name}: not in jopcal's table"));
+        assert_eq!(
+            got, want,
+            "{name}: jopcal (1,2,H) (1,2,32) (3,5,H) (3,5,32) against the tree's analysis"
+        );
+        compared += 1;
+    }
+    eprintln!("{compared} bytecodes agree with the tree's microcode analysis");
+}

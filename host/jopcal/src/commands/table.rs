@@ -1,21 +1,170 @@
-//! `jopcal table`: a timing model's resolved per-opcode cycle table on stdout.
+//! `jopcal table`: a timing model's resolved per-opcode cycle table on
+//! stdout; with `--microcode`, the table derived from a JOP microcode source
+//! beside the model's, and the derived model written with `--out`.
 
 use crate::cli::{TableArgs, TableFormat};
-use anyhow::Result;
+use anyhow::{Context, Result};
+use jopcal_classfile::opcode;
+use jopcal_jop::microcode::table::{derive_model, Row};
+use jopcal_jop::microcode::{AccessTiming, Derivation, Program, NOT_IMPLEMENTED};
+use jopcal_measure::atomic;
 use jopcal_pipeline::locate as context;
-use jopcal_timing::table::{render, Format};
+use jopcal_timing::table::{number, render, Format};
 use jopcal_timing::TimingModel;
 use std::path::Path;
 
 pub fn table(firmware: Option<&Path>, a: &TableArgs) -> Result<()> {
-    let path = context::model_path(a.model.as_deref(), firmware)?;
-    let mut model = TimingModel::load(&path)?;
-    model.apply_overrides(&a.params)?;
     let format = match a.format {
         TableFormat::Csv => Format::Csv,
         TableFormat::Md => Format::Markdown,
         TableFormat::Tex => Format::Latex,
     };
+    if let Some(source) = &a.microcode {
+        if format == Format::Latex {
+            anyhow::bail!("--microcode compares the tables as csv or md; --format tex prints a model's table");
+        }
+        return microcode(firmware, a, source, format);
+    }
+    let path = context::model_path(a.model.as_deref(), firmware)?;
+    let mut model = TimingModel::load(&path)?;
+    model.apply_overrides(&a.params)?;
     print!("{}", render(&model, format));
     Ok(())
+}
+
+fn microcode(firmware: Option<&Path>, a: &TableArgs, source: &Path, format: Format) -> Result<()> {
+    let base_path = context::calibration_path(
+        a.model.as_deref(),
+        firmware,
+        "jop-devel.toml",
+        "the JOP tree's timing table",
+    )?;
+    let mut base = TimingModel::load(&base_path)?;
+    base.apply_overrides(&a.params)?;
+    let access_path = context::calibration_path(
+        a.access.as_deref(),
+        firmware,
+        "jop-microcode.toml",
+        "the memory interface's access timing",
+    )?;
+    let access = AccessTiming::load(&access_path)?;
+    let program = Program::read(source, &a.defines)?;
+    let natives: Vec<String> = base.native_names().map(str::to_string).collect();
+    let names = opcode::all()
+        .map(|(_, n)| n)
+        .chain(natives.iter().map(String::as_str))
+        .chain([NOT_IMPLEMENTED]);
+    let derivation = Derivation::new(source, &program, &access, names);
+    let base_abs = std::fs::canonicalize(&base_path).unwrap_or(base_path.clone());
+    let header = vec![
+        format!("Derived by `jopcal table --microcode` from {}", source.display()),
+        format!(
+            "(defines: {}), with the memory access timing of {}.",
+            if a.defines.is_empty() {
+                "none".to_string()
+            } else {
+                a.defines.join(", ")
+            },
+            access_path.display()
+        ),
+        "Each bytecode costs its microcode path's cycles (the worst path where".into(),
+        "there are several; paths that raise an exception do not count); what".into(),
+        "the microcode cannot time keeps the base model's entry.".into(),
+    ];
+    let derived = derive_model(&derivation, &base, &base_abs, &header);
+    print!("{}", render_rows(&derived.rows, &base, format));
+    summarize(&derived.rows, &base);
+    if let Some(out) = &a.out {
+        // The model must load before it replaces anything.
+        TimingModel::parse(&derived.toml, out).context("the derived model does not load (a jopcal bug)")?;
+        atomic::write_atomic(out, derived.toml.as_bytes())
+            .with_context(|| format!("{}: cannot write", out.display()))?;
+        eprintln!("wrote {}", out.display());
+    }
+    Ok(())
+}
+
+fn summarize(rows: &[Row], base: &TimingModel) {
+    let derived = rows.iter().filter(|r| r.derived.is_some()).count();
+    let differ: Vec<&str> = rows.iter().filter(|r| r.differs()).map(|r| r.name.as_str()).collect();
+    let refused: Vec<&str> = rows
+        .iter()
+        .filter(|r| r.microcode.is_err())
+        .map(|r| r.name.as_str())
+        .collect();
+    let p = |n: &str| base.params().get(n).copied().unwrap_or(0.0);
+    eprintln!(
+        "{derived} bytecodes derived from the microcode; {} differ from {} at r={}, w={}{}; {} not derived{}",
+        differ.len(),
+        base.name,
+        number(p("r")),
+        number(p("w")),
+        if differ.is_empty() {
+            String::new()
+        } else {
+            format!(" ({})", differ.join(", "))
+        },
+        refused.len(),
+        if refused.is_empty() {
+            String::new()
+        } else {
+            format!(" ({})", refused.join(", "))
+        },
+    );
+}
+
+fn cell(v: Option<(f64, f64)>, miss: bool) -> String {
+    v.map_or_else(String::new, |(h, m)| number(if miss { m } else { h }))
+}
+
+fn render_rows(rows: &[Row], base: &TimingModel, format: Format) -> String {
+    let head = [
+        "bytecode".to_string(),
+        "microcode".to_string(),
+        "derived hit".to_string(),
+        "derived miss".to_string(),
+        format!("{} hit", base.name),
+        format!("{} miss", base.name),
+        "paths (hit)".to_string(),
+        "note".to_string(),
+    ];
+    let body: Vec<[String; 8]> = rows
+        .iter()
+        .map(|r| {
+            [
+                r.name.clone(),
+                match &r.microcode {
+                    Ok(f) => f.clone(),
+                    Err(why) => format!("not derived: {why}"),
+                },
+                cell(r.derived, false),
+                cell(r.derived, true),
+                cell(r.base, false),
+                cell(r.base, true),
+                r.paths
+                    .map_or_else(String::new, |(lo, hi)| format!("{}..{}", number(lo), number(hi))),
+                r.note.clone().unwrap_or_default(),
+            ]
+        })
+        .collect();
+    let mut out = String::new();
+    match format {
+        Format::Csv => {
+            let mut w = csv::Writer::from_writer(Vec::new());
+            let _ = w.write_record(&head);
+            for r in &body {
+                let _ = w.write_record(r);
+            }
+            out = String::from_utf8(w.into_inner().unwrap_or_default()).unwrap_or_default();
+        }
+        Format::Markdown | Format::Latex => {
+            out.push_str(&format!("| {} |\n", head.join(" | ")));
+            out.push_str(&format!("|{}\n", "---|".repeat(head.len())));
+            for r in &body {
+                let cells: Vec<String> = r.iter().map(|c| c.replace('|', "\\|")).collect();
+                out.push_str(&format!("| {} |\n", cells.join(" | ")));
+            }
+        }
+    }
+    out
 }

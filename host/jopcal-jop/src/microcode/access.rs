@@ -1,0 +1,179 @@
+//! How JOP's memory interface times the memory accesses the microcode
+//! starts, read from data (`calibration/jop-microcode.toml`): per starting
+//! instruction, the access's cycles in `r`, `w` (and `b` for the method
+//! cache's load) and how many of the instructions up to the microcode's second
+//! `wait` after it are part of the access rather than hiding it.
+
+use super::formula::Linear;
+use super::MicrocodeError;
+use jopcal_timing::expr::Expr;
+use serde::Deserialize;
+use std::collections::BTreeMap;
+use std::path::Path;
+
+/// Where an access's address comes from, for telling I/O from memory.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum AddressFrom {
+    /// The instruction pops it (`stmra`).
+    Read,
+    /// The last `stmwa` set it (`stmwd`).
+    Write,
+    /// The access is to memory the hardware addresses itself.
+    #[default]
+    Other,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum AccessKind {
+    Timed {
+        cycles: Linear,
+        overlap: i64,
+        address: AddressFrom,
+    },
+    /// An access whose timing is not known: paths through it are not derived.
+    Unsupported(String),
+}
+
+/// The access timing of a memory interface.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AccessTiming {
+    pub kinds: BTreeMap<String, AccessKind>,
+    /// An access to an I/O device (a negative address).
+    pub io_cycles: Linear,
+    pub io_overlap: i64,
+    /// The constant naming the exception register: a path that writes it
+    /// raises an exception and is not the bytecode's normal path.
+    pub exception_register: String,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawFile {
+    io: RawIo,
+    access: BTreeMap<String, RawAccess>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawIo {
+    cycles: String,
+    overlap: i64,
+    exception_register: String,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawAccess {
+    cycles: Option<String>,
+    overlap: Option<i64>,
+    #[serde(default)]
+    address: AddressFrom,
+    unsupported: Option<String>,
+}
+
+impl AccessTiming {
+    pub fn load(path: &Path) -> Result<AccessTiming, MicrocodeError> {
+        let text = std::fs::read_to_string(path).map_err(|e| MicrocodeError::Read {
+            path: path.to_path_buf(),
+            message: e.to_string(),
+        })?;
+        AccessTiming::parse(&text, path)
+    }
+
+    pub fn parse(text: &str, path: &Path) -> Result<AccessTiming, MicrocodeError> {
+        let bad = |message: String| MicrocodeError::Timing {
+            path: path.to_path_buf(),
+            message,
+        };
+        let raw: RawFile = toml::from_str(text).map_err(|e| bad(e.message().to_string()))?;
+        let io_cycles = linear(&raw.io.cycles).map_err(|m| bad(format!("[io] cycles: {m}")))?;
+        let mut kinds = BTreeMap::new();
+        for (name, a) in raw.access {
+            if super::isa::lookup(&name).is_none() {
+                return Err(bad(format!("[access] {name}: no such microinstruction")));
+            }
+            let kind = match (a.unsupported, a.cycles, a.overlap) {
+                (Some(why), None, None) => AccessKind::Unsupported(why),
+                (None, Some(c), Some(overlap)) if overlap >= 0 => AccessKind::Timed {
+                    cycles: linear(&c).map_err(|m| bad(format!("[access] {name}: {m}")))?,
+                    overlap,
+                    address: a.address,
+                },
+                _ => {
+                    return Err(bad(format!(
+                        "[access] {name}: give cycles and overlap (0 or more), or unsupported"
+                    )))
+                }
+            };
+            kinds.insert(name, kind);
+        }
+        Ok(AccessTiming {
+            kinds,
+            io_cycles,
+            io_overlap: raw.io.overlap,
+            exception_register: raw.io.exception_register,
+        })
+    }
+}
+
+/// A formula in `r`, `w` and `b` as a linear form; refused when it is not linear.
+fn linear(text: &str) -> Result<Linear, String> {
+    let e = Expr::parse(text).map_err(|e| format!("'{text}': {e}"))?;
+    for n in e.names() {
+        if !matches!(n, "r" | "w" | "b") {
+            return Err(format!("'{text}': unknown name '{n}' (only r, w and b)"));
+        }
+    }
+    let at = |r: f64, w: f64, b: f64| {
+        e.eval(&|n| match n {
+            "r" => r,
+            "w" => w,
+            _ => b,
+        })
+    };
+    let c = at(0.0, 0.0, 0.0);
+    let l = Linear {
+        c: c as i64,
+        r: (at(1.0, 0.0, 0.0) - c) as i64,
+        w: (at(0.0, 1.0, 0.0) - c) as i64,
+        b: (at(0.0, 0.0, 1.0) - c) as i64,
+    };
+    for (r, w, b) in [(2.0, 3.0, 5.0), (7.0, 1.0, 40.0), (0.5, 0.0, 0.0)] {
+        if (l.eval(r, w, b) - at(r, w, b)).abs() > 1e-9 {
+            return Err(format!("'{text}' is not a whole-cycle linear formula in r, w and b"));
+        }
+    }
+    Ok(l)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_linear_formulas_and_refuses_others() {
+        assert_eq!(linear("4 + 2 * r + w").unwrap(), Linear { c: 4, r: 2, w: 1, b: 0 });
+        assert_eq!(
+            linear("b").unwrap(),
+            Linear {
+                b: 1,
+                ..Linear::default()
+            }
+        );
+        assert!(linear("max(0, r - 3)")
+            .unwrap_err()
+            .contains("not a whole-cycle linear"));
+        assert!(linear("n + 1").unwrap_err().contains("unknown name 'n'"));
+    }
+
+    #[test]
+    fn a_bad_entry_is_named() {
+        let text = "[io]\ncycles = \"0\"\noverlap = 2\nexception_register = \"io_exc\"\n[access]\nstmra = { cycles = \"r\" }\n";
+        let e = AccessTiming::parse(text, Path::new("t.toml")).unwrap_err().to_string();
+        assert_eq!(
+            e,
+            "t.toml: [access] stmra: give cycles and overlap (0 or more), or unsupported"
+        );
+    }
+}
