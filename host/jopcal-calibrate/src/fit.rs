@@ -129,6 +129,10 @@ pub struct FittedParam {
     /// The one benchmark whose estimate depends on it, when only one does:
     /// its value then explains that benchmark and nothing checks it.
     pub sole_benchmark: Option<String>,
+    /// The value the fit wanted when that is above the parameter's physical
+    /// bound (the model's `[max]`): the parameter is held at the bound instead,
+    /// since no such cost can be that high.
+    pub above_max: Option<f64>,
 }
 
 /// The outcome of a fit.
@@ -276,14 +280,26 @@ fn fit_mode(
     }
     let fixed: Vec<Option<f64>> = vec![None; names.len()];
     let mut unidentified: Vec<Option<String>> = vec![None; names.len()];
+    // Per parameter held at its `[max]`, the value the fit wanted.
+    let mut above_max: Vec<Option<f64>> = vec![None; names.len()];
     // Per parameter, the benchmarks whose estimate depends on it (last linearisation).
     let mut support: Vec<Vec<usize>> = vec![Vec::new(); names.len()];
     // Gauss-Newton on the parameters not `fixed`, from `model`.
+    // A parameter that would go above its physical bound is held there (and
+    // no longer moved), the others fitted around it.
     let gauss_newton = |model: &mut TimingModel,
                         fixed: &[Option<f64>],
                         unidentified: &mut Vec<Option<String>>,
-                        support: &mut Vec<Vec<usize>>|
+                        support: &mut Vec<Vec<usize>>,
+                        above_max: &mut Vec<Option<f64>>|
      -> Result<(), FitError> {
+        let mut fixed = fixed.to_vec();
+        for (j, f) in fixed.iter_mut().enumerate() {
+            if above_max[j].is_some() {
+                *f = start.max_of(&names[j]);
+            }
+        }
+        let fixed = &mut fixed;
         for _iter in 0..iterations {
             let base = estimates(model);
             let mut a = DMatrix::zeros(obs.len(), names.len());
@@ -323,19 +339,27 @@ fn fit_mode(
             }
             let x = nnls(&a, &target, &free);
             let mut change = 0.0f64;
+            let mut held_now = false;
             for j in 0..names.len() {
                 if free[j] {
-                    change = change.max((x[j] - theta[j]).abs());
-                    model.set_param(&names[j], x[j])?;
+                    let mut v = x[j];
+                    if let Some(bound) = start.max_of(&names[j]).filter(|b| v > *b) {
+                        above_max[j] = Some(v);
+                        fixed[j] = Some(bound);
+                        v = bound;
+                        held_now = true;
+                    }
+                    change = change.max((v - theta[j]).abs());
+                    model.set_param(&names[j], v)?;
                 }
             }
-            if change < 1e-4 {
+            if change < 1e-4 && !held_now {
                 break;
             }
         }
         Ok(())
     };
-    gauss_newton(&mut model, &fixed, &mut unidentified, &mut support)?;
+    gauss_newton(&mut model, &fixed, &mut unidentified, &mut support, &mut above_max)?;
     // Whole wait states: each identified one is held at the whole number below
     // or above its continuous value, the rest fitted again, and the best of
     // those combinations kept (rounding alone can pick the worse neighbour).
@@ -351,35 +375,37 @@ fn fit_mode(
                 .map(|(e, m)| ((e.0 - m) / m).powi(2))
                 .sum()
         };
-        type Trial = (f64, TimingModel, Vec<Option<String>>, Vec<Vec<usize>>);
+        type Trial = (f64, TimingModel, Vec<Option<String>>, Vec<Vec<usize>>, Vec<Option<f64>>);
         let mut best: Option<Trial> = None;
         for combo in 0..(1usize << integers.len()) {
             let mut m = model.clone();
             let mut fx = fixed.clone();
             let mut un = unidentified.clone();
             let mut su = support.clone();
+            let mut am = above_max.clone();
             for (bit, &j) in integers.iter().enumerate() {
                 let v = model.params()[&names[j]];
                 let whole = if combo >> bit & 1 == 0 { v.floor() } else { v.ceil() }.max(0.0);
                 m.set_param(&names[j], whole)?;
                 fx[j] = Some(whole);
             }
-            gauss_newton(&mut m, &fx, &mut un, &mut su)?;
+            gauss_newton(&mut m, &fx, &mut un, &mut su, &mut am)?;
             let e = sse(&m);
             if best.as_ref().is_none_or(|b| e < b.0 - 1e-15) {
-                best = Some((e, m, un, su));
+                best = Some((e, m, un, su, am));
             }
         }
-        if let Some((_, m, un, su)) = best {
+        if let Some((_, m, un, su, am)) = best {
             model = m;
             unidentified = un;
             support = su;
+            above_max = am;
         }
     }
     let fin = estimates(&model);
     Ok(Fit {
         cache: mode,
-        params: fitted_params(names, start, &model, &unidentified, &support, obs),
+        params: fitted_params(names, start, &model, &unidentified, &support, &above_max, obs),
         rows: obs
             .iter()
             .zip(fin)
@@ -396,6 +422,7 @@ fn fitted_params(
     model: &TimingModel,
     unidentified: &[Option<String>],
     support: &[Vec<usize>],
+    above_max: &[Option<f64>],
     obs: &[&Observation],
 ) -> Vec<FittedParam> {
     names
@@ -414,6 +441,7 @@ fn fitted_params(
                 (None, [i]) => Some(obs[*i].benchmark.clone()),
                 _ => None,
             },
+            above_max: above_max[j],
         })
         .collect()
 }
@@ -766,6 +794,31 @@ mod tests {
             let e = estimate(&o.profile, &fitted, CacheMode::Hit).cycles;
             assert!((e - o.measured).abs() < 1e-6 * o.measured);
         }
+    }
+
+    #[test]
+    fn a_parameter_is_held_at_its_physical_bound_and_says_what_the_fit_wanted() {
+        let wcet = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../calibration/jop-wcet.toml");
+        let text = format!(
+            "[model]\nname = \"bounded\"\nbase = \"{}\"\n[max]\nimpl_irem = 100\n",
+            wcet.canonicalize().unwrap().display()
+        );
+        let start = TimingModel::parse(&text, std::path::Path::new("/tmp/bounded.toml")).unwrap();
+        let mut truth = table();
+        truth.set_param("impl_ldiv", 700.0).unwrap();
+        truth.set_param("impl_irem", 150.0).unwrap();
+        let obs = measured_on(&truth, &mixes());
+        let refs: Vec<&Observation> = obs.iter().collect();
+        let f = fit(&refs, &start, &spec(&["impl_ldiv", "impl_irem"]), &Memo::default()).unwrap();
+        let irem = f.params.iter().find(|p| p.name == "impl_irem").unwrap();
+        assert_eq!(irem.value, 100.0, "held at its max");
+        assert!(irem.above_max.is_some_and(|v| v > 100.0), "{irem:?}");
+        let ldiv = f.params.iter().find(|p| p.name == "impl_ldiv").unwrap();
+        assert_eq!(ldiv.above_max, None);
+        assert!(ldiv.value > 0.0 && ldiv.unidentified.is_none(), "{ldiv:?}");
+        // Without the bound the same data gives the truth.
+        let free = fit(&refs, &table(), &spec(&["impl_ldiv", "impl_irem"]), &Memo::default()).unwrap();
+        assert!((value(&free, "impl_irem") - 150.0).abs() < 1e-6);
     }
 
     #[test]

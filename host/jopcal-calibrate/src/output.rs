@@ -45,7 +45,11 @@ pub fn calibrated_toml(
                     .as_ref()
                     .map(|b| format!("; fitted from {b} alone"))
                     .unwrap_or_default();
-                m.param(&p.name, p.value, Some(&format!("was {}{alone}", number(p.start))));
+                let held = p
+                    .above_max
+                    .map(|v| format!("; held at its max: the fit wanted {}", number(v)))
+                    .unwrap_or_default();
+                m.param(&p.name, p.value, Some(&format!("was {}{alone}{held}", number(p.start))));
             }
             Some(why) => m.param_comment(&format!("{} not fitted: {why}; kept at {}", p.name, number(p.start))),
         }

@@ -49,6 +49,10 @@ pub struct ParamRow {
     pub start: f64,
     /// Its value in the fitted table (the start when not fitted).
     pub value: f64,
+    /// The value the fit wanted, above the parameter's physical bound (the
+    /// model's `[max]`, where it was held instead).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub wanted_above_max: Option<f64>,
     /// Why the data cannot identify it.
     pub why_not: Option<String>,
 }
@@ -180,6 +184,7 @@ impl CalibrationReport {
                     only_from: p.sole_benchmark.clone(),
                     start: p.start,
                     value: p.value,
+                    wanted_above_max: p.above_max,
                     why_not: p.unidentified.clone(),
                 })
                 .collect(),
@@ -237,6 +242,7 @@ mod tests {
                     value: 3.0,
                     unidentified: None,
                     sole_benchmark: None,
+                    above_max: None,
                 },
                 FittedParam {
                     name: "impl_lrem".into(),
@@ -244,6 +250,7 @@ mod tests {
                     value: 0.0,
                     unidentified: Some("no benchmark's estimate depends on it".into()),
                     sole_benchmark: None,
+                    above_max: None,
                 },
             ],
             rows: vec![("A".into(), 100.0, 101.0), ("B".into(), 200.0, 198.0)],

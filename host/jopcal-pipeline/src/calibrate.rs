@@ -292,6 +292,16 @@ fn parameter_warnings(f: &Fit, start: &TimingModel) -> Vec<String> {
             ));
         }
     }
+    for p in &f.params {
+        if let Some(wanted) = p.above_max {
+            warnings.push(format!(
+                "{} held at its max {}: the fit wanted {}, which no such cost can be (the model's [max]); what the benchmarks that depend on it measure is something the model does not express",
+                p.name,
+                jopcal_timing::file::number(p.value),
+                jopcal_timing::file::number(wanted)
+            ));
+        }
+    }
     let host = f.host_priced(start);
     if !host.is_empty() {
         let names: Vec<&str> = host.iter().map(|(m, _)| m.as_str()).collect();

@@ -17,6 +17,8 @@ pub enum ModelError {
     UnknownParam { name: String, known: String },
     #[error("parameter override '{0}' is not NAME=NUMBER")]
     BadOverride(String),
+    #[error("parameter {name}={value}: above its max {max} (the model's [max]: no such cost can be that high)")]
+    AboveMax { name: String, value: String, max: String },
     #[error("parameter {name}={value}: {why}")]
     BadValue {
         name: String,

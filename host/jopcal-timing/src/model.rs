@@ -40,6 +40,9 @@ pub struct TimingModel {
     methods: BTreeMap<String, Expr>,
     /// What the target's linker does to the bytecode before it runs.
     pub(crate) linker: Linker,
+    /// Upper bounds of parameters: what no such cost can exceed on the
+    /// processor; a fit holds a parameter there rather than go beyond.
+    max: BTreeMap<String, f64>,
 }
 
 /// Rewrites a JOP linker applies to the program before it runs (`[linker]`).
@@ -72,6 +75,9 @@ struct RawModel {
     #[serde(default)]
     methods: BTreeMap<String, Spanned<String>>,
     linker: Option<Linker>,
+    /// The most each named parameter can physically be (`[max]`).
+    #[serde(default)]
+    max: BTreeMap<String, Spanned<f64>>,
 }
 
 #[derive(Deserialize)]
@@ -302,6 +308,27 @@ impl TimingModel {
             }
         }
         check_not_circular(&locator, &raw.formulas, &formulas)?;
+        let mut max = base.as_ref().map(|b| b.max.clone()).unwrap_or_default();
+        for (k, v) in &raw.max {
+            let bound = *v.get_ref();
+            if !params.contains_key(k) {
+                return Err(at(v.span().start, format!("max: '{k}' is not a parameter")));
+            }
+            if !bound.is_finite() || bound < 0.0 {
+                return Err(at(
+                    v.span().start,
+                    format!("max: '{k}' must be a finite number, 0 or more"),
+                ));
+            }
+            max.insert(k.clone(), bound);
+        }
+        for (k, bound) in &max {
+            let v = params[k];
+            if v > *bound {
+                let offset = raw.params.get(k).map_or(0, |s| s.span().start);
+                return Err(at(offset, format!("parameter '{k}' = {v} is above its max {bound}")));
+            }
+        }
         let missing: Vec<&str> = opcode::all()
             .filter(|(op, _)| opcodes[*op as usize].is_none())
             .map(|(_, n)| n)
@@ -324,6 +351,7 @@ impl TimingModel {
             native,
             methods,
             linker: raw.linker.or(base.as_ref().map(|b| b.linker)).unwrap_or_default(),
+            max,
         })
     }
 
@@ -368,9 +396,23 @@ impl TimingModel {
                     "memory wait states are whole cycles; give an integer such as 1, 2 or 3",
                 ));
             }
+            if let Some(&bound) = self.max.get(name) {
+                if v > bound {
+                    return Err(ModelError::AboveMax {
+                        name: name.to_string(),
+                        value: v.to_string(),
+                        max: bound.to_string(),
+                    });
+                }
+            }
             self.set_param(name, v)?;
         }
         Ok(())
+    }
+
+    /// The most parameter `name` can physically be, where the model says.
+    pub fn max_of(&self, name: &str) -> Option<f64> {
+        self.max.get(name).copied()
     }
 
     /// Current parameter values.
@@ -489,6 +531,27 @@ mod tests {
 
     fn parse(text: &str) -> Result<TimingModel, String> {
         TimingModel::parse(text, Path::new("m.toml")).map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn max_bounds_parameters_at_load_and_on_override() {
+        let base = minimal("iadd = \"1\"\nidiv = { java = \"80\", routine = \"impl_x\" }\n");
+        let m = parse(&format!("{base}[max]\nimpl_x = 40\n")).unwrap();
+        assert_eq!(m.max_of("impl_x"), Some(40.0));
+        assert_eq!(m.max_of("r"), None);
+        let mut m2 = m.clone();
+        assert_eq!(
+            m2.apply_overrides(&["impl_x=41".to_string()]).unwrap_err().to_string(),
+            "parameter impl_x=41: above its max 40 (the model's [max]: no such cost can be that high)"
+        );
+        m2.apply_overrides(&["impl_x=40".to_string()]).unwrap();
+        let e = parse(&format!("{base}[max]\nimpl_x = 4\n")).unwrap_err();
+        assert!(
+            e.starts_with("m.toml:6:") && e.ends_with("parameter 'impl_x' = 5 is above its max 4"),
+            "{e}"
+        );
+        let e = parse(&format!("{base}[max]\nq = 4\n")).unwrap_err();
+        assert!(e.ends_with("max: 'q' is not a parameter"), "{e}");
     }
 
     #[test]
