@@ -145,7 +145,12 @@ fn method_code(jvmti: &Jvmti, mid: jni::jmethodID) -> Option<Arc<MethodCode>> {
         } else {
             jvmti.get_bytecodes(mid).unwrap_or_default()
         };
-        let pool = if code.iter().any(|op| is_invoke(*op)) {
+        // The pool names invoke targets and the fields of field accesses (a
+        // byte that may be either is enough to fetch it).
+        let pool = if code
+            .iter()
+            .any(|op| is_invoke(*op) || jopcal_profile::model::FIELD_OPCODES.contains(op))
+        {
             jvmti
                 .get_constant_pool(class)
                 .ok()
@@ -428,10 +433,18 @@ fn step(jvmti: &Jvmti, event: LocationEvent, by_breakpoint: bool) {
         } else {
             None
         };
+        let field = if (0xb2..=0xb5).contains(&op) {
+            top.code.field_kind_at(at)
+        } else {
+            None
+        };
         if let Some(tree) = shared().tree.as_mut() {
             tree.count(node, op, block);
             if let Some((local, inc)) = iinc {
                 tree.count_iinc(node, local, inc);
+            }
+            if let Some(kind) = field {
+                tree.count_field(node, op, kind);
             }
         }
     });

@@ -3,7 +3,7 @@
 //! exact opcode and by basic block, and the call/return stream.
 
 use jopcal_classfile::{basic_blocks, decode, opcode::is_invoke, pool_member_ref, BlockMode, Constant};
-use jopcal_profile::{Event, MethodInfo, Node, Profile};
+use jopcal_profile::{Event, FieldKind, MethodInfo, Node, Profile};
 use std::collections::{BTreeMap, HashMap};
 
 /// Marks a bytecode index that does not start a basic block.
@@ -23,6 +23,9 @@ pub struct MethodCode {
     leaders: Box<[u32]>,
     /// Per invoke bytecode index: `(name, descriptor)` of the method it names.
     targets: HashMap<u32, (String, String)>,
+    /// Per field access bytecode index: the kind of its field, where JOP's
+    /// linker treats that kind apart (references, longs and doubles).
+    field_kinds: HashMap<u32, FieldKind>,
     /// Bytecode index of every instruction.
     starts: Box<[u32]>,
 }
@@ -34,6 +37,7 @@ impl MethodCode {
         let mut block_at = vec![NOT_A_LEADER; code.len()].into_boxed_slice();
         let mut leaders = Vec::new();
         let mut targets = HashMap::new();
+        let mut field_kinds = HashMap::new();
         let mut starts = Vec::new();
         if let Ok(instructions) = decode(&code) {
             starts = instructions.iter().map(|i| i.pc).collect();
@@ -42,6 +46,18 @@ impl MethodCode {
             for (n, b) in basic_blocks(&instructions, &[], BlockMode::Control).iter().enumerate() {
                 block_at[b.start_pc as usize] = n as u32;
                 leaders.push(b.start_pc);
+            }
+            for ins in instructions
+                .iter()
+                .filter(|i| jopcal_profile::model::FIELD_OPCODES.contains(&i.opcode))
+            {
+                if let jopcal_classfile::Operands::Cp(cp) = ins.operands {
+                    if let Some(kind) =
+                        pool_member_ref(pool, cp).and_then(|(_, _, desc)| FieldKind::of_descriptor(desc))
+                    {
+                        field_kinds.insert(ins.pc, kind);
+                    }
+                }
             }
             for ins in instructions.iter().filter(|i| is_invoke(i.opcode)) {
                 let cp = match ins.operands {
@@ -62,6 +78,7 @@ impl MethodCode {
             block_at,
             leaders: leaders.into_boxed_slice(),
             targets,
+            field_kinds,
             starts: starts.into_boxed_slice(),
         }
     }
@@ -91,6 +108,13 @@ impl MethodCode {
             }
             _ => None,
         }
+    }
+
+    /// The kind of the field the access at `bci` names, where it is one JOP's
+    /// linker treats apart.
+    #[inline]
+    pub fn field_kind_at(&self, bci: u32) -> Option<FieldKind> {
+        self.field_kinds.get(&bci).copied()
     }
 
     /// The block that starts at `bci`, if one does.
@@ -125,6 +149,8 @@ struct NodeCounts {
     handler_blocks: BTreeMap<u32, u64>,
     /// `iinc` executions by (local, increment).
     iinc: BTreeMap<(u16, i16), u64>,
+    /// Field accesses by (opcode, field kind).
+    fields: BTreeMap<(u8, FieldKind), u64>,
 }
 
 /// The tree, the method table and the event stream of one region.
@@ -213,6 +239,11 @@ impl Tree {
         *self.nodes[node as usize].iinc.entry((local, inc)).or_insert(0) += 1;
     }
 
+    /// One executed field access (already counted as an opcode) of a field of `kind`.
+    pub fn count_field(&mut self, node: u32, op: u8, kind: FieldKind) {
+        *self.nodes[node as usize].fields.entry((op, kind)).or_insert(0) += 1;
+    }
+
     /// An exception handler at `pc` that is not a static block start was entered.
     pub fn count_handler(&mut self, node: u32, pc: u32) {
         *self.nodes[node as usize].handler_blocks.entry(pc).or_insert(0) += 1;
@@ -260,6 +291,7 @@ impl Tree {
                     opcodes,
                     blocks,
                     iinc: n.iinc,
+                    fields: n.fields,
                 }
             })
             .collect();
@@ -288,6 +320,7 @@ impl NodeCounts {
             blocks: vec![0; m.leaders.len()],
             handler_blocks: BTreeMap::new(),
             iinc: BTreeMap::new(),
+            fields: BTreeMap::new(),
         }
     }
 }

@@ -128,9 +128,30 @@ pub fn explanations(
             None => None,
         };
         let e = jopcal_timing::estimate::estimate(p, model, mode);
-        xs.push(take_apart(&e, p, model, measured, counts.as_ref()));
+        let mut x = take_apart(&e, p, model, measured, counts.as_ref());
+        let trace = dir.join("traces").join(format!("{}.methods.csv", p.benchmark));
+        if trace.is_file() {
+            x.compare_methods(&e, p, &read_trace(&trace)?);
+        }
+        xs.push(x);
     }
     Ok(xs)
+}
+
+/// A virtual board's per-method trace (`<bench>.methods.csv`): method,
+/// calls, exclusive cycles.
+fn read_trace(path: &Path) -> Result<Vec<(String, u64, u64)>> {
+    let mut rd = csv::Reader::from_path(path).with_context(|| format!("{}: cannot read", path.display()))?;
+    let mut rows = Vec::new();
+    for (i, rec) in rd.records().enumerate() {
+        let rec = rec.map_err(|e| anyhow!("{}: {e}", path.display()))?;
+        let field = |k: usize| rec.get(k).unwrap_or("");
+        let bad = |what: &str| anyhow!("{}:{}: {what} is not a whole number", path.display(), i + 2);
+        let calls = field(1).parse().map_err(|_| bad("calls"))?;
+        let cycles = field(2).parse().map_err(|_| bad("exclusive_cycles"))?;
+        rows.push((field(0).to_string(), calls, cycles));
+    }
+    Ok(rows)
 }
 
 /// The mean, as the accuracy table takes it.

@@ -63,6 +63,19 @@ pub enum InvalidProfile {
         /// `wide`s executed.
         wides: u64,
     },
+    /// A node has more field accesses by kind than it executed of that opcode
+    /// (or counts a kind for an opcode that accesses no field).
+    #[error("node {node} has {typed} typed field accesses of opcode {opcode} but executed {executed}")]
+    FieldCounts {
+        /// The node's index.
+        node: usize,
+        /// The field access opcode.
+        opcode: u8,
+        /// The counts by kind, summed.
+        typed: u64,
+        /// Executions of the opcode.
+        executed: u64,
+    },
     /// The event stream invokes a node that does not exist (or the root).
     #[error("event stream invokes node {0}, which does not exist")]
     EventNode(u32),

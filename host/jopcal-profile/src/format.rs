@@ -1,10 +1,10 @@
-//! The `.jopprof` binary format, version 3 (version 2, without the `iinc`
-//! operand counts, still reads). All integers are unsigned LEB128
+//! The `.jopprof` binary format, version 4 (versions 2, without the `iinc`
+//! operand counts, and 3, without the field kinds, still read). All integers are unsigned LEB128
 //! varints unless said otherwise; strings are a varint byte length and UTF-8.
 //!
 //! ```text
 //! magic        8 bytes "JOPCALP\n"
-//! version      varint (3)
+//! version      varint (4)
 //! flags        varint (bit 0: complete)
 //! benchmark    string
 //! region       string ("harness" or "main")
@@ -20,7 +20,10 @@
 //!                opcodes varint count, then (opcode byte, count varint)...
 //!                blocks varint count, then (start_pc varint, count varint)...
 //!                iinc varint count, then (local varint, increment zigzag
-//!                varint, count varint)... (version 3 only)
+//!                varint, count varint)... (version 3 on)
+//!                fields varint count, then (opcode byte 0xb2..=0xb5, kind
+//!                byte: 0 reference, 1 long or double, count varint)...
+//!                (version 4 on)
 //! entry_stack  varint count, then node ids
 //! region_start varint: index of the first event inside the region (the
 //!              events before it were tracked for the method cache only)
@@ -30,13 +33,13 @@
 //! Nothing may follow the events. A reader rejects a newer version, and any
 //! truncation or inconsistency, naming the byte offset.
 
-use crate::model::{Event, MethodInfo, Node, Profile};
+use crate::model::{Event, FieldKind, MethodInfo, Node, Profile};
 use jopcal_classfile::opcode::mnemonic;
 use serde_json::{json, Map, Value};
 use std::path::{Path, PathBuf};
 
 pub const MAGIC: &[u8; 8] = b"JOPCALP\n";
-pub const FORMAT_VERSION: u64 = 3;
+pub const FORMAT_VERSION: u64 = 4;
 /// The oldest version this reader accepts.
 pub const OLDEST_VERSION: u64 = 2;
 /// File extension of binary profiles.
@@ -118,6 +121,15 @@ pub fn encode(p: &Profile) -> Vec<u8> {
         for ((local, inc), c) in &n.iinc {
             put(&mut o, u64::from(*local));
             put(&mut o, zigzag(i64::from(*inc)));
+            put(&mut o, *c);
+        }
+        put(&mut o, n.fields.len() as u64);
+        for ((op, kind), c) in &n.fields {
+            o.push(*op);
+            o.push(match kind {
+                FieldKind::Reference => 0,
+                FieldKind::Wide => 1,
+            });
             put(&mut o, *c);
         }
     }
@@ -298,6 +310,25 @@ fn decode_at(data: &[u8]) -> R<Profile> {
                 iinc.insert((local, inc), c);
             }
         }
+        let mut fields = std::collections::BTreeMap::new();
+        if version >= 4 {
+            for _ in 0..r.count("field kind", 3)? {
+                let op = r.byte()?;
+                let at = r.pos;
+                let kind = match r.byte()? {
+                    0 => FieldKind::Reference,
+                    1 => FieldKind::Wide,
+                    k => {
+                        return Err((
+                            at,
+                            format!("field kind {k} is neither 0 (reference) nor 1 (long or double)"),
+                        ))
+                    }
+                };
+                let c = r.var()?;
+                fields.insert((op, kind), c);
+            }
+        }
         nodes.push(Node {
             parent,
             method,
@@ -307,6 +338,7 @@ fn decode_at(data: &[u8]) -> R<Profile> {
             opcodes,
             blocks,
             iinc,
+            fields,
         });
     }
     let n_stack = r.count("entry stack", 1)?;
@@ -377,7 +409,7 @@ pub fn read_dir(dir: &Path) -> Result<Vec<Profile>, ProfileError> {
 
 /// The JSON view: the tree with, per node, `method`, `callsite`, `calls`,
 /// `bytecodes`, `opcodes` (mnemonic → count), `iinc` (`[local, increment,
-/// count]` triples) and `children`.
+/// count]` triples), `fields` (`[opcode, kind, count]`) and `children`.
 pub fn to_json(p: &Profile) -> Value {
     let mut built: Vec<Option<Value>> = vec![None; p.nodes.len()];
     let children = p.children();
@@ -397,6 +429,10 @@ pub fn to_json(p: &Profile) -> Value {
             "bytecodes": n.bytecodes(),
             "opcodes": Value::Object(ops),
             "iinc": n.iinc.iter().map(|((l, i), c)| json!([l, i, c])).collect::<Vec<Value>>(),
+            "fields": n.fields.iter().map(|((op, k), c)| json!([mnemonic(*op).unwrap_or("?"), match k {
+                FieldKind::Reference => "reference",
+                FieldKind::Wide => "long or double",
+            }, c])).collect::<Vec<Value>>(),
             "children": kids,
         }));
     }
@@ -475,6 +511,34 @@ mod tests {
     }
 
     #[test]
+    fn field_kinds_round_trip_and_version_3_still_reads() {
+        let mut p = sample();
+        let n = p.nodes.iter().position(|n| n.opcodes.contains_key(&0xb4)).unwrap_or(1);
+        p.nodes[n].opcodes.insert(0xb5, 7);
+        p.nodes[n].fields.insert((0xb5, FieldKind::Reference), 5);
+        p.nodes[n].fields.insert((0xb5, FieldKind::Wide), 1);
+        let back = decode(&encode(&p)).unwrap();
+        assert_eq!(back, p);
+        assert_eq!(to_json(&p)["format_version"], json!(4));
+        // More typed accesses than executions are refused.
+        p.nodes[n].fields.insert((0xb5, FieldKind::Wide), 3);
+        assert!(decode(&encode(&p))
+            .unwrap_err()
+            .message
+            .contains("8 typed field accesses of opcode 181 but executed 7"));
+        // A version 3 file (no field kinds) reads with none.
+        let mut v3 = MAGIC.to_vec();
+        v3.extend([3, 1, 1, b'B', 7]);
+        v3.extend(b"harness");
+        v3.extend([1, 3, b't', b'/', b'T', 3, b'r', b'u', b'n', 3, b'(', b')', b'V', 4, 0]);
+        v3.extend([1, 0, 0, 1, 0, 1, 1, 0xb5, 1, 0, 0]); // node: putfield x1, no blocks, no iinc forms
+        v3.extend([1, 0, 0, 0]); // entry stack [0], region start 0, no events
+        let old = decode(&v3).unwrap();
+        assert_eq!(old.nodes[0].opcodes[&0xb5], 1);
+        assert!(old.nodes[0].fields.is_empty());
+    }
+
+    #[test]
     fn corruption_names_the_byte() {
         let bytes = encode(&sample());
         assert_eq!(
@@ -485,11 +549,11 @@ mod tests {
             decode(b"JOPCALQ\n").unwrap_err().to_string(),
             "byte 0: not a jopcal profile (bad magic)"
         );
-        let mut v4 = bytes.clone();
-        v4[8] = 4;
+        let mut v5 = bytes.clone();
+        v5[8] = 5;
         assert_eq!(
-            decode(&v4).unwrap_err().message,
-            "profile format version 4; this jopcal reads versions 2 to 3"
+            decode(&v5).unwrap_err().message,
+            "profile format version 5; this jopcal reads versions 2 to 4"
         );
         let mut extra = bytes.clone();
         extra.push(0);

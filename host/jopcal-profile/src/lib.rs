@@ -19,4 +19,4 @@ pub mod format;
 pub mod model;
 
 pub use format::{decode, encode, read_dir, read_file, to_json, DecodeError, ProfileError, EXTENSION, FORMAT_VERSION};
-pub use model::{Event, MethodInfo, Node, Profile};
+pub use model::{Event, FieldKind, MethodInfo, Node, Profile};

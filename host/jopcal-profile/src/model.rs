@@ -8,6 +8,28 @@ use std::collections::BTreeMap;
 const IINC: u8 = 0x84;
 const WIDE: u8 = 0xc4;
 
+/// What a field access's field holds, where JOP's linker treats it apart:
+/// a reference (`L...;` or an array) or a two-word value (`long`, `double`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum FieldKind {
+    Reference,
+    Wide,
+}
+
+impl FieldKind {
+    /// The kind of a field of `descriptor`; `None` for one-word primitives.
+    pub fn of_descriptor(descriptor: &str) -> Option<FieldKind> {
+        match descriptor.as_bytes().first() {
+            Some(b'L' | b'[') => Some(FieldKind::Reference),
+            Some(b'J' | b'D') => Some(FieldKind::Wide),
+            _ => None,
+        }
+    }
+}
+
+/// The field access opcodes: getstatic, putstatic, getfield, putfield.
+pub const FIELD_OPCODES: std::ops::RangeInclusive<u8> = 0xb2..=0xb5;
+
 /// A method as the profiled JVM loaded it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct MethodInfo {
@@ -68,6 +90,12 @@ pub struct Node {
     /// serde view (JSON keys are strings); the binary format carries it.
     #[serde(skip)]
     pub iinc: BTreeMap<(u16, i16), u64>,
+    /// Executions of field accesses (opcode 0xb2..=0xb5) by the kind of their
+    /// field, for the fields whose kind JOP's linker treats apart (the rest of
+    /// each opcode's count are one-word primitives). Profiles before format 4
+    /// have none. Not in the serde view; the binary format carries it.
+    #[serde(skip)]
+    pub fields: BTreeMap<(u8, FieldKind), u64>,
 }
 
 impl Node {
@@ -204,6 +232,29 @@ impl Profile {
                     forms,
                     iincs,
                     wides,
+                });
+            }
+            for op in FIELD_OPCODES {
+                let typed: u64 = n
+                    .fields
+                    .range((op, FieldKind::Reference)..=(op, FieldKind::Wide))
+                    .fold(0u64, |a, (_, c)| a.saturating_add(*c));
+                let executed = n.opcodes.get(&op).copied().unwrap_or(0);
+                if typed > executed {
+                    return Err(InvalidProfile::FieldCounts {
+                        node: i,
+                        opcode: op,
+                        typed,
+                        executed,
+                    });
+                }
+            }
+            if let Some(&(op, _)) = n.fields.keys().find(|(op, _)| !FIELD_OPCODES.contains(op)) {
+                return Err(InvalidProfile::FieldCounts {
+                    node: i,
+                    opcode: op,
+                    typed: 1,
+                    executed: 0,
                 });
             }
         }

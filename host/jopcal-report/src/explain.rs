@@ -33,6 +33,17 @@ pub struct Compared {
     pub target: f64,
 }
 
+/// One method in the estimate and in the target's trace (the virtual board's
+/// per-method exclusive cycles of the whole run).
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct MethodCompared {
+    pub method: String,
+    pub calls_estimate: u64,
+    pub calls_target: u64,
+    pub cycles_estimate: f64,
+    pub cycles_target: f64,
+}
+
 /// One benchmark's estimate, taken apart.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct Explanation {
@@ -62,6 +73,10 @@ pub struct Explanation {
     pub against_target: Vec<Compared>,
     /// What the decomposition points at, in words, largest first.
     pub findings: Vec<String>,
+    /// Per method against the target's trace, when it left one: largest
+    /// difference first.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub methods: Vec<MethodCompared>,
 }
 
 /// The groups opcodes are reported in, by mnemonic (JOP's own bytecodes
@@ -208,6 +223,7 @@ pub fn explain(
         cache_load_cycles: e.cache_load_cycles,
         against_target,
         findings: Vec::new(),
+        methods: Vec::new(),
     };
     x.findings = findings(&x, e, counts);
     x
@@ -394,6 +410,43 @@ fn thousands(v: f64) -> String {
 
 impl Explanation {
     /// The explanation as a Markdown section.
+    /// Adds the per-method comparison with a trace of the target: `(method
+    /// as `pkg.Class.name(descriptor)`, calls, exclusive cycles)` per method.
+    pub fn compare_methods(&mut self, e: &Estimate, p: &Profile, trace: &[(String, u64, u64)]) {
+        let mut by: BTreeMap<String, MethodCompared> = BTreeMap::new();
+        let blank = |m: &str| MethodCompared {
+            method: m.to_string(),
+            calls_estimate: 0,
+            calls_target: 0,
+            cycles_estimate: 0.0,
+            cycles_target: 0.0,
+        };
+        for (i, n) in p.nodes.iter().enumerate() {
+            let Some(m) = p.methods.get(n.method as usize) else {
+                continue;
+            };
+            let name = format!("{}.{}{}", m.class.replace('/', "."), m.name, m.descriptor);
+            let row = by.entry(name.clone()).or_insert_with(|| blank(&name));
+            row.calls_estimate += n.calls;
+            row.cycles_estimate += e.per_node.get(i).copied().unwrap_or(0.0);
+        }
+        for (name, calls, cycles) in trace {
+            let row = by.entry(name.clone()).or_insert_with(|| blank(name));
+            row.calls_target += calls;
+            row.cycles_target += *cycles as f64;
+        }
+        let mut rows: Vec<MethodCompared> = by
+            .into_values()
+            .filter(|r| r.cycles_estimate != 0.0 || r.cycles_target != 0.0)
+            .collect();
+        rows.sort_by(|a, b| {
+            (b.cycles_estimate - b.cycles_target)
+                .abs()
+                .total_cmp(&(a.cycles_estimate - a.cycles_target).abs())
+        });
+        self.methods = rows;
+    }
+
     pub fn to_markdown(&self) -> String {
         let mut s = String::new();
         let _ = writeln!(s, "## {}\n", self.benchmark);
@@ -474,6 +527,36 @@ impl Explanation {
                 &self.library,
                 self.estimate,
                 12,
+            );
+        }
+        if !self.methods.is_empty() {
+            s.push_str("| per method, against the target's trace (whole run) | calls | target calls | cycles | target cycles | difference |\n|---|---:|---:|---:|---:|---:|\n");
+            for m in self.methods.iter().take(15) {
+                let _ = writeln!(
+                    s,
+                    "| {} | {} | {} | {} | {} | {} |",
+                    m.method,
+                    thousands(m.calls_estimate as f64),
+                    thousands(m.calls_target as f64),
+                    thousands(m.cycles_estimate),
+                    thousands(m.cycles_target),
+                    thousands(m.cycles_estimate - m.cycles_target)
+                );
+            }
+            let only_target = self
+                .methods
+                .iter()
+                .filter(|m| m.calls_estimate == 0 && m.cycles_estimate == 0.0)
+                .count();
+            let only_host = self
+                .methods
+                .iter()
+                .filter(|m| m.calls_target == 0 && m.cycles_target == 0.0)
+                .count();
+            let _ = writeln!(
+                s,
+                "\n{} methods in all; {only_target} only on the target (its own library, boot, code outside the timed region), {only_host} only in the host profile.\n",
+                self.methods.len()
             );
         }
         s

@@ -99,6 +99,8 @@ struct Layout {
     jvm_entered_bytecodes: u64,
     /// The target's linker replaces `iinc` (see [`linked_opcodes`]).
     replace_iinc: bool,
+    /// The target's linker types field accesses by their field.
+    typed_fields: bool,
 }
 
 /// JOP's linker's replacement of `iinc local, c` (the original tree's
@@ -129,15 +131,29 @@ pub fn iinc_replacement(local: u16, inc: i16) -> [u8; 4] {
 
 /// A node's executed opcodes as the target runs them: with the linker's
 /// `iinc` replacement, each recorded `iinc` form counts as its replacement
-/// (an `iinc` the profile has no operands for stays, priced by its entry).
-fn linked_opcodes(n: &jopcal_profile::Node, replace_iinc: bool) -> Vec<(u8, u64)> {
+/// (an `iinc` the profile has no operands for stays, priced by its entry);
+/// with its typed field accesses, each access the profile recorded the
+/// field kind of counts as JOP's typed opcode (`putfield_ref`, ...).
+fn linked_opcodes(n: &jopcal_profile::Node, replace_iinc: bool, typed_fields: bool) -> Vec<(u8, u64)> {
     const IINC: u8 = 0x84;
     const WIDE: u8 = 0xc4;
-    if !replace_iinc || n.iinc.is_empty() {
+    let replace_iinc = replace_iinc && !n.iinc.is_empty();
+    let typed_fields = typed_fields && !n.fields.is_empty();
+    if !replace_iinc && !typed_fields {
         return n.opcodes.iter().map(|(&op, &c)| (op, c)).collect();
     }
     let mut ops = n.opcodes.clone();
-    for (&(local, inc), &c) in &n.iinc {
+    if typed_fields {
+        for (&(op, kind), &c) in &n.fields {
+            if let Some(typed) = crate::jop::typed_field(op, kind) {
+                let e = ops.entry(op).or_default();
+                *e = e.saturating_sub(c);
+                *ops.entry(typed).or_default() += c;
+            }
+        }
+    }
+    let iinc = if replace_iinc { &n.iinc } else { &BTreeMap::new() };
+    for (&(local, inc), &c) in iinc {
         let narrow = local <= 255 && i8::try_from(inc).is_ok();
         let e = ops.entry(if narrow { IINC } else { WIDE }).or_default();
         *e = e.saturating_sub(c);
@@ -180,6 +196,7 @@ impl Layout {
             skipped,
             jvm_entered_bytecodes,
             replace_iinc: model.linker().replace_iinc,
+            typed_fields: model.linker().typed_fields,
         }
     }
 
@@ -192,7 +209,7 @@ impl Layout {
             .enumerate()
             .filter(|(i, n)| !self.skipped[*i] && !self.whole[n.method as usize])
             .flat_map(|(i, n)| {
-                linked_opcodes(n, self.replace_iinc)
+                linked_opcodes(n, self.replace_iinc, self.typed_fields)
                     .into_iter()
                     .map(move |(op, count)| (i, op, count))
             })
@@ -291,6 +308,14 @@ fn replay(profile: &Profile, layout: &Layout, mode: CacheMode, mut charge: impl 
         }
     }
     (hits, misses)
+}
+
+/// The mnemonic of a JVM opcode, or the `[native]` name of JOP's own.
+fn opcode_name(op: u8) -> &'static str {
+    match mnemonic(op) {
+        Some(m) => m,
+        None => crate::jop::opcode_name(op),
+    }
 }
 
 /// Estimates `profile` with `model` under `mode`.
@@ -421,7 +446,7 @@ pub fn estimate_sized(
         let i = op as usize;
         if op_count[i] > 0 || op_cycles[i] != 0.0 {
             e.per_opcode
-                .insert(mnemonic(op).unwrap_or("?").to_string(), (op_count[i], op_cycles[i]));
+                .insert(opcode_name(op).to_string(), (op_count[i], op_cycles[i]));
             if is_invoke(op) || is_return(op) {
                 e.invoke_return_cycles += op_cycles[i];
             }
@@ -563,6 +588,39 @@ mod tests {
             TimingModel::load(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../../calibration/jop-wcet.toml")).unwrap();
         m.apply_overrides(&[r.to_string(), "w=2".into()]).unwrap();
         m
+    }
+
+    #[test]
+    fn the_linkers_typed_field_accesses_are_priced_as_jops_own_opcodes() {
+        let devel = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../calibration/jop-devel.toml");
+        let mut m = TimingModel::load(&devel).unwrap();
+        m.set_param("impl_putfield_ref", 130.0).unwrap();
+        let mut p = two_calls();
+        p.nodes[1].opcodes.insert(0xb5, 5); // putfield x5: 3 of a reference, 1 of a long
+        p.nodes[1].opcodes.insert(0xb4, 2); // getfield x2: both of a reference
+        p.nodes[1]
+            .fields
+            .insert((0xb5, jopcal_profile::FieldKind::Reference), 3);
+        p.nodes[1].fields.insert((0xb5, jopcal_profile::FieldKind::Wide), 1);
+        p.nodes[1]
+            .fields
+            .insert((0xb4, jopcal_profile::FieldKind::Reference), 2);
+        let e = estimate(&p, &m, CacheMode::Hit);
+        let b = m.load_cost(true, 0);
+        let dispatch = m.native_cost_at("putfield_ref", b, 0).unwrap();
+        assert_eq!(e.per_opcode["putfield_ref"], (3, 3.0 * (dispatch + 130.0)));
+        assert_eq!(e.per_opcode["putfield_long"].0, 1);
+        assert_eq!(e.per_opcode["putfield_long"].1, m.native_cost("putfield_long").unwrap());
+        assert_eq!(e.per_opcode["putfield"], (1, m.cost(0xb5, b, 0)));
+        assert_eq!(e.per_opcode["getfield_ref"].0, 2);
+        assert!(!e.per_opcode.contains_key("getfield"));
+        assert_eq!(e.java_routine_cycles, 3.0 * 130.0);
+        // Without the linker's typing, every access is a JVM field access.
+        let mut plain = m.clone();
+        plain.linker.typed_fields = false;
+        let e = estimate(&p, &plain, CacheMode::Hit);
+        assert_eq!(e.per_opcode["putfield"].0, 5);
+        assert!(!e.per_opcode.contains_key("putfield_ref"));
     }
 
     #[test]

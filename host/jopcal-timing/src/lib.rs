@@ -14,6 +14,7 @@ pub mod error;
 pub mod estimate;
 pub mod expr;
 pub mod file;
+pub mod jop;
 pub mod model;
 pub mod table;
 

@@ -34,7 +34,7 @@ pub struct TimingModel {
     cache_hit: Expr,
     cache_miss: Expr,
     opcodes: Vec<Cost>,
-    native: BTreeMap<String, Expr>,
+    native: BTreeMap<String, Cost>,
     /// Whole-call costs of methods whose host code is not what JOP runs
     /// (library differences), by `pkg.Class.name(desc)`.
     methods: BTreeMap<String, Expr>,
@@ -54,6 +54,12 @@ pub struct Linker {
     /// opcodes' own entries for each (local, c) the profile recorded.
     #[serde(default)]
     pub replace_iinc: bool,
+    /// A field access whose field is a reference, a long or a double becomes
+    /// JOP's typed access (`putfield_ref`, `getfield_long`, ...; the original
+    /// tree's linker), priced by its `[native]` entry for each access the
+    /// profile recorded the field kind of.
+    #[serde(default)]
+    pub typed_fields: bool,
 }
 
 /// The memory wait states of JOP's formulas: whole numbers of cycles.
@@ -71,7 +77,7 @@ struct RawModel {
     #[serde(default)]
     opcodes: BTreeMap<Spanned<String>, Spanned<RawCost>>,
     #[serde(default)]
-    native: BTreeMap<String, Spanned<String>>,
+    native: BTreeMap<String, Spanned<RawCost>>,
     #[serde(default)]
     methods: BTreeMap<String, Spanned<String>>,
     linker: Option<Linker>,
@@ -284,9 +290,13 @@ impl TimingModel {
         }
         let mut native = base.as_ref().map(|b| b.native.clone()).unwrap_or_default();
         for (k, v) in &raw.native {
-            let e = formula(v, &format!("native '{k}'"))?;
-            spans.push((format!("native '{k}'"), v.span().start, e.clone()));
-            native.insert(k.clone(), e);
+            let what = format!("native '{k}'");
+            let c = opcode_cost(&locator, &what, v, &params)?;
+            let e = match &c {
+                Cost::Formula(e) | Cost::Java { dispatch: e, .. } => e.clone(),
+            };
+            spans.push((what, v.span().start, e));
+            native.insert(k.clone(), c);
         }
         let mut methods = base.as_ref().map(|b| b.methods.clone()).unwrap_or_default();
         for (k, v) in &raw.methods {
@@ -421,8 +431,13 @@ impl TimingModel {
     }
 
     /// The cost description of an opcode.
+    /// The cost of opcode `op`: a JVM opcode's `[opcodes]` entry, or for
+    /// JOP's own opcodes (202 and up) their `[native]` entry.
     pub fn opcode(&self, op: u8) -> Option<&Cost> {
-        self.opcodes.get(op as usize)
+        match self.opcodes.get(op as usize) {
+            Some(c) => Some(c),
+            None => self.native.get(crate::jop::opcode_name(op)),
+        }
     }
 
     fn lookup(&self, name: &str, b: f64, n: f64) -> f64 {
@@ -451,9 +466,10 @@ impl TimingModel {
     }
 
     /// `(dispatch or formula part, Java routine part)` of an opcode's cost.
-    /// Bytes that are not JVM opcodes cost nothing (profiles reject them on reading).
+    /// JOP's own opcodes (202 and up, as its linker's typed field accesses)
+    /// cost their `[native]` entry, or nothing where the model has none.
     pub fn cost_parts(&self, op: u8, b: f64, n: u32) -> (f64, f64) {
-        match self.opcodes.get(op as usize) {
+        match self.opcode(op) {
             Some(Cost::Formula(e)) => (self.eval(e, b, n), 0.0),
             Some(Cost::Java { dispatch, routine }) => (self.eval(dispatch, b, n), self.params[routine]),
             None => (0.0, 0.0),
@@ -468,7 +484,7 @@ impl TimingModel {
 
     /// True when JOP implements `op` in Java.
     pub fn is_java(&self, op: u8) -> bool {
-        matches!(self.opcodes.get(op as usize), Some(Cost::Java { .. }))
+        matches!(self.opcode(op), Some(Cost::Java { .. }))
     }
 
     /// Prices every method whose whole-call cost depends on parameter `name`
@@ -504,8 +520,20 @@ impl TimingModel {
     /// The cost of JOP's own bytecode `name` when the method it enters or
     /// returns to loads in `b` cycles and has `n` words (`invokesuper`
     /// depends on them as the other invokes do).
+    /// (For one JOP runs in Java: its dispatch; the routine's own bytecodes
+    /// are the routine's.)
     pub fn native_cost_at(&self, name: &str, b: f64, n: u32) -> Option<f64> {
-        self.native.get(name).map(|e| self.eval(e, b, n))
+        self.native.get(name).map(|c| match c {
+            Cost::Formula(e) | Cost::Java { dispatch: e, .. } => self.eval(e, b, n),
+        })
+    }
+
+    /// The routine parameter of JOP's own bytecode `name`, where JOP runs it in Java.
+    pub fn native_routine(&self, name: &str) -> Option<&str> {
+        match self.native.get(name) {
+            Some(Cost::Java { routine, .. }) => Some(routine),
+            _ => None,
+        }
     }
 
     /// Names of JOP's own bytecodes in the model.

@@ -195,6 +195,13 @@ fn counts_equal_the_bytecode_semantics() {
             ("return", 1),
         ])
     );
+    // Its field accesses name an array (a reference, which JOP's linker
+    // types apart), in a method without invokes; `area`'s ints are not typed.
+    assert_eq!(
+        clinit[0]["fields"],
+        serde_json::json!([["getstatic", "reference", 1], ["putstatic", "reference", 1]])
+    );
+    assert_eq!(sq[0]["fields"], serde_json::json!([]));
 
     // The binary profile reads back and agrees with the JSON view.
     let p = jopcal_profile::read_file(&out.join("Exact.jopprof")).unwrap();

@@ -13,51 +13,7 @@ use jopcal_timing::TimingModel;
 /// The longest method JOP's method structure can describe, in words.
 const MAX_METHOD_WORDS: usize = 1024;
 
-/// The opcode JOP's linker writes for `invokespecial` of a superclass method.
-pub const INVOKESUPER: u8 = 236;
-
-/// The name the `[native]` table prices JOP's opcode `op` by (opcodes of
-/// JOP's own that JopSim and the microcode do not execute are dispatched to
-/// Java as `sys_noim`).
-pub fn jop_opcode_name(op: u8) -> &'static str {
-    match op {
-        204 => "jopsys_inval",
-        206 => "jopsys_lock",
-        207 => "jopsys_unlock",
-        209 => "jopsys_rd",
-        210 => "jopsys_wr",
-        211 => "jopsys_rdmem",
-        212 => "jopsys_wrmem",
-        213 => "jopsys_rdint",
-        214 => "jopsys_wrint",
-        215 => "jopsys_getsp",
-        216 => "jopsys_setsp",
-        217 => "jopsys_getvp",
-        218 => "jopsys_setvp",
-        219 => "jopsys_int2ext",
-        220 => "jopsys_ext2int",
-        221 => "jopsys_nop",
-        222 => "jopsys_invoke",
-        223 => "jopsys_cond_move",
-        224 => "getstatic_ref",
-        225 => "putstatic_ref",
-        226 => "getfield_ref",
-        227 => "putfield_ref",
-        228 => "getstatic_long",
-        229 => "putstatic_long",
-        230 => "getfield_long",
-        231 => "putfield_long",
-        232 => "jopsys_memcpy",
-        233 => "jopsys_getfield",
-        234 => "jopsys_putfield",
-        INVOKESUPER => "invokesuper",
-        238 => "jopsys_getstatic",
-        239 => "jopsys_putstatic",
-        240 => "sys_int",
-        241 => "sys_exc",
-        _ => "sys_noim",
-    }
-}
+pub use jopcal_timing::jop::{opcode_name as jop_opcode_name, INVOKESUPER};
 
 /// Whether JOP (and the tree's simulator) runs bytecode `op` as a Java
 /// routine through the runtime's jump table: floating point, `lmul`,

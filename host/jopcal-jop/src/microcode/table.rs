@@ -151,7 +151,18 @@ pub fn derive_model(d: &Derivation, base: &TimingModel, base_path: &Path, header
                 } else {
                     format!("{} (not implemented: {})", e.at, super::NOT_IMPLEMENTED)
                 };
-                let _ = writeln!(native, "{name} = \"{formula}\"   # {place}");
+                match base.native_routine(name) {
+                    Some(routine) => {
+                        let _ = writeln!(
+                            native,
+                            "{name} = {{ java = \"{formula}\", routine = \"{routine}\" }}   # {place}"
+                        );
+                        row.note = Some(format!("Java routine {routine}: the dispatch is derived"));
+                    }
+                    None => {
+                        let _ = writeln!(native, "{name} = \"{formula}\"   # {place}");
+                    }
+                }
             }
             Err(_) => row.note = Some("not derived; the base's entry is kept".into()),
         }

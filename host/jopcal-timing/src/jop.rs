@@ -1,0 +1,88 @@
+//! JOP's own bytecodes as its linker writes them into an image: their
+//! opcode numbers and the names the `[native]` table prices them by, and the
+//! linker's typed field accesses (a field access whose field is a reference,
+//! a long or a double becomes an opcode of its own).
+
+use jopcal_profile::FieldKind;
+
+/// The opcode JOP's linker writes for `invokespecial` of a superclass method.
+pub const INVOKESUPER: u8 = 236;
+
+/// The name the `[native]` table prices JOP's opcode `op` (202 and up) by
+/// (opcodes of JOP's own that JopSim and the microcode do not execute are
+/// dispatched to Java as `sys_noim`).
+pub fn opcode_name(op: u8) -> &'static str {
+    match op {
+        204 => "jopsys_inval",
+        206 => "jopsys_lock",
+        207 => "jopsys_unlock",
+        209 => "jopsys_rd",
+        210 => "jopsys_wr",
+        211 => "jopsys_rdmem",
+        212 => "jopsys_wrmem",
+        213 => "jopsys_rdint",
+        214 => "jopsys_wrint",
+        215 => "jopsys_getsp",
+        216 => "jopsys_setsp",
+        217 => "jopsys_getvp",
+        218 => "jopsys_setvp",
+        219 => "jopsys_int2ext",
+        220 => "jopsys_ext2int",
+        221 => "jopsys_nop",
+        222 => "jopsys_invoke",
+        223 => "jopsys_cond_move",
+        224 => "getstatic_ref",
+        225 => "putstatic_ref",
+        226 => "getfield_ref",
+        227 => "putfield_ref",
+        228 => "getstatic_long",
+        229 => "putstatic_long",
+        230 => "getfield_long",
+        231 => "putfield_long",
+        232 => "jopsys_memcpy",
+        233 => "jopsys_getfield",
+        234 => "jopsys_putfield",
+        INVOKESUPER => "invokesuper",
+        238 => "jopsys_getstatic",
+        239 => "jopsys_putstatic",
+        240 => "sys_int",
+        241 => "sys_exc",
+        _ => "sys_noim",
+    }
+}
+
+/// The opcode JOP's linker writes for the field access `op` (getstatic,
+/// putstatic, getfield, putfield) of a field of `kind`.
+pub fn typed_field(op: u8, kind: FieldKind) -> Option<u8> {
+    let base = match kind {
+        FieldKind::Reference => 224,
+        FieldKind::Wide => 228,
+    };
+    (0xb2..=0xb5).contains(&op).then(|| base + (op - 0xb2))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn typed_field_accesses_follow_the_linkers_numbering() {
+        assert_eq!(
+            typed_field(0xb5, FieldKind::Reference).map(opcode_name),
+            Some("putfield_ref")
+        );
+        assert_eq!(
+            typed_field(0xb2, FieldKind::Reference).map(opcode_name),
+            Some("getstatic_ref")
+        );
+        assert_eq!(
+            typed_field(0xb4, FieldKind::Wide).map(opcode_name),
+            Some("getfield_long")
+        );
+        assert_eq!(
+            typed_field(0xb3, FieldKind::Wide).map(opcode_name),
+            Some("putstatic_long")
+        );
+        assert_eq!(typed_field(0x60, FieldKind::Wide), None);
+    }
+}
