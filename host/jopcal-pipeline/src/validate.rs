@@ -48,6 +48,9 @@ pub struct ValidateOptions {
     /// Leave out the floating-point micro-benchmarks even where a tree's
     /// images run (a target without JOP's software float).
     pub no_float_micro: bool,
+    /// Start from the table derived from this microcode source (on `model`,
+    /// default the tree's table).
+    pub microcode: Option<PathBuf>,
 }
 
 /// What a validate run wrote and what failed in it.
@@ -180,12 +183,88 @@ fn use_image_sizes(s: Session, out: &Path, profiled: &mut ProfiledSet) -> Result
     Ok(library.into_iter().collect())
 }
 
+/// The starting table derived from a microcode source, written into the run's
+/// directory: the one `--microcode` names, else, on a target that is the
+/// processor itself (a board or the bench running the tree's images; not
+/// JopSim nor the virtual board, which time as JopSim does) with no
+/// `--model`, the tree's own `asm/src/jvm.asm`. `None`: the usual table.
+fn microcode_table(s: Session, a: &ValidateOptions, m: &Measured, dir: &Path) -> Result<Option<PathBuf>> {
+    let source = match (&a.microcode, s.jop_home) {
+        (Some(f), _) => f.clone(),
+        (None, Some(home)) if a.model.is_none() && m.runs_tree_images && !m.times_monitors_as_jopsim => {
+            let f = home.join("asm/src/jvm.asm");
+            if !f.is_file() {
+                return Ok(None);
+            }
+            f
+        }
+        _ => return Ok(None),
+    };
+    let base_path = locate::calibration_path(
+        a.model.as_deref(),
+        s.firmware,
+        "jop-devel.toml",
+        "the JOP tree's timing table",
+    )?;
+    let base = TimingModel::load(&base_path)?;
+    let base_abs = std::fs::canonicalize(&base_path).unwrap_or(base_path);
+    let access_path = locate::calibration_path(
+        None,
+        s.firmware,
+        "jop-microcode.toml",
+        "the memory interface's access timing",
+    )?;
+    let access = jopcal_jop::microcode::AccessTiming::load(&access_path)?;
+    let header = vec![
+        format!(
+            "The starting table of this validate run, derived from {}",
+            source.display()
+        ),
+        format!(
+            "with the memory access timing of {} (see `jopcal table --microcode`).",
+            access_path.display()
+        ),
+    ];
+    let derived = jopcal_jop::microcode::table::from_source(&source, &[], &access, &base, &base_abs, &header)?;
+    let path = dir.join("microcode-model.toml");
+    TimingModel::parse(&derived.toml, &path)
+        .context("the table derived from the microcode does not load (a jopcal bug)")?;
+    atomic::write_atomic(&path, derived.toml.as_bytes()).with_context(|| format!("writing {}", path.display()))?;
+    let timed = derived.rows.iter().filter(|r| r.derived.is_some()).count();
+    let differ: Vec<&str> = derived
+        .rows
+        .iter()
+        .filter(|r| r.differs())
+        .map(|r| r.name.as_str())
+        .collect();
+    s.say(&format!(
+        "  validate starting table: {timed} bytecodes timed from the microcode {} on {} ({} differ from it{}): {}",
+        source.display(),
+        base.name,
+        differ.len(),
+        if differ.is_empty() {
+            String::new()
+        } else {
+            format!(
+                ", e.g. {}",
+                differ.iter().take(6).copied().collect::<Vec<_>>().join(", ")
+            )
+        },
+        path.display()
+    ));
+    Ok(Some(path))
+}
+
 /// Runs the whole pipeline of `a` into one directory.
 pub fn validate(s: Session, a: &ValidateOptions) -> Result<Validated> {
     if !a.on.board.images.is_empty() {
         bail!(
             "validate builds every image itself (the suite's and the micro-benchmarks'): --image is for `jopcal run`"
         );
+    }
+    if let Some(f) = &a.microcode {
+        // A microcode that does not read fails now, not after the measurements.
+        jopcal_jop::microcode::Program::read(f, &[])?;
     }
     let root = locate::suite_dir(s.firmware, s.jop_home, &a.suite, s.progress)?;
     let s = s.with_firmware(&root);
@@ -197,7 +276,10 @@ pub fn validate(s: Session, a: &ValidateOptions) -> Result<Validated> {
     run.stage("build", "done");
     run.stage("measure", "done");
     run.stage("profile", "done");
-    let model_path = locate::model_path(a.model.as_deref(), s.firmware)?;
+    let model_path = match microcode_table(s, a, &m, &dir)? {
+        Some(p) => p,
+        None => locate::model_path(a.model.as_deref(), s.firmware)?,
+    };
     let model = TimingModel::load(&model_path)?;
     let modes = cache_modes(s, a, &m)?;
     let estimates = estimate_all(s, &profiled.profiles, &model, &modes);

@@ -438,6 +438,13 @@ pub struct ValidateArgs {
     /// without floating point.
     #[arg(long)]
     pub no_float_micro: bool,
+    /// Start from the timing table derived from this JOP microcode source (a
+    /// tree's asm/src/jvm.asm; see `jopcal table --microcode`), deriving from
+    /// --model (default calibration/jop-devel.toml). On a board or the bench
+    /// running a tree's images, validate does so from the tree's microcode by
+    /// itself unless --model is given.
+    #[arg(long, value_name = "FILE")]
+    pub microcode: Option<PathBuf>,
 }
 
 /// Which part of a program `jopcal profile` counts.
@@ -606,6 +613,7 @@ impl From<ValidateArgs> for jopcal_pipeline::validate::ValidateOptions {
             model: a.model,
             on: a.on.into(),
             no_float_micro: a.no_float_micro,
+            microcode: a.microcode,
         }
     }
 }

@@ -732,6 +732,58 @@ fn table_derives_cycles_from_microcode_and_writes_a_model() {
     assert_eq!(fs::read_to_string(&out).unwrap(), before);
 }
 
+#[test]
+fn validate_starts_from_a_table_derived_from_microcode() {
+    let dir = tempfile::tempdir().unwrap();
+    let asm = dir.path().join("own.asm");
+    fs::write(&asm, OWN_MICROCODE).unwrap();
+    let out = dir.path().join("v");
+    let o = jopcal()
+        .current_dir(repo())
+        .arg("validate")
+        .arg("--microcode")
+        .arg(&asm)
+        .arg("--out")
+        .arg(&out)
+        .output()
+        .unwrap();
+    let (stdout, err) = text(&o);
+    assert!(o.status.success(), "{stdout}{err}");
+    let all = format!("{stdout}{err}");
+    // Its four bytecodes, and through sys_noim every bytecode the tree's table runs in Java.
+    assert!(
+        all.contains(&format!(
+            "validate starting table: 97 bytecodes timed from the microcode {}",
+            asm.display()
+        )),
+        "{all}"
+    );
+    let table = out.join("microcode-model.toml");
+    let m = jopcal_timing::TimingModel::load(&table).unwrap();
+    assert_eq!(m.name, "jop-devel+microcode");
+    let est: serde_json::Value = serde_json::from_slice(&fs::read(out.join("estimates.json")).unwrap()).unwrap();
+    assert_eq!(est["model_file"], table.display().to_string());
+
+    // A microcode that does not read fails before anything is measured.
+    let bad = dir.path().join("bad.asm");
+    fs::write(&bad, "#ifdef X\n").unwrap();
+    let o = jopcal()
+        .current_dir(repo())
+        .arg("validate")
+        .arg("--microcode")
+        .arg(&bad)
+        .arg("--out")
+        .arg(dir.path().join("w"))
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(
+        text(&o).1.trim(),
+        format!("jopcal: error: {}:1: #ifdef without #endif", bad.display())
+    );
+    assert!(!dir.path().join("w").exists());
+}
+
 /// The two-call example profile (hand-checked in the estimator's tests), as a file.
 fn two_call_profile(dir: &Path) {
     let p = jopcal_profile::examples::two_calls();

@@ -42,6 +42,27 @@ pub struct Derived {
     pub rows: Vec<Row>,
 }
 
+/// Reads the microcode at `source` (with `defines`), times it with `access`
+/// and builds the model deriving from `base` (loaded from `base_path`): the
+/// whole of `jopcal table --microcode`, shared with `validate --microcode`.
+pub fn from_source(
+    source: &Path,
+    defines: &[String],
+    access: &super::AccessTiming,
+    base: &TimingModel,
+    base_path: &Path,
+    header: &[String],
+) -> Result<Derived, super::MicrocodeError> {
+    let program = super::Program::read(source, defines)?;
+    let natives: Vec<String> = base.native_names().map(str::to_string).collect();
+    let names = opcode::all()
+        .map(|(_, n)| n)
+        .chain(natives.iter().map(String::as_str))
+        .chain([super::NOT_IMPLEMENTED]);
+    let derivation = Derivation::new(source, &program, access, names);
+    Ok(derive_model(&derivation, base, base_path, header))
+}
+
 /// Builds the model deriving from `base` (loaded from `base_path`).
 pub fn derive_model(d: &Derivation, base: &TimingModel, base_path: &Path, header: &[String]) -> Derived {
     let r = base.params().get("r").copied().unwrap_or(0.0);

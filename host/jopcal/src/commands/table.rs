@@ -4,9 +4,8 @@
 
 use crate::cli::{TableArgs, TableFormat};
 use anyhow::{Context, Result};
-use jopcal_classfile::opcode;
-use jopcal_jop::microcode::table::{derive_model, Row};
-use jopcal_jop::microcode::{AccessTiming, Derivation, Program, NOT_IMPLEMENTED};
+use jopcal_jop::microcode::table::{from_source, Row};
+use jopcal_jop::microcode::AccessTiming;
 use jopcal_measure::atomic;
 use jopcal_pipeline::locate as context;
 use jopcal_timing::table::{number, render, Format};
@@ -48,13 +47,6 @@ fn microcode(firmware: Option<&Path>, a: &TableArgs, source: &Path, format: Form
         "the memory interface's access timing",
     )?;
     let access = AccessTiming::load(&access_path)?;
-    let program = Program::read(source, &a.defines)?;
-    let natives: Vec<String> = base.native_names().map(str::to_string).collect();
-    let names = opcode::all()
-        .map(|(_, n)| n)
-        .chain(natives.iter().map(String::as_str))
-        .chain([NOT_IMPLEMENTED]);
-    let derivation = Derivation::new(source, &program, &access, names);
     let base_abs = std::fs::canonicalize(&base_path).unwrap_or(base_path.clone());
     let header = vec![
         format!("Derived by `jopcal table --microcode` from {}", source.display()),
@@ -71,7 +63,7 @@ fn microcode(firmware: Option<&Path>, a: &TableArgs, source: &Path, format: Form
         "there are several; paths that raise an exception do not count); what".into(),
         "the microcode cannot time keeps the base model's entry.".into(),
     ];
-    let derived = derive_model(&derivation, &base, &base_abs, &header);
+    let derived = from_source(source, &a.defines, &access, &base, &base_abs, &header)?;
     print!("{}", render_rows(&derived.rows, &base, format));
     summarize(&derived.rows, &base);
     if let Some(out) = &a.out {
