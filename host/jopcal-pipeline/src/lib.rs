@@ -20,6 +20,7 @@ pub mod calibrate;
 pub mod doctor;
 pub mod estimate;
 pub mod explain;
+pub mod host_library;
 pub mod locate;
 pub mod measure;
 pub mod profile;

@@ -129,7 +129,13 @@ pub fn profile(s: Session, a: &ProfileOptions) -> Result<ProfiledSet> {
                     .note("note: --region main counts the whole of each workload's main, harness included");
             }
             let setup = prepare_host(s, &root, &a.benches)?;
-            profile_suite(s, &setup, &out, &stamp, a.region, a.format, timeout, &a.jvm_args)?
+            let mut jvm_args = if suite == "builtin" {
+                Vec::new()
+            } else {
+                tree_library_args(s)?
+            };
+            jvm_args.extend(a.jvm_args.iter().cloned());
+            profile_suite(s, &setup, &out, &stamp, a.region, a.format, timeout, &jvm_args)?
         }
     };
     Ok(set)
@@ -224,6 +230,24 @@ fn prepare(s: Session, out: &Path, stamp: &str) -> Result<PathBuf> {
         ));
     }
     Ok(dir.path)
+}
+
+/// For a tree's suite: the JVM options that run the tree's versions of the
+/// JDK classes `host_library` in jopcal.toml names (none without).
+pub fn tree_library_args(s: Session) -> Result<Vec<String>> {
+    let Some(config) = locate::jop_config()? else {
+        return Ok(Vec::new());
+    };
+    if config.host_library.is_empty() {
+        return Ok(Vec::new());
+    }
+    let home = locate::jop_home(s.jop_home)?;
+    let tree = jopcal_tree::tree::JopTree::open(&home).map_err(|e| anyhow::anyhow!(e))?;
+    let encoding = match config.encoding {
+        Some(e) => e,
+        None => tree.source_encoding().map_err(|e| anyhow::anyhow!(e))?.0,
+    };
+    crate::host_library::patch_args(&home, &config.host_library, encoding, &|m| s.say(m))
 }
 
 /// Profiles the selected workloads of the built suite into `out`.

@@ -92,6 +92,11 @@ fn measure_and_profile(
     };
     let m = measure_on(s, root, &how, out, stamp)?;
     let setup = prepare_host(s, root, benches)?;
+    let jvm_args = if a.suite != "builtin" {
+        crate::profile::tree_library_args(s)?
+    } else {
+        Vec::new()
+    };
     let mut profiled = profile_suite(
         s,
         &setup,
@@ -100,7 +105,7 @@ fn measure_and_profile(
         None,
         ProfileFormat::Binary,
         Duration::from_secs(timeout),
-        &[],
+        &jvm_args,
     )?;
     let library = use_image_sizes(s, &m.out.path, &mut profiled)?;
     Ok((m, profiled, library))

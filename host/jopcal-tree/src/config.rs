@@ -27,6 +27,7 @@ image = "{home}/java/target/dist/bin/{class}.jop"
 jopsim = "java -Dlog=false -cp /opt/jop-tools/jopsim-fix:{home}/java/tools/dist/lib/jop-tools.jar com.jopdesign.tools.JopSim {image}"
 timeout = 900                   # seconds a workload may take (JopSim runs 6-9 M cycles/s)
 host_javac = "ecj -source 1.5 -target 1.5 -nowarn"   # the host profiles what the build compiles
+host_library = "java.util.Random"   # the host runs the tree's own Random, as JOP does
 "#;
 
 use crate::error::ConfigError;
@@ -51,11 +52,24 @@ pub struct JopConfig {
     /// -target 1.5 -nowarn`): the compiler the `build` template uses, so that
     /// the host profiles the bytecode JOP links. Default: the host JDK's javac.
     pub host_javac: Vec<String>,
+    /// JDK classes JOP implements itself (dotted names, e.g.
+    /// `java.util.Random`): the host profiles the tree's versions of them
+    /// instead of its own JDK's.
+    pub host_library: Vec<String>,
     /// The file it came from.
     pub file: PathBuf,
 }
 
-pub(crate) const KEYS: [&str; 7] = ["home", "build", "image", "jopsim", "encoding", "timeout", "host_javac"];
+pub(crate) const KEYS: [&str; 8] = [
+    "home",
+    "build",
+    "image",
+    "jopsim",
+    "encoding",
+    "timeout",
+    "host_javac",
+    "host_library",
+];
 /// Placeholders a template may use.
 pub const PLACEHOLDERS: [&str; 9] = [
     "home",
@@ -155,6 +169,10 @@ impl JopConfig {
                 }
                 continue;
             }
+            if k == "host_library" {
+                cfg.host_library = s.split_whitespace().map(str::to_string).collect();
+                continue;
+            }
             if k == "encoding" {
                 cfg.encoding = Some(s.parse().map_err(|source| {
                     let (line, column) = at(text.find("encoding").unwrap_or(0));
@@ -252,6 +270,7 @@ mod tests {
         assert!(!jopsim.contains("-jar"), "{jopsim}");
         assert!(jopsim.contains("com.jopdesign.tools.JopSim {image}"), "{jopsim}");
         assert!(c.build.unwrap().contains("TARGET_APP_PATH={gen}"));
+        assert_eq!(c.host_library, vec!["java.util.Random".to_string()]);
         assert_eq!(
             JopConfig::parse("[jop]\nencoding = \"Latin1\"\n", Path::new("/p/jopcal.toml"))
                 .unwrap()

@@ -401,6 +401,88 @@ fn validate_on_a_board_builds_every_image_with_the_toolchain() {
 }
 
 #[test]
+fn host_library_profiles_the_trees_own_jdk_classes() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path().join("jop");
+    copy_tree(&tree(), &home);
+    std::fs::write(
+        home.join("java/target/src/bench/fixed/LoopRandom.java"),
+        "package fixed;\npublic class LoopRandom {\n    public static void main(String[] args) {\n        java.util.Random r = new java.util.Random(5);\n        int t1 = (int) System.currentTimeMillis();\n        for (int i = 0; i < 50; i++) {\n            r.nextInt();\n        }\n        int t2 = (int) System.currentTimeMillis();\n    }\n}\n",
+    )
+    .unwrap();
+    // The tree's own java.util.Random: a multiply and an add, no call of `next`.
+    let jdk = home.join("java/target/src/jdk11/java/util");
+    std::fs::create_dir_all(&jdk).unwrap();
+    std::fs::write(
+        jdk.join("Random.java"),
+        "package java.util;\npublic class Random {\n    private long seed;\n    public Random() { this(1); }\n    public Random(long seed) { this.seed = seed; }\n    public int nextInt() { seed = seed * 25214903917L + 11; return (int) (seed >>> 16); }\n}\n",
+    )
+    .unwrap();
+    let work = dir.path().join("work");
+    std::fs::create_dir_all(&work).unwrap();
+    let config = |classes: &str| {
+        std::fs::write(
+            work.join("jopcal.toml"),
+            format!("[jop]\nhome = \"{}\"\nhost_library = \"{classes}\"\n", home.display()),
+        )
+        .unwrap();
+    };
+    config("java.util.Random");
+    let out = dir.path().join("p");
+    let o = jopcal()
+        .current_dir(&work)
+        .args([
+            "profile", "--suite", "jembench", "--bench", "Random", "--format", "json", "--out",
+        ])
+        .arg(&out)
+        .output()
+        .unwrap();
+    let err = stderr(&o);
+    assert!(o.status.success(), "{err}");
+    assert!(
+        err.contains("profile host library: the tree's java.util.Random on the host JVM instead of its own"),
+        "{err}"
+    );
+    let json: serde_json::Value = serde_json::from_slice(&std::fs::read(out.join("Random.json")).unwrap()).unwrap();
+    let mut found = Vec::new();
+    fn walk<'a>(n: &'a serde_json::Value, found: &mut Vec<&'a serde_json::Value>) {
+        if n["method"] == "java.util.Random.nextInt()I" {
+            found.push(n);
+        }
+        for c in n["children"].as_array().unwrap() {
+            walk(c, found);
+        }
+    }
+    walk(&json["root"], &mut found);
+    assert_eq!(found.len(), 1, "{json}");
+    assert_eq!(found[0]["calls"], 50);
+    assert_eq!(
+        found[0]["opcodes"]["lmul"], 50,
+        "the tree's nextInt, not the JDK's: {}",
+        found[0]
+    );
+    assert!(
+        found[0]["children"].as_array().unwrap().is_empty(),
+        "no call of next: {}",
+        found[0]
+    );
+
+    // A class the tree does not have: one line naming it.
+    config("java.util.Nope");
+    let o = jopcal()
+        .current_dir(&work)
+        .args(["profile", "--suite", "jembench", "--bench", "Random", "--out"])
+        .arg(dir.path().join("q"))
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(
+        stderr(&o).lines().last().unwrap(),
+        "jopcal: error: host_library java.util.Nope: the tree has no java/util/Nope.java under java/target/src/common, java/target/src/jdk_base, java/target/src/jdk11"
+    );
+}
+
+#[test]
 fn doctor_passes_a_working_tree_and_names_each_problem_with_its_fix() {
     let dir = tempfile::tempdir().unwrap();
     let jopcal_bin = env!("CARGO_BIN_EXE_jopcal");
