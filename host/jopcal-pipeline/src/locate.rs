@@ -114,15 +114,22 @@ pub fn model_path(explicit: Option<&Path>, firmware: Option<&Path>) -> Result<Pa
     Ok(p)
 }
 
-/// `explicit`, else calibration file `name` beside the firmware directory
-/// (`what` names it in the error when it is missing).
-pub fn calibration_path(explicit: Option<&Path>, firmware: Option<&Path>, name: &str, what: &str) -> Result<PathBuf> {
+/// `explicit`, else calibration file `name` beside the firmware directory,
+/// which must exist (`what` names it, and `remedy` says what to do, in the
+/// error).
+pub fn calibration_path(
+    explicit: Option<&Path>,
+    firmware: Option<&Path>,
+    name: &str,
+    what: &str,
+    remedy: &str,
+) -> Result<PathBuf> {
     if let Some(p) = explicit {
         return Ok(p.to_path_buf());
     }
     let p = calibration_file(firmware, name)?;
     if !p.is_file() {
-        bail!("{}: {what} not found", p.display());
+        bail!("{}: {what} was not found; {remedy}", p.display());
     }
     Ok(p)
 }
@@ -171,14 +178,7 @@ pub fn image_config_path(explicit: Option<&Path>, firmware: Option<&Path>) -> Re
 
 /// `explicit`, else calibration file `name` (`what`), which must exist.
 fn board_table(explicit: Option<&Path>, firmware: Option<&Path>, name: &str, what: &str) -> Result<PathBuf> {
-    if let Some(p) = explicit {
-        return Ok(p.to_path_buf());
-    }
-    let p = calibration_file(firmware, name)?;
-    if !p.is_file() {
-        bail!("{}: {what} was not found; pass --emu-config FILE", p.display());
-    }
-    Ok(p)
+    calibration_path(explicit, firmware, name, what, "pass --emu-config FILE")
 }
 
 /// The published measurements: `--references DIR` if given, else

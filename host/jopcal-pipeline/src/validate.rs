@@ -210,6 +210,7 @@ fn microcode_table(s: Session, a: &ValidateOptions, m: &Measured, dir: &Path) ->
         s.firmware,
         "jop-devel.toml",
         "the JOP tree's timing table",
+        "pass --model FILE",
     )?;
     let base = TimingModel::load(&base_path)?;
     let base_abs = std::fs::canonicalize(&base_path).unwrap_or(base_path);
@@ -218,6 +219,7 @@ fn microcode_table(s: Session, a: &ValidateOptions, m: &Measured, dir: &Path) ->
         s.firmware,
         "jop-microcode.toml",
         "the memory interface's access timing",
+        "jopcal ships it in calibration/ (its cache holds a copy: `jopcal cache --clear` rewrites it)",
     )?;
     let access = jopcal_jop::microcode::AccessTiming::load(&access_path)?;
     let header = vec![

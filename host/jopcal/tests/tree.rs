@@ -23,6 +23,9 @@ fn classes_dir(err: &str) -> PathBuf {
     PathBuf::from(line.rsplit("class files ").next().unwrap().trim())
 }
 
+/// A harness of the tree's form whose benchmark uses `java.util.Random`.
+const LOOP_RANDOM: &str = "package fixed;\npublic class LoopRandom {\n    public static void main(String[] args) {\n        java.util.Random r = new java.util.Random(5);\n        int t1 = (int) System.currentTimeMillis();\n        for (int i = 0; i < 50; i++) {\n            r.nextInt();\n        }\n        int t2 = (int) System.currentTimeMillis();\n    }\n}\n";
+
 /// Copies the directory tree `from` to `to`.
 fn copy_tree(from: &Path, to: &Path) {
     std::fs::create_dir_all(to).unwrap();
@@ -44,11 +47,7 @@ fn validate_runs_the_trees_jembench_suite_end_to_end() {
     // run (it uses java.util.Random): a failure of its own, the rest goes on.
     let home = dir.path().join("jop");
     copy_tree(&tree(), &home);
-    std::fs::write(
-        home.join("java/target/src/bench/fixed/LoopRandom.java"),
-        "package fixed;\npublic class LoopRandom {\n    public static void main(String[] args) {\n        java.util.Random r = new java.util.Random(5);\n        int t1 = (int) System.currentTimeMillis();\n        for (int i = 0; i < 50; i++) {\n            r.nextInt();\n        }\n        int t2 = (int) System.currentTimeMillis();\n    }\n}\n",
-    )
-    .unwrap();
+    std::fs::write(home.join("java/target/src/bench/fixed/LoopRandom.java"), LOOP_RANDOM).unwrap();
     let out = dir.path().join("v");
     let o = jopcal()
         .arg("--jop-home")
@@ -405,11 +404,7 @@ fn host_library_profiles_the_trees_own_jdk_classes() {
     let dir = tempfile::tempdir().unwrap();
     let home = dir.path().join("jop");
     copy_tree(&tree(), &home);
-    std::fs::write(
-        home.join("java/target/src/bench/fixed/LoopRandom.java"),
-        "package fixed;\npublic class LoopRandom {\n    public static void main(String[] args) {\n        java.util.Random r = new java.util.Random(5);\n        int t1 = (int) System.currentTimeMillis();\n        for (int i = 0; i < 50; i++) {\n            r.nextInt();\n        }\n        int t2 = (int) System.currentTimeMillis();\n    }\n}\n",
-    )
-    .unwrap();
+    std::fs::write(home.join("java/target/src/bench/fixed/LoopRandom.java"), LOOP_RANDOM).unwrap();
     // The tree's own java.util.Random: a multiply and an add, no call of `next`.
     let jdk = home.join("java/target/src/jdk11/java/util");
     std::fs::create_dir_all(&jdk).unwrap();

@@ -37,6 +37,7 @@ fn microcode(firmware: Option<&Path>, a: &TableArgs, source: &Path, format: Form
         firmware,
         "jop-devel.toml",
         "the JOP tree's timing table",
+        "pass --model FILE",
     )?;
     let mut base = TimingModel::load(&base_path)?;
     base.apply_overrides(&a.params)?;
@@ -45,6 +46,7 @@ fn microcode(firmware: Option<&Path>, a: &TableArgs, source: &Path, format: Form
         firmware,
         "jop-microcode.toml",
         "the memory interface's access timing",
+        "pass --access FILE",
     )?;
     let access = AccessTiming::load(&access_path)?;
     let base_abs = std::fs::canonicalize(&base_path).unwrap_or(base_path.clone());
