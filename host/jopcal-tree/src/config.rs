@@ -307,7 +307,7 @@ mod tests {
         );
         assert_eq!(
             JopConfig::parse("[jop]\nhom = \"x\"\n", f).unwrap_err().to_string(),
-            "/p/jopcal.toml:2:1: unknown key `hom` in [jop] (known: home, build, image, jopsim, encoding, timeout, host_javac)"
+            "/p/jopcal.toml:2:1: unknown key `hom` in [jop] (known: home, build, image, jopsim, encoding, timeout, host_javac, host_library)"
         );
         let c = JopConfig::parse("[jop]\nhost_javac = \" ecj -source 1.5  -target 1.5 \"\n", f).unwrap();
         assert_eq!(c.host_javac, ["ecj", "-source", "1.5", "-target", "1.5"]);

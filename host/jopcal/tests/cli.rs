@@ -288,7 +288,7 @@ fn validate_runs_the_pipeline_and_calibration_recovers_the_board() {
     let out = dir.path().join("v");
     let o = jopcal()
         .current_dir(repo())
-        .args(["validate", "--out"])
+        .args(["validate", "--trace", "--out"])
         .arg(&out)
         .output()
         .unwrap();
@@ -361,6 +361,17 @@ fn validate_runs_the_pipeline_and_calibration_recovers_the_board() {
     let (est, measured) = (x[0]["estimate"].as_f64().unwrap(), x[0]["measured"].as_f64().unwrap());
     assert!((est - measured).abs() < 0.01 * measured, "{x}");
     assert_eq!(x[0]["cache"], "fifo:2048:16");
+    // With the board's traces (--trace), each method of the estimate beside
+    // the board's own cycles: Fib's recursion makes the same calls on both.
+    let methods = x[0]["methods"].as_array().unwrap();
+    let fib = methods
+        .iter()
+        .find(|m| m["method"].as_str().unwrap().starts_with("jopcal.suite.Fib.") && m["calls_estimate"].as_u64() > Some(1))
+        .unwrap_or_else(|| panic!("{methods:?}"));
+    assert_eq!(fib["calls_estimate"], fib["calls_target"], "{fib}");
+    assert!(fs::read_to_string(dir.path().join("fib.md"))
+        .unwrap()
+        .contains("| per method, against the target's trace (whole run) |"));
     let o = jopcal().args(["explain"]).arg(dir.path()).output().unwrap();
     assert_eq!(
         text(&o).1.trim(),
