@@ -366,7 +366,9 @@ fn validate_runs_the_pipeline_and_calibration_recovers_the_board() {
     let methods = x[0]["methods"].as_array().unwrap();
     let fib = methods
         .iter()
-        .find(|m| m["method"].as_str().unwrap().starts_with("jopcal.suite.Fib.") && m["calls_estimate"].as_u64() > Some(1))
+        .find(|m| {
+            m["method"].as_str().unwrap().starts_with("jopcal.suite.Fib.") && m["calls_estimate"].as_u64() > Some(1)
+        })
         .unwrap_or_else(|| panic!("{methods:?}"));
     assert_eq!(fib["calls_estimate"], fib["calls_target"], "{fib}");
     assert!(fs::read_to_string(dir.path().join("fib.md"))
