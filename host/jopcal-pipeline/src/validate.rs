@@ -194,9 +194,15 @@ fn use_image_sizes(s: Session, out: &Path, profiled: &mut ProfiledSet) -> Result
 /// JopSim nor the virtual board, which time as JopSim does) with no
 /// `--model`, the tree's own `asm/src/jvm.asm`. `None`: the usual table.
 fn microcode_table(s: Session, a: &ValidateOptions, m: &Measured, dir: &Path) -> Result<Option<PathBuf>> {
-    let source = match (&a.microcode, s.jop_home) {
+    let processor = a.model.is_none() && m.runs_tree_images && !m.times_monitors_as_jopsim;
+    let home = if processor {
+        locate::jop_home(s.jop_home).ok()
+    } else {
+        None
+    };
+    let source = match (&a.microcode, home) {
         (Some(f), _) => f.clone(),
-        (None, Some(home)) if a.model.is_none() && m.runs_tree_images && !m.times_monitors_as_jopsim => {
+        (None, Some(home)) => {
             let f = home.join("asm/src/jvm.asm");
             if !f.is_file() {
                 return Ok(None);
@@ -233,7 +239,8 @@ fn microcode_table(s: Session, a: &ValidateOptions, m: &Measured, dir: &Path) ->
         ),
     ];
     let derived = jopcal_jop::microcode::table::from_source(&source, &[], &access, &base, &base_abs, &header)?;
-    let path = dir.join("microcode-model.toml");
+    // Absolute: estimates.json names it, and a relative --out is relative to here only.
+    let path = std::path::absolute(dir.join("microcode-model.toml"))?;
     TimingModel::parse(&derived.toml, &path)
         .context("the table derived from the microcode does not load (a jopcal bug)")?;
     atomic::write_atomic(&path, derived.toml.as_bytes()).with_context(|| format!("writing {}", path.display()))?;

@@ -233,6 +233,11 @@ fn the_trees_own_harness_profiles_over_a_method_and_agrees_with_the_wrapper() {
 /// host JDK (once per suite) and packs each workload for the virtual board
 /// (JOP's own tools are not here).
 fn toolchain_config(dir: &Path, jopsim: &str) {
+    toolchain_config_for(dir, &tree(), jopsim);
+}
+
+/// [`toolchain_config`] for the tree at `home`.
+fn toolchain_config_for(dir: &Path, home: &Path, jopsim: &str) {
     let jopcal_bin = env!("CARGO_BIN_EXE_jopcal");
     let build = format!(
         "([ -f {{out}}/cls/.done ] || (javac --release 8 -nowarn -d {{out}}/cls -sourcepath {{sources}}:{{gen}}/../host-stubs $(find {{gen}} -name '*.java') && touch {{out}}/cls/.done)) && {jopcal_bin} emu --classes {{out}}/cls --main {{main}} --out {{out}}/img/{{class}}.jop"
@@ -241,7 +246,7 @@ fn toolchain_config(dir: &Path, jopsim: &str) {
         dir.join("jopcal.toml"),
         format!(
             "[jop]\nhome = {:?}\nbuild = {build:?}\nimage = \"{{out}}/img/{{class}}.jop\"\njopsim = {jopsim:?}\n",
-            tree().display().to_string()
+            home.display().to_string()
         ),
     )
     .unwrap();
@@ -475,6 +480,45 @@ fn host_library_profiles_the_trees_own_jdk_classes() {
         stderr(&o).lines().last().unwrap(),
         "jopcal: error: host_library java.util.Nope: the tree has no java/util/Nope.java under java/target/src/common, java/target/src/jdk_base, java/target/src/jdk11"
     );
+}
+
+#[test]
+fn validate_on_a_board_starts_from_the_trees_microcode() {
+    // A board runs the processor's microcode, not JopSim's table: with no
+    // --model, validate derives its starting table from the tree's jvm.asm.
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path().join("jop");
+    copy_tree(&tree(), &home);
+    std::fs::create_dir_all(home.join("asm/src")).unwrap();
+    std::fs::write(
+        home.join("asm/src/jvm.asm"),
+        "io_exc = -124\nmp ?\niadd: add nxt\niaload:\n stald\n pop\n wait\n wait\n ldmrd nxt\nsys_noim:\n ldm mp\n stbcrd\n nop\n wait\n wait\n nop nxt\n",
+    )
+    .unwrap();
+    toolchain_config_for(dir.path(), &home, "true");
+    let emu = VirtualBoard::start(&[]);
+    let o = jopcal()
+        .current_dir(dir.path())
+        .args([
+            "validate", "--target", "board", "--suite", "jbe", "--port", &emu.port, "--out", "v",
+        ])
+        .arg("--no-float-micro")
+        .output()
+        .unwrap();
+    drop(emu);
+    let err = stderr(&o);
+    assert!(o.status.success(), "{err}");
+    assert!(
+        err.contains(&format!(
+            "validate starting table: 97 bytecodes timed from the microcode {} on jop-devel",
+            home.join("asm/src/jvm.asm").display()
+        )),
+        "{err}"
+    );
+    let table = dir.path().join("v/microcode-model.toml");
+    let est: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("v/estimates.json")).unwrap()).unwrap();
+    assert_eq!(est["model_file"], table.display().to_string());
 }
 
 #[test]
