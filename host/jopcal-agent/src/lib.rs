@@ -433,7 +433,7 @@ fn step(jvmti: &Jvmti, event: LocationEvent, by_breakpoint: bool) {
         } else {
             None
         };
-        let field = if (0xb2..=0xb5).contains(&op) {
+        let field = if jopcal_profile::model::FIELD_OPCODES.contains(&op) {
             top.code.field_kind_at(at)
         } else {
             None

@@ -23,6 +23,7 @@ pub mod explain;
 pub mod host_library;
 pub mod locate;
 pub mod measure;
+pub mod microcode;
 pub mod profile;
 pub mod report;
 pub mod share;

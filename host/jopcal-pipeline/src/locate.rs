@@ -256,6 +256,18 @@ pub fn jop_config() -> Result<Option<jopcal_tree::config::JopConfig>> {
     jopcal_tree::config::JopConfig::find(&std::env::current_dir()?).map_err(|e| anyhow::anyhow!(e))
 }
 
+/// The encoding of `tree`'s sources: `encoding` of its jopcal.toml, else
+/// what its Makefile says.
+pub fn tree_encoding(
+    config: Option<&jopcal_tree::config::JopConfig>,
+    tree: &jopcal_tree::tree::JopTree,
+) -> Result<jopcal_workloads::SourceEncoding> {
+    match config.and_then(|c| c.encoding) {
+        Some(e) => Ok(e),
+        None => Ok(tree.source_encoding().map_err(|e| anyhow::anyhow!(e))?.0),
+    }
+}
+
 /// The workload directory of `--suite NAME`: the built-in suite's firmware
 /// directory for `builtin`; for `jembench` and `jbe`, a directory generated
 /// from the JOP tree's fixed-count harnesses (see `jopcal_tree::tree`), kept in
@@ -286,10 +298,7 @@ pub fn suite_dir(
         std::fs::remove_dir_all(&tmp).map_err(|e| anyhow::anyhow!("{}: {e}", tmp.display()))?;
     }
     let config = jop_config()?;
-    let encoding = match config.as_ref().and_then(|c| c.encoding) {
-        Some(e) => e,
-        None => tree.source_encoding().map_err(|e| anyhow::anyhow!(e))?.0,
-    };
+    let encoding = tree_encoding(config.as_ref(), &tree)?;
     let compiler = config.map(|c| c.host_javac).unwrap_or_default();
     let g = generate_suite(tree_suite, &selected, encoding, &compiler, &fw, &tmp).map_err(|e| {
         let _ = std::fs::remove_dir_all(&tmp);

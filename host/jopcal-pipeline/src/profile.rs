@@ -165,10 +165,7 @@ fn original_harness_jobs(
     // The tree's encoding and, when jopcal.toml names one, the tree's compiler,
     // as for the generated suites.
     let config = locate::jop_config()?;
-    let encoding = match config.as_ref().and_then(|c| c.encoding) {
-        Some(e) => e,
-        None => tree.source_encoding().map_err(|e| anyhow::anyhow!(e))?.0,
-    };
+    let encoding = locate::tree_encoding(config.as_ref(), &tree)?;
     let host_javac = config.map(|c| c.host_javac).unwrap_or_default();
     let compiler = jopcal_workloads::build::Compiler::of(&host_javac, &jdk, encoding)?.argv;
     let o = std::process::Command::new(&compiler[0])
@@ -243,10 +240,7 @@ pub fn tree_library_args(s: Session) -> Result<Vec<String>> {
     }
     let home = locate::jop_home(s.jop_home)?;
     let tree = jopcal_tree::tree::JopTree::open(&home).map_err(|e| anyhow::anyhow!(e))?;
-    let encoding = match config.encoding {
-        Some(e) => e,
-        None => tree.source_encoding().map_err(|e| anyhow::anyhow!(e))?.0,
-    };
+    let encoding = locate::tree_encoding(Some(&config), &tree)?;
     crate::host_library::patch_args(&home, &config.host_library, encoding, &|m| s.say(m))
 }
 

@@ -211,39 +211,23 @@ fn microcode_table(s: Session, a: &ValidateOptions, m: &Measured, dir: &Path) ->
         }
         _ => return Ok(None),
     };
-    let base_path = locate::calibration_path(
-        a.model.as_deref(),
+    let t = crate::microcode::derive(
         s.firmware,
-        "jop-devel.toml",
-        "the JOP tree's timing table",
-        "pass --model FILE",
+        &crate::microcode::Request {
+            source: &source,
+            defines: &[],
+            model: a.model.as_deref(),
+            params: &[],
+            access: None,
+            access_remedy:
+                "jopcal ships it in calibration/ (its cache holds a copy: `jopcal cache --clear` rewrites it)",
+            made_by: "`jopcal validate`, as its starting table,",
+        },
     )?;
-    let base = TimingModel::load(&base_path)?;
-    let base_abs = std::fs::canonicalize(&base_path).unwrap_or(base_path);
-    let access_path = locate::calibration_path(
-        None,
-        s.firmware,
-        "jop-microcode.toml",
-        "the memory interface's access timing",
-        "jopcal ships it in calibration/ (its cache holds a copy: `jopcal cache --clear` rewrites it)",
-    )?;
-    let access = jopcal_jop::microcode::AccessTiming::load(&access_path)?;
-    let header = vec![
-        format!(
-            "The starting table of this validate run, derived from {}",
-            source.display()
-        ),
-        format!(
-            "with the memory access timing of {} (see `jopcal table --microcode`).",
-            access_path.display()
-        ),
-    ];
-    let derived = jopcal_jop::microcode::table::from_source(&source, &[], &access, &base, &base_abs, &header)?;
+    let (derived, base) = (t.derived, t.base);
     // Absolute: estimates.json names it, and a relative --out is relative to here only.
     let path = std::path::absolute(dir.join("microcode-model.toml"))?;
-    TimingModel::parse(&derived.toml, &path)
-        .context("the table derived from the microcode does not load (a jopcal bug)")?;
-    atomic::write_atomic(&path, derived.toml.as_bytes()).with_context(|| format!("writing {}", path.display()))?;
+    crate::microcode::write(&derived, &path)?;
     let timed = derived.rows.iter().filter(|r| r.derived.is_some()).count();
     let differ: Vec<&str> = derived
         .rows

@@ -425,7 +425,7 @@ impl Explanation {
             let Some(m) = p.methods.get(n.method as usize) else {
                 continue;
             };
-            let name = format!("{}.{}{}", m.class.replace('/', "."), m.name, m.descriptor);
+            let name = m.qualified();
             let row = by.entry(name.clone()).or_insert_with(|| blank(&name));
             row.calls_estimate += n.calls;
             row.cycles_estimate += e.per_node.get(i).copied().unwrap_or(0.0);

@@ -20,7 +20,7 @@
 
 use crate::cache::{words_of, CacheMode, MethodCache};
 use crate::model::TimingModel;
-use jopcal_classfile::opcode::{is_invoke, is_return, mnemonic};
+use jopcal_classfile::opcode::{is_invoke, is_return};
 use jopcal_profile::{Event, Profile};
 use std::collections::BTreeMap;
 
@@ -143,22 +143,25 @@ fn linked_opcodes(n: &jopcal_profile::Node, replace_iinc: bool, typed_fields: bo
         return n.opcodes.iter().map(|(&op, &c)| (op, c)).collect();
     }
     let mut ops = n.opcodes.clone();
+    // Moves `c` executions of `from` to the opcodes the linker writes instead.
+    let mut rewrite = |from: u8, to: &[u8], c: u64| {
+        let e = ops.entry(from).or_default();
+        *e = e.saturating_sub(c);
+        for op in to {
+            *ops.entry(*op).or_default() += c;
+        }
+    };
     if typed_fields {
         for (&(op, kind), &c) in &n.fields {
             if let Some(typed) = crate::jop::typed_field(op, kind) {
-                let e = ops.entry(op).or_default();
-                *e = e.saturating_sub(c);
-                *ops.entry(typed).or_default() += c;
+                rewrite(op, &[typed], c);
             }
         }
     }
-    let iinc = if replace_iinc { &n.iinc } else { &BTreeMap::new() };
-    for (&(local, inc), &c) in iinc {
-        let narrow = local <= 255 && i8::try_from(inc).is_ok();
-        let e = ops.entry(if narrow { IINC } else { WIDE }).or_default();
-        *e = e.saturating_sub(c);
-        for op in iinc_replacement(local, inc) {
-            *ops.entry(op).or_default() += c;
+    if replace_iinc {
+        for (&(local, inc), &c) in &n.iinc {
+            let narrow = local <= 255 && i8::try_from(inc).is_ok();
+            rewrite(if narrow { IINC } else { WIDE }, &iinc_replacement(local, inc), c);
         }
     }
     ops.into_iter().filter(|(_, c)| *c > 0).collect()
@@ -310,14 +313,6 @@ fn replay(profile: &Profile, layout: &Layout, mode: CacheMode, mut charge: impl 
     (hits, misses)
 }
 
-/// The mnemonic of a JVM opcode, or the `[native]` name of JOP's own.
-fn opcode_name(op: u8) -> &'static str {
-    match mnemonic(op) {
-        Some(m) => m,
-        None => crate::jop::opcode_name(op),
-    }
-}
-
 /// Estimates `profile` with `model` under `mode`.
 pub fn estimate(profile: &Profile, model: &TimingModel, mode: CacheMode) -> Estimate {
     estimate_sized(profile, model, mode, &|_| None)
@@ -446,7 +441,7 @@ pub fn estimate_sized(
         let i = op as usize;
         if op_count[i] > 0 || op_cycles[i] != 0.0 {
             e.per_opcode
-                .insert(opcode_name(op).to_string(), (op_count[i], op_cycles[i]));
+                .insert(crate::jop::any_opcode_name(op).to_string(), (op_count[i], op_cycles[i]));
             if is_invoke(op) || is_return(op) {
                 e.invoke_return_cycles += op_cycles[i];
             }

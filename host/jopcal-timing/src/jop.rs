@@ -3,6 +3,8 @@
 //! linker's typed field accesses (a field access whose field is a reference,
 //! a long or a double becomes an opcode of its own).
 
+use jopcal_classfile::opcode::mnemonic;
+use jopcal_profile::model::FIELD_OPCODES;
 use jopcal_profile::FieldKind;
 
 /// The opcode JOP's linker writes for `invokespecial` of a superclass method.
@@ -51,6 +53,12 @@ pub fn opcode_name(op: u8) -> &'static str {
     }
 }
 
+/// The name of any opcode of an image: a JVM opcode's mnemonic, else the
+/// `[native]` name of JOP's own.
+pub fn any_opcode_name(op: u8) -> &'static str {
+    mnemonic(op).unwrap_or_else(|| opcode_name(op))
+}
+
 /// The opcode JOP's linker writes for the field access `op` (getstatic,
 /// putstatic, getfield, putfield) of a field of `kind`.
 pub fn typed_field(op: u8, kind: FieldKind) -> Option<u8> {
@@ -58,7 +66,7 @@ pub fn typed_field(op: u8, kind: FieldKind) -> Option<u8> {
         FieldKind::Reference => 224,
         FieldKind::Wide => 228,
     };
-    (0xb2..=0xb5).contains(&op).then(|| base + (op - 0xb2))
+    FIELD_OPCODES.contains(&op).then(|| base + (op - FIELD_OPCODES.start()))
 }
 
 #[cfg(test)]

@@ -37,12 +37,7 @@ pub fn runs_in_java(op: u8) -> bool {
 }
 
 /// The name of any opcode in an image, for messages.
-pub fn opcode_name(op: u8) -> &'static str {
-    match mnemonic(op) {
-        Some(m) if op < 202 => m,
-        _ => jop_opcode_name(op),
-    }
-}
+pub use jopcal_timing::jop::any_opcode_name as opcode_name;
 
 /// Cycles of every opcode, resolved from a model.
 #[derive(Debug, Clone)]

@@ -63,71 +63,93 @@ pub fn from_source(
     Ok(derive_model(&derivation, base, base_path, header))
 }
 
-/// Builds the model deriving from `base` (loaded from `base_path`).
-pub fn derive_model(d: &Derivation, base: &TimingModel, base_path: &Path, header: &[String]) -> Derived {
-    let r = base.params().get("r").copied().unwrap_or(0.0);
-    let w = base.params().get("w").copied().unwrap_or(0.0);
-    let b_hit = base.load_cost(true, MISS_WORDS);
-    let b_miss = base.load_cost(false, MISS_WORDS);
-    let mut opcodes = String::new();
-    let mut native = String::new();
-    let mut rows = Vec::new();
+/// The wait states and cache loads both tables are compared at.
+struct At {
+    r: f64,
+    w: f64,
+    b_hit: f64,
+    b_miss: f64,
+}
 
-    for (op, name) in opcode::all() {
-        if !(0..=201).contains(&op) {
-            continue;
-        }
-        let base_cost = match base.opcode(op) {
-            Some(Cost::Java { .. }) => {
-                let (fixed_hit, _) = base.cost_parts(op, b_hit, MISS_WORDS);
-                let (fixed_miss, _) = base.cost_parts(op, b_miss, MISS_WORDS);
-                Some((fixed_hit, fixed_miss))
-            }
-            Some(Cost::Formula(_)) => Some((base.cost(op, b_hit, MISS_WORDS), base.cost(op, b_miss, MISS_WORDS))),
-            None => None,
-        };
-        let Some((entry, own_label)) = d.entry_for(name) else {
-            continue;
-        };
+impl At {
+    /// A row for bytecode `name`: the derived formula (or why there is none),
+    /// its cycles and its range of paths.
+    fn row(&self, name: &str, entry: &Result<Entry, String>, base: Option<(f64, f64)>) -> Row {
         let mut row = Row {
             name: name.to_string(),
             microcode: entry.as_ref().map(Entry::formula).map_err(Clone::clone),
             derived: None,
             paths: None,
-            base: base_cost,
+            base,
             note: None,
         };
+        match entry {
+            Ok(e) => {
+                let (lo, hi) = e.range(self.r, self.w, self.b_hit);
+                row.derived = Some((hi, e.range(self.r, self.w, self.b_miss).1));
+                row.paths = (lo != hi).then_some((lo, hi));
+            }
+            Err(_) => row.note = Some("not derived; the base's entry is kept".into()),
+        }
+        row
+    }
+}
+
+/// One entry of the derived model: a formula, or a Java routine's derived
+/// dispatch with the base's routine parameter; commented with where the
+/// microcode is.
+fn entry_line(name: &str, e: &Entry, own_label: bool, routine: Option<&str>) -> String {
+    let place = if own_label {
+        e.at.to_string()
+    } else {
+        format!("{} (not implemented: {})", e.at, super::NOT_IMPLEMENTED)
+    };
+    let formula = e.formula();
+    match routine {
+        Some(routine) => format!("{name} = {{ java = \"{formula}\", routine = \"{routine}\" }}   # {place}\n"),
+        None => format!("{name} = \"{formula}\"   # {place}\n"),
+    }
+}
+
+/// Builds the model deriving from `base` (loaded from `base_path`).
+pub fn derive_model(d: &Derivation, base: &TimingModel, base_path: &Path, header: &[String]) -> Derived {
+    let at = At {
+        r: base.params().get("r").copied().unwrap_or(0.0),
+        w: base.params().get("w").copied().unwrap_or(0.0),
+        b_hit: base.load_cost(true, MISS_WORDS),
+        b_miss: base.load_cost(false, MISS_WORDS),
+    };
+    let mut opcodes = String::new();
+    let mut native = String::new();
+    let mut rows = Vec::new();
+
+    for (op, name) in opcode::all() {
+        let Some((entry, own_label)) = d.entry_for(name) else {
+            continue;
+        };
+        // A Java routine's dispatch part, or the whole cost.
+        let base_part = |b: f64| base.cost_parts(op, b, MISS_WORDS).0;
+        let base_cost = base.opcode(op).map(|_| (base_part(at.b_hit), base_part(at.b_miss)));
+        let mut row = at.row(name, entry, base_cost);
         let Ok(e) = entry else {
-            row.note = Some("not derived; the base's entry is kept".into());
             rows.push(row);
             continue;
         };
-        let formula = e.formula();
-        row.derived = Some((e.range(r, w, b_hit).1, e.range(r, w, b_miss).1));
-        let (lo, hi) = e.range(r, w, b_hit);
-        if lo != hi {
-            row.paths = Some((lo, hi));
-        }
         let invoke_or_return = (172..=177).contains(&op) || (182..=186).contains(&op);
-        let in_java = e.loads_bytecode() && !invoke_or_return;
-        let place = if own_label {
-            e.at.to_string()
-        } else {
-            format!("{} (not implemented: {})", e.at, super::NOT_IMPLEMENTED)
+        let routine = match base.opcode(op) {
+            Some(Cost::Java { routine, .. }) => Some(routine.as_str()),
+            _ => None,
         };
         if name == "iinc" && base.linker().replace_iinc {
             row.note = Some("the linker replaces it; the base's pricing of the replacement is kept".into());
             row.derived = None;
-        } else if in_java {
-            match base.opcode(op) {
-                Some(Cost::Java { routine, .. }) => {
-                    let _ = writeln!(
-                        opcodes,
-                        "{name} = {{ java = \"{formula}\", routine = \"{routine}\" }}   # {place}"
-                    );
+        } else if e.loads_bytecode() && !invoke_or_return {
+            match routine {
+                Some(routine) => {
+                    opcodes.push_str(&entry_line(name, e, own_label, Some(routine)));
                     row.note = Some(format!("Java routine {routine}: the dispatch is derived"));
                 }
-                _ => {
+                None => {
                     row.note = Some(
                         "the microcode hands it to a Java routine the base does not price; the base's entry is kept"
                             .into(),
@@ -136,10 +158,13 @@ pub fn derive_model(d: &Derivation, base: &TimingModel, base_path: &Path, header
                 }
             }
         } else {
-            let _ = writeln!(opcodes, "{name} = \"{formula}\"   # {place}");
-            if matches!(base.opcode(op), Some(Cost::Java { .. })) {
+            opcodes.push_str(&entry_line(name, e, own_label, None));
+            if routine.is_some() {
                 row.note = Some("microcode here; the base ran it in Java".into());
-                row.base = base_cost.map(|_| (base.cost(op, b_hit, MISS_WORDS), base.cost(op, b_miss, MISS_WORDS)));
+                row.base = Some((
+                    base.cost(op, at.b_hit, MISS_WORDS),
+                    base.cost(op, at.b_miss, MISS_WORDS),
+                ));
             }
         }
         rows.push(row);
@@ -149,43 +174,14 @@ pub fn derive_model(d: &Derivation, base: &TimingModel, base_path: &Path, header
         let Some((entry, own_label)) = d.entry_for(name) else {
             continue;
         };
-        let c = base.native_cost_at(name, b_hit, MISS_WORDS).unwrap_or(0.0);
-        let cm = base.native_cost_at(name, b_miss, MISS_WORDS).unwrap_or(0.0);
-        let mut row = Row {
-            name: name.to_string(),
-            microcode: entry.as_ref().map(Entry::formula).map_err(Clone::clone),
-            derived: None,
-            paths: None,
-            base: Some((c, cm)),
-            note: None,
-        };
-        match entry {
-            Ok(e) => {
-                let formula = e.formula();
-                row.derived = Some((e.range(r, w, b_hit).1, e.range(r, w, b_miss).1));
-                let (lo, hi) = e.range(r, w, b_hit);
-                if lo != hi {
-                    row.paths = Some((lo, hi));
-                }
-                let place = if own_label {
-                    e.at.to_string()
-                } else {
-                    format!("{} (not implemented: {})", e.at, super::NOT_IMPLEMENTED)
-                };
-                match base.native_routine(name) {
-                    Some(routine) => {
-                        let _ = writeln!(
-                            native,
-                            "{name} = {{ java = \"{formula}\", routine = \"{routine}\" }}   # {place}"
-                        );
-                        row.note = Some(format!("Java routine {routine}: the dispatch is derived"));
-                    }
-                    None => {
-                        let _ = writeln!(native, "{name} = \"{formula}\"   # {place}");
-                    }
-                }
+        let base_part = |b: f64| base.native_cost_at(name, b, MISS_WORDS).unwrap_or(0.0);
+        let mut row = at.row(name, entry, Some((base_part(at.b_hit), base_part(at.b_miss))));
+        if let Ok(e) = entry {
+            let routine = base.native_routine(name);
+            native.push_str(&entry_line(name, e, own_label, routine));
+            if let Some(routine) = routine {
+                row.note = Some(format!("Java routine {routine}: the dispatch is derived"));
             }
-            Err(_) => row.note = Some("not derived; the base's entry is kept".into()),
         }
         rows.push(row);
     }

@@ -3,10 +3,8 @@
 //! beside the model's, and the derived model written with `--out`.
 
 use crate::cli::{TableArgs, TableFormat};
-use anyhow::{Context, Result};
-use jopcal_jop::microcode::table::{from_source, Row};
-use jopcal_jop::microcode::AccessTiming;
-use jopcal_measure::atomic;
+use anyhow::Result;
+use jopcal_jop::microcode::table::Row;
 use jopcal_pipeline::locate as context;
 use jopcal_timing::table::{number, render, Format};
 use jopcal_timing::TimingModel;
@@ -32,47 +30,22 @@ pub fn table(firmware: Option<&Path>, a: &TableArgs) -> Result<()> {
 }
 
 fn microcode(firmware: Option<&Path>, a: &TableArgs, source: &Path, format: Format) -> Result<()> {
-    let base_path = context::calibration_path(
-        a.model.as_deref(),
+    let t = jopcal_pipeline::microcode::derive(
         firmware,
-        "jop-devel.toml",
-        "the JOP tree's timing table",
-        "pass --model FILE",
+        &jopcal_pipeline::microcode::Request {
+            source,
+            defines: &a.defines,
+            model: a.model.as_deref(),
+            params: &a.params,
+            access: a.access.as_deref(),
+            access_remedy: "pass --access FILE",
+            made_by: "`jopcal table --microcode`",
+        },
     )?;
-    let mut base = TimingModel::load(&base_path)?;
-    base.apply_overrides(&a.params)?;
-    let access_path = context::calibration_path(
-        a.access.as_deref(),
-        firmware,
-        "jop-microcode.toml",
-        "the memory interface's access timing",
-        "pass --access FILE",
-    )?;
-    let access = AccessTiming::load(&access_path)?;
-    let base_abs = std::fs::canonicalize(&base_path).unwrap_or(base_path.clone());
-    let header = vec![
-        format!("Derived by `jopcal table --microcode` from {}", source.display()),
-        format!(
-            "(defines: {}), with the memory access timing of {}.",
-            if a.defines.is_empty() {
-                "none".to_string()
-            } else {
-                a.defines.join(", ")
-            },
-            access_path.display()
-        ),
-        "Each bytecode costs its microcode path's cycles (the worst path where".into(),
-        "there are several; paths that raise an exception do not count); what".into(),
-        "the microcode cannot time keeps the base model's entry.".into(),
-    ];
-    let derived = from_source(source, &a.defines, &access, &base, &base_abs, &header)?;
-    print!("{}", render_rows(&derived.rows, &base, format));
-    summarize(&derived.rows, &base);
+    print!("{}", render_rows(&t.derived.rows, &t.base, format));
+    summarize(&t.derived.rows, &t.base);
     if let Some(out) = &a.out {
-        // The model must load before it replaces anything.
-        TimingModel::parse(&derived.toml, out).context("the derived model does not load (a jopcal bug)")?;
-        atomic::write_atomic(out, derived.toml.as_bytes())
-            .with_context(|| format!("{}: cannot write", out.display()))?;
+        jopcal_pipeline::microcode::write(&t.derived, out)?;
         eprintln!("wrote {}", out.display());
     }
     Ok(())
