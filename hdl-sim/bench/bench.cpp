@@ -1,5 +1,6 @@
 // jopcal's Verilator test bench: clocks a DUT that honours hdl-sim/CONTRACT.md,
-// models its word-wide memory with read/write wait states, and bridges its
+// models its word-wide memory with read/write wait states (or the SRAM chip
+// behind the DUT's own memory controller), and bridges its
 // UART (character ports or serial lines) to a pseudo-terminal, a TCP port or
 // stdin/stdout, so the host drives a simulated JOP exactly like a board.
 //
@@ -229,13 +230,16 @@ int main(int argc, char** argv) {
     }
 
     std::vector<uint32_t> mem;
-#ifdef HAS_MEM
+#if defined(HAS_MEM) || defined(HAS_SRAM)
     mem.assign(o.mem_words, 0);
     if (!o.preload.empty()) {
         auto img = read_image(o.preload);
         if (img.size() > mem.size()) die(USAGE, o.preload + ": " + std::to_string(img.size()) + " words do not fit in --mem-words");
         std::copy(img.begin(), img.end(), mem.begin());
     }
+#ifdef HAS_SRAM
+    if (o.mem_words > (1ull << MEM_ADDR_W)) mem.resize(1ull << MEM_ADDR_W);
+#endif
 #else
     if (!o.preload.empty()) die(USAGE, "--preload needs a DUT with the memory port (CONTRACT.md)");
 #endif
@@ -298,6 +302,32 @@ int main(int argc, char** argv) {
             mem_pending = top->mem_rd ? 1 : 2;
             mem_data = top->mem_wdata;
             mem_wait = top->mem_rd ? o.read_wait : o.write_wait;
+        }
+#endif
+#ifdef HAS_SRAM
+        // The asynchronous SRAM chip on the DUT controller's pins, which change
+        // only on the clock edge: while selected with write enable low it takes
+        // the data (only the enabled bytes, if it has byte enables); while
+        // selected with output enable low it drives the addressed word, which
+        // the controller samples at a later edge after its own wait states.
+        if (!top->sram_ncs && (!top->sram_nwe || !top->sram_noe)) {
+            uint64_t a = top->sram_addr;
+            if (a >= mem.size()) {
+                code = DUT_ERROR;
+                why = "SRAM access at word " + std::to_string(a) + ", beyond --mem-words " + std::to_string(mem.size());
+                break;
+            }
+            if (!top->sram_nwe) {
+#ifdef HAS_SRAM_NBE
+                uint32_t keep = 0;
+                for (int b = 0; b < 4; b++) if ((top->sram_nbe >> b) & 1) keep |= 0xffu << (8 * b);
+                mem[a] = (mem[a] & keep) | (top->sram_dout & ~keep);
+#else
+                mem[a] = top->sram_dout;
+#endif
+            } else {
+                top->sram_din = mem[a];
+            }
         }
 #endif
 #ifdef HAS_UART_CHAR

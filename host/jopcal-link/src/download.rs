@@ -61,6 +61,9 @@ pub struct DownloadOptions {
     pub attempts: u32,
     /// Classic: bytes in flight before the host waits for their echoes.
     pub window: usize,
+    /// The image is already in the board's memory (a simulation preloaded
+    /// it): nothing is sent, and the board's output is read from the start.
+    pub preloaded: bool,
 }
 
 impl DownloadOptions {
@@ -71,6 +74,7 @@ impl DownloadOptions {
             sync_timeout: Duration::from_secs(5),
             attempts: 3,
             window: 64,
+            preloaded: false,
         }
     }
 }
@@ -128,6 +132,13 @@ pub fn download(
     opts: &DownloadOptions,
 ) -> Result<DownloadReport, DownloadError> {
     let start = Instant::now();
+    if opts.preloaded {
+        return Ok(DownloadReport {
+            attempts: 1,
+            notes: vec!["preloaded: nothing sent".into()],
+            ..DownloadReport::default()
+        });
+    }
     let bytes = image_bytes(image);
     let mut report = match opts.protocol {
         Protocol::Classic => classic_verified(link, &bytes, opts)?,

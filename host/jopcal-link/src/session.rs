@@ -153,7 +153,13 @@ pub fn run_image(
                 });
             }
         }
-        let stale = match drain_stale(link, opts.download.protocol, opts.quiet, opts.quiet_limit) {
+        // A preloaded board is already running its program: all it says is output.
+        let drained = if opts.download.preloaded {
+            Ok(Vec::new())
+        } else {
+            drain_stale(link, opts.download.protocol, opts.quiet, opts.quiet_limit)
+        };
+        let stale = match drained {
             Ok(s) => s,
             Err(e) => {
                 return Err(SessionFailure {

@@ -69,7 +69,15 @@ pub fn build(rtl: &[PathBuf], top: &str, out: &Path, bench_dir: &Path, trace: bo
     let contract = check_contract(&parse_ports(&text)?, top)?;
     let mut cfg = format!("#define TOP_CLASS V{top}\n#define TOP_HEADER \"V{top}.h\"\n");
     if let Some(w) = contract.memory {
-        cfg.push_str(&format!("#define HAS_MEM 1\n#define MEM_ADDR_W {w}\n"));
+        match contract.memory_style {
+            crate::ports::MemoryStyle::Port => cfg.push_str(&format!("#define HAS_MEM 1\n#define MEM_ADDR_W {w}\n")),
+            crate::ports::MemoryStyle::Sram { byte_enables } => {
+                cfg.push_str(&format!("#define HAS_SRAM 1\n#define MEM_ADDR_W {w}\n"));
+                if byte_enables {
+                    cfg.push_str("#define HAS_SRAM_NBE 1\n");
+                }
+            }
+        }
     }
     cfg.push_str(match contract.uart {
         UartStyle::Char => "#define HAS_UART_CHAR 1\n",

@@ -46,13 +46,19 @@ pub enum ContractError {
         /// The port's width.
         actual: u32,
     },
-    /// `mem_addr` is wider than 32 bits.
-    #[error("port `mem_addr` of {top} is {width} bits wide; at most 32")]
+    /// The address is wider than the bench's memory can be (32 bits for `mem_addr`, 28 for `sram_addr`).
+    #[error("the memory address of {top} is {width} bits wide; at most 32 (mem_addr) or 28 (sram_addr)")]
     AddressTooWide {
         /// The top module.
         top: String,
         /// `mem_addr`'s width.
         width: u32,
+    },
+    /// Both memory styles at once.
+    #[error("top module {top} has both mem_* and sram_* ports; the contract allows one memory style")]
+    TwoMemories {
+        /// The top module.
+        top: String,
     },
 }
 

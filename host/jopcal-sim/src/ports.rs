@@ -60,10 +60,22 @@ pub enum UartStyle {
     Serial,
 }
 
+/// How the DUT reaches its memory.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MemoryStyle {
+    /// Request/ready: the bench adds the wait states (`mem_*`).
+    Port,
+    /// The pins of an asynchronous SRAM chip behind the DUT's own controller,
+    /// whose generics set the wait states (`sram_*`).
+    Sram { byte_enables: bool },
+}
+
 /// What the DUT offers, as the bench needs to know.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Contract {
+    /// The memory's address width, if it has one.
     pub memory: Option<u32>,
+    pub memory_style: MemoryStyle,
     pub uart: UartStyle,
     pub cycle_count: bool,
     pub halt: bool,
@@ -100,7 +112,13 @@ pub fn check_contract(ports: &[Port], top: &str) -> Result<Contract, ContractErr
     };
     need("clk", true, Some(1))?;
     need("reset", true, Some(1))?;
-    let memory = if find("mem_addr").is_some() || find("mem_rd").is_some() {
+    let port_style = find("mem_addr").is_some() || find("mem_rd").is_some();
+    let sram_style = find("sram_addr").is_some() || find("sram_ncs").is_some();
+    if port_style && sram_style {
+        return Err(ContractError::TwoMemories { top: top.to_string() });
+    }
+    let mut memory_style = MemoryStyle::Port;
+    let memory = if port_style {
         let w = need("mem_addr", false, None)?;
         if w > 32 {
             return Err(ContractError::AddressTooWide {
@@ -113,6 +131,25 @@ pub fn check_contract(ports: &[Port], top: &str) -> Result<Contract, ContractErr
         need("mem_wdata", false, Some(32))?;
         need("mem_rdata", true, Some(32))?;
         need("mem_ready", true, Some(1))?;
+        Some(w)
+    } else if sram_style {
+        let w = need("sram_addr", false, None)?;
+        if w > 28 {
+            return Err(ContractError::AddressTooWide {
+                top: top.to_string(),
+                width: w,
+            });
+        }
+        need("sram_dout", false, Some(32))?;
+        need("sram_din", true, Some(32))?;
+        need("sram_ncs", false, Some(1))?;
+        need("sram_noe", false, Some(1))?;
+        need("sram_nwe", false, Some(1))?;
+        let byte_enables = find("sram_nbe").is_some();
+        if byte_enables {
+            need("sram_nbe", false, Some(4))?;
+        }
+        memory_style = MemoryStyle::Sram { byte_enables };
         Some(w)
     } else {
         None
@@ -140,6 +177,7 @@ pub fn check_contract(ports: &[Port], top: &str) -> Result<Contract, ContractErr
     }
     Ok(Contract {
         memory,
+        memory_style,
         uart,
         cycle_count,
         halt,
@@ -177,6 +215,7 @@ mod tests {
             c,
             Contract {
                 memory: None,
+                memory_style: MemoryStyle::Port,
                 uart: UartStyle::Serial,
                 cycle_count: true,
                 halt: false
@@ -188,6 +227,32 @@ mod tests {
             "top module t lacks port `reset` (input 1 bit; see hdl-sim/CONTRACT.md)"
         );
         let no_uart: Vec<Port> = p.iter().filter(|x| !x.name.starts_with("uart")).cloned().collect();
+        let pin = |n: &str, input: bool, width: u32| Port {
+            name: n.into(),
+            input,
+            width,
+        };
+        let mut sram = p.clone();
+        sram.extend([
+            pin("sram_addr", false, 18),
+            pin("sram_dout", false, 32),
+            pin("sram_din", true, 32),
+            pin("sram_ncs", false, 1),
+            pin("sram_noe", false, 1),
+            pin("sram_nwe", false, 1),
+        ]);
+        let c = check_contract(&sram, "t").unwrap();
+        assert_eq!(
+            (c.memory, c.memory_style),
+            (Some(18), MemoryStyle::Sram { byte_enables: false })
+        );
+        let no_we: Vec<Port> = sram.iter().filter(|x| x.name != "sram_nwe").cloned().collect();
+        assert!(check_contract(&no_we, "t")
+            .unwrap_err()
+            .to_string()
+            .contains("lacks port `sram_nwe`"));
+        sram.push(pin("mem_rd", false, 1));
+        assert!(check_contract(&sram, "t").unwrap_err().to_string().contains("both"));
         assert!(check_contract(&no_uart, "t")
             .unwrap_err()
             .to_string()

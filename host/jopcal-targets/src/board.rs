@@ -81,6 +81,12 @@ pub trait Launcher {
     fn launch(&mut self, staging: &Path, images: &[PathBuf], progress: &dyn Progress) -> Result<Launched, TargetError>;
     /// Stops it; with `out`, keeps what it logged there.
     fn stop(&mut self, out: Option<&Path>) -> Result<(), TargetError>;
+    /// Before every image but the first (`image`): a board that takes one
+    /// download per reset (JOP's serial-boot microcode) or is given its image
+    /// when it starts (a preloading simulation) is started afresh; its new line.
+    fn restart(&mut self, _image: &Path, _progress: &dyn Progress) -> Result<Option<String>, TargetError> {
+        Ok(None)
+    }
 }
 
 /// What a [`Launcher`] started.
@@ -110,6 +116,14 @@ pub struct BoardTarget {
     /// The virtual board running a JOP tree's images: the method cache it
     /// simulates (a cache mode); it times monitors as JopSim does.
     simulating_jopsim: Option<String>,
+    /// Images run so far.
+    started: usize,
+    /// Classic download: bytes in flight before the host waits for their echoes.
+    window: Option<usize>,
+    /// The launcher preloads each image: nothing is downloaded.
+    preloaded: bool,
+    /// The image files, in the order of `loaded`.
+    paths: Vec<PathBuf>,
 }
 
 impl BoardTarget {
@@ -136,6 +150,10 @@ impl BoardTarget {
             link: None,
             launcher: None,
             simulating_jopsim: None,
+            started: 0,
+            window: None,
+            preloaded: false,
+            paths: Vec::new(),
         }
     }
 
@@ -152,9 +170,26 @@ impl BoardTarget {
         self
     }
 
+    /// Each image is preloaded by the launcher: none is downloaded.
+    pub fn preloading(mut self) -> BoardTarget {
+        self.preloaded = true;
+        self
+    }
+
+    /// Classic download with at most `bytes` in flight (4: `down -e`, word by word).
+    pub fn with_window(mut self, bytes: usize) -> BoardTarget {
+        self.window = Some(bytes);
+        self
+    }
+
     fn session(&self) -> SessionOptions {
+        let mut download = DownloadOptions::new(self.line.protocol);
+        if let Some(w) = self.window {
+            download.window = w;
+        }
+        download.preloaded = self.preloaded;
         SessionOptions {
-            download: DownloadOptions::new(self.line.protocol),
+            download,
             capture: CaptureOptions {
                 line_timeout: self.line.line_timeout,
                 total_timeout: self.total,
@@ -223,6 +258,7 @@ impl Target for BoardTarget {
             )));
         }
         self.loaded = paths.iter().map(|p| load_image(p)).collect::<Result<_, _>>()?;
+        self.paths = paths.clone();
         let link = jopcal_link::open(&self.line.port, self.line.baud, self.line.dtr_rts).map_err(TargetError::Link)?;
         self.link = Some(link);
         Ok(Prepared {
@@ -269,6 +305,27 @@ impl Target for BoardTarget {
                 name: job.name.clone(),
             })?
             .1;
+        self.started += 1;
+        if self.started > 1 {
+            let at = self.loaded.iter().position(|(j, _)| j == job).unwrap_or(0);
+            if let (Some(launcher), Some(path)) = (self.launcher.as_mut(), self.paths.get(at)) {
+                let restarted = launcher.restart(path, progress).map_err(|e| JobError::Session {
+                    log: String::new(),
+                    why: e.to_string(),
+                })?;
+                if let Some(port) = restarted {
+                    self.link = None;
+                    self.line.port = port;
+                    let link = jopcal_link::open(&self.line.port, self.line.baud, self.line.dtr_rts).map_err(|e| {
+                        JobError::Session {
+                            log: String::new(),
+                            why: e.to_string(),
+                        }
+                    })?;
+                    self.link = Some(link);
+                }
+            }
+        }
         let link = self.link.as_mut().ok_or(JobError::NotPrepared("board"))?;
         let stem = &job.name;
         let log_rel = |k: u32| format!("logs/{stem}-attempt{k}.log");

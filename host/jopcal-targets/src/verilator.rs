@@ -21,12 +21,29 @@ pub fn bench_binary(sim: &Path) -> Result<PathBuf, TargetError> {
     Ok(b)
 }
 
+/// Options a `sim build --jop-home` bench needs for its JOP (`bench.args`:
+/// the UART's cycles per bit, the SRAM's size), before the user's.
+pub fn build_args(sim: &Path) -> Vec<String> {
+    std::fs::read_to_string(sim.join("bench.args"))
+        .map(|t| t.split_whitespace().map(str::to_string).collect())
+        .unwrap_or_default()
+}
+
 /// The bench built in `sim`, started with `args`, as a target running
 /// `images` downloaded as `line` says (its port is the bench's); a run is
 /// given up after `total`.
-pub fn target(sim: &Path, args: &[String], line: BoardLine, images: Images, total: Duration) -> BoardTarget {
+pub fn target(sim: &Path, args: &[String], mut line: BoardLine, images: Images, total: Duration) -> BoardTarget {
     let note = format!("verilator bench {} {}", sim.display(), args.join(" "));
-    BoardTarget::new(
+    let microcode = std::fs::read_to_string(sim.join("microcode")).unwrap_or_default();
+    let tree_jop = !microcode.is_empty();
+    let preload = microcode.trim() == "simulation";
+    if tree_jop {
+        // A tree's harness prints once, at its end: at about a million
+        // simulated cycles a second that silence lasts minutes, so only the
+        // workload's own time limit applies.
+        line.line_timeout = line.line_timeout.max(total);
+    }
+    let target = BoardTarget::new(
         TargetKind::Verilator,
         line,
         images,
@@ -36,9 +53,45 @@ pub fn target(sim: &Path, args: &[String], line: BoardLine, images: Images, tota
     )
     .launched(Box::new(Bench {
         sim: sim.to_path_buf(),
-        args: args.to_vec(),
+        args: build_args(sim).into_iter().chain(args.iter().cloned()).collect(),
         running: None,
-    }))
+        // A tree's JOP boots once per reset: a fresh bench for every image.
+        fresh_per_image: tree_jop,
+        preload,
+        log: String::new(),
+    }));
+    if preload {
+        // Simulation microcode: the bench puts each image in memory before reset.
+        return target.preloading();
+    }
+    // JOP's serial-boot microcode echoes each byte without waiting for its
+    // UART's transmitter, whose frames take a little longer than the host's:
+    // a stream runs it over after about 1,400 bytes (measured on the tree's
+    // cycmin JOP). The `down` tool's echo mode sends a word and waits for its
+    // echo; so does jopcal, on a tree's JOP.
+    if tree_jop {
+        target.with_window(4)
+    } else {
+        target
+    }
+}
+
+impl Bench {
+    fn start(&mut self, image: Option<&Path>) -> Result<String, TargetError> {
+        let bin = bench_binary(&self.sim)?;
+        let mut args = self.args.clone();
+        if self.preload {
+            let Some(image) = image else {
+                return Err(TargetError::Usage("a preloading bench needs an image".into()));
+            };
+            args.push("--preload".into());
+            args.push(image.display().to_string());
+        }
+        let running = jopcal_sim::start(&bin, &args, Duration::from_secs(10)).map_err(TargetError::Bench)?;
+        let port = running.port.clone();
+        self.running = Some(running);
+        Ok(port)
+    }
 }
 
 /// The bench process.
@@ -46,23 +99,34 @@ struct Bench {
     sim: PathBuf,
     args: Vec<String>,
     running: Option<RunningBench>,
+    fresh_per_image: bool,
+    /// Started with `--preload IMAGE` for each image (simulation microcode).
+    preload: bool,
+    /// What the benches stopped so far said.
+    log: String,
 }
 
 impl Launcher for Bench {
     fn launch(
         &mut self,
         _staging: &Path,
-        _images: &[PathBuf],
+        images: &[PathBuf],
         _progress: &dyn Progress,
     ) -> Result<Launched, TargetError> {
-        let bin = bench_binary(&self.sim)?;
-        let running = jopcal_sim::start(&bin, &self.args, Duration::from_secs(10)).map_err(TargetError::Bench)?;
-        let port = running.port.clone();
-        self.running = Some(running);
         Ok(Launched {
-            port,
+            port: self.start(images.first().map(PathBuf::as_path))?,
             ..Launched::default()
         })
+    }
+
+    fn restart(&mut self, image: &Path, _progress: &dyn Progress) -> Result<Option<String>, TargetError> {
+        if !self.fresh_per_image {
+            return Ok(None);
+        }
+        if let Some(r) = self.running.take() {
+            self.log.push_str(&r.stop());
+        }
+        self.start(Some(image)).map(Some)
     }
 
     /// Stops the bench and keeps what it said in `logs/bench.log`.
@@ -70,7 +134,7 @@ impl Launcher for Bench {
         let Some(running) = self.running.take() else {
             return Ok(());
         };
-        let log = running.stop();
+        let log = std::mem::take(&mut self.log) + &running.stop();
         if let Some(out) = out {
             let path = out.join("logs/bench.log");
             jopcal_measure::atomic::write_atomic(&path, log.as_bytes()).map_err(|e| TargetError::io(&path, e))?;

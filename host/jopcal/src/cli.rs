@@ -348,20 +348,30 @@ pub struct SimArgs {
 
 #[derive(Debug, Subcommand)]
 pub enum SimAction {
-    /// Verilate RTL with the bench (see hdl-sim/CONTRACT.md for the ports the top needs).
+    /// Verilate RTL with the bench: your Verilog (--rtl FILE... --top MODULE, whose ports
+    /// hdl-sim/CONTRACT.md gives), or, without --rtl, the JOP of the tree given by --jop-home
+    /// (its VHDL converted with GHDL; --top names its Quartus project, default cycmin).
     Build {
         /// Verilog sources of the DUT (repeatable).
-        #[arg(long = "rtl", value_name = "FILE", required = true, num_args = 1..)]
+        #[arg(long = "rtl", value_name = "FILE", num_args = 1..)]
         rtl: Vec<PathBuf>,
-        /// The top module.
+        /// The top module (with --rtl), or the tree's Quartus project (quartus/NAME/jop.qsf).
         #[arg(long, value_name = "NAME")]
-        top: String,
+        top: Option<String>,
         /// Where the bench is built.
         #[arg(long, value_name = "DIR")]
         out: PathBuf,
         /// Build with VCD tracing (--trace FILE --trace-from C --trace-to C at run time).
         #[arg(long)]
         trace: bool,
+        /// A tree's JOP with simulation microcode: images are preloaded into memory
+        /// (`run --target verilator --preload`) instead of downloaded over the UART.
+        #[arg(long, conflicts_with = "rtl")]
+        preload: bool,
+        /// A tree's JOP: clock cycles per UART bit (a multiple of 16). The board's
+        /// 868 would make a download take the simulation an hour.
+        #[arg(long, default_value_t = 32, conflicts_with = "rtl")]
+        bit_cycles: u32,
     },
     /// Run a built bench; everything after --sim DIR goes to the bench (e.g. --pty, --stdout, --preload FILE, --cycle-limit N).
     Run {

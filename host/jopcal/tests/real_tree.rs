@@ -356,3 +356,139 @@ fn the_microcode_table_agrees_with_the_trees_own_microcode_analysis() {
     }
     eprintln!("{compared} bytecodes agree with the tree's microcode analysis");
 }
+
+/// `sim build --jop-home` converts the tree's JOP (the cycmin project) to a
+/// Verilator bench; JemBench's Kfl, downloaded over the bench's UART with the
+/// classic protocol as to a board, counts the same cycles on the simulated
+/// RTL as in the tree's JopSim; with `--preload` (simulation microcode) too.
+#[test]
+fn kfl_on_the_trees_verilated_rtl_counts_as_jopsim() {
+    let Some(tree) = tree() else { return };
+    let Some(config) = tree_config() else { return };
+    let tmp = tempfile::tempdir().unwrap();
+    let mut measured = Vec::new();
+    for (name, extra) in [("serial", None), ("preload", Some("--preload"))] {
+        let sim = tmp.path().join(format!("sim-{name}"));
+        let mut args = vec!["sim", "build", "--out", sim.to_str().unwrap()];
+        args.extend(extra);
+        let (ok, _, err) = run_in(tmp.path(), &tree, &args);
+        assert!(ok, "{err}");
+        for step in [
+            "reading quartus/cycmin/jop.qsf",
+            "assembling the tree's microcode",
+            "ghdl --synth",
+            "verilator --lint-only",
+        ] {
+            assert!(err.contains(step), "{step} not reported:\n{err}");
+        }
+        // Unchanged inputs: the build is kept.
+        let (ok, _, err) = run_in(tmp.path(), &tree, &args);
+        assert!(ok && err.contains("nothing changed"), "{err}");
+        let _turn = TREE_BUILDS.lock().unwrap_or_else(|e| e.into_inner());
+        let o = tmp.path().join(format!("run-{name}"));
+        let (ok, _, err) = run_in(
+            &config,
+            &tree,
+            &[
+                "run",
+                "--suite",
+                "jembench",
+                "--bench",
+                "Kfl",
+                "--target",
+                "verilator",
+                "--sim",
+                sim.to_str().unwrap(),
+                "--timeout",
+                "1200",
+                "--out",
+                o.to_str().unwrap(),
+            ],
+        );
+        assert!(ok, "{name}: {err}");
+        let log = std::fs::read_to_string(o.join("logs/Kfl-attempt1.log")).unwrap();
+        assert!(log.contains("1 CPUs"), "{log}");
+        measured.push(rows(&o.join("measurements.csv")));
+    }
+    let _turn = TREE_BUILDS.lock().unwrap_or_else(|e| e.into_inner());
+    let o = tmp.path().join("jopsim");
+    let (ok, _, err) = run_in(
+        &config,
+        &tree,
+        &[
+            "run",
+            "--suite",
+            "jembench",
+            "--bench",
+            "Kfl",
+            "--target",
+            "jopsim",
+            "--timeout",
+            "300",
+            "--out",
+            o.to_str().unwrap(),
+        ],
+    );
+    assert!(ok, "{err}");
+    let jopsim = rows(&o.join("measurements.csv"));
+    assert_eq!(jopsim.len(), 1);
+    assert_eq!(measured[0], jopsim, "RTL (serial download), then JopSim");
+    assert_eq!(measured[1], jopsim, "RTL (preloaded), then JopSim");
+}
+
+/// What `sim build --jop-home` cannot build is named in one line: a project
+/// the tree lacks, VHDL that GHDL rejects (file:line), a memory controller
+/// without the SRAM pins the contract maps.
+#[test]
+fn the_trees_rtl_build_names_what_it_cannot_convert() {
+    let Some(tree) = tree() else { return };
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("sim");
+    let (ok, _, err) = run_in(
+        tmp.path(),
+        &tree,
+        &["sim", "build", "--top", "nosuch", "--out", out.to_str().unwrap()],
+    );
+    assert!(!ok);
+    assert!(err.contains("quartus/nosuch/jop.qsf: no such Quartus project"), "{err}");
+    // A tree of links to the real one, with projects of its own.
+    let fake = tmp.path().join("tree");
+    for d in ["asm", "java", "vhdl"] {
+        std::fs::create_dir_all(&fake).unwrap();
+        std::os::unix::fs::symlink(tree.join(d), fake.join(d)).unwrap();
+    }
+    let qsf = std::fs::read_to_string(tree.join("quartus/cycmin/jop.qsf")).unwrap();
+    let project = |name: &str, qsf: &str| {
+        let dir = fake.join("quartus").join(name);
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("jop.qsf"), qsf).unwrap();
+    };
+    let broken = tmp.path().join("broken.vhd");
+    std::fs::write(
+        &broken,
+        "library ieee;\nentity broken is\nport (a : in std_logic)\nend broken;\n",
+    )
+    .unwrap();
+    project(
+        "rejected",
+        &format!("{qsf}\nset_global_assignment -name VHDL_FILE {}\n", broken.display()),
+    );
+    let (ok, _, err) = run_in(
+        tmp.path(),
+        &fake,
+        &["sim", "build", "--top", "rejected", "--out", out.to_str().unwrap()],
+    );
+    assert!(!ok);
+    let last = err.lines().last().unwrap_or("");
+    let at = last.find("broken.vhd:").map(|i| &last[i + 11..]).unwrap_or("");
+    assert!(at.starts_with(|c: char| c.is_ascii_digit()), "{err}");
+    let sram16 = qsf.replace("sc_sram32_flash.vhd", "sc_sram16.vhd");
+    project("sram16", &sram16);
+    let (ok, _, err) = run_in(
+        tmp.path(),
+        &fake,
+        &["sim", "build", "--top", "sram16", "--out", out.to_str().unwrap()],
+    );
+    assert!(!ok);
+    assert!(err.contains("of sc_mem_if"), "{err}");
+}

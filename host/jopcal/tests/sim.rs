@@ -71,6 +71,50 @@ fn downloads_through_the_bench_and_counts_wait_states_exactly() {
 }
 
 #[test]
+fn an_sram_behind_the_duts_own_controller_keeps_the_image_and_its_wait_states() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("sram");
+    let o = jopcal()
+        .args(["sim", "build", "--rtl"])
+        .arg(repo().join("hdl-sim/test-dut/jopcal_sram_dut.v"))
+        .arg(repo().join("hdl-sim/test-dut/jopcal_test_dut.v"))
+        .args(["--top", "jopcal_sram_dut", "--out"])
+        .arg(&dir)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(std::fs::read_to_string(dir.join("bench_config.h"))
+        .unwrap()
+        .contains("HAS_SRAM"));
+    let (img, xor) = image(tmp.path(), &(1..=99).map(|i| i * 7919).collect::<Vec<u32>>());
+    let mut cycles = Vec::new();
+    for (sim, read_wait) in [(dir.as_path(), "0"), (bench(), "0")] {
+        let out = tmp.path().join(format!("out{}", cycles.len()));
+        let o = jopcal()
+            .args(["run", "--target", "verilator", "--sim"])
+            .arg(sim)
+            .arg("--sim-arg=--read-wait")
+            .arg(format!("--sim-arg={read_wait}"))
+            .arg("--image")
+            .arg(&img)
+            .arg("--out")
+            .arg(&out)
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", stderr(&o));
+        let rows = jopcal_measure::measurements::read(&out.join("measurements.csv")).unwrap();
+        let log = String::from_utf8_lossy(&std::fs::read(out.join(&rows[0].log)).unwrap()).into_owned();
+        // Through the SRAM pins the image reached memory intact.
+        assert!(log.contains(&format!(" sum={xor} ")), "{log}");
+        cycles.push(rows[0].value);
+    }
+    // The controller's reads (RD_WAIT = 2, registered pins) cost more than the
+    // bench's zero-wait request/ready port, by the same amount for each of the 100.
+    assert!(cycles[0] > cycles[1], "{cycles:?}");
+    assert_eq!((cycles[0] - cycles[1]) % 100, 0, "{cycles:?}");
+}
+
+#[test]
 fn contract_violations_and_bad_rtl_are_named() {
     let tmp = tempfile::tempdir().unwrap();
     let no_reset = tmp.path().join("no_reset.v");

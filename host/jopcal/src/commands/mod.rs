@@ -37,7 +37,7 @@ pub fn dispatch(cli: Cli) -> Result<()> {
         Verb::Regress(a) => report::regress(&a),
         Verb::Upload(a) => board::upload(&a),
         Verb::Emu(a) => emu::emu(s.firmware, &a),
-        Verb::Sim(a) => sim::sim(s.firmware, &a),
+        Verb::Sim(a) => sim::sim(s.firmware, s.jop_home, &a),
         Verb::Cache(a) => cache::cache(&a),
         Verb::Doctor(a) => jopcal_pipeline::doctor::doctor(s, a.timeout),
     }

@@ -18,9 +18,49 @@ fn bench_dir(firmware: Option<&Path>) -> Result<PathBuf> {
     Ok(jopcal_pipeline::locate::share_dir()?.join("hdl-sim/bench"))
 }
 
-pub fn sim(firmware: Option<&Path>, a: &SimArgs) -> Result<()> {
+pub fn sim(firmware: Option<&Path>, jop_home: Option<&Path>, a: &SimArgs) -> Result<()> {
     match &a.action {
-        SimAction::Build { rtl, top, out, trace } => {
+        SimAction::Build {
+            rtl,
+            top,
+            out,
+            trace,
+            preload,
+            bit_cycles,
+        } if rtl.is_empty() => {
+            let start = std::time::Instant::now();
+            let home = jopcal_pipeline::locate::jop_home(jop_home)
+                .context("sim build needs --rtl FILE... --top MODULE, or a JOP tree")?;
+            let req = jopcal_sim::jop::TreeBuild {
+                jop_home: home,
+                top: top.clone().unwrap_or_else(|| jopcal_sim::jop::DEFAULT_TOP.to_string()),
+                out: out.clone(),
+                preload: *preload,
+                bit_cycles: *bit_cycles,
+                trace: *trace,
+                bench_dir: bench_dir(firmware)?,
+            };
+            let mut step = |what: &str| {
+                eprintln!("       sim [{:6.1} s] {what}", start.elapsed().as_secs_f64());
+            };
+            let built = jopcal_sim::jop::build_tree(&req, &mut step).map_err(|e| anyhow!(e))?;
+            eprintln!(
+                "       sim {} {} in {:.1} s (bench options: {}; {} microcode)",
+                if built.cached { "kept" } else { "built" },
+                built.bench.binary.display(),
+                start.elapsed().as_secs_f64(),
+                built.bench_args.join(" "),
+                if *preload { "simulation" } else { "serial-download" }
+            );
+            println!("{}", out.display());
+            Ok(())
+        }
+        SimAction::Build {
+            rtl, top, out, trace, ..
+        } => {
+            let Some(top) = top else {
+                bail!("sim build --rtl needs --top MODULE");
+            };
             let start = std::time::Instant::now();
             eprintln!("       sim verilating {top} with the bench (this takes a while)");
             let built = jopcal_sim::build(rtl, top, out, &bench_dir(firmware)?, *trace).map_err(|e| anyhow!(e))?;

@@ -1,0 +1,279 @@
+//! Just enough of VHDL to wrap a JOP top: an entity's generics and ports, and
+//! the instances (with their generic maps) in an architecture. Comments are
+//! blanked first (same length, so byte offsets still give line numbers).
+
+/// A generic or a port of an entity.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Decl {
+    pub name: String,
+    /// `in`, `out`, `inout` or `buffer` for ports; empty for generics.
+    pub mode: String,
+    /// The type as written (`std_logic_vector(17 downto 0)`, `sc_out_type`).
+    pub ty: String,
+    /// The default value as written, if any.
+    pub default: Option<String>,
+}
+
+/// An entity declaration.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Entity {
+    pub name: String,
+    pub generics: Vec<Decl>,
+    pub ports: Vec<Decl>,
+}
+
+/// An instance in an architecture: `label: entity work.E generic map (...)` or `label: E ...`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Instance {
+    pub label: String,
+    pub entity: String,
+    /// The text inside `generic map ( ... )`, if there is one.
+    pub generic_map: Option<String>,
+    /// 1-based line of the label.
+    pub line: usize,
+}
+
+/// `text` with `--` comments replaced by spaces.
+pub fn strip_comments(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for line in text.split_inclusive('\n') {
+        match line.find("--") {
+            Some(i) => {
+                out.push_str(&line[..i]);
+                // One space per byte: offsets stay valid in the original text.
+                for c in line[i..].chars() {
+                    match c {
+                        '\n' => out.push('\n'),
+                        c => out.extend(std::iter::repeat_n(' ', c.len_utf8())),
+                    }
+                }
+            }
+            None => out.push_str(line),
+        }
+    }
+    out
+}
+
+/// 1-based line number of byte offset `at`.
+pub fn line_of(text: &str, at: usize) -> usize {
+    text[..at.min(text.len())].matches('\n').count() + 1
+}
+
+fn is_ident(c: char) -> bool {
+    c.is_ascii_alphanumeric() || c == '_'
+}
+
+/// Offsets of the whole word `word` (ASCII case-insensitive) in `lower` (already lower case).
+fn words<'a>(lower: &'a str, word: &'a str) -> impl Iterator<Item = usize> + 'a {
+    lower.match_indices(word).map(|(i, _)| i).filter(move |&i| {
+        let before = lower[..i].chars().next_back().is_none_or(|c| !is_ident(c));
+        let after = lower[i + word.len()..].chars().next().is_none_or(|c| !is_ident(c));
+        before && after
+    })
+}
+
+/// The text inside the parentheses opening at or after `from` (`text[from..]`
+/// starts with optional space and `(`), and the offset after the closing one.
+pub fn parenthesized(text: &str, from: usize) -> Option<(&str, usize)> {
+    let open = from + text[from..].find(|c: char| !c.is_whitespace())?;
+    if !text[open..].starts_with('(') {
+        return None;
+    }
+    let mut depth = 0usize;
+    for (i, c) in text[open..].char_indices() {
+        match c {
+            '(' => depth += 1,
+            ')' => {
+                depth -= 1;
+                if depth == 0 {
+                    return Some((&text[open + 1..open + i], open + i + 1));
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+/// Splits `text` at `sep` outside parentheses.
+fn split_top(text: &str, sep: char) -> Vec<&str> {
+    let mut parts = Vec::new();
+    let (mut depth, mut start) = (0i32, 0);
+    for (i, c) in text.char_indices() {
+        match c {
+            '(' => depth += 1,
+            ')' => depth -= 1,
+            c if c == sep && depth == 0 => {
+                parts.push(&text[start..i]);
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    parts.push(&text[start..]);
+    parts
+}
+
+fn collapse(s: &str) -> String {
+    s.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// Declarations of a generic or port clause: `a, b : in t := d; ...`.
+fn decls(clause: &str, ports: bool) -> Result<Vec<Decl>, String> {
+    let mut out = Vec::new();
+    for item in split_top(clause, ';') {
+        if item.trim().is_empty() {
+            continue;
+        }
+        let Some((names, rest)) = item.split_once(':') else {
+            return Err(format!("cannot read `{}`", collapse(item)));
+        };
+        let (rest, default) = match rest.split_once(":=") {
+            Some((r, d)) => (r, Some(collapse(d))),
+            None => (rest, None),
+        };
+        let rest = rest.trim();
+        let (mode, ty) = if ports {
+            let (m, t) = rest.split_once(char::is_whitespace).unwrap_or((rest, ""));
+            let m = m.to_ascii_lowercase();
+            if !["in", "out", "inout", "buffer"].contains(&m.as_str()) {
+                return Err(format!("port `{}` has no mode", collapse(names)));
+            }
+            (m, collapse(t))
+        } else {
+            (String::new(), collapse(rest))
+        };
+        for n in names.split(',') {
+            out.push(Decl {
+                name: n.trim().to_ascii_lowercase(),
+                mode: mode.clone(),
+                ty: ty.clone(),
+                default: default.clone(),
+            });
+        }
+    }
+    Ok(out)
+}
+
+/// The declaration of entity `name` in `text` (comments stripped), if there is one.
+pub fn entity(text: &str, name: &str) -> Result<Option<Entity>, String> {
+    let lower = text.to_ascii_lowercase();
+    let want = name.to_ascii_lowercase();
+    for at in words(&lower, "entity") {
+        let rest = lower[at + 6..].trim_start();
+        let Some(rest) = rest.strip_prefix(want.as_str()) else {
+            continue;
+        };
+        if !rest.trim_start().starts_with("is") || rest.starts_with(|c: char| is_ident(c)) {
+            continue;
+        }
+        let body_start = lower.len() - rest.len();
+        let end = words(&lower[body_start..], "end")
+            .next()
+            .map_or(lower.len(), |e| body_start + e);
+        let mut e = Entity {
+            name: want.clone(),
+            generics: Vec::new(),
+            ports: Vec::new(),
+        };
+        if let Some(g) = words(&lower[body_start..end], "generic").next() {
+            let (inner, _) = parenthesized(text, body_start + g + 7)
+                .ok_or_else(|| format!("line {}: unclosed generic clause", line_of(text, body_start + g)))?;
+            e.generics = decls(inner, false).map_err(|w| format!("line {}: {w}", line_of(text, body_start + g)))?;
+        }
+        if let Some(p) = words(&lower[body_start..end], "port").next() {
+            let (inner, _) = parenthesized(text, body_start + p + 4)
+                .ok_or_else(|| format!("line {}: unclosed port clause", line_of(text, body_start + p)))?;
+            e.ports = decls(inner, true).map_err(|w| format!("line {}: {w}", line_of(text, body_start + p)))?;
+        }
+        return Ok(Some(e));
+    }
+    Ok(None)
+}
+
+/// Instances of `entity` (`label : entity work.entity` or `label : entity`) in `text` (comments stripped).
+pub fn instances(text: &str, entity_name: &str) -> Vec<Instance> {
+    let lower = text.to_ascii_lowercase();
+    let want = entity_name.to_ascii_lowercase();
+    let mut out = Vec::new();
+    for at in words(&lower, &want) {
+        // Walk back over `entity work.` and `:` to the label.
+        let before = lower[..at].trim_end();
+        let before = before.strip_suffix("work.").map_or(before, |b| b.trim_end());
+        let before = before.strip_suffix("entity").map_or(before, |b| b.trim_end());
+        let Some(before) = before.strip_suffix(':') else {
+            continue;
+        };
+        let before = before.trim_end();
+        let label_start = before.rfind(|c: char| !is_ident(c)).map_or(0, |i| i + 1);
+        let label = &before[label_start..];
+        if label.is_empty() || label == "signal" || label == "component" {
+            continue;
+        }
+        let after = at + want.len();
+        let rest = lower[after..].trim_start();
+        let generic_map = if rest.starts_with("generic") {
+            let g = lower.len() - rest.len();
+            let m = g + lower[g..].find("map").unwrap_or(0) + 3;
+            parenthesized(text, m).map(|(inner, _)| collapse(inner))
+        } else {
+            None
+        };
+        out.push(Instance {
+            label: label.to_string(),
+            entity: want.clone(),
+            generic_map,
+            line: line_of(text, label_start),
+        });
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const TOP: &str = "entity jop is\ngeneric (\n\tram_cnt : integer := 2; -- cycles\n\tjpc_width : integer := 12\n);\nport (\n\tclk : in std_logic;\n\tser_txd, wd : out std_logic;\n\trama_d : inout std_logic_vector(15 downto 0)\n);\nend jop;\narchitecture rtl of jop is\nbegin\n\tcpu: entity work.jopcpu\n\t\tgeneric map(\n\t\t\tjpc_width => jpc_width\n\t\t)\n\t\tport map(clk, int_res);\n\tscm: sc_mem_if generic map (ram_ws => ram_cnt-1) port map (clk);\nend rtl;\n";
+
+    #[test]
+    fn reads_an_entity_and_its_instances() {
+        let t = strip_comments(TOP);
+        assert_eq!(t.len(), TOP.len());
+        let e = entity(&t, "jop").unwrap().unwrap();
+        assert_eq!(e.generics.len(), 2);
+        assert_eq!(e.generics[0].default.as_deref(), Some("2"));
+        assert_eq!(e.ports.len(), 4);
+        assert_eq!(e.ports[2].name, "wd");
+        assert_eq!(e.ports[2].mode, "out");
+        assert_eq!(e.ports[3].ty, "std_logic_vector(15 downto 0)");
+        let cpu = instances(&t, "jopcpu");
+        assert_eq!(cpu.len(), 1);
+        assert_eq!(cpu[0].label, "cpu");
+        assert_eq!(cpu[0].generic_map.as_deref(), Some("jpc_width => jpc_width"));
+        assert_eq!(cpu[0].line, 14);
+        let scm = instances(&t, "sc_mem_if");
+        assert_eq!(scm[0].generic_map.as_deref(), Some("ram_ws => ram_cnt-1"));
+        assert!(entity(&t, "jo").unwrap().is_none());
+    }
+
+    proptest::proptest! {
+        /// Any text, ASCII or not: the reader and the work-arounds never panic,
+        /// and blanking comments keeps every offset.
+        #[test]
+        fn no_text_panics_the_reader(text in "(entity|port|generic|map|begin|architecture|:|;|\\(|\\)|--|\n| |é|[a-z_]{1,6}|'1'|<=|reset|rising_edge\\(clk\\)|if|then|elsif|std_logic_vector\\(to_unsigned\\(g, 8\\)\\)){0,60}") {
+            let t = strip_comments(&text);
+            proptest::prop_assert_eq!(t.len(), text.len());
+            let _ = entity(&t, "e");
+            let _ = instances(&t, "jopcpu");
+            let _ = crate::jop::fixes::reset_record_fields(&text);
+            let _ = crate::jop::fixes::hoist_generic_conversions(&text);
+            let _ = crate::jop::fixes::separate_instance_nets(&text);
+        }
+    }
+
+    #[test]
+    fn a_port_without_a_mode_is_named() {
+        let e = entity("entity x is port (a : std_logic); end x;", "x").unwrap_err();
+        assert!(e.contains("port `a` has no mode"), "{e}");
+    }
+}
