@@ -138,7 +138,16 @@ fn both_protocols_deliver_images_and_results() {
         );
         assert!(r.is_ok(), "{protocol}: second image: {:?}", r.err().map(|e| e.why));
         assert_eq!(got, vec![ChecksumProgram::cycles_for(&img2)]);
-        assert_eq!(board.log.lock().unwrap().images, 2);
+        // The board counts an image once its program has returned, which may
+        // be just after the host has read the last line: wait for it a little.
+        let counted = (0..200).any(|_| {
+            let n = board.log.lock().unwrap().images;
+            n == 2 || {
+                std::thread::sleep(std::time::Duration::from_millis(10));
+                false
+            }
+        });
+        assert!(counted, "images counted: {}", board.log.lock().unwrap().images);
     }
 }
 
