@@ -42,6 +42,9 @@ pub fn target(sim: &Path, args: &[String], mut line: BoardLine, images: Images, 
         // simulated cycles a second that silence lasts minutes, so only the
         // workload's own time limit applies.
         line.line_timeout = line.line_timeout.max(total);
+        // The simulation is deterministic and its JOP boots once per reset:
+        // another attempt on the same bench could only fail at its download.
+        line.retries = 0;
     }
     let target = BoardTarget::new(
         TargetKind::Verilator,
