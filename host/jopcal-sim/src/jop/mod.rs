@@ -57,7 +57,7 @@ pub enum TreeBuildError {
     #[error("{file}: {why}")]
     Tree { file: PathBuf, why: String },
     #[error("{tool} is needed: {why}")]
-    Tool { tool: &'static str, why: String },
+    Tool { tool: String, why: String },
     #[error("{step}: {line}")]
     Failed { step: &'static str, line: String },
     #[error("{path}: {source}")]
@@ -160,13 +160,8 @@ fn role(text: &str) -> Role {
 fn run(step: &'static str, cmd: &mut Command) -> Result<std::process::Output, TreeBuildError> {
     let tool = cmd.get_program().to_string_lossy().into_owned();
     let o = cmd.output().map_err(|e| TreeBuildError::Tool {
-        tool: match tool.as_str() {
-            "ghdl" => "ghdl",
-            "gcc" => "gcc",
-            "java" => "java",
-            _ => "verilator",
-        },
-        why: format!("cannot run `{tool}`: {e} (scripts/setup installs ghdl and verilator)"),
+        why: format!("cannot run it: {e} (scripts/setup installs ghdl and verilator)"),
+        tool,
     })?;
     if !o.status.success() {
         let text = String::from_utf8_lossy(&o.stderr).into_owned() + &String::from_utf8_lossy(&o.stdout);
@@ -453,7 +448,7 @@ pub fn build_tree(b: &TreeBuild, progress: &mut dyn FnMut(&str)) -> Result<TreeB
         .arg(&rtl)
         .output()
         .map_err(|e| TreeBuildError::Tool {
-            tool: "verilator",
+            tool: "verilator".into(),
             why: e.to_string(),
         })?;
     let text = String::from_utf8_lossy(&lint.stderr);
