@@ -117,15 +117,20 @@ pub fn check_contract(ports: &[Port], top: &str) -> Result<Contract, ContractErr
     if port_style && sram_style {
         return Err(ContractError::TwoMemories { top: top.to_string() });
     }
-    let mut memory_style = MemoryStyle::Port;
-    let memory = if port_style {
-        let w = need("mem_addr", false, None)?;
-        if w > 32 {
+    // The address port and the widest address the bench's memory can have.
+    let address = |name: &str, max: u32| -> Result<u32, ContractError> {
+        let w = need(name, false, None)?;
+        if w > max {
             return Err(ContractError::AddressTooWide {
                 top: top.to_string(),
                 width: w,
             });
         }
+        Ok(w)
+    };
+    let mut memory_style = MemoryStyle::Port;
+    let memory = if port_style {
+        let w = address("mem_addr", 32)?;
         need("mem_rd", false, Some(1))?;
         need("mem_wr", false, Some(1))?;
         need("mem_wdata", false, Some(32))?;
@@ -133,13 +138,7 @@ pub fn check_contract(ports: &[Port], top: &str) -> Result<Contract, ContractErr
         need("mem_ready", true, Some(1))?;
         Some(w)
     } else if sram_style {
-        let w = need("sram_addr", false, None)?;
-        if w > 28 {
-            return Err(ContractError::AddressTooWide {
-                top: top.to_string(),
-                width: w,
-            });
-        }
+        let w = address("sram_addr", 28)?;
         need("sram_dout", false, Some(32))?;
         need("sram_din", true, Some(32))?;
         need("sram_ncs", false, Some(1))?;

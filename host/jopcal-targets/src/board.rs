@@ -108,7 +108,8 @@ pub struct BoardTarget {
     habits: LineHabits,
     total: Duration,
     note: Option<String>,
-    loaded: Vec<(Job, JopImage)>,
+    /// Each image with the file it was loaded from.
+    loaded: Vec<(Job, JopImage, PathBuf)>,
     /// Images this target made, moved into `out/images/` at the end.
     owned: Vec<PathBuf>,
     link: Option<Box<dyn Link>>,
@@ -122,8 +123,6 @@ pub struct BoardTarget {
     window: Option<usize>,
     /// The launcher preloads each image: nothing is downloaded.
     preloaded: bool,
-    /// The image files, in the order of `loaded`.
-    paths: Vec<PathBuf>,
 }
 
 impl BoardTarget {
@@ -153,7 +152,6 @@ impl BoardTarget {
             started: 0,
             window: None,
             preloaded: false,
-            paths: Vec::new(),
         }
     }
 
@@ -168,6 +166,27 @@ impl BoardTarget {
     pub fn simulating_jopsim(mut self, cache: String) -> BoardTarget {
         self.simulating_jopsim = Some(cache);
         self
+    }
+
+    /// Opens the line to `line.port` (again, after a launcher's restart).
+    fn open_link(&mut self) -> Result<(), TargetError> {
+        self.link = None;
+        self.link =
+            Some(jopcal_link::open(&self.line.port, self.line.baud, self.line.dtr_rts).map_err(TargetError::Link)?);
+        Ok(())
+    }
+
+    /// Before `image` (not the first): a launcher that restarts its board gives a new line.
+    fn restart_launcher(&mut self, image: &Path, progress: &dyn Progress) -> Result<(), TargetError> {
+        let restarted = match self.launcher.as_mut() {
+            Some(l) => l.restart(image, progress)?,
+            None => None,
+        };
+        if let Some(port) = restarted {
+            self.line.port = port;
+            self.open_link()?;
+        }
+        Ok(())
     }
 
     /// Each image is preloaded by the launcher: none is downloaded.
@@ -257,12 +276,13 @@ impl Target for BoardTarget {
                 self.kind.name()
             )));
         }
-        self.loaded = paths.iter().map(|p| load_image(p)).collect::<Result<_, _>>()?;
-        self.paths = paths.clone();
-        let link = jopcal_link::open(&self.line.port, self.line.baud, self.line.dtr_rts).map_err(TargetError::Link)?;
-        self.link = Some(link);
+        self.loaded = paths
+            .iter()
+            .map(|p| load_image(p).map(|(j, i)| (j, i, p.clone())))
+            .collect::<Result<_, _>>()?;
+        self.open_link()?;
         Ok(Prepared {
-            jobs: self.loaded.iter().map(|(j, _)| j.clone()).collect(),
+            jobs: self.loaded.iter().map(|(j, _, _)| j.clone()).collect(),
             left_out,
         })
     }
@@ -296,36 +316,23 @@ impl Target for BoardTarget {
         progress: &dyn Progress,
     ) -> Result<JobEnd, JobError> {
         let opts = self.session();
-        let image = &self
+        let at = self
             .loaded
             .iter()
-            .find(|(j, _)| j == job)
+            .position(|(j, _, _)| j == job)
             .ok_or_else(|| JobError::Unknown {
                 what: "image",
                 name: job.name.clone(),
-            })?
-            .1;
+            })?;
         self.started += 1;
         if self.started > 1 {
-            let at = self.loaded.iter().position(|(j, _)| j == job).unwrap_or(0);
-            if let (Some(launcher), Some(path)) = (self.launcher.as_mut(), self.paths.get(at)) {
-                let restarted = launcher.restart(path, progress).map_err(|e| JobError::Session {
-                    log: String::new(),
-                    why: e.to_string(),
-                })?;
-                if let Some(port) = restarted {
-                    self.link = None;
-                    self.line.port = port;
-                    let link = jopcal_link::open(&self.line.port, self.line.baud, self.line.dtr_rts).map_err(|e| {
-                        JobError::Session {
-                            log: String::new(),
-                            why: e.to_string(),
-                        }
-                    })?;
-                    self.link = Some(link);
-                }
-            }
+            let path = self.loaded[at].2.clone();
+            self.restart_launcher(&path, progress).map_err(|e| JobError::Session {
+                log: String::new(),
+                why: e.to_string(),
+            })?;
         }
+        let image = &self.loaded[at].1;
         let link = self.link.as_mut().ok_or(JobError::NotPrepared("board"))?;
         let stem = &job.name;
         let log_rel = |k: u32| format!("logs/{stem}-attempt{k}.log");

@@ -55,6 +55,16 @@ fn rows(csv: &std::path::Path) -> Vec<(String, u64)> {
         .collect()
 }
 
+/// JemBench's Kfl run on `target` (with `extra` options) into `out`, from the
+/// directory of the tree's jopcal.toml; asserts the run succeeded.
+fn kfl_on(config: &std::path::Path, tree: &std::path::Path, target: &str, extra: &[&str], out: &std::path::Path) {
+    let mut args = vec!["run", "--suite", "jembench", "--bench", "Kfl", "--target", target];
+    args.extend_from_slice(extra);
+    args.extend(["--out", out.to_str().unwrap()]);
+    let (ok, _, err) = run_in(config, tree, &args);
+    assert!(ok, "{target}: {err}");
+}
+
 #[test]
 fn the_trees_suites_build_run_and_profile_on_the_host() {
     let Some(tree) = tree() else { return };
@@ -136,24 +146,7 @@ fn kfl_runs_in_the_trees_jopsim() {
     let _turn = TREE_BUILDS.lock().unwrap_or_else(|e| e.into_inner());
     let out = tempfile::tempdir().unwrap();
     let o = out.path().join("s");
-    let (ok, _, err) = run_in(
-        &config,
-        &tree,
-        &[
-            "run",
-            "--suite",
-            "jembench",
-            "--target",
-            "jopsim",
-            "--bench",
-            "Kfl",
-            "--timeout",
-            "300",
-            "--out",
-            o.to_str().unwrap(),
-        ],
-    );
-    assert!(ok, "{err}");
+    kfl_on(&config, &tree, "jopsim", &["--timeout", "300"], &o);
     let r = rows(&o.join("measurements.csv"));
     assert_eq!(r.len(), 1);
     let region = r[0].1;
@@ -386,50 +379,20 @@ fn kfl_on_the_trees_verilated_rtl_counts_as_jopsim() {
         assert!(ok && err.contains("nothing changed"), "{err}");
         let _turn = TREE_BUILDS.lock().unwrap_or_else(|e| e.into_inner());
         let o = tmp.path().join(format!("run-{name}"));
-        let (ok, _, err) = run_in(
+        kfl_on(
             &config,
             &tree,
-            &[
-                "run",
-                "--suite",
-                "jembench",
-                "--bench",
-                "Kfl",
-                "--target",
-                "verilator",
-                "--sim",
-                sim.to_str().unwrap(),
-                "--timeout",
-                "1200",
-                "--out",
-                o.to_str().unwrap(),
-            ],
+            "verilator",
+            &["--sim", sim.to_str().unwrap(), "--timeout", "1200"],
+            &o,
         );
-        assert!(ok, "{name}: {err}");
         let log = std::fs::read_to_string(o.join("logs/Kfl-attempt1.log")).unwrap();
         assert!(log.contains("1 CPUs"), "{log}");
         measured.push(rows(&o.join("measurements.csv")));
     }
     let _turn = TREE_BUILDS.lock().unwrap_or_else(|e| e.into_inner());
     let o = tmp.path().join("jopsim");
-    let (ok, _, err) = run_in(
-        &config,
-        &tree,
-        &[
-            "run",
-            "--suite",
-            "jembench",
-            "--bench",
-            "Kfl",
-            "--target",
-            "jopsim",
-            "--timeout",
-            "300",
-            "--out",
-            o.to_str().unwrap(),
-        ],
-    );
-    assert!(ok, "{err}");
+    kfl_on(&config, &tree, "jopsim", &["--timeout", "300"], &o);
     let jopsim = rows(&o.join("measurements.csv"));
     assert_eq!(jopsim.len(), 1);
     assert_eq!(measured[0], jopsim, "RTL (serial download), then JopSim");

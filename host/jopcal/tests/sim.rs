@@ -9,18 +9,54 @@ use common::{jopcal, repo, stderr, text};
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
+/// `jopcal sim build --rtl RTL... --top TOP --out DIR`.
+fn sim_build(rtl: &[&Path], top: &str, dir: &Path) -> std::process::Output {
+    jopcal()
+        .args(["sim", "build", "--rtl"])
+        .args(rtl)
+        .args(["--top", top, "--out"])
+        .arg(dir)
+        .output()
+        .unwrap()
+}
+
+/// `img` run on the bench in `sim` with `--read-wait read_wait`: its one
+/// measurement and that run's log.
+fn run_on_bench(
+    sim: &Path,
+    read_wait: &str,
+    img: &Path,
+    out: &Path,
+) -> (jopcal_measure::measurements::Measurement, String) {
+    let o = jopcal()
+        .args(["run", "--target", "verilator", "--sim"])
+        .arg(sim)
+        .arg("--sim-arg=--read-wait")
+        .arg(format!("--sim-arg={read_wait}"))
+        .arg("--image")
+        .arg(img)
+        .arg("--out")
+        .arg(out)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let mut rows = jopcal_measure::measurements::read(&out.join("measurements.csv")).unwrap();
+    assert_eq!(rows.len(), 1);
+    let row = rows.remove(0);
+    let log = String::from_utf8_lossy(&std::fs::read(out.join(&row.log)).unwrap()).into_owned();
+    (row, log)
+}
+
 /// The test DUT's bench, built once for all tests here.
 fn bench() -> &'static Path {
     static DIR: OnceLock<PathBuf> = OnceLock::new();
     DIR.get_or_init(|| {
         let dir = std::env::temp_dir().join(format!("jopcal-sim-test-{}", std::process::id()));
-        let o = jopcal()
-            .args(["sim", "build", "--rtl"])
-            .arg(repo().join("hdl-sim/test-dut/jopcal_test_dut.v"))
-            .args(["--top", "jopcal_test_dut", "--out"])
-            .arg(&dir)
-            .output()
-            .unwrap();
+        let o = sim_build(
+            &[&repo().join("hdl-sim/test-dut/jopcal_test_dut.v")],
+            "jopcal_test_dut",
+            &dir,
+        );
         assert!(o.status.success(), "{}", stderr(&o));
         dir
     })
@@ -44,27 +80,13 @@ fn downloads_through_the_bench_and_counts_wait_states_exactly() {
     let mut cycles = Vec::new();
     for read_wait in ["1", "4"] {
         let out = tmp.path().join(format!("r{read_wait}"));
-        let o = jopcal()
-            .args(["run", "--target", "verilator", "--sim"])
-            .arg(bench())
-            .arg("--sim-arg=--read-wait")
-            .arg(format!("--sim-arg={read_wait}"))
-            .arg("--image")
-            .arg(&img)
-            .arg("--out")
-            .arg(&out)
-            .output()
-            .unwrap();
-        assert!(o.status.success(), "{}", stderr(&o));
-        let rows = jopcal_measure::measurements::read(&out.join("measurements.csv")).unwrap();
-        assert_eq!(rows.len(), 1);
-        assert_eq!((rows[0].benchmark.as_str(), rows[0].iterations), ("dut", words));
-        let log = String::from_utf8_lossy(&std::fs::read(out.join(&rows[0].log)).unwrap()).into_owned();
+        let (row, log) = run_on_bench(bench(), read_wait, &img, &out);
+        assert_eq!((row.benchmark.as_str(), row.iterations), ("dut", words));
         // The image reached memory intact: the DUT's read-back XOR is the image's.
         assert!(log.contains(&format!(" sum={xor} ")), "{log}");
         let bench_log = std::fs::read_to_string(out.join("logs/bench.log")).unwrap();
         assert!(bench_log.contains("stopped by the host"), "{bench_log}");
-        cycles.push(rows[0].value);
+        cycles.push(row.value);
     }
     // Each of the 100 reads waits 3 cycles longer.
     assert_eq!(cycles[1] - cycles[0], 3 * words, "{cycles:?}");
@@ -74,14 +96,14 @@ fn downloads_through_the_bench_and_counts_wait_states_exactly() {
 fn an_sram_behind_the_duts_own_controller_keeps_the_image_and_its_wait_states() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join("sram");
-    let o = jopcal()
-        .args(["sim", "build", "--rtl"])
-        .arg(repo().join("hdl-sim/test-dut/jopcal_sram_dut.v"))
-        .arg(repo().join("hdl-sim/test-dut/jopcal_test_dut.v"))
-        .args(["--top", "jopcal_sram_dut", "--out"])
-        .arg(&dir)
-        .output()
-        .unwrap();
+    let o = sim_build(
+        &[
+            &repo().join("hdl-sim/test-dut/jopcal_sram_dut.v"),
+            &repo().join("hdl-sim/test-dut/jopcal_test_dut.v"),
+        ],
+        "jopcal_sram_dut",
+        &dir,
+    );
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(std::fs::read_to_string(dir.join("bench_config.h"))
         .unwrap()
@@ -90,23 +112,10 @@ fn an_sram_behind_the_duts_own_controller_keeps_the_image_and_its_wait_states() 
     let mut cycles = Vec::new();
     for (sim, read_wait) in [(dir.as_path(), "0"), (bench(), "0")] {
         let out = tmp.path().join(format!("out{}", cycles.len()));
-        let o = jopcal()
-            .args(["run", "--target", "verilator", "--sim"])
-            .arg(sim)
-            .arg("--sim-arg=--read-wait")
-            .arg(format!("--sim-arg={read_wait}"))
-            .arg("--image")
-            .arg(&img)
-            .arg("--out")
-            .arg(&out)
-            .output()
-            .unwrap();
-        assert!(o.status.success(), "{}", stderr(&o));
-        let rows = jopcal_measure::measurements::read(&out.join("measurements.csv")).unwrap();
-        let log = String::from_utf8_lossy(&std::fs::read(out.join(&rows[0].log)).unwrap()).into_owned();
+        let (row, log) = run_on_bench(sim, read_wait, &img, &out);
         // Through the SRAM pins the image reached memory intact.
         assert!(log.contains(&format!(" sum={xor} ")), "{log}");
-        cycles.push(rows[0].value);
+        cycles.push(row.value);
     }
     // The controller's reads (RD_WAIT = 2, registered pins) cost more than the
     // bench's zero-wait request/ready port, by the same amount for each of the 100.
@@ -123,13 +132,7 @@ fn contract_violations_and_bad_rtl_are_named() {
         "module t(input wire clk, output wire uart_txd, input wire uart_rxd);\n  assign uart_txd = uart_rxd;\nendmodule\n",
     )
     .unwrap();
-    let o = jopcal()
-        .args(["sim", "build", "--rtl"])
-        .arg(&no_reset)
-        .args(["--top", "t", "--out"])
-        .arg(tmp.path().join("a"))
-        .output()
-        .unwrap();
+    let o = sim_build(&[&no_reset], "t", &tmp.path().join("a"));
     assert!(!o.status.success());
     assert_eq!(
         stderr(&o).lines().last().unwrap(),
@@ -137,13 +140,7 @@ fn contract_violations_and_bad_rtl_are_named() {
     );
     let broken = tmp.path().join("broken.v");
     std::fs::write(&broken, "module t(input wire clk;\nendmodule\n").unwrap();
-    let o = jopcal()
-        .args(["sim", "build", "--rtl"])
-        .arg(&broken)
-        .args(["--top", "t", "--out"])
-        .arg(tmp.path().join("b"))
-        .output()
-        .unwrap();
+    let o = sim_build(&[&broken], "t", &tmp.path().join("b"));
     let e = stderr(&o);
     assert!(
         e.lines()
@@ -180,13 +177,11 @@ fn a_silent_dut_ends_at_the_cycle_limit() {
 fn serial_lines_carry_a_classic_download_bit_by_bit() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join("echo");
-    let o = jopcal()
-        .args(["sim", "build", "--rtl"])
-        .arg(repo().join("hdl-sim/test-dut/jopcal_serial_echo.v"))
-        .args(["--top", "jopcal_serial_echo", "--out"])
-        .arg(&dir)
-        .output()
-        .unwrap();
+    let o = sim_build(
+        &[&repo().join("hdl-sim/test-dut/jopcal_serial_echo.v")],
+        "jopcal_serial_echo",
+        &dir,
+    );
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(stderr(&o).contains("Serial UART"), "{}", stderr(&o));
     let running = jopcal_sim::start(

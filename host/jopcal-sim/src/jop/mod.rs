@@ -118,10 +118,26 @@ pub fn project_files(home: &Path, top: &str) -> Result<Vec<PathBuf>, TreeBuildEr
     Ok(files)
 }
 
-fn read(path: &Path) -> Result<String, TreeBuildError> {
-    let b = std::fs::read(path).map_err(io(path))?;
-    // The tree's sources are Latin-1; names and syntax are ASCII.
-    Ok(b.iter().map(|&c| c as char).collect())
+/// A project file, read once: the tree's sources are Latin-1 (names and
+/// syntax are ASCII), so each byte is one `char` and back.
+struct Source {
+    path: PathBuf,
+    text: String,
+}
+
+impl Source {
+    fn read(path: &Path) -> Result<Source, TreeBuildError> {
+        let b = std::fs::read(path).map_err(io(path))?;
+        Ok(Source {
+            path: path.to_path_buf(),
+            text: b.iter().map(|&c| c as char).collect(),
+        })
+    }
+}
+
+/// `text` as the Latin-1 bytes it was read from.
+fn latin1(text: &str) -> Vec<u8> {
+    text.chars().map(|c| c as u8).collect()
 }
 
 /// What a project file is to the build.
@@ -226,7 +242,10 @@ pub fn build_tree(b: &TreeBuild, progress: &mut dyn FnMut(&str)) -> Result<TreeB
     }
     let home = &b.jop_home;
     progress(&format!("reading quartus/{}/jop.qsf", b.top));
-    let files = project_files(home, &b.top)?;
+    let sources = project_files(home, &b.top)?
+        .iter()
+        .map(|f| Source::read(f))
+        .collect::<Result<Vec<_>, _>>()?;
     let jar = home.join("java/tools/dist/lib/jop-tools.jar");
     if !jar.is_file() {
         return Err(tree(
@@ -246,6 +265,7 @@ pub fn build_tree(b: &TreeBuild, progress: &mut dyn FnMut(&str)) -> Result<TreeB
         include_str!("fixes.rs"),
         include_str!("wrapper.rs"),
         include_str!("vhdl.rs"),
+        include_str!("models/dat.vhd"),
         include_str!("models/rom.vhd"),
         include_str!("models/ram.vhd"),
         include_str!("models/jbc.vhd"),
@@ -260,7 +280,11 @@ pub fn build_tree(b: &TreeBuild, progress: &mut dyn FnMut(&str)) -> Result<TreeB
         .filter(|p| p.is_file())
         .collect();
     asm_sources.sort();
-    for f in files.iter().chain(&asm_sources).chain([&jar]) {
+    for s in &sources {
+        h.update(s.path.to_string_lossy().as_bytes());
+        h.update(latin1(&s.text));
+    }
+    for f in asm_sources.iter().chain([&jar]) {
         h.update(f.to_string_lossy().as_bytes());
         h.update(std::fs::read(f).map_err(io(f))?);
     }
@@ -320,32 +344,32 @@ pub fn build_tree(b: &TreeBuild, progress: &mut dyn FnMut(&str)) -> Result<TreeB
     let src = out.join("vhdl");
     std::fs::create_dir_all(&src).map_err(io(&src))?;
     let mut analyse: Vec<PathBuf> = Vec::new();
-    let mut top: Option<(PathBuf, String)> = None;
+    let mut top: Option<&Source> = None;
     let mut notes = Vec::new();
-    for f in &files {
-        let text = read(f)?;
+    for source in &sources {
+        let (f, text) = (&source.path, &source.text);
         let name = f
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default();
-        match role(&text) {
+        match role(text) {
             Role::Replaced | Role::Dropped | Role::JumpTable => {}
-            Role::Top => top = Some((f.clone(), text)),
+            Role::Top => top = Some(source),
             Role::Config => {
-                let t = config_with_clock(&text, f, &files, b.bit_cycles)?;
+                let t = config_with_clock(text, f, &sources, b.bit_cycles)?;
                 let p = src.join(&name);
-                std::fs::write(&p, t).map_err(io(&p))?;
+                std::fs::write(&p, latin1(&t)).map_err(io(&p))?;
                 analyse.push(p);
             }
             Role::Kept => {
-                let lower = vhdl::strip_comments(&text).to_ascii_lowercase();
+                let lower = vhdl::strip_comments(text).to_ascii_lowercase();
                 if ["altera_mf", "lpm", "unisim", "altera."]
                     .iter()
                     .any(|l| lower.contains(&format!("library {l}")) || lower.contains(&format!("use {l}")))
                 {
                     return Err(tree(f, "a vendor library file jopcal has no stand-in for"));
                 }
-                let (fixed, added) = fixes::reset_record_fields(&text);
+                let (fixed, added) = fixes::reset_record_fields(text);
                 let (fixed, hoisted) = fixes::hoist_generic_conversions(&fixed);
                 if added.is_empty() && hoisted.is_empty() {
                     analyse.push(f.clone());
@@ -357,20 +381,20 @@ pub fn build_tree(b: &TreeBuild, progress: &mut dyn FnMut(&str)) -> Result<TreeB
                         notes.push(format!("{name}: the conversion of generic `{g}` becomes a signal"));
                     }
                     let p = src.join(&name);
-                    // Back to the tree's Latin-1 bytes.
-                    std::fs::write(&p, fixed.chars().map(|c| c as u8).collect::<Vec<u8>>()).map_err(io(&p))?;
+                    std::fs::write(&p, latin1(&fixed)).map_err(io(&p))?;
                     analyse.push(p);
                 }
             }
         }
     }
-    let Some((top_file, top_text)) = top else {
+    let Some(top) = top else {
         return Err(tree(
             &home.join("quartus").join(&b.top).join("jop.qsf"),
             "no file instantiates jopcpu (the processor)",
         ));
     };
     for (n, text) in [
+        ("jopcal_dat.vhd", include_str!("models/dat.vhd")),
         ("jopcal_rom.vhd", include_str!("models/rom.vhd")),
         ("jopcal_ram.vhd", include_str!("models/ram.vhd")),
         ("jopcal_jbc.vhd", include_str!("models/jbc.vhd")),
@@ -389,7 +413,7 @@ pub fn build_tree(b: &TreeBuild, progress: &mut dyn FnMut(&str)) -> Result<TreeB
             analyse.push(p);
         }
     }
-    let wrapper_text = make_wrapper(&top_file, &top_text, &files)?;
+    let wrapper_text = make_wrapper(top, &sources)?;
     let wp = src.join("jopcal_jop.vhd");
     std::fs::write(&wp, &wrapper_text).map_err(io(&wp))?;
     analyse.push(wp);
@@ -509,13 +533,12 @@ pub fn build_tree(b: &TreeBuild, progress: &mut dyn FnMut(&str)) -> Result<TreeB
 /// a download at the board's 868 cycles per bit would take the simulation
 /// hours. Only the UART's divider and the microsecond timer's prescaler read
 /// it; the processor's cycles do not change.
-fn config_with_clock(text: &str, file: &Path, files: &[PathBuf], bit_cycles: u32) -> Result<String, TreeBuildError> {
-    let baud = files
+fn config_with_clock(text: &str, file: &Path, sources: &[Source], bit_cycles: u32) -> Result<String, TreeBuildError> {
+    let baud = sources
         .iter()
-        .filter_map(|f| read(f).ok())
-        .filter(|t| t.to_ascii_lowercase().contains("entity scio is"))
-        .find_map(|t| {
-            let t = vhdl::strip_comments(&t).to_ascii_lowercase();
+        .filter(|s| s.text.to_ascii_lowercase().contains("entity scio is"))
+        .find_map(|s| {
+            let t = vhdl::strip_comments(&s.text).to_ascii_lowercase();
             let at = t.find("baud_rate =>")?;
             t[at + 12..]
                 .trim_start()
@@ -538,8 +561,9 @@ fn config_with_clock(text: &str, file: &Path, files: &[PathBuf], bit_cycles: u32
         .into_owned())
 }
 
-fn make_wrapper(top_file: &Path, top_text: &str, files: &[PathBuf]) -> Result<String, TreeBuildError> {
-    let t = vhdl::strip_comments(top_text);
+fn make_wrapper(top_source: &Source, sources: &[Source]) -> Result<String, TreeBuildError> {
+    let top_file = top_source.path.as_path();
+    let t = vhdl::strip_comments(&top_source.text);
     let instance = |name: &str| -> Result<vhdl::Instance, TreeBuildError> {
         vhdl::instances(&t, name).into_iter().next().ok_or_else(|| {
             tree(
@@ -564,10 +588,10 @@ fn make_wrapper(top_file: &Path, top_text: &str, files: &[PathBuf]) -> Result<St
         .map_err(|w| tree(top_file, w))?
         .ok_or_else(|| tree(top_file, "declares no entity"))?;
     let find = |name: &str| -> Result<(vhdl::Entity, PathBuf), TreeBuildError> {
-        for f in files {
-            let text = vhdl::strip_comments(&read(f)?);
-            if let Some(e) = vhdl::entity(&text, name).map_err(|w| tree(f, w))? {
-                return Ok((e, f.clone()));
+        for s in sources {
+            let text = vhdl::strip_comments(&s.text);
+            if let Some(e) = vhdl::entity(&text, name).map_err(|w| tree(&s.path, w))? {
+                return Ok((e, s.path.clone()));
             }
         }
         Err(tree(

@@ -5,11 +5,10 @@
 -- happens on the falling edge, as in the vendor RAM on the inverted clock;
 -- the read address is registered on the rising edge and read asynchronously,
 -- so a word written in the first half of a cycle is read back in the next.
-library std;
-use std.textio.all;
 library ieee;
 use ieee.std_logic_1164.all;
 use ieee.numeric_std.all;
+use work.jopcal_dat.all;
 
 entity ram is
 generic (width : integer := 32; addr_width : integer := 8);
@@ -25,22 +24,7 @@ port (
 end ram;
 
 architecture jopcal of ram is
-    type words is array(0 to 2**addr_width-1) of std_logic_vector(width-1 downto 0);
-    impure function load return words is
-        file f : text open read_mode is "mem_ram.dat";
-        variable l : line;
-        variable v : integer;
-        variable w : words := (others => (others => '0'));
-    begin
-        for i in w'range loop
-            exit when endfile(f);
-            readline(f, l);
-            read(l, v);
-            w(i) := std_logic_vector(to_signed(v, width));
-        end loop;
-        return w;
-    end function;
-    signal contents : words := load;
+    signal contents : words(0 to 2**addr_width-1)(width-1 downto 0) := read_dat("mem_ram.dat", 2**addr_width, width);
     signal wraddr_dly, rdreg : std_logic_vector(addr_width-1 downto 0);
     signal wren_dly : std_logic;
 begin

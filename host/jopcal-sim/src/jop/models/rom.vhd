@@ -5,11 +5,10 @@
 -- carries them as the ROM's initial value. The address is registered on the
 -- rising edge and the word read asynchronously: the output changes once per
 -- cycle, one cycle after the address, as with the vendor ROMs.
-library std;
-use std.textio.all;
 library ieee;
 use ieee.std_logic_1164.all;
 use ieee.numeric_std.all;
+use work.jopcal_dat.all;
 
 entity rom is
 generic (width : integer; addr_width : integer);
@@ -21,25 +20,10 @@ port (
 end rom;
 
 architecture jopcal of rom is
-    type words is array(0 to 2**addr_width-1) of std_logic_vector(width-1 downto 0);
-    impure function load return words is
-        file f : text open read_mode is "mem_rom.dat";
-        variable l : line;
-        variable v : integer;
-        variable w : words := (others => (others => '0'));
-    begin
-        for i in w'range loop
-            exit when endfile(f);
-            readline(f, l);
-            read(l, v);
-            w(i) := std_logic_vector(to_signed(v, width));
-        end loop;
-        return w;
-    end function;
     -- A signal with an initial value and no driver: GHDL finds a ROM in it
     -- (a generated 2048-way case statement instead becomes a mux tree that
     -- Verilator turns into tens of megabytes of C++).
-    signal contents : words := load;
+    signal contents : words(0 to 2**addr_width-1)(width-1 downto 0) := read_dat("mem_rom.dat", 2**addr_width, width);
     signal areg : std_logic_vector(addr_width-1 downto 0);
 begin
     process(clk) begin
