@@ -23,6 +23,7 @@
 #include <cstring>
 #include <deque>
 #include <fcntl.h>
+#include <map>
 #include <fstream>
 #include <memory>
 #include <netinet/in.h>
@@ -35,7 +36,7 @@
 
 namespace {
 
-enum Exit { PASS = 0, USAGE = 1, TIMEOUT = 2, DUT_ERROR = 3 };
+enum Exit { PASS = 0, USAGE = 1, TIMEOUT = 2, DUT_ERROR = 3, STACK_OVERFLOW = 4 };
 
 volatile sig_atomic_t stop_requested = 0;
 void on_term(int) { stop_requested = 1; }
@@ -58,6 +59,9 @@ struct Options {
     unsigned bit_cycles = 868;
     std::string trace;
     uint64_t trace_from = 0, trace_to = UINT64_MAX;
+    std::string methods, events;  // trace taps: per-method CSV, per-bytecode events
+    bool past_overflow = false;
+    bool stop_at_exit = false;  // end the run where the trace ends at the program's "JVM exit!"
 };
 
 uint64_t number(const char* s, const char* what) {
@@ -90,6 +94,10 @@ Options parse(int argc, char** argv) {
         else if (a == "--trace") o.trace = next("a file");
         else if (a == "--trace-from") o.trace_from = number(next("a cycle"), "--trace-from");
         else if (a == "--trace-to") o.trace_to = number(next("a cycle"), "--trace-to");
+        else if (a == "--methods") o.methods = next("a file");
+        else if (a == "--events") o.events = next("a file");
+        else if (a == "--run-past-overflow") o.past_overflow = true;
+        else if (a == "--stop-at-exit") o.stop_at_exit = true;
         else die(USAGE, "unknown option " + a + " (see hdl-sim/README.md)");
     }
     if (o.mode == Options::NONE) die(USAGE, "say where the UART goes: --pty, --tcp PORT or --stdout (or --bare N)");
@@ -205,6 +213,112 @@ Line open_line(const Options& o) {
     return l;
 }
 
+// What the trace taps show (CONTRACT.md, "trace taps"), turned into the
+// virtual board's accounting: every bytecode's cycles, from its fetch to the
+// next fetch, go to the method it belongs to; a method is entered when the
+// bytecode fetch after a method-cache lookup runs its code (a call unless
+// the bytecode that looked it up was a return). The trace ends at the first
+// fetch after the program wrote "JVM exit!" to its UART, when the stack
+// overflows, or when the run stops.
+struct Tracer {
+    struct Stat { uint64_t calls = 0, bytecodes = 0, cycles = 0, loads = 0; };
+    // Event records (hdl-sim/CONTRACT.md): little-endian, 12 bytes.
+    enum : uint8_t { HIT = 1, MISS = 2, START = 0x40, END = 0x80 };
+    enum Reason : uint8_t { EXIT = 1, OVERFLOW = 2, STOPPED = 3 };
+    std::map<uint32_t, Stat> stats;
+    FILE* events = nullptr;
+    bool on = false, ended = false, started = false;
+    bool lookup = false;           // `find` was high in the last cycle
+    bool pending = false;          // a lookup since the last fetch
+    uint32_t pending_addr = 0;
+    uint32_t method = 0, start = 0;
+    // The bytecode running: where it was fetched, its opcode, flags.
+    bool have = false;
+    uint32_t b_method = 0; uint16_t b_pc = 0; uint8_t b_op = 0, b_flags = 0;
+    uint64_t b_cycle = 0;
+    char tail[9] = {0};
+    bool exit_seen = false;
+
+    void record(uint32_t m, uint16_t pc, uint8_t op, uint8_t flags, uint32_t cycles) {
+        if (!events) return;
+        uint8_t r[12];
+        for (int i = 0; i < 4; i++) r[i] = (uint8_t)(m >> (8 * i));
+        r[4] = (uint8_t)pc; r[5] = (uint8_t)(pc >> 8);
+        r[6] = op; r[7] = flags;
+        for (int i = 0; i < 4; i++) r[8 + i] = (uint8_t)(cycles >> (8 * i));
+        fwrite(r, 1, sizeof r, events);
+    }
+    // Closes the running bytecode at `cycle`.
+    void close(uint64_t cycle) {
+        if (!have) return;
+        uint64_t d = cycle - b_cycle;
+        stats[b_method].cycles += d;
+        record(b_method, b_pc, b_op, b_flags, (uint32_t)d);
+        have = false;
+    }
+    void end(uint64_t cycle, Reason why) {
+        if (ended || !on) return;
+        uint8_t flags = (uint8_t)(END | (why << 4));
+        if (why == EXIT || !have) {
+            close(cycle);
+            record(0, 0, 0, flags, (uint32_t)cycle);
+        } else {
+            // The bytecode the run ended in, with the cycles it had run.
+            stats[b_method].cycles += cycle - b_cycle;
+            record(b_method, b_pc, b_op, flags, (uint32_t)(cycle - b_cycle));
+            have = false;
+        }
+        ended = true;
+        if (events) fflush(events);
+    }
+    void uart(uint8_t b) {
+        std::memmove(tail, tail + 1, 8);
+        tail[8] = (char)b;
+        if (std::memcmp(tail, "JVM exit!", 9) == 0) exit_seen = true;
+    }
+    // One fetch: `op` at cache byte address `pc_cache`, `exc` an exception taken instead.
+    // `counter`: the DUT's own cycle counter this cycle (the bench's cycle if it has none).
+    void fetch(uint64_t cycle, uint32_t counter, uint8_t op, uint32_t pc_cache, bool exc, bool hit, uint32_t start_words,
+               uint32_t cache_bytes) {
+        if (ended) return;
+        if (exit_seen) { end(cycle, EXIT); return; }
+        if (!started) {
+            started = true;
+            record(0, 0, 0, START, counter);
+        }
+        uint8_t prev_op = have ? b_op : 0;
+        bool prev = have;
+        close(cycle);
+        uint8_t flags = 0;
+        if (pending) {
+            pending = false;
+            method = pending_addr;
+            start = start_words;
+            bool ret = prev && prev_op >= 172 && prev_op <= 177;
+            if (!ret) stats[method].calls++;
+            if (!hit) stats[method].loads++;
+            flags = hit ? HIT : MISS;
+        }
+        have = true;
+        b_method = method;
+        b_pc = (uint16_t)((pc_cache - start * 4) & (cache_bytes - 1));
+        b_op = exc ? 241 : op;  // JOP's sys_exc runs instead of the fetched bytecode
+        b_flags = flags;
+        b_cycle = cycle;
+        stats[method].bytecodes++;
+    }
+    void write_methods(const std::string& path) {
+        std::string tmp = path + ".partial";
+        FILE* f = fopen(tmp.c_str(), "w");
+        if (!f) die(USAGE, path + ": cannot write");
+        fprintf(f, "code_word,calls,bytecodes,cycles,cache_loads\n");
+        for (auto& [m, s] : stats)
+            if (m) fprintf(f, "%u,%llu,%llu,%llu,%llu\n", m, (unsigned long long)s.calls, (unsigned long long)s.bytecodes,
+                           (unsigned long long)s.cycles, (unsigned long long)s.loads);
+        if (fclose(f) || rename(tmp.c_str(), path.c_str())) die(USAGE, path + ": cannot write");
+    }
+};
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -257,6 +371,28 @@ int main(int argc, char** argv) {
     if (!o.trace.empty()) die(USAGE, "this bench was built without tracing: jopcal sim build --trace");
 #endif
 
+    Tracer tracer;
+#ifdef HAS_TRACE_TAPS
+    // Always on with the taps: it also says where a stack overflow happened.
+    tracer.on = true;
+#endif
+    if (!o.methods.empty() || !o.events.empty()) {
+#ifndef HAS_TRACE_TAPS
+        die(USAGE, "--methods and --events need a DUT with the trace taps (CONTRACT.md)");
+#endif
+    }
+    if (o.stop_at_exit) {
+#ifndef HAS_TRACE_TAPS
+        die(USAGE, "--stop-at-exit needs a DUT with the trace taps (CONTRACT.md)");
+#endif
+    }
+    if (!o.events.empty()) {
+        tracer.events = fopen(o.events.c_str(), "wb");
+        if (!tracer.events) die(USAGE, o.events + ": cannot write: " + std::strerror(errno));
+        setvbuf(tracer.events, nullptr, _IOFBF, 1 << 20);
+        fwrite("JOPEVT1\n", 1, 8, tracer.events);
+    }
+
     auto t0 = std::chrono::steady_clock::now();
     uint64_t cycle = 0;
 #ifdef HAS_MEM
@@ -271,6 +407,8 @@ int main(int argc, char** argv) {
     int rx_bit = -1; unsigned rx_count = 0; unsigned rx_byte = 0;
     top->uart_rxd = 1;
 #endif
+    bool draining = false;     // --stop-at-exit: the trace ended, the UART still sends
+    uint64_t drain_until = 0;
     top->reset = 1;
     int code = PASS;
     std::string why = "the DUT raised halt";
@@ -362,6 +500,51 @@ int main(int argc, char** argv) {
             if (--rx_count == 0) { rx_count = o.bit_cycles; if (++rx_bit > 9) rx_bit = -1; }
         }
 #endif
+#ifdef HAS_TRACE_TAPS
+        if (tracer.on && !tracer.ended) {
+            if (top->trace_uart_wr && tracer.started) tracer.uart((uint8_t)top->trace_uart_data);
+            // The cache compares the address in the cycle after `find` (state s1).
+            if (tracer.lookup) { tracer.pending = true; tracer.pending_addr = (uint32_t)top->trace_mc_addr; }
+            tracer.lookup = top->trace_mc_find;
+            if (top->trace_bc_fetch)
+            {
+#ifdef HAS_CYCLE_COUNT
+                uint32_t counter = (uint32_t)top->cycle_count;
+#else
+                uint32_t counter = (uint32_t)cycle;
+#endif
+                tracer.fetch(cycle, counter, (uint8_t)top->trace_bc, (uint32_t)top->trace_bc_pc, top->trace_exc, top->trace_mc_hit,
+                             (uint32_t)top->trace_mc_start, 1u << (TRACE_START_W + 2));
+            }
+            if (tracer.ended && o.stop_at_exit && !draining) {
+                // Run on until the UART has sent what the program wrote.
+                draining = true;
+                drain_until = cycle + 24ull * o.bit_cycles;
+            }
+        }
+#endif
+#ifdef HAS_STACK_OVERFLOW
+        if (top->stack_overflow && !o.past_overflow) {
+            tracer.end(cycle, Tracer::OVERFLOW);
+            code = STACK_OVERFLOW;
+            why = "the DUT's stack overflowed";
+#ifdef HAS_TRACE_TAPS
+            if (tracer.started) {
+                char at[160];
+                std::snprintf(at, sizeof at, " in the method whose code is at word %u, bytecode index %u", tracer.b_method,
+                              (unsigned)tracer.b_pc);
+                why += at;
+            }
+#endif
+            break;
+        }
+#endif
+        if (draining) {
+#ifdef HAS_UART_SERIAL
+            if (tx_state >= 0 || !top->uart_txd) drain_until = cycle + 24ull * o.bit_cycles;
+#endif
+            if (cycle >= drain_until) { why = "the program wrote JVM exit!"; break; }
+        }
 #ifdef HAS_HALT
         if (top->halt) break;
 #endif
@@ -379,6 +562,9 @@ int main(int argc, char** argv) {
         }
     }
     line.flush();
+    tracer.end(cycle, Tracer::STOPPED);
+    if (tracer.events) fclose(tracer.events);
+    if (!o.methods.empty()) tracer.write_methods(o.methods);
 #ifdef BENCH_TRACE
     if (vcd) vcd->close();
 #endif

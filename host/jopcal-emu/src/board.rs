@@ -5,6 +5,7 @@
 use crate::bundle::Bundle;
 use crate::config::BoardConfig;
 use crate::error::EmuError;
+use crate::trace::{MethodRow, MethodTrace};
 use crate::vm::{Exit, Trace, Vm};
 use jopcal_link::peer::BoardProgram;
 use jopcal_link::JopImage;
@@ -17,8 +18,8 @@ pub struct RunReport {
     pub cycles: u64,
     pub exit: Result<Exit, EmuError>,
     pub wall: std::time::Duration,
-    /// Per-method cycles and calls (when tracing), with method names.
-    pub trace: Option<(Vec<String>, Trace)>,
+    /// Per-method cycles and calls (when tracing).
+    pub trace: Option<MethodTrace>,
     /// Of an image run: bytecodes executed since the runtime reset its
     /// statistics (before `main`), and the cycles the method cache added.
     pub image_counts: Option<(u64, u64)>,
@@ -60,8 +61,8 @@ pub fn run_bundle(
             };
             vm.print_bytes(tail.as_bytes());
             vm.flush();
-            let names = (0..vm.methods.len() as u32).map(|m| vm.method_name(m)).collect();
-            let t = vm.trace.take().map(|t| (names, t));
+            let names: Vec<String> = (0..vm.methods.len() as u32).map(|m| vm.method_name(m)).collect();
+            let t = vm.trace.take().map(|t| bundle_trace(names, t));
             (vm.cycles, exit, t)
         });
         for chunk in rx {
@@ -179,7 +180,7 @@ pub fn run_jop_image(
     // image's `JVM exit!`, sent only after `before_exit`.
     let mut held: Vec<u8> = Vec::new();
     let mut line_error = None;
-    let run = crate::image::run_image(image, cfg, trace, &mut |b| {
+    let run = crate::image::run_image(image, cfg, trace, None, &mut |b| {
         if line_error.is_none() && !held.is_empty() {
             line_error = uart(&held).err();
         }
@@ -191,20 +192,11 @@ pub fn run_jop_image(
     let report = match run {
         Ok(r) => {
             let name = crate::image::method_names(link_map);
-            let traced = r.by_method.map(|by| {
-                let names = by.keys().map(|a| name(*a)).collect();
-                let t = Trace {
-                    cycles_by_method: by.values().map(|(_, c)| *c).collect(),
-                    calls_by_method: by.values().map(|(n, _)| *n).collect(),
-                    events: Vec::new(),
-                };
-                (names, t)
-            });
             RunReport {
                 cycles: r.cycles,
                 exit: Ok(Exit::Returned),
                 wall: start.elapsed(),
-                trace: traced,
+                trace: r.by_method.map(|by| MethodTrace::from_tallies(&by, name)),
                 image_counts: Some((r.bytecodes, r.cache_cycles)),
             }
         }
@@ -226,48 +218,28 @@ pub fn run_jop_image(
     Ok(report)
 }
 
-/// Writes a run's trace: `<prefix>.methods.csv` (method, calls, exclusive
-/// cycles, share) and `<prefix>.calls.txt` (one line per call `> method` and
-/// return `<`, indented by depth).
+/// A class bundle's trace: the interpreter's per-method counts, named.
+fn bundle_trace(names: Vec<String>, t: Trace) -> MethodTrace {
+    MethodTrace {
+        rows: names
+            .into_iter()
+            .enumerate()
+            .map(|(i, name)| MethodRow {
+                name,
+                calls: t.calls_by_method.get(i).copied().unwrap_or(0),
+                cycles: t.cycles_by_method.get(i).copied().unwrap_or(0),
+                bytecodes: None,
+                cache_loads: None,
+            })
+            .collect(),
+        calls: t.events.iter().map(|(enter, m)| (*enter, *m as usize)).collect(),
+    }
+}
+
+/// Writes a run's trace (see [`crate::trace::write_trace`]).
 pub fn write_trace(report: &RunReport, prefix: &std::path::Path) -> io::Result<()> {
-    let Some((names, t)) = &report.trace else {
-        return Ok(());
-    };
-    let total: u64 = t.cycles_by_method.iter().sum();
-    let mut rows: Vec<(usize, u64, u64)> = t
-        .cycles_by_method
-        .iter()
-        .enumerate()
-        .map(|(i, c)| (i, t.calls_by_method.get(i).copied().unwrap_or(0), *c))
-        .filter(|(_, calls, c)| *calls > 0 || *c > 0)
-        .collect();
-    rows.sort_by_key(|r| std::cmp::Reverse(r.2));
-    let mut csv = String::from("method,calls,exclusive_cycles,share_pct\n");
-    for (i, calls, c) in rows {
-        let share = if total > 0 {
-            100.0 * c as f64 / total as f64
-        } else {
-            0.0
-        };
-        csv.push_str(&format!("\"{}\",{calls},{c},{share:.3}\n", names[i]));
+    match &report.trace {
+        Some(t) => crate::trace::write_trace(t, prefix),
+        None => Ok(()),
     }
-    let mut calls = String::new();
-    let mut depth = 0usize;
-    for (enter, m) in &t.events {
-        if *enter {
-            calls.push_str(&format!("{}> {}\n", "  ".repeat(depth), names[*m as usize]));
-            depth += 1;
-        } else {
-            depth = depth.saturating_sub(1);
-            calls.push_str(&format!("{}<\n", "  ".repeat(depth)));
-        }
-    }
-    let write = |ext: &str, text: &str| {
-        let path = prefix.with_extension(ext);
-        let tmp = prefix.with_extension(format!("{ext}.partial"));
-        std::fs::write(&tmp, text)?;
-        std::fs::rename(&tmp, path)
-    };
-    write("methods.csv", &csv)?;
-    write("calls.txt", &calls)
 }

@@ -18,6 +18,55 @@ pub struct BoardConfig {
     pub clock_mhz: f64,
     /// A run that reaches this many cycles is stopped (an infinite loop).
     pub cycle_limit: u64,
+    /// A JOP tree's images run on this processor: the board counts what the
+    /// processor's RTL counts. `None`: it times as the tree's JopSim does.
+    pub processor: Option<std::sync::Arc<Processor>>,
+}
+
+/// The processor of a JOP top as its RTL is (`jopcal_sim::jop::describe`
+/// reads it from the tree's VHDL): what makes the virtual board count the
+/// processor's cycles where the tree's JopSim does not.
+#[derive(Debug, Clone)]
+pub struct Processor {
+    /// The on-chip stack's words, and the stack pointer at which the
+    /// processor raises its stack-overflow exception.
+    pub stack_words: usize,
+    pub overflow_at: i32,
+    /// The stack's words when the processor starts (the microcode
+    /// assembler's image: its variables, constants and version).
+    pub stack_init: Vec<i32>,
+    /// Words of the external SRAM (its word addresses wrap at this).
+    pub memory_words: i32,
+    /// Words of the scratchpad memory; 0: none (reads give 0, writes vanish).
+    pub scratchpad_words: i32,
+    /// Cycles of one tick of the UART's 16x clock (`clk16_cnt + 1`) and the
+    /// depth of its transmit FIFO.
+    pub uart_tick: u64,
+    pub uart_tx_depth: usize,
+    /// Clock cycles per tick of the microsecond counter (`clk_freq / 10^6`).
+    pub us_divider: u64,
+    /// The cycle counter's value when the first bytecode is fetched (the
+    /// microcode's start-up before it).
+    pub start_cycle: u64,
+    /// Cycles from the fetch of `Native.rd` (`Native.wr`) to the cycle in
+    /// which the I/O device sees the read (the write).
+    pub io_read_at: u64,
+    pub io_write_at: u64,
+    /// The costs the timing table cannot hold: bytecodes whose cycles
+    /// depend on their data, and accesses that reach the I/O devices.
+    pub microcode: MicrocodeCosts,
+}
+
+/// What the virtual board takes from the tree's microcode itself.
+#[derive(Debug, Clone)]
+pub struct MicrocodeCosts {
+    pub exec: jopcal_jop::microcode::exec::Exec,
+    /// The microcode entry of each opcode whose path depends on its operands.
+    pub by_data: Vec<Option<jopcal_jop::microcode::exec::EntryId>>,
+    /// The microcode's lock counter (`monitorexit` branches on it).
+    pub lock_count: Option<jopcal_jop::microcode::exec::VarId>,
+    /// Cycles of an opcode when its data access reaches an I/O device.
+    pub io: Vec<Option<u32>>,
 }
 
 /// The default cycle limit: 2^40 cycles (3 hours of a 100 MHz board).
@@ -52,6 +101,7 @@ impl BoardConfig {
             cache,
             clock_mhz,
             cycle_limit: DEFAULT_CYCLE_LIMIT,
+            processor: None,
         })
     }
 }

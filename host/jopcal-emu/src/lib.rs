@@ -7,7 +7,8 @@
 //! ([`vm`]) — its small runtime library ([`library`]), and the board program
 //! that plugs the interpreter into jopcal-link's board side, so the virtual
 //! board is driven over a pseudo-terminal exactly like a real one ([`board`]),
-//! and its errors ([`error`]). With a JOP tree it runs the tree's linked
+//! and its errors ([`error`]), and per-method traces in one format for every
+//! target that sees methods ([`trace`]). With a JOP tree it runs the tree's linked
 //! `.jop` images instead, JOP's own runtime and all ([`image`]).
 #![forbid(unsafe_code)]
 
@@ -17,6 +18,7 @@ pub mod config;
 pub mod error;
 pub mod image;
 pub mod library;
+pub mod trace;
 pub mod vm;
 
 pub use board::{run_bundle, run_jop_image, EmuProgram, RunReport};

@@ -8,6 +8,7 @@
 #![forbid(unsafe_code)]
 
 pub mod error;
+pub mod events;
 pub mod measurements;
 pub mod result_line;
 pub mod target_counts;

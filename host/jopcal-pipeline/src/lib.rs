@@ -17,6 +17,7 @@
 #![forbid(unsafe_code)]
 
 pub mod calibrate;
+pub mod diff;
 pub mod doctor;
 pub mod estimate;
 pub mod explain;
@@ -24,6 +25,7 @@ pub mod host_library;
 pub mod locate;
 pub mod measure;
 pub mod microcode;
+pub mod processor;
 pub mod profile;
 pub mod report;
 pub mod share;

@@ -89,6 +89,15 @@ pub fn build(rtl: &[PathBuf], top: &str, out: &Path, bench_dir: &Path, trace: bo
     if contract.halt {
         cfg.push_str("#define HAS_HALT 1\n");
     }
+    if let Some(t) = contract.trace {
+        cfg.push_str(&format!(
+            "#define HAS_TRACE_TAPS 1\n#define TRACE_PC_W {}\n#define TRACE_START_W {}\n",
+            t.pc, t.start
+        ));
+    }
+    if contract.stack_overflow {
+        cfg.push_str("#define HAS_STACK_OVERFLOW 1\n");
+    }
     if trace {
         cfg.push_str("#define BENCH_TRACE 1\n");
     }
@@ -196,4 +205,28 @@ pub fn start(binary: &Path, args: &[String], wait: Duration) -> Result<RunningBe
             ))
         }
     }
+}
+
+/// Makes a named pipe at `path`: the bench writes its event stream there
+/// (`--events`) while the host reads it as it comes.
+pub fn make_fifo(path: &Path) -> std::io::Result<()> {
+    use std::os::unix::ffi::OsStrExt;
+    let c = std::ffi::CString::new(path.as_os_str().as_bytes())
+        .map_err(|_| std::io::Error::new(std::io::ErrorKind::InvalidInput, "a path with a NUL byte"))?;
+    // SAFETY: `c` is a valid NUL-terminated path for the call's duration.
+    if unsafe { libc::mkfifo(c.as_ptr(), 0o600) } != 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    Ok(())
+}
+
+/// Opens the FIFO at `path` for writing, without blocking, and closes it
+/// again: a reader still waiting to open it (the bench never did) gets its
+/// end of input instead of waiting for ever.
+pub fn release_fifo(path: &Path) {
+    use std::os::unix::fs::OpenOptionsExt;
+    let _ = std::fs::OpenOptions::new()
+        .write(true)
+        .custom_flags(libc::O_NONBLOCK)
+        .open(path);
 }

@@ -79,7 +79,38 @@ pub struct Contract {
     pub uart: UartStyle,
     pub cycle_count: bool,
     pub halt: bool,
+    /// The trace taps, if the DUT has them (all or none).
+    pub trace: Option<TraceTaps>,
+    /// `stack_overflow`: the run ends when it rises.
+    pub stack_overflow: bool,
 }
+
+/// The widths of the trace taps whose width the DUT decides.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TraceTaps {
+    /// `trace_bc_pc`: the bytecode's byte address in the method cache.
+    pub pc: u32,
+    /// `trace_mc_addr`: a method's code address in memory, in words.
+    pub addr: u32,
+    /// `trace_mc_start`: where a method starts in the cache, in words.
+    pub start: u32,
+    /// `trace_uart_data`: the low 8 bits are the byte written.
+    pub uart_data: u32,
+}
+
+/// The trace taps: name, and the width the contract fixes (`None`: the DUT's).
+pub const TRACE_TAPS: [(&str, Option<u32>); 10] = [
+    ("trace_bc_fetch", Some(1)),
+    ("trace_bc", Some(8)),
+    ("trace_bc_pc", None),
+    ("trace_exc", Some(1)),
+    ("trace_mc_find", Some(1)),
+    ("trace_mc_addr", None),
+    ("trace_mc_hit", Some(1)),
+    ("trace_mc_start", None),
+    ("trace_uart_wr", Some(1)),
+    ("trace_uart_data", None),
+];
 
 /// Checks `ports` against hdl-sim/CONTRACT.md; an error names the port.
 pub fn check_contract(ports: &[Port], top: &str) -> Result<Contract, ContractError> {
@@ -174,12 +205,54 @@ pub fn check_contract(ports: &[Port], top: &str) -> Result<Contract, ContractErr
     if halt {
         need("halt", false, Some(1))?;
     }
+    let trace = if TRACE_TAPS.iter().any(|(n, _)| find(n).is_some()) {
+        let mut w = std::collections::HashMap::new();
+        for (n, width) in TRACE_TAPS {
+            w.insert(n, need(n, false, width)?);
+        }
+        let narrow = |n: &str, max: u32| -> Result<u32, ContractError> {
+            if w[n] > max {
+                return Err(ContractError::WrongWidth {
+                    top: top.to_string(),
+                    port: n.to_string(),
+                    expected: max,
+                    actual: w[n],
+                });
+            }
+            Ok(w[n])
+        };
+        Some(TraceTaps {
+            pc: narrow("trace_bc_pc", 16)?,
+            addr: narrow("trace_mc_addr", 32)?,
+            start: narrow("trace_mc_start", 14)?,
+            uart_data: {
+                let d = w["trace_uart_data"];
+                if d < 8 {
+                    return Err(ContractError::WrongWidth {
+                        top: top.to_string(),
+                        port: "trace_uart_data".into(),
+                        expected: 8,
+                        actual: d,
+                    });
+                }
+                d
+            },
+        })
+    } else {
+        None
+    };
+    let stack_overflow = find("stack_overflow").is_some();
+    if stack_overflow {
+        need("stack_overflow", false, Some(1))?;
+    }
     Ok(Contract {
         memory,
         memory_style,
         uart,
         cycle_count,
         halt,
+        trace,
+        stack_overflow,
     })
 }
 
@@ -217,7 +290,9 @@ mod tests {
                 memory_style: MemoryStyle::Port,
                 uart: UartStyle::Serial,
                 cycle_count: true,
-                halt: false
+                halt: false,
+                trace: None,
+                stack_overflow: false,
             }
         );
         let no_reset: Vec<Port> = p.iter().filter(|x| x.name != "reset").cloned().collect();
@@ -252,6 +327,27 @@ mod tests {
             .contains("lacks port `sram_nwe`"));
         sram.push(pin("mem_rd", false, 1));
         assert!(check_contract(&sram, "t").unwrap_err().to_string().contains("both"));
+        let mut tapped = p.clone();
+        for (n, w) in TRACE_TAPS {
+            tapped.push(pin(n, false, w.unwrap_or(12)));
+        }
+        tapped.push(pin("stack_overflow", false, 1));
+        let c = check_contract(&tapped, "t").unwrap();
+        assert_eq!(
+            c.trace,
+            Some(TraceTaps {
+                pc: 12,
+                addr: 12,
+                start: 12,
+                uart_data: 12
+            })
+        );
+        assert!(c.stack_overflow);
+        let one_short: Vec<Port> = tapped.iter().filter(|x| x.name != "trace_mc_hit").cloned().collect();
+        assert!(check_contract(&one_short, "t")
+            .unwrap_err()
+            .to_string()
+            .contains("lacks port `trace_mc_hit`"));
         assert!(check_contract(&no_uart, "t")
             .unwrap_err()
             .to_string()

@@ -55,6 +55,52 @@ pub enum Verb {
     Cache(CacheArgs),
     /// Check a JOP tree and its jopcal.toml (harnesses, encoding, host build, one image, JopSim).
     Doctor(DoctorArgs),
+    /// Run one image on two targets and compare them bytecode by bytecode.
+    Diff(DiffArgs),
+}
+
+/// A target `diff` can see inside.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum DiffTarget {
+    /// The virtual board.
+    Emu,
+    /// The Verilator bench (--sim DIR, built with --preload).
+    Verilator,
+}
+
+#[derive(Debug, Args)]
+pub struct DiffArgs {
+    /// A JOP tree's linked image; its link map beside it (IMAGE.jop.link.txt) names the methods.
+    #[arg(value_name = "IMAGE.jop")]
+    pub image: PathBuf,
+    /// The two sides (default: emu, then verilator).
+    #[arg(long = "target", value_enum, value_name = "TARGET")]
+    pub targets: Vec<DiffTarget>,
+    /// The image's link map, if not beside it.
+    #[arg(long, value_name = "FILE")]
+    pub link_map: Option<PathBuf>,
+    /// The bench for verilator (`jopcal sim build --preload`).
+    #[arg(long, value_name = "DIR")]
+    pub sim: Option<PathBuf>,
+    /// Options for the bench (repeatable).
+    #[arg(long = "sim-arg", value_name = "ARG", allow_hyphen_values = true)]
+    pub sim_args: Vec<String>,
+    /// The virtual board's timing table (default: the processor's, derived
+    /// from the tree's microcode for the bench's top).
+    #[arg(long, value_name = "FILE")]
+    pub emu_config: Option<PathBuf>,
+    /// The virtual board's timing: processor (the RTL's) or jopsim (the tree's JopSim).
+    #[arg(long, default_value = "processor")]
+    pub emu_timing: jopcal_pipeline::processor::EmuTiming,
+    /// Override one of its parameters (repeatable).
+    #[arg(long = "emu-param", value_name = "NAME=VALUE")]
+    pub emu_params: Vec<String>,
+    /// Seconds each side may run.
+    #[arg(long, default_value_t = 3600)]
+    pub timeout: u64,
+    /// Keep both bytecode event streams in DIR (side1.jopevents, side2.jopevents; docs/formats.md).
+    #[arg(long, value_name = "DIR")]
+    pub keep: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]
@@ -232,6 +278,16 @@ pub struct EmuArgs {
     /// the methods of --trace).
     #[arg(long, value_name = "FILE.jop", conflicts_with = "pty")]
     pub run: Option<PathBuf>,
+    /// How a JOP tree's image is timed: processor (the RTL's: the tree's
+    /// microcode for its top's memory, monitors, stack and UART) or jopsim.
+    #[arg(long, default_value = "processor")]
+    pub timing: jopcal_pipeline::processor::EmuTiming,
+    /// The processor: the tree's Quartus project (default: cycmin, as `sim build`).
+    #[arg(long, value_name = "PROJECT")]
+    pub top: Option<String>,
+    /// The processor of a bench `jopcal sim build --jop-home` built (its top and clock).
+    #[arg(long, value_name = "DIR")]
+    pub sim: Option<PathBuf>,
     /// Write a bundle of every class file under DIR (with --main and --out) instead of serving.
     #[arg(long, value_name = "DIR", requires_all = ["main", "out"], conflicts_with_all = ["pty", "run"])]
     pub classes: Option<PathBuf>,

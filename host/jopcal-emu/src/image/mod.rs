@@ -16,7 +16,7 @@ pub mod machine;
 mod tests;
 pub mod timing;
 
-pub use machine::ImageRun;
+pub use machine::{EventSink, ImageRun, MethodTally};
 pub use timing::CycleTable;
 
 use crate::config::BoardConfig;
@@ -28,17 +28,19 @@ use jopcal_link::JopImage;
 pub type ImageConfig = BoardConfig;
 
 /// Runs `image` to its `JVM exit!`; `uart` gets its output a line at a
-/// time; with `trace`, the run counts cycles and calls per method.
+/// time; with `trace`, the run counts cycles, bytecodes, calls and cache
+/// loads per method, and hands each bytecode to `events` if given.
 pub fn run_image(
     image: &JopImage,
     cfg: &ImageConfig,
     trace: bool,
+    events: Option<EventSink<'_>>,
     uart: &mut dyn FnMut(&[u8]),
 ) -> Result<ImageRun, EmuError> {
     let table = CycleTable::new(&cfg.model)?;
     let machine = machine::Machine::load(&image.words, cfg, &table, uart)?;
-    if trace {
-        machine.traced().run()
+    if trace || events.is_some() {
+        machine.traced(events).run()
     } else {
         machine.run()
     }

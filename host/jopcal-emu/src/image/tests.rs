@@ -18,7 +18,7 @@ fn config(limit: u64) -> ImageConfig {
 
 fn run(words: Vec<u32>, limit: u64) -> (Result<ImageRun, EmuError>, String) {
     let mut out = Vec::new();
-    let r = run_image(&JopImage { words }, &config(limit), false, &mut |b| {
+    let r = run_image(&JopImage { words }, &config(limit), false, None, &mut |b| {
         out.extend_from_slice(b)
     });
     (r, String::from_utf8_lossy(&out).into_owned())

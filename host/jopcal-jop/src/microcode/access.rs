@@ -42,9 +42,32 @@ pub struct AccessTiming {
     /// An access to an I/O device (a negative address).
     pub io_cycles: Linear,
     pub io_overlap: i64,
+    /// Cycles from the fetch of the bytecode that reads (writes) an I/O
+    /// device with its first microinstruction (`Native.rd`, `Native.wr`) to
+    /// the cycle in which the device sees the access.
+    pub io_read_at: u64,
+    pub io_write_at: u64,
     /// The constant naming the exception register: a path that writes it
     /// raises an exception and is not the bytecode's normal path.
     pub exception_register: String,
+    /// The wait states `r` and `w` each memory controller (by its file's
+    /// name) gives for the top's `ram_cnt`.
+    pub controllers: BTreeMap<String, WaitStates>,
+}
+
+/// A memory controller's wait states as formulas in the top's `ram_cnt`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct WaitStates {
+    pub r: Expr,
+    pub w: Expr,
+}
+
+impl WaitStates {
+    /// `(r, w)` for `ram_cnt`.
+    pub fn at(&self, ram_cnt: u32) -> (f64, f64) {
+        let v = |e: &Expr| e.eval(&|_| f64::from(ram_cnt));
+        (v(&self.r), v(&self.w))
+    }
 }
 
 #[derive(Deserialize)]
@@ -52,6 +75,15 @@ pub struct AccessTiming {
 struct RawFile {
     io: RawIo,
     access: BTreeMap<String, RawAccess>,
+    #[serde(default)]
+    controllers: BTreeMap<String, RawController>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawController {
+    r: String,
+    w: String,
 }
 
 #[derive(Deserialize)]
@@ -60,6 +92,10 @@ struct RawIo {
     cycles: String,
     overlap: i64,
     exception_register: String,
+    #[serde(default)]
+    read_at: u64,
+    #[serde(default)]
+    write_at: u64,
 }
 
 #[derive(Deserialize)]
@@ -108,11 +144,31 @@ impl AccessTiming {
             };
             kinds.insert(name, kind);
         }
+        let mut controllers = BTreeMap::new();
+        for (name, c) in raw.controllers {
+            let formula = |what: &str, text: &str| -> Result<Expr, MicrocodeError> {
+                let e = Expr::parse(text).map_err(|e| bad(format!("[controllers] {name}.{what}: '{text}': {e}")))?;
+                if let Some(n) = e.names().into_iter().find(|n| *n != "ram_cnt") {
+                    return Err(bad(format!(
+                        "[controllers] {name}.{what}: unknown name '{n}' (only ram_cnt)"
+                    )));
+                }
+                Ok(e)
+            };
+            let ws = WaitStates {
+                r: formula("r", &c.r)?,
+                w: formula("w", &c.w)?,
+            };
+            controllers.insert(name, ws);
+        }
         Ok(AccessTiming {
             kinds,
             io_cycles,
             io_overlap: raw.io.overlap,
+            io_read_at: raw.io.read_at,
+            io_write_at: raw.io.write_at,
             exception_register: raw.io.exception_register,
+            controllers,
         })
     }
 }
@@ -165,6 +221,19 @@ mod tests {
             .unwrap_err()
             .contains("not a whole-cycle linear"));
         assert!(linear("n + 1").unwrap_err().contains("unknown name 'n'"));
+    }
+
+    #[test]
+    fn controllers_give_wait_states_from_ram_cnt() {
+        let text = "[io]\ncycles = \"1\"\noverlap = 2\nexception_register = \"io_exc\"\n[access]\n[controllers]\nsc_x = { r = \"max(1, ram_cnt - 1)\", w = \"ram_cnt\" }\n";
+        let t = AccessTiming::parse(text, Path::new("t.toml")).unwrap();
+        assert_eq!(t.controllers["sc_x"].at(2), (1.0, 2.0));
+        assert_eq!(t.controllers["sc_x"].at(4), (3.0, 4.0));
+        let bad = text.replace("w = \"ram_cnt\"", "w = \"clk\"");
+        assert!(AccessTiming::parse(&bad, Path::new("t.toml"))
+            .unwrap_err()
+            .to_string()
+            .contains("sc_x.w: unknown name 'clk'"));
     }
 
     #[test]

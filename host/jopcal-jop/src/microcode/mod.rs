@@ -8,9 +8,11 @@
 //! of them that derives from a base model and says where the two differ.
 
 pub mod access;
+pub mod exec;
 pub mod formula;
 pub mod isa;
 pub mod paths;
+pub mod ram;
 pub mod source;
 pub mod table;
 #[cfg(test)]

@@ -46,6 +46,9 @@ pub struct Program {
     pub labels: BTreeMap<String, usize>,
     pub constants: BTreeMap<String, i64>,
     pub variables: BTreeSet<String>,
+    /// The variables in the order they are declared: the assembler gives
+    /// them the on-chip memory's words in this order.
+    pub variable_order: Vec<String>,
 }
 
 impl Program {
@@ -213,7 +216,9 @@ impl Reader {
         match words.as_slice() {
             [] => Ok(()),
             [name, "?"] if is_symbol(name) => {
-                self.program.variables.insert(name.to_string());
+                if self.program.variables.insert(name.to_string()) {
+                    self.program.variable_order.push(name.to_string());
+                }
                 Ok(())
             }
             [mnemonic, rest @ ..] => self.instruction(mnemonic, rest, at),

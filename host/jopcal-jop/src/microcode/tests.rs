@@ -50,9 +50,9 @@ fn instructions_between_an_access_and_its_wait_hide_part_of_it() {
 }
 
 #[test]
-fn io_accesses_cost_their_instructions_only() {
+fn io_accesses_cost_one_cycle_beyond_their_instructions() {
     let text = format!("{HEADER}\nmonitorexit:\n ldi io_lock\n stmwa\n stmwd\n wait\n wait\n nop nxt\n");
-    assert_eq!(entry(&text, "monitorexit").unwrap().formula(), "6");
+    assert_eq!(entry(&text, "monitorexit").unwrap().formula(), "7");
 }
 
 #[test]

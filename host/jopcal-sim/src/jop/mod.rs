@@ -9,7 +9,9 @@
 //! result with Verilator's linter; build the bench. The build is skipped
 //! when a hash of every input matches the last one.
 
+pub mod describe;
 pub mod fixes;
+pub mod taps;
 pub mod vhdl;
 pub mod wrapper;
 
@@ -265,6 +267,8 @@ pub fn build_tree(b: &TreeBuild, progress: &mut dyn FnMut(&str)) -> Result<TreeB
         include_str!("fixes.rs"),
         include_str!("wrapper.rs"),
         include_str!("vhdl.rs"),
+        include_str!("taps.rs"),
+        include_str!("describe.rs"),
         include_str!("models/dat.vhd"),
         include_str!("models/rom.vhd"),
         include_str!("models/ram.vhd"),
@@ -463,6 +467,16 @@ pub fn build_tree(b: &TreeBuild, progress: &mut dyn FnMut(&str)) -> Result<TreeB
         separated.len(),
         defaults
     ));
+    // The trace taps: without them the bench runs, but cannot trace.
+    let v = match taps::add_taps(&v, wrapper::TOP) {
+        Ok((tapped, _)) => tapped,
+        Err(e) => {
+            progress(&format!(
+                "no trace taps ({e}): `run --trace` and `diff` will not see inside this JOP"
+            ));
+            v
+        }
+    };
     let rtl = out.join("jop.v");
     std::fs::write(&rtl, &v).map_err(io(&rtl))?;
 
@@ -520,6 +534,16 @@ pub fn build_tree(b: &TreeBuild, progress: &mut dyn FnMut(&str)) -> Result<TreeB
         format!("{}\n", if b.preload { "simulation" } else { "serial" }),
     )
     .map_err(io(out))?;
+    // What the bench's processor is, for a model of it (`jopcal diff`).
+    let mut facts = describe::describe(home, &b.top, &[])?;
+    facts.clk_freq = facts.baud * u64::from(b.bit_cycles);
+    let built = describe::Built {
+        jop_home: home.canonicalize().unwrap_or_else(|_| home.to_path_buf()),
+        microcode: if b.preload { "simulation" } else { "serial" }.into(),
+        top: facts,
+    };
+    let built_path = out.join(describe::BUILT_FILE);
+    std::fs::write(&built_path, built.to_toml()).map_err(io(&built_path))?;
     std::fs::write(&stamp, &hash).map_err(io(&stamp))?;
     Ok(TreeBuilt {
         bench,

@@ -11,6 +11,8 @@ use jopcal_link::peer::{serve, BoardLog};
 use jopcal_link::{JopImage, PseudoTerminal};
 use jopcal_measure::atomic;
 use jopcal_pipeline::locate as context;
+use jopcal_pipeline::processor::{EmuTiming, ImageBoard};
+use jopcal_pipeline::Session;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex};
@@ -34,7 +36,8 @@ fn load_config(
     Ok(cfg)
 }
 
-pub fn emu(firmware: Option<&Path>, a: &EmuArgs) -> Result<()> {
+pub fn emu(s: Session, a: &EmuArgs) -> Result<()> {
+    let firmware = s.firmware;
     if let Some(dir) = &a.classes {
         let main = a.main.as_deref().expect("clap requires --main");
         let out = a.out.as_deref().expect("clap requires --out");
@@ -51,7 +54,10 @@ pub fn emu(firmware: Option<&Path>, a: &EmuArgs) -> Result<()> {
     if let Some(image) = &a.run {
         let img = JopImage::load(image, None).map_err(|e| anyhow!(e))?;
         if !Bundle::is_bundle(&img) {
-            let cfg = load_config(firmware, a.config.as_deref(), &a.params, a.cycle_limit, true)?;
+            let mut cfg = image_board(s, a)?;
+            if let Some(l) = a.cycle_limit {
+                cfg.cycle_limit = l;
+            }
             return run_jop_image(image, &img, &cfg, a.trace.as_deref());
         }
         let cfg = load_config(firmware, a.config.as_deref(), &a.params, a.cycle_limit, false)?;
@@ -97,10 +103,22 @@ pub fn emu(firmware: Option<&Path>, a: &EmuArgs) -> Result<()> {
     println!("{}", pty.path);
     use std::io::Write;
     std::io::stdout().flush()?;
-    // Without --config, a JOP tree's image runs with the tree's table.
+    // Without --config, a JOP tree's image runs on the tree's processor
+    // (where there is a tree), else with the tree's JopSim table.
     let image_cfg = match a.config {
         Some(_) => None,
-        None => Some(load_config(firmware, None, &a.params, a.cycle_limit, true)?),
+        None => Some(match image_board(s, a) {
+            Ok(mut cfg) => {
+                if let Some(l) = a.cycle_limit {
+                    cfg.cycle_limit = l;
+                }
+                cfg
+            }
+            Err(_) if a.timing == EmuTiming::Processor && a.sim.is_none() => {
+                load_config(firmware, None, &a.params, a.cycle_limit, true)?
+            }
+            Err(e) => return Err(e),
+        }),
     };
     let mut program = EmuProgram {
         cfg,
@@ -164,4 +182,19 @@ fn run_jop_image(path: &Path, image: &JopImage, cfg: &BoardConfig, trace: Option
         report.cycles as f64 / wall / 1e6
     );
     report.exit.map(|_| ()).map_err(|e| anyhow!("{}: {e}", path.display()))
+}
+
+/// The board for a tree's images: the processor (or JopSim's timing, or `--config`).
+fn image_board(s: Session, a: &EmuArgs) -> Result<BoardConfig> {
+    let (cfg, _) = jopcal_pipeline::processor::image_board(
+        s,
+        &ImageBoard {
+            timing: a.timing,
+            config: a.config.as_deref(),
+            top: a.top.as_deref(),
+            sim: a.sim.as_deref(),
+            params: &a.params,
+        },
+    )?;
+    Ok(cfg)
 }

@@ -4,6 +4,7 @@
 
 mod board;
 mod cache;
+mod diff;
 mod emu;
 mod report;
 mod sim;
@@ -36,9 +37,10 @@ pub fn dispatch(cli: Cli) -> Result<()> {
         Verb::Report(a) => report::report(s, &a),
         Verb::Regress(a) => report::regress(&a),
         Verb::Upload(a) => board::upload(&a),
-        Verb::Emu(a) => emu::emu(s.firmware, &a),
+        Verb::Emu(a) => emu::emu(s, &a),
         Verb::Sim(a) => sim::sim(s.firmware, s.jop_home, &a),
         Verb::Cache(a) => cache::cache(&a),
         Verb::Doctor(a) => jopcal_pipeline::doctor::doctor(s, a.timeout),
+        Verb::Diff(a) => diff::diff(s, &a),
     }
 }

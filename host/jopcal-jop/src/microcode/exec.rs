@@ -1,0 +1,386 @@
+//! Running one bytecode's microcode on the data it is given, for the cycles
+//! of the path that data takes. A few bytecodes' microcode branches on its
+//! operands (a long shift on its count, `lcmp` on the signs and the
+//! difference, `monitorexit` on the lock count): the timing table can only
+//! give their worst path, the processor takes one path each time. A model of
+//! the processor that knows the operands runs the microcode here, with the
+//! same rules as the path analysis ([`super::paths`]): one cycle per
+//! microinstruction, branches after their two delay slots, memory accesses
+//! timed by the access timing at given wait states. Values are followed
+//! through the stack and the microcode's variables; a path that depends on a
+//! value not given (a memory read) is not decided and gives no answer.
+
+use super::access::{AccessKind, AccessTiming, AddressFrom};
+use super::isa::{self, BinaryOp, Flow, Stack, DELAY_SLOTS};
+use super::source::Program;
+use std::collections::BTreeMap;
+
+/// Longest run before giving up (a loop on data the run does not have).
+const MAX_STEPS: usize = 10_000;
+
+#[derive(Debug, Clone, Copy)]
+enum Op {
+    Ldi(i32),
+    Ldm(usize),
+    Stm(usize),
+    PushUnknown,
+    Pop,
+    Dup,
+    Keep,
+    Bin(BinaryOp, Shift),
+}
+
+/// Shifts are followed here (the path analysis leaves them unknown).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Shift {
+    None,
+    Left,
+    Right,
+    Unsigned,
+}
+
+/// An access an instruction starts: its cycles at the run's wait states
+/// (`None`: it needs the method cache's load, which a run here has not got),
+/// the instructions that belong to it, where its address comes from.
+#[derive(Debug, Clone, Copy)]
+struct Access {
+    cycles: Option<i64>,
+    overlap: i64,
+    address: AddressFrom,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Micro {
+    op: Op,
+    flow: Flow,
+    target: usize,
+    access: Option<Access>,
+    /// Starts an access whose timing is not known.
+    unsupported: bool,
+    wait: bool,
+    stmwa: bool,
+    nxt: bool,
+}
+
+/// The microcode ready to run, at fixed wait states.
+#[derive(Debug, Clone)]
+pub struct Exec {
+    code: Vec<Micro>,
+    labels: BTreeMap<String, usize>,
+    vars: BTreeMap<String, usize>,
+    io_cycles: i64,
+    io_overlap: i64,
+    exception_register: Option<i32>,
+}
+
+/// A bytecode's microcode entry in an [`Exec`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct EntryId(usize);
+
+/// One of the microcode's variables in an [`Exec`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct VarId(usize);
+
+impl Exec {
+    /// Compiles `program` with `timing` at read and write wait states `r`, `w`.
+    pub fn new(program: &Program, timing: &AccessTiming, r: f64, w: f64) -> Exec {
+        let vars: BTreeMap<String, usize> = program
+            .variable_order
+            .iter()
+            .enumerate()
+            .map(|(i, v)| (v.clone(), i))
+            .collect();
+        let eval = |l: &super::Linear| -> Option<i64> { (l.b == 0).then(|| l.eval(r, w, 0.0).round() as i64) };
+        let code = program
+            .instructions
+            .iter()
+            .map(|ins| {
+                let info = isa::lookup(&ins.mnemonic);
+                let operand = ins.operand.as_deref().unwrap_or("");
+                let var = || vars.get(operand).copied().unwrap_or(usize::MAX);
+                let op = match info.map(|i| i.stack) {
+                    Some(Stack::PushValue) => Op::Ldi(program.value(operand).unwrap_or(0) as i32),
+                    Some(Stack::PushUnknown) if ins.mnemonic == "ldm" => Op::Ldm(var()),
+                    Some(Stack::Pop) if ins.mnemonic == "stm" => Op::Stm(var()),
+                    Some(Stack::PushUnknown) => Op::PushUnknown,
+                    Some(Stack::Pop) => Op::Pop,
+                    Some(Stack::Dup) => Op::Dup,
+                    Some(Stack::Binary(b)) => Op::Bin(
+                        b,
+                        match ins.mnemonic.as_str() {
+                            "shl" => Shift::Left,
+                            "shr" => Shift::Right,
+                            "ushr" => Shift::Unsigned,
+                            _ => Shift::None,
+                        },
+                    ),
+                    Some(Stack::Keep) | None => Op::Keep,
+                };
+                let (access, unsupported) = match timing.kinds.get(&ins.mnemonic) {
+                    Some(AccessKind::Timed {
+                        cycles,
+                        overlap,
+                        address,
+                    }) => (
+                        Some(Access {
+                            cycles: eval(cycles),
+                            overlap: *overlap,
+                            address: *address,
+                        }),
+                        false,
+                    ),
+                    Some(AccessKind::Unsupported(_)) => (None, true),
+                    None => (None, false),
+                };
+                Micro {
+                    op,
+                    flow: info.map_or(Flow::Next, |i| i.flow),
+                    target: program.labels.get(operand).copied().unwrap_or(usize::MAX),
+                    access,
+                    unsupported,
+                    wait: ins.mnemonic == "wait",
+                    stmwa: ins.mnemonic == "stmwa",
+                    nxt: ins.nxt,
+                }
+            })
+            .collect();
+        Exec {
+            code,
+            labels: program.labels.clone(),
+            vars,
+            io_cycles: eval(&timing.io_cycles).unwrap_or(0),
+            io_overlap: timing.io_overlap,
+            exception_register: program.constants.get(&timing.exception_register).map(|v| *v as i32),
+        }
+    }
+
+    /// The entry at label `name`.
+    pub fn entry(&self, name: &str) -> Option<EntryId> {
+        self.labels.get(name).map(|i| EntryId(*i))
+    }
+
+    /// The variable called `name`.
+    pub fn var(&self, name: &str) -> Option<VarId> {
+        self.vars.get(name).map(|i| VarId(*i))
+    }
+
+    /// The cycles of the path the microcode at `entry` takes with `stack`
+    /// (the operand stack's top words, the top last) and the variables
+    /// `vars` known; `None` when the path depends on something not given or
+    /// raises an exception.
+    pub fn cycles(&self, entry: EntryId, stack: &[i32], vars: &[(VarId, i32)]) -> Option<u32> {
+        let mut st: Vec<Option<i32>> = stack.iter().map(|v| Some(*v)).collect();
+        let mut var: Vec<Option<i32>> = vec![None; self.vars.len()];
+        for (VarId(i), v) in vars {
+            var[*i] = Some(*v);
+        }
+        let mut pc = entry.0;
+        let mut count: i64 = 0;
+        let mut extra: i64 = 0;
+        let mut jump: Option<(Option<usize>, usize)> = None;
+        // The access under way: (start, waited once, cycles, overlap).
+        let mut pending: Option<(i64, bool, i64, i64)> = None;
+        let mut write_address: Option<i32> = None;
+        for _ in 0..MAX_STEPS {
+            let m = *self.code.get(pc)?;
+            let tos = st.last().copied().flatten();
+            if m.wait {
+                if let Some(p) = pending.as_mut() {
+                    if p.1 {
+                        let (start, _, cycles, overlap) = pending.take().expect("checked");
+                        extra += (cycles - (count - start - overlap)).max(0);
+                    } else {
+                        p.1 = true;
+                    }
+                }
+            } else if m.stmwa {
+                write_address = tos;
+            } else if m.unsupported {
+                return None;
+            } else if let Some(a) = m.access {
+                if pending.is_some() {
+                    return None;
+                }
+                let address = match a.address {
+                    AddressFrom::Read => tos,
+                    AddressFrom::Write => write_address,
+                    AddressFrom::Other => None,
+                };
+                let io = address.is_some_and(|x| x < 0);
+                if io && a.address == AddressFrom::Write && address == self.exception_register {
+                    return None;
+                }
+                let (cycles, overlap) = if io {
+                    (self.io_cycles, self.io_overlap)
+                } else {
+                    (a.cycles?, a.overlap)
+                };
+                pending = Some((count, false, cycles, overlap));
+            }
+            let mut condition = None;
+            match m.op {
+                Op::Ldi(v) => st.push(Some(v)),
+                Op::Ldm(i) => st.push(var.get(i).copied().flatten()),
+                Op::Stm(i) => {
+                    let v = st.pop().flatten();
+                    if let Some(slot) = var.get_mut(i) {
+                        *slot = v;
+                    }
+                }
+                Op::PushUnknown => st.push(None),
+                Op::Pop => condition = Some(st.pop().flatten()),
+                Op::Dup => st.push(tos),
+                Op::Keep => {}
+                Op::Bin(op, shift) => {
+                    let a = st.pop().flatten();
+                    let b = st.pop().flatten();
+                    st.push(match (b, a) {
+                        (Some(b), Some(a)) => match shift {
+                            Shift::None => op.apply(i64::from(b), i64::from(a)).map(|v| v as i32),
+                            Shift::Left => Some(b.wrapping_shl(a as u32 & 31)),
+                            Shift::Right => Some(b.wrapping_shr(a as u32 & 31)),
+                            Shift::Unsigned => Some((b as u32).wrapping_shr(a as u32 & 31) as i32),
+                        },
+                        _ => None,
+                    });
+                }
+            }
+            count += 1;
+            if m.nxt {
+                return (jump.is_none() && pending.is_none()).then(|| (count + extra) as u32);
+            }
+            let mut next = pc + 1;
+            let in_delay_slot = jump.is_some();
+            if let Some((target, left)) = jump.take() {
+                if left > 1 {
+                    jump = Some((target, left - 1));
+                } else if let Some(t) = target {
+                    next = t;
+                }
+            }
+            if m.flow != Flow::Next {
+                if in_delay_slot || m.target == usize::MAX {
+                    return None;
+                }
+                let taken = match (m.flow, condition.flatten()) {
+                    (Flow::Jump, _) => true,
+                    (Flow::BranchZero, Some(v)) => v == 0,
+                    (Flow::BranchNotZero, Some(v)) => v != 0,
+                    _ => return None,
+                };
+                jump = Some((taken.then_some(m.target), DELAY_SLOTS));
+            }
+            pc = next;
+        }
+        None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::microcode::{Derivation, Program};
+    use std::path::Path;
+
+    fn timing() -> AccessTiming {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../calibration/jop-microcode.toml");
+        AccessTiming::load(&path).expect("shipped access timing")
+    }
+
+    // Microcode written for these tests: a shift whose path depends on its
+    // count, a compare on two variables, an I/O write and a memory read.
+    const TEXT: &str = "
+io_exc = -124
+io_dev = -123
+a ?
+b ?
+cnt ?
+shift:
+ ldi 31
+ and
+ dup
+ bnz shift_some
+ nop
+ nop
+ pop nxt
+shift_some:
+ stm cnt
+ shl
+ ldm cnt
+ ldi 1
+ sub
+ pop nxt
+cmp:
+ stm a
+ stm b
+ ldm a
+ ldm b
+ sub
+ nop
+ bz cmp_eq
+ nop
+ nop
+ ldi 1 nxt
+cmp_eq:
+ nop
+ ldi 0 nxt
+devwr:
+ ldi io_dev
+ stmwa
+ stmwd
+ wait
+ wait
+ nop nxt
+memrd:
+ stmra
+ wait
+ wait
+ ldmrd nxt
+";
+
+    fn setup() -> (Program, Exec) {
+        let p = Program::parse(TEXT, Path::new("t.asm"), &[]).unwrap();
+        let e = Exec::new(&p, &timing(), 1.0, 2.0);
+        (p, e)
+    }
+
+    #[test]
+    fn the_path_follows_the_data() {
+        let (_, e) = setup();
+        let shift = e.entry("shift").unwrap();
+        assert_eq!(e.cycles(shift, &[7, 0], &[]), Some(7));
+        assert_eq!(e.cycles(shift, &[7, 3], &[]), Some(12));
+        // 35 & 31 = 3: the same path as 3.
+        assert_eq!(e.cycles(shift, &[7, 35], &[]), Some(12));
+        let cmp = e.entry("cmp").unwrap();
+        assert_eq!(e.cycles(cmp, &[4, 4], &[]), Some(11));
+        assert_eq!(e.cycles(cmp, &[4, 5], &[]), Some(10));
+        // Not given: not decided.
+        assert_eq!(e.cycles(cmp, &[4], &[]), None);
+    }
+
+    #[test]
+    fn runs_agree_with_the_path_analysis_where_there_is_one_path() {
+        let (p, e) = setup();
+        let d = Derivation::new(Path::new("t.asm"), &p, &timing(), ["devwr", "memrd"]);
+        for name in ["devwr", "memrd"] {
+            let entry = d.entries[name].as_ref().unwrap();
+            assert_eq!(entry.paths.normal.len(), 1);
+            let want = entry.paths.normal[0].eval(1.0, 2.0, 0.0) as u32;
+            assert_eq!(e.cycles(e.entry(name).unwrap(), &[100, 5], &[]), Some(want), "{name}");
+        }
+        // A read of an I/O address is the I/O device's timing.
+        let memrd = e.entry("memrd").unwrap();
+        assert_eq!(e.cycles(memrd, &[-128], &[]), e.cycles(memrd, &[100], &[]));
+    }
+
+    #[test]
+    fn a_known_variable_decides_a_branch() {
+        let (_, e) = setup();
+        let cnt = e.var("cnt").unwrap();
+        assert_eq!(e.var("nosuch"), None);
+        let shift = e.entry("shift").unwrap();
+        // The variable is overwritten before it is read: the given value does not matter.
+        assert_eq!(e.cycles(shift, &[1, 2], &[(cnt, 9)]), Some(12));
+    }
+}

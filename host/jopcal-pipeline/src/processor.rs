@@ -1,0 +1,246 @@
+//! The virtual board as a JOP tree's processor: its configuration read from
+//! the top the Verilator bench builds (`jopcal_sim::jop::describe`: method
+//! cache, memory controller, stack, scratchpad, clock, UART), its timing
+//! table derived from the tree's microcode at that memory's wait states,
+//! and the microcode itself for what a table cannot hold (the bytecodes
+//! whose path depends on their operands, accesses that reach the I/O
+//! devices). JopSim's timing (`calibration/jop-devel.toml`) is the other
+//! mode, asked for by name.
+
+use crate::{locate, microcode, Session};
+use anyhow::{anyhow, bail, Context, Result};
+use jopcal_emu::config::{MicrocodeCosts, Processor};
+use jopcal_emu::BoardConfig;
+use jopcal_jop::microcode::exec::Exec;
+use jopcal_jop::microcode::{AccessTiming, Derivation, Program};
+use jopcal_measure::atomic;
+use jopcal_sim::jop::describe::{describe, TopFacts};
+use sha2::{Digest, Sha256};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+/// How the virtual board times a JOP tree's images.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum EmuTiming {
+    /// As the processor's RTL: the default.
+    #[default]
+    Processor,
+    /// As the tree's JopSim (with the monitor fix): its table, its monitors,
+    /// its own division, no stack check.
+    Jopsim,
+}
+
+impl std::str::FromStr for EmuTiming {
+    type Err = anyhow::Error;
+    fn from_str(s: &str) -> Result<EmuTiming> {
+        match s {
+            "processor" => Ok(EmuTiming::Processor),
+            "jopsim" => Ok(EmuTiming::Jopsim),
+            other => bail!("unknown timing `{other}`: processor (the RTL's) or jopsim"),
+        }
+    }
+}
+
+/// Which processor.
+#[derive(Debug, Clone, Default)]
+pub struct ProcessorSpec {
+    /// The tree's Quartus project (default: the one `sim build` uses).
+    pub top: Option<String>,
+    /// Generics of the top set to other values (a sweep's point).
+    pub generics: Vec<(String, i64)>,
+    /// The clock as the board has it (default: the top's `clk_freq`); the
+    /// bench runs its JOP at the clock that gives its UART `--bit-cycles`.
+    pub clk_freq: Option<u64>,
+    /// The cycle counter at the first bytecode (default: the cycles the
+    /// simulation microcode starts up in, as measured on the RTL).
+    pub start_cycle: Option<u64>,
+}
+
+/// The counter's value when a preloaded RTL (simulation microcode, the
+/// bench's reset) fetches its first bytecode: measured on jop-devel/jop's
+/// cycmin (`jopcal diff` reads each run's own from the bench).
+pub const DEFAULT_START_CYCLE: u64 = 151;
+
+/// The virtual board's configuration for a tree's images on the processor
+/// of `spec`, with `params` overrides; and a note saying what it is.
+pub fn board_config(s: Session, home: &Path, spec: &ProcessorSpec, params: &[String]) -> Result<(BoardConfig, String)> {
+    let top = spec.top.as_deref().unwrap_or(jopcal_sim::jop::DEFAULT_TOP);
+    let facts = describe(home, top, &spec.generics).map_err(|e| anyhow!(e))?;
+    let access_path = locate::calibration_path(
+        None,
+        s.firmware,
+        "jop-microcode.toml",
+        "the memory interface's access timing",
+        "reinstall jopcal",
+    )?;
+    let access = AccessTiming::load(&access_path)?;
+    let ws = access.controllers.get(&facts.controller).ok_or_else(|| {
+        anyhow!(
+            "{}: no wait states for the memory controller {} of quartus/{top} (add it to [controllers])",
+            access_path.display(),
+            facts.controller
+        )
+    })?;
+    let (r, w) = ws.at(facts.ram_cnt);
+    let source = home.join("asm/src/jvm.asm");
+    let defines = vec!["SERIAL".to_string()];
+    let base_params = vec![format!("r={r}"), format!("w={w}")];
+    let table = microcode::derive(
+        s.firmware,
+        &microcode::Request {
+            source: &source,
+            defines: &defines,
+            model: None,
+            params: &base_params,
+            access: Some(&access_path),
+            access_remedy: "reinstall jopcal",
+            made_by: "the virtual board (the processor's timing)",
+        },
+    )?;
+    let model_path = cached_model(&table.derived.toml)?;
+    let mut model = jopcal_timing::TimingModel::load(&model_path)?;
+    let (bytes, blocks) = facts.method_cache();
+    let clk = spec.clk_freq.unwrap_or(facts.clk_freq);
+    model.apply_overrides(&[
+        format!("r={r}"),
+        format!("w={w}"),
+        format!("method_cache_bytes={bytes}"),
+        format!("method_cache_blocks={blocks}"),
+        format!("clock_mhz={}", clk as f64 / 1e6),
+    ])?;
+    model.apply_overrides(params)?;
+    let (r, w) = (model.params()["r"], model.params()["w"]);
+    let mut cfg = BoardConfig::from_model(model).map_err(|e| anyhow!(e))?;
+    let program = Program::read(&source, &defines)?;
+    cfg.processor = Some(Arc::new(processor(&facts, &program, &access, r, w, clk, spec)?));
+    let note = format!(
+        "the processor of quartus/{top} ({} KB method cache in {blocks} blocks, ram_cnt {} (r={r}, w={w}), {}-word stack), timed from {}",
+        bytes / 1024,
+        facts.ram_cnt,
+        facts.stack_words(),
+        source.display()
+    );
+    Ok((cfg, note))
+}
+
+/// The derived table, kept in the cache under a hash of its text.
+fn cached_model(toml: &str) -> Result<PathBuf> {
+    let hash = format!("{:x}", Sha256::digest(toml.as_bytes()));
+    let path = locate::cache_root()?
+        .join("processor-tables")
+        .join(format!("{}.toml", &hash[..16]));
+    if !path.is_file() {
+        atomic::write_atomic(&path, toml.as_bytes()).with_context(|| format!("writing {}", path.display()))?;
+    }
+    Ok(path)
+}
+
+/// The processor settings of the virtual board.
+fn processor(
+    facts: &TopFacts,
+    program: &Program,
+    access: &AccessTiming,
+    r: f64,
+    w: f64,
+    clk: u64,
+    spec: &ProcessorSpec,
+) -> Result<Processor> {
+    let exec = Exec::new(program, access, r, w);
+    // Bytecodes whose paths take different cycles: their operands decide.
+    let names: Vec<(u8, &str)> = (0..=255u8)
+        .map(|op| (op, jopcal_timing::jop::any_opcode_name(op)))
+        .collect();
+    let derivation = Derivation::new(Path::new("jvm.asm"), program, access, names.iter().map(|(_, n)| *n));
+    let b_hit = 4.0;
+    let mut by_data = vec![None; 256];
+    for (op, name) in &names {
+        if let Some(Ok(entry)) = derivation.entries.get(*name) {
+            let (lo, hi) = entry.range(r, w, b_hit);
+            if lo != hi && !entry.loads_bytecode() {
+                by_data[*op as usize] = exec.entry(name);
+            }
+        }
+    }
+    let mut io = vec![None; 256];
+    for name in ["jopsys_rd", "jopsys_wr", "jopsys_rdmem", "jopsys_wrmem"] {
+        let Some(op) = names.iter().find(|(_, n)| *n == name).map(|(op, _)| *op) else {
+            continue;
+        };
+        if let Some(entry) = exec.entry(name) {
+            io[op as usize] = exec.cycles(entry, &[0, 0, 0, -128], &[]);
+        }
+    }
+    let stack_words = facts.stack_words() as usize;
+    let stack_init = jopcal_jop::microcode::ram::initial_ram(program, stack_words)?;
+    Ok(Processor {
+        stack_words,
+        overflow_at: facts.overflow_at() as i32,
+        stack_init,
+        memory_words: 1 << facts.sram_address_bits.min(28),
+        scratchpad_words: if facts.spm_width == 0 { 0 } else { 1 << facts.spm_width },
+        uart_tick: TopFacts {
+            clk_freq: clk,
+            ..facts.clone()
+        }
+        .uart_tick(),
+        uart_tx_depth: facts.tx_fifo_depth as usize,
+        us_divider: (clk / 1_000_000).max(1),
+        start_cycle: spec.start_cycle.unwrap_or(DEFAULT_START_CYCLE),
+        io_read_at: access.io_read_at,
+        io_write_at: access.io_write_at,
+        microcode: MicrocodeCosts {
+            lock_count: exec.var("lockcnt"),
+            exec,
+            by_data,
+            io,
+        },
+    })
+}
+
+/// Where the virtual board's configuration for a JOP tree's images comes from.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct ImageBoard<'a> {
+    pub timing: EmuTiming,
+    /// A timing table given by the user: the board times with it as JopSim does.
+    pub config: Option<&'a Path>,
+    /// The processor's top (default: `sim build`'s).
+    pub top: Option<&'a str>,
+    /// A bench `sim build --jop-home` made: the processor is its processor.
+    pub sim: Option<&'a Path>,
+    /// `NAME=VALUE` overrides of the table's parameters.
+    pub params: &'a [String],
+}
+
+/// The virtual board's configuration for a tree's images, and what it is in words.
+pub fn image_board(s: Session, b: &ImageBoard) -> Result<(BoardConfig, String)> {
+    if b.config.is_some() || b.timing == EmuTiming::Jopsim {
+        let path = locate::image_config_path(b.config, s.firmware)?;
+        let cfg = BoardConfig::load(&path, b.params).map_err(|e| anyhow!(e))?;
+        let what = format!("JopSim's timing ({})", path.display());
+        return Ok((cfg, what));
+    }
+    let built = match b.sim {
+        Some(sim) => jopcal_sim::jop::describe::Built::read(sim).map_err(|e| anyhow!(e))?,
+        None => None,
+    };
+    let (home, spec) = match built {
+        Some(built) => (
+            built.jop_home,
+            ProcessorSpec {
+                top: Some(built.top.top.clone()),
+                generics: built.top.generics.clone().into_iter().collect(),
+                clk_freq: Some(built.top.clk_freq),
+                start_cycle: None,
+            },
+        ),
+        None => (
+            locate::jop_home(s.jop_home)
+                .context("the virtual board as the processor reads the tree's microcode and VHDL")?,
+            ProcessorSpec {
+                top: b.top.map(str::to_string),
+                ..ProcessorSpec::default()
+            },
+        ),
+    };
+    board_config(s, &home, &spec, b.params)
+}
