@@ -34,6 +34,12 @@
 #include <unistd.h>
 #include <vector>
 
+#ifdef HAS_TRACE_TAPS
+#define TRACE_TOS_NOW ((uint32_t)top->trace_tos)
+#else
+#define TRACE_TOS_NOW 0u
+#endif
+
 namespace {
 
 enum Exit { PASS = 0, USAGE = 1, TIMEOUT = 2, DUT_ERROR = 3, STACK_OVERFLOW = 4 };
@@ -222,7 +228,7 @@ Line open_line(const Options& o) {
 // overflows, or when the run stops.
 struct Tracer {
     struct Stat { uint64_t calls = 0, bytecodes = 0, cycles = 0, loads = 0; };
-    // Event records (hdl-sim/CONTRACT.md): little-endian, 12 bytes.
+    // Event records (hdl-sim/CONTRACT.md): little-endian, 16 bytes.
     enum : uint8_t { HIT = 1, MISS = 2, START = 0x40, END = 0x80 };
     enum Reason : uint8_t { EXIT = 1, OVERFLOW = 2, STOPPED = 3 };
     std::map<uint32_t, Stat> stats;
@@ -239,30 +245,51 @@ struct Tracer {
     char tail[9] = {0};
     bool exit_seen = false;
 
-    void record(uint32_t m, uint16_t pc, uint8_t op, uint8_t flags, uint32_t cycles) {
+    void record(uint32_t m, uint16_t pc, uint8_t op, uint8_t flags, uint32_t cycles, uint32_t tos = 0) {
         if (!events) return;
-        uint8_t r[12];
+        uint8_t r[16];
         for (int i = 0; i < 4; i++) r[i] = (uint8_t)(m >> (8 * i));
         r[4] = (uint8_t)pc; r[5] = (uint8_t)(pc >> 8);
         r[6] = op; r[7] = flags;
         for (int i = 0; i < 4; i++) r[8 + i] = (uint8_t)(cycles >> (8 * i));
+        for (int i = 0; i < 4; i++) r[12 + i] = (uint8_t)(tos >> (8 * i));
         fwrite(r, 1, sizeof r, events);
+    }
+    // A bytecode done at `cycle` whose stack top is read TOS_DELAY cycles
+    // later, when its last microinstruction has left the pipeline.
+    static const uint64_t TOS_DELAY = 3;
+    struct Done { uint32_t m; uint16_t pc; uint8_t op, flags; uint32_t cycles; uint64_t at; };
+    std::deque<Done> waiting;
+    // Writes the bytecodes whose stack top is due by `cycle` (`tos`: the top now).
+    void sample(uint64_t cycle, uint32_t tos) {
+        while (!waiting.empty() && waiting.front().at + TOS_DELAY <= cycle) {
+            const Done& d = waiting.front();
+            record(d.m, d.pc, d.op, d.flags, d.cycles, tos);
+            waiting.pop_front();
+        }
     }
     // Closes the running bytecode at `cycle`.
     void close(uint64_t cycle) {
         if (!have) return;
         uint64_t d = cycle - b_cycle;
         stats[b_method].cycles += d;
-        record(b_method, b_pc, b_op, b_flags, (uint32_t)d);
+        if (events) waiting.push_back(Done{b_method, b_pc, b_op, b_flags, (uint32_t)d, cycle});
         have = false;
     }
-    void end(uint64_t cycle, Reason why) {
+    // At the end: what still waits gets the stack top as it is.
+    void drain(uint32_t tos) {
+        for (const Done& d : waiting) record(d.m, d.pc, d.op, d.flags, d.cycles, tos);
+        waiting.clear();
+    }
+    void end(uint64_t cycle, Reason why, uint32_t tos) {
         if (ended || !on) return;
         uint8_t flags = (uint8_t)(END | (why << 4));
         if (why == EXIT || !have) {
             close(cycle);
+            drain(tos);
             record(0, 0, 0, flags, (uint32_t)cycle);
         } else {
+            drain(tos);
             // The bytecode the run ended in, with the cycles it had run.
             stats[b_method].cycles += cycle - b_cycle;
             record(b_method, b_pc, b_op, flags, (uint32_t)(cycle - b_cycle));
@@ -279,9 +306,9 @@ struct Tracer {
     // One fetch: `op` at cache byte address `pc_cache`, `exc` an exception taken instead.
     // `counter`: the DUT's own cycle counter this cycle (the bench's cycle if it has none).
     void fetch(uint64_t cycle, uint32_t counter, uint8_t op, uint32_t pc_cache, bool exc, bool hit, uint32_t start_words,
-               uint32_t cache_bytes) {
+               uint32_t cache_bytes, uint32_t tos) {
         if (ended) return;
-        if (exit_seen) { end(cycle, EXIT); return; }
+        if (exit_seen) { end(cycle, EXIT, tos); return; }
         if (!started) {
             started = true;
             record(0, 0, 0, START, counter);
@@ -390,7 +417,7 @@ int main(int argc, char** argv) {
         tracer.events = fopen(o.events.c_str(), "wb");
         if (!tracer.events) die(USAGE, o.events + ": cannot write: " + std::strerror(errno));
         setvbuf(tracer.events, nullptr, _IOFBF, 1 << 20);
-        fwrite("JOPEVT1\n", 1, 8, tracer.events);
+        fwrite("JOPEVT2\n", 1, 8, tracer.events);
     }
 
     auto t0 = std::chrono::steady_clock::now();
@@ -504,6 +531,7 @@ int main(int argc, char** argv) {
         if (tracer.on && !tracer.ended) {
             if (top->trace_uart_wr && tracer.started) tracer.uart((uint8_t)top->trace_uart_data);
             // The cache compares the address in the cycle after `find` (state s1).
+            tracer.sample(cycle, (uint32_t)top->trace_tos);
             if (tracer.lookup) { tracer.pending = true; tracer.pending_addr = (uint32_t)top->trace_mc_addr; }
             tracer.lookup = top->trace_mc_find;
             if (top->trace_bc_fetch)
@@ -514,7 +542,7 @@ int main(int argc, char** argv) {
                 uint32_t counter = (uint32_t)cycle;
 #endif
                 tracer.fetch(cycle, counter, (uint8_t)top->trace_bc, (uint32_t)top->trace_bc_pc, top->trace_exc, top->trace_mc_hit,
-                             (uint32_t)top->trace_mc_start, 1u << (TRACE_START_W + 2));
+                             (uint32_t)top->trace_mc_start, 1u << (TRACE_START_W + 2), (uint32_t)top->trace_tos);
             }
             if (tracer.ended && o.stop_at_exit && !draining) {
                 // Run on until the UART has sent what the program wrote.
@@ -525,7 +553,7 @@ int main(int argc, char** argv) {
 #endif
 #ifdef HAS_STACK_OVERFLOW
         if (top->stack_overflow && !o.past_overflow) {
-            tracer.end(cycle, Tracer::OVERFLOW);
+            tracer.end(cycle, Tracer::OVERFLOW, TRACE_TOS_NOW);
             code = STACK_OVERFLOW;
             why = "the DUT's stack overflowed";
 #ifdef HAS_TRACE_TAPS
@@ -562,7 +590,7 @@ int main(int argc, char** argv) {
         }
     }
     line.flush();
-    tracer.end(cycle, Tracer::STOPPED);
+    tracer.end(cycle, Tracer::STOPPED, TRACE_TOS_NOW);
     if (tracer.events) fclose(tracer.events);
     if (!o.methods.empty()) tracer.write_methods(o.methods);
 #ifdef BENCH_TRACE

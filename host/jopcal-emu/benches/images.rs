@@ -56,7 +56,8 @@ fn main() {
         for _ in 0..3 {
             text.clear();
             let start = Instant::now();
-            let run = run_image(&image, &cfg, false, None, &mut |b| text.extend_from_slice(b)).expect("the board runs it");
+            let run =
+                run_image(&image, &cfg, false, None, &mut |b| text.extend_from_slice(b)).expect("the board runs it");
             best = best.min(start.elapsed().as_secs_f64());
             cycles = run.cycles;
         }

@@ -29,9 +29,15 @@ pub struct BoardConfig {
 #[derive(Debug, Clone)]
 pub struct Processor {
     /// The on-chip stack's words, and the stack pointer at which the
-    /// processor raises its stack-overflow exception.
+    /// processor raises its stack-overflow exception, in the board's terms
+    /// (the processor's pointer plus the words it keeps in registers).
     pub stack_words: usize,
     pub overflow_at: i32,
+    /// The board's stack pointer when the processor starts: the on-chip
+    /// memory's address of the top of the stack (the microcode's
+    /// `stack_init` plus the two words the processor keeps in registers),
+    /// so that every stack address a program sees is the processor's.
+    pub initial_sp: i32,
     /// The stack's words when the processor starts (the microcode
     /// assembler's image: its variables, constants and version).
     pub stack_init: Vec<i32>,
@@ -67,6 +73,12 @@ pub struct MicrocodeCosts {
     pub lock_count: Option<jopcal_jop::microcode::exec::VarId>,
     /// Cycles of an opcode when its data access reaches an I/O device.
     pub io: Vec<Option<u32>>,
+    /// Opcodes the virtual board would run itself (as JopSim does) that
+    /// the processor's microcode sends to their Java routine (`sys_noim`).
+    pub in_java: Vec<bool>,
+    /// The values the stack pointer takes while each opcode runs (see
+    /// `jopcal_jop::microcode::SpRange`), for the overflow check.
+    pub sp: Vec<Option<jopcal_jop::microcode::SpRange>>,
 }
 
 /// The default cycle limit: 2^40 cycles (3 hours of a 100 MHz board).

@@ -14,6 +14,18 @@ pub enum EmuError {
     CycleLimit { limit: u64, at: String },
     #[error("{at}: {what}")]
     Fault { at: String, what: String },
+    /// The processor's stack overflowed: its pointer reached its overflow
+    /// mark in the bytecode named (the method's code address, the bytecode's
+    /// index and opcode), where the processor raises its exception.
+    #[error("the processor's stack overflowed (its pointer reached {mark}) in {at}: the program recurses deeper than the processor's {words}-word stack holds")]
+    StackOverflow {
+        at: String,
+        mark: i32,
+        words: usize,
+        method: u32,
+        pc: u16,
+        op: u8,
+    },
 }
 
 /// A board configuration that cannot be used.

@@ -3,15 +3,16 @@
 //! taps (`--events FILE`, hdl-sim/CONTRACT.md), the virtual board from its
 //! interpreter; `jopcal diff` compares two of them record by record.
 //!
-//! The format: the 8 bytes `JOPEVT1\n`, then 12-byte little-endian records
-//! `u32 method, u16 pc, u8 op, u8 flags, u32 cycles`:
+//! The format: the 8 bytes `JOPEVT2\n`, then 16-byte little-endian records
+//! `u32 method, u16 pc, u8 op, u8 flags, u32 cycles, u32 tos`:
 //!
 //! - a bytecode: `method` is the word address of its method's code, `pc` its
 //!   byte index in the method, `op` its opcode (241, JOP's `sys_exc`, when an
 //!   exception was taken instead of the fetched bytecode), `cycles` the
-//!   cycles from its fetch to the next fetch; flag [`HIT`] or [`MISS`] when
-//!   it is the first bytecode of a method entered or returned to (the method
-//!   cache's answer);
+//!   cycles from its fetch to the next fetch, `tos` the top of the operand
+//!   stack when it is done (what it computed, where it pushed a value); flag
+//!   [`HIT`] or [`MISS`] when it is the first bytecode of a method entered
+//!   or returned to (the method cache's answer);
 //! - flag [`START`]: the first record; `cycles` is the absolute cycle (low 32
 //!   bits) of the first fetch;
 //! - flag [`END`]: the last record, with the reason in bits 4..6 ([`EndReason`]);
@@ -21,7 +22,9 @@
 use std::io::{self, Read, Write};
 
 /// The stream's first 8 bytes.
-pub const MAGIC: &[u8; 8] = b"JOPEVT1\n";
+pub const MAGIC: &[u8; 8] = b"JOPEVT2\n";
+/// A record's bytes.
+pub const RECORD: usize = 16;
 /// The method cache hit the method this bytecode runs in.
 pub const HIT: u8 = 1;
 /// The method cache loaded the method this bytecode runs in.
@@ -40,6 +43,8 @@ pub struct BytecodeEvent {
     /// [`HIT`], [`MISS`] or 0.
     pub flags: u8,
     pub cycles: u32,
+    /// The top of the operand stack after it.
+    pub tos: i32,
 }
 
 /// Why a stream ended.
@@ -73,42 +78,45 @@ pub enum EventsError {
     Io(#[from] io::Error),
 }
 
-fn encode(method: u32, pc: u16, op: u8, flags: u8, cycles: u32) -> [u8; 12] {
-    let mut r = [0u8; 12];
+fn encode(method: u32, pc: u16, op: u8, flags: u8, cycles: u32, tos: i32) -> [u8; RECORD] {
+    let mut r = [0u8; RECORD];
     r[..4].copy_from_slice(&method.to_le_bytes());
     r[4..6].copy_from_slice(&pc.to_le_bytes());
     r[6] = op;
     r[7] = flags;
-    r[8..].copy_from_slice(&cycles.to_le_bytes());
+    r[8..12].copy_from_slice(&cycles.to_le_bytes());
+    r[12..].copy_from_slice(&tos.to_le_bytes());
     r
 }
 
 impl Event {
-    /// The record's 12 bytes.
-    pub fn to_bytes(&self) -> [u8; 12] {
+    /// The record's bytes.
+    pub fn to_bytes(&self) -> [u8; RECORD] {
         match *self {
-            Event::Start { cycle } => encode(0, 0, 0, START, cycle),
-            Event::Bytecode(e) => encode(e.method, e.pc, e.op, e.flags & (HIT | MISS), e.cycles),
+            Event::Start { cycle } => encode(0, 0, 0, START, cycle, 0),
+            Event::Bytecode(e) => encode(e.method, e.pc, e.op, e.flags & (HIT | MISS), e.cycles, e.tos),
             Event::End(r) => match r {
-                EndReason::Exit => encode(0, 0, 0, END | (1 << 4), 0),
-                EndReason::StackOverflow { at } => encode(at.method, at.pc, at.op, END | (2 << 4), at.cycles),
-                EndReason::Stopped => encode(0, 0, 0, END | (3 << 4), 0),
+                EndReason::Exit => encode(0, 0, 0, END | (1 << 4), 0, 0),
+                EndReason::StackOverflow { at } => encode(at.method, at.pc, at.op, END | (2 << 4), at.cycles, at.tos),
+                EndReason::Stopped => encode(0, 0, 0, END | (3 << 4), 0, 0),
             },
         }
     }
 
     /// The record in `r`, or what is wrong with it.
-    pub fn from_bytes(r: &[u8; 12]) -> Result<Event, String> {
+    pub fn from_bytes(r: &[u8; RECORD]) -> Result<Event, String> {
         let method = u32::from_le_bytes([r[0], r[1], r[2], r[3]]);
         let pc = u16::from_le_bytes([r[4], r[5]]);
         let (op, flags) = (r[6], r[7]);
         let cycles = u32::from_le_bytes([r[8], r[9], r[10], r[11]]);
+        let tos = i32::from_le_bytes([r[12], r[13], r[14], r[15]]);
         let ev = BytecodeEvent {
             method,
             pc,
             op,
             flags: 0,
             cycles,
+            tos,
         };
         if flags & END != 0 {
             return match (flags >> 4) & 7 {
@@ -143,7 +151,7 @@ impl<R: Read> EventReader<R> {
         if n < 8 || &m != MAGIC {
             return Err(EventsError::Bad {
                 offset: 0,
-                what: "not a bytecode event stream (it does not start with JOPEVT1)".into(),
+                what: "not a bytecode event stream of this version (it does not start with JOPEVT2)".into(),
             });
         }
         Ok(EventReader {
@@ -156,16 +164,16 @@ impl<R: Read> EventReader<R> {
     /// The next record; `None` at the end of the input. A record after the
     /// end record, or a record cut short, is an error.
     pub fn next_event(&mut self) -> Result<Option<Event>, EventsError> {
-        let mut r = [0u8; 12];
+        let mut r = [0u8; RECORD];
         let n = read_full(&mut self.inner, &mut r)?;
         if n == 0 {
             return Ok(None);
         }
         let at = self.offset;
-        if n < 12 {
+        if n < RECORD {
             return Err(EventsError::Bad {
                 offset: at,
-                what: format!("the last record is cut short ({n} of 12 bytes)"),
+                what: format!("the last record is cut short ({n} of {RECORD} bytes)"),
             });
         }
         if self.ended {
@@ -174,7 +182,7 @@ impl<R: Read> EventReader<R> {
                 what: "a record after the end record".into(),
             });
         }
-        self.offset += 12;
+        self.offset += RECORD as u64;
         let ev = Event::from_bytes(&r).map_err(|what| EventsError::Bad { offset: at, what })?;
         self.ended = matches!(ev, Event::End(_));
         Ok(Some(ev))
@@ -232,6 +240,7 @@ mod tests {
             op,
             flags,
             cycles,
+            tos: cycles as i32 - 7,
         })
     }
 
@@ -249,6 +258,7 @@ mod tests {
                     op: 184,
                     flags: 0,
                     cycles: 9,
+                    tos: 0,
                 },
             }),
         ];
@@ -257,7 +267,7 @@ mod tests {
             w.write(e).unwrap();
         }
         let bytes = w.into_inner();
-        assert_eq!(bytes.len(), 8 + 12 * evs.len());
+        assert_eq!(bytes.len(), 8 + RECORD * evs.len());
         let mut r = EventReader::new(&bytes[..]).unwrap();
         for e in &evs {
             assert_eq!(r.next_event().unwrap().as_ref(), Some(e));
@@ -267,7 +277,7 @@ mod tests {
 
     #[test]
     fn bad_streams_are_named_by_byte() {
-        assert!(EventReader::new(&b"JOPEVT2\n"[..])
+        assert!(EventReader::new(&b"JOPEVT1\n"[..])
             .err()
             .unwrap()
             .to_string()
@@ -279,17 +289,17 @@ mod tests {
         r.next_event().unwrap();
         assert_eq!(
             r.next_event().unwrap_err().to_string(),
-            "byte 20: a record after the end record"
+            "byte 24: a record after the end record"
         );
         let mut short = MAGIC.to_vec();
         short.extend([1, 2, 3]);
         let mut r = EventReader::new(&short[..]).unwrap();
         assert_eq!(
             r.next_event().unwrap_err().to_string(),
-            "byte 8: the last record is cut short (3 of 12 bytes)"
+            "byte 8: the last record is cut short (3 of 16 bytes)"
         );
         let mut odd = MAGIC.to_vec();
-        odd.extend(encode(0, 0, 0, 0x13, 0));
+        odd.extend(encode(0, 0, 0, 0x13, 0, 0));
         let mut r = EventReader::new(&odd[..]).unwrap();
         assert!(r.next_event().unwrap_err().to_string().contains("flags 0x13"));
     }

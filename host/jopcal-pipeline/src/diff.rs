@@ -79,6 +79,9 @@ pub struct Comparison {
     /// Their cycles on each side.
     pub cycles: [u64; 2],
     pub first: Option<FirstDifference>,
+    /// The first bytecode that left another value on top of the stack: what
+    /// each computed parts there (the cycles may still agree).
+    pub first_value: Option<FirstDifference>,
     pub divergence: Option<Divergence>,
     /// Differing bytecodes by (opcode, cycles of side 1 minus side 0): how many.
     pub by_opcode: BTreeMap<(u8, i64), u64>,
@@ -91,7 +94,22 @@ pub struct Comparison {
 impl Comparison {
     /// Whether the two runs executed the same bytecodes in the same cycles and ended alike.
     pub fn equal(&self) -> bool {
-        self.first.is_none() && self.divergence.is_none() && self.ends[0] == self.ends[1]
+        self.first.is_none()
+            && self.first_value.is_none()
+            && self.divergence.is_none()
+            && same_end(&self.ends[0], &self.ends[1])
+    }
+}
+
+/// Two streams end alike: for the program's end and for a stop, by the
+/// reason; for a stack overflow, in the same bytecode (where in it the
+/// pointer reached the mark only the processor knows).
+fn same_end(a: &Option<EndReason>, b: &Option<EndReason>) -> bool {
+    match (a, b) {
+        (Some(EndReason::StackOverflow { at: x }), Some(EndReason::StackOverflow { at: y })) => {
+            (x.method, x.pc, x.op) == (y.method, y.pc, y.op)
+        }
+        _ => a == b,
     }
 }
 
@@ -137,6 +155,13 @@ pub fn compare<'a>(a: impl IntoIterator<Item = Event> + 'a, b: impl IntoIterator
                             events: [x, y],
                         });
                     }
+                }
+                if x.tos != y.tos && c.first_value.is_none() {
+                    c.first_value = Some(FirstDifference {
+                        index: c.compared,
+                        at_cycle: since,
+                        events: [x, y],
+                    });
                 }
                 c.compared += 1;
                 c.cycles[0] += u64::from(x.cycles);
@@ -254,6 +279,19 @@ fn run_emu(image: JopImage, cfg: BoardConfig) -> Running {
         let run = jopcal_emu::image::run_image(&image, &cfg, false, Some(sink), &mut |b| out.extend_from_slice(b));
         let (end, note) = match &run {
             Ok(r) => (EndReason::Exit, format!("{} cycles", thousands(r.cycles))),
+            Err(e @ jopcal_emu::EmuError::StackOverflow { method, pc, op, .. }) => (
+                EndReason::StackOverflow {
+                    at: BytecodeEvent {
+                        method: *method,
+                        pc: *pc,
+                        op: *op,
+                        flags: 0,
+                        cycles: 0,
+                        tos: 0,
+                    },
+                },
+                e.to_string(),
+            ),
             Err(e) => (EndReason::Stopped, e.to_string()),
         };
         let _ = end_tx.send(vec![Event::End(end)]);
@@ -573,6 +611,19 @@ fn describe(r: &DiffReport, name: &dyn Fn(u32) -> String) -> Vec<String> {
             ));
         }
     }
+    if let Some(f) = &c.first_value {
+        let [x, y] = &f.events;
+        lines.push(format!(
+            "first difference in value: bytecode {} ({} cycles after the first fetch): {}: the top of the stack after it is {la} {} ({:#x}), {lb} {} ({:#x})",
+            thousands(f.index + 1),
+            thousands(f.at_cycle[0]),
+            bytecode(x, name),
+            x.tos,
+            x.tos,
+            y.tos,
+            y.tos
+        ));
+    }
     if let Some(d) = &c.divergence {
         let what = |e: &Option<BytecodeEvent>| match e {
             Some(e) => bytecode(e, name),
@@ -614,6 +665,7 @@ mod tests {
             op,
             flags: 0,
             cycles,
+            tos: 0,
         })
     }
 

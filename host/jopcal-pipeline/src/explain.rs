@@ -44,7 +44,7 @@ pub fn explain(s: Session, a: &ExplainOptions) -> Result<String> {
     let rows = measurements::read(&csv).map_err(|e| anyhow!("{}: {e}", csv.display()))?;
     let profiles = jopcal_profile::read_dir(&dir.join("profiles")).map_err(|e| anyhow!(e))?;
     let model_path = match &a.model {
-        Some(m) => m.clone(),
+        Some(m) => locate::named_table(m, s.firmware)?,
         None => recorded_model(dir).map_or_else(|| locate::model_path(None, s.firmware), Ok)?,
     };
     let mut model = TimingModel::load(&model_path)?;

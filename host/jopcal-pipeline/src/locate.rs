@@ -102,10 +102,47 @@ pub fn check_out_dir(out: &Path) -> Result<()> {
     Ok(())
 }
 
-/// `--model` if given, else `calibration/jop-wcet.toml` beside the firmware directory.
+/// A timing table the user named: a file, or the name of one jopcal ships
+/// (`jop-devel` or `jop-devel.toml` for `calibration/jop-devel.toml`), found
+/// from any directory.
+pub fn named_table(named: &Path, firmware: Option<&Path>) -> Result<PathBuf> {
+    if named.exists() {
+        return Ok(named.to_path_buf());
+    }
+    let text = named.to_string_lossy();
+    let bare = named.components().count() == 1 && !text.is_empty();
+    if bare {
+        let file = if text.ends_with(".toml") {
+            text.to_string()
+        } else {
+            format!("{text}.toml")
+        };
+        let shipped = calibration_file(firmware, &file)?;
+        if shipped.is_file() {
+            return Ok(shipped);
+        }
+        let dir = calibration_file(firmware, "")?;
+        let mut names: Vec<String> = std::fs::read_dir(&dir)
+            .map(|d| {
+                d.filter_map(|e| e.ok())
+                    .filter_map(|e| e.file_name().to_str()?.strip_suffix(".toml").map(str::to_string))
+                    .collect()
+            })
+            .unwrap_or_default();
+        names.sort();
+        bail!(
+            "{text}: no such file, and jopcal ships no table of that name (its tables: {})",
+            names.join(", ")
+        );
+    }
+    bail!("{}: no such file", named.display())
+}
+
+/// `--model` if given (a file or a shipped table's name), else
+/// `calibration/jop-wcet.toml` beside the firmware directory.
 pub fn model_path(explicit: Option<&Path>, firmware: Option<&Path>) -> Result<PathBuf> {
     if let Some(p) = explicit {
-        return Ok(p.to_path_buf());
+        return named_table(p, firmware);
     }
     let p = calibration_file(firmware, "jop-wcet.toml")?;
     if !p.is_file() {
@@ -125,7 +162,7 @@ pub fn calibration_path(
     remedy: &str,
 ) -> Result<PathBuf> {
     if let Some(p) = explicit {
-        return Ok(p.to_path_buf());
+        return named_table(p, firmware);
     }
     let p = calibration_file(firmware, name)?;
     if !p.is_file() {

@@ -29,8 +29,14 @@ pub struct TargetOptions {
 /// The virtual board's settings (`--target emu`).
 #[derive(Debug, Clone, Default)]
 pub struct EmuOptions {
-    /// Its timing and cache (default: `calibration/emu-board.toml`).
+    /// Its timing and cache (default: `calibration/emu-board.toml` for class
+    /// bundles; for a JOP tree's images the processor of `top`, or JopSim's
+    /// timing by `timing`).
     pub config: Option<PathBuf>,
+    /// How a tree's images are timed.
+    pub timing: crate::processor::EmuTiming,
+    /// The tree's top the board is (default: the one `sim build` uses).
+    pub top: Option<String>,
     /// `NAME=VALUE` overrides of its parameters.
     pub params: Vec<String>,
     /// Write each run's per-method cycles and call stream into `traces/`.
@@ -123,18 +129,36 @@ fn open_target(
         TargetKind::Emu => {
             let e = &on.emu;
             let images = emu_images(root, jop_home, how, progress)?;
-            let cfg_path = if matches!(images, Images::FromLauncher) {
-                locate::emu_config_path(e.config.as_deref(), Some(root))?
+            let (cfg, cfg_note) = if matches!(images, Images::FromLauncher) {
+                let cfg_path = locate::emu_config_path(e.config.as_deref(), Some(root))?;
+                let cfg = BoardConfig::load(&cfg_path, &e.params)?;
+                (cfg, format!("{} {}", cfg_path.display(), e.params.join(" ")))
             } else {
-                locate::image_config_path(e.config.as_deref(), Some(root))?
+                // A tree's images run on the tree's processor (or as JopSim, asked for).
+                let s = Session {
+                    firmware: Some(root),
+                    jop_home,
+                    progress,
+                };
+                let (cfg, note) = crate::processor::image_board(
+                    s,
+                    &crate::processor::ImageBoard {
+                        timing: e.timing,
+                        config: e.config.as_deref(),
+                        top: e.top.as_deref(),
+                        sim: None,
+                        params: &e.params,
+                    },
+                )?;
+                progress.say(&format!("the virtual board: {note}"));
+                (cfg, format!("{note} {}", e.params.join(" ")))
             };
-            let cfg = BoardConfig::load(&cfg_path, &e.params)?;
             let board = VirtualBoard {
                 root: root.to_path_buf(),
                 cache: locate::cache_root()?,
                 benches: how.benches.to_vec(),
                 cfg,
-                cfg_note: format!("{} {}", cfg_path.display(), e.params.join(" ")),
+                cfg_note: cfg_note.trim().to_string(),
                 trace_dir: e.trace.then(|| out.join("traces")),
             };
             let line_timeout = Duration::from_secs(on.board.line_timeout);
@@ -173,13 +197,19 @@ fn open_target(
             };
             jopcal_targets::verilator::bench_binary(sim)?;
             let images = images(root, jop_home, how)?;
-            Box::new(jopcal_targets::verilator::target(
+            let target = jopcal_targets::verilator::target(
                 sim,
                 &on.sim_args,
                 line(String::new()),
                 images,
                 limit,
-            ))
+                on.emu.trace.then(|| out.join("traces")),
+            );
+            // A tree's JOP that `sim build` made: its memory's wait states are known.
+            match crate::processor::bench_wait_states(Some(root), sim)? {
+                Some(rw) => Box::new(target.with_wait_states(rw)),
+                None => Box::new(target),
+            }
         }
     })
 }

@@ -161,6 +161,24 @@ fn processor(
             }
         }
     }
+    // The stack pointer's excursions, for the overflow check: a bytecode's
+    // own microcode, or the dispatch of one JOP runs in Java.
+    let mut sp = vec![None; 256];
+    for (op, name) in &names {
+        if let Some((Ok(entry), _)) = derivation.entry_for(name) {
+            sp[*op as usize] = Some(entry.paths.sp);
+        }
+    }
+    // What JopSim runs itself but the microcode sends to Java (division,
+    // the runtime's lock calls, ...): the board sends it there too.
+    let in_java: Vec<bool> = names
+        .iter()
+        .map(|(op, name)| {
+            matches!(derivation.entry_for(name), Some((Ok(_), false)))
+                && !jopcal_emu::image::timing::runs_in_java(*op)
+                && !jopcal_emu::image::timing::has_inline_operands(*op)
+        })
+        .collect();
     let mut io = vec![None; 256];
     for name in ["jopsys_rd", "jopsys_wr", "jopsys_rdmem", "jopsys_wrmem"] {
         let Some(op) = names.iter().find(|(_, n)| *n == name).map(|(op, _)| *op) else {
@@ -174,7 +192,8 @@ fn processor(
     let stack_init = jopcal_jop::microcode::ram::initial_ram(program, stack_words)?;
     Ok(Processor {
         stack_words,
-        overflow_at: facts.overflow_at() as i32,
+        overflow_at: facts.overflow_at() as i32 + access.stack_offset,
+        initial_sp: program.constants.get("stack_init").copied().unwrap_or(64) as i32 + access.stack_offset,
         stack_init,
         memory_words: 1 << facts.sram_address_bits.min(28),
         scratchpad_words: if facts.spm_width == 0 { 0 } else { 1 << facts.spm_width },
@@ -193,6 +212,8 @@ fn processor(
             exec,
             by_data,
             io,
+            in_java,
+            sp,
         },
     })
 }
@@ -243,4 +264,24 @@ pub fn image_board(s: Session, b: &ImageBoard) -> Result<(BoardConfig, String)> 
         ),
     };
     board_config(s, &home, &spec, b.params)
+}
+
+/// The read and write wait states of the JOP a tree build made in `sim`
+/// (`None` for a bench of the user's own RTL).
+pub fn bench_wait_states(firmware: Option<&Path>, sim: &Path) -> Result<Option<(f64, f64)>> {
+    let Some(built) = jopcal_sim::jop::describe::Built::read(sim).map_err(|e| anyhow!(e))? else {
+        return Ok(None);
+    };
+    let access_path = locate::calibration_path(
+        None,
+        firmware,
+        "jop-microcode.toml",
+        "the memory interface's access timing",
+        "reinstall jopcal",
+    )?;
+    let access = AccessTiming::load(&access_path)?;
+    Ok(access
+        .controllers
+        .get(&built.top.controller)
+        .map(|ws| ws.at(built.top.ram_cnt)))
 }

@@ -211,13 +211,18 @@ fn microcode_table(s: Session, a: &ValidateOptions, m: &Measured, dir: &Path) ->
         }
         _ => return Ok(None),
     };
+    // The table at the target's own wait states, where it knows them.
+    let params: Vec<String> = m
+        .wait_states
+        .map(|(r, w)| vec![format!("r={r}"), format!("w={w}")])
+        .unwrap_or_default();
     let t = crate::microcode::derive(
         s.firmware,
         &crate::microcode::Request {
             source: &source,
             defines: &[],
             model: a.model.as_deref(),
-            params: &[],
+            params: &params,
             access: None,
             access_remedy:
                 "jopcal ships it in calibration/ (its cache holds a copy: `jopcal cache --clear` rewrites it)",
@@ -276,6 +281,14 @@ pub fn validate(s: Session, a: &ValidateOptions) -> Result<Validated> {
     run.stage("profile", "done");
     let model_path = match microcode_table(s, a, &m, &dir)? {
         Some(p) => p,
+        // The tree's JopSim (or the virtual board timing as it): JopSim's table.
+        None if a.model.is_none() && m.runs_tree_images && m.times_monitors_as_jopsim => locate::calibration_path(
+            None,
+            s.firmware,
+            "jop-devel.toml",
+            "the JOP tree's table (as JopSim times it)",
+            "pass --model FILE",
+        )?,
         None => locate::model_path(a.model.as_deref(), s.firmware)?,
     };
     let model = TimingModel::load(&model_path)?;
@@ -539,9 +552,35 @@ fn calibrate_stage(
     library.extend(micro_library);
     library.sort();
     library.dedup();
+    // What the fit may move: the memory's wait states and the method cache
+    // only where the target does not know them (a processor, JopSim: it
+    // does, and the table starts from them).
+    let known_wait_states = m.wait_states.is_some() || (m.runs_tree_images && m.times_monitors_as_jopsim);
+    let mut groups: Vec<&str> = Vec::new();
+    if !known_wait_states {
+        groups.extend(["r", "w"]);
+    }
+    groups.push("impl_java");
+    if m.method_cache.is_none() {
+        groups.push("cache");
+    }
+    let base_spec = groups.join(",");
+    if known_wait_states {
+        s.say(&format!(
+            "  validate the target's wait states are known ({}): the fit keeps them{}",
+            match m.wait_states {
+                Some((r, w)) => format!("r={r}, w={w}"),
+                None => "JopSim's".into(),
+            },
+            match &m.method_cache {
+                Some(c) => format!(", and its method cache {c}"),
+                None => String::new(),
+            }
+        ));
+    }
     // Library code JOP implements differently: each such call gets a fitted cost of its own.
     let (fit_model, fit_spec) = if library.is_empty() {
-        (model_path.to_path_buf(), "r,w,impl_java,cache".to_string())
+        (model_path.to_path_buf(), base_spec)
     } else {
         let file = dir.join("library-model.toml");
         let base = jopcal_calibrate::output::relative_base(model_path, &file);
@@ -553,7 +592,7 @@ fn calibrate_stage(
             library.len(),
             library.join(", ")
         ));
-        (file, format!("r,w,impl_java,cache,{}", params.join(",")))
+        (file, format!("{base_spec},{}", params.join(",")))
     };
     failures.extend(micro.failures.iter().cloned());
     failures.extend(micro_prof.failures.iter().cloned());

@@ -99,11 +99,12 @@ pub struct TraceTaps {
 }
 
 /// The trace taps: name, and the width the contract fixes (`None`: the DUT's).
-pub const TRACE_TAPS: [(&str, Option<u32>); 10] = [
+pub const TRACE_TAPS: [(&str, Option<u32>); 11] = [
     ("trace_bc_fetch", Some(1)),
     ("trace_bc", Some(8)),
     ("trace_bc_pc", None),
     ("trace_exc", Some(1)),
+    ("trace_tos", Some(32)),
     ("trace_mc_find", Some(1)),
     ("trace_mc_addr", None),
     ("trace_mc_hit", Some(1)),

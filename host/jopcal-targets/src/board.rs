@@ -115,8 +115,11 @@ pub struct BoardTarget {
     link: Option<Box<dyn Link>>,
     launcher: Option<Box<dyn Launcher>>,
     /// The virtual board running a JOP tree's images: the method cache it
-    /// simulates (a cache mode); it times monitors as JopSim does.
-    simulating_jopsim: Option<String>,
+    /// simulates (a cache mode), and whether it times as the tree's JopSim
+    /// (monitors and all) rather than as the processor.
+    simulating: Option<(String, bool)>,
+    /// The processor's wait states, where it is a known one.
+    wait_states: Option<(f64, f64)>,
     /// Images run so far.
     started: usize,
     /// Classic download: bytes in flight before the host waits for their echoes.
@@ -148,7 +151,8 @@ impl BoardTarget {
             owned: Vec::new(),
             link: None,
             launcher: None,
-            simulating_jopsim: None,
+            simulating: None,
+            wait_states: None,
             started: 0,
             window: None,
             preloaded: false,
@@ -161,10 +165,17 @@ impl BoardTarget {
         self
     }
 
-    /// The board simulates JOP as the tree's JopSim does, with method cache
-    /// `cache` (`fifo:<bytes>:<blocks>`).
-    pub fn simulating_jopsim(mut self, cache: String) -> BoardTarget {
-        self.simulating_jopsim = Some(cache);
+    /// The board simulates a JOP running the tree's images, with method
+    /// cache `cache` (`fifo:<bytes>:<blocks>`): as the tree's JopSim does
+    /// (`jopsim`), or as the processor.
+    pub fn simulating(mut self, cache: String, jopsim: bool) -> BoardTarget {
+        self.simulating = Some((cache, jopsim));
+        self
+    }
+
+    /// The board is a processor whose memory has read and write wait states `rw`.
+    pub fn with_wait_states(mut self, rw: (f64, f64)) -> BoardTarget {
+        self.wait_states = Some(rw);
         self
     }
 
@@ -288,15 +299,19 @@ impl Target for BoardTarget {
     }
 
     fn method_cache(&self) -> Option<String> {
-        self.simulating_jopsim.clone()
+        self.simulating.as_ref().map(|(c, _)| c.clone())
     }
 
     fn times_monitors_as_jopsim(&self) -> bool {
-        self.simulating_jopsim.is_some()
+        self.simulating.as_ref().is_some_and(|(_, jopsim)| *jopsim)
+    }
+
+    fn wait_states(&self) -> Option<(f64, f64)> {
+        self.wait_states
     }
 
     fn runs_tree_images(&self) -> bool {
-        self.kind.runs_tree_images() || self.simulating_jopsim.is_some()
+        self.kind.runs_tree_images() || self.simulating.is_some()
     }
 
     fn config(&self) -> String {

@@ -23,6 +23,9 @@ pub struct Measured {
     pub times_monitors_as_jopsim: bool,
     /// It ran a JOP tree's images (see [`crate::Target::runs_tree_images`]).
     pub runs_tree_images: bool,
+    /// The memory's read and write wait states, where the target knows them
+    /// (see [`crate::Target::wait_states`]).
+    pub wait_states: Option<(f64, f64)>,
 }
 
 /// Measures every job of `target` `runs` times into `out/measurements.csv`.
@@ -153,6 +156,7 @@ fn measure_prepared(
         method_cache: target.method_cache(),
         times_monitors_as_jopsim: target.times_monitors_as_jopsim(),
         runs_tree_images: target.runs_tree_images(),
+        wait_states: target.wait_states(),
     })
 }
 

@@ -70,6 +70,8 @@ pub fn target(
     let what = if bundles { "class bundles" } else { "JOP images" };
     let note = format!("virtual board ({what}) {}", board.cfg_note.trim());
     let cache = format!("fifo:{}:{}", board.cfg.cache.bytes, board.cfg.cache.blocks);
+    let jopsim = board.cfg.processor.is_none();
+    let cfg_params = board.cfg.model.params().clone();
     let target =
         BoardTarget::new(TargetKind::Emu, line, images, habits, total, Some(note)).launched(Box::new(Server {
             board,
@@ -77,11 +79,17 @@ pub fn target(
             protocol,
             running: None,
         }));
-    // Running the tree's images, it is the tree's simulator, monitors and all.
+    // Running the tree's images it is the tree's processor, or its JopSim;
+    // either way its wait states are its table's.
     if bundles {
         target
     } else {
-        target.simulating_jopsim(cache)
+        let p = cfg_params;
+        let target = target.simulating(cache, jopsim);
+        match (p.get("r"), p.get("w")) {
+            (Some(r), Some(w)) => target.with_wait_states((*r, *w)),
+            _ => target,
+        }
     }
 }
 

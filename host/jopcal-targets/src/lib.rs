@@ -160,6 +160,13 @@ pub trait Target {
         false
     }
 
+    /// The memory's read and write wait states `(r, w)`, where the target
+    /// knows them (the virtual board and the bench are a known processor;
+    /// JopSim's are fixed): a fit then takes them as they are.
+    fn wait_states(&self) -> Option<(f64, f64)> {
+        None
+    }
+
     /// Whether the workloads run as a JOP tree links them (its images, its
     /// runtime and library, its compiler's class files).
     fn runs_tree_images(&self) -> bool {

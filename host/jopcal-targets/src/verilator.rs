@@ -32,7 +32,14 @@ pub fn build_args(sim: &Path) -> Vec<String> {
 /// The bench built in `sim`, started with `args`, as a target running
 /// `images` downloaded as `line` says (its port is the bench's); a run is
 /// given up after `total`.
-pub fn target(sim: &Path, args: &[String], mut line: BoardLine, images: Images, total: Duration) -> BoardTarget {
+pub fn target(
+    sim: &Path,
+    args: &[String],
+    mut line: BoardLine,
+    images: Images,
+    total: Duration,
+    trace_dir: Option<PathBuf>,
+) -> BoardTarget {
     let note = format!("verilator bench {} {}", sim.display(), args.join(" "));
     let microcode = std::fs::read_to_string(sim.join("microcode")).unwrap_or_default();
     let tree_jop = !microcode.is_empty();
@@ -62,6 +69,8 @@ pub fn target(sim: &Path, args: &[String], mut line: BoardLine, images: Images, 
         fresh_per_image: tree_jop,
         preload,
         log: String::new(),
+        trace_dir,
+        tracing: None,
     }));
     if preload {
         // Simulation microcode: the bench puts each image in memory before reset.
@@ -83,6 +92,14 @@ impl Bench {
     fn start(&mut self, image: Option<&Path>) -> Result<String, TargetError> {
         let bin = bench_binary(&self.sim)?;
         let mut args = self.args.clone();
+        // Tracing: the bench's trace taps give each image's per-method cycles.
+        if let (Some(dir), Some(image)) = (&self.trace_dir, image) {
+            let raw = dir.join(".bench").join(format!("{}.csv", stem(image)));
+            std::fs::create_dir_all(raw.parent().unwrap_or(dir)).map_err(|e| TargetError::io(dir.clone(), e))?;
+            args.push("--methods".into());
+            args.push(raw.display().to_string());
+            self.tracing = Some((image.to_path_buf(), raw));
+        }
         if self.preload {
             let Some(image) = image else {
                 return Err(TargetError::Usage("a preloading bench needs an image".into()));
@@ -107,6 +124,74 @@ struct Bench {
     preload: bool,
     /// What the benches stopped so far said.
     log: String,
+    /// Write each image's per-method trace here (`<image>.methods.csv`).
+    trace_dir: Option<PathBuf>,
+    /// The image being traced, and where its bench writes its tallies.
+    tracing: Option<(PathBuf, PathBuf)>,
+}
+
+/// An image's name without its extension.
+fn stem(image: &Path) -> String {
+    image
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "image".into())
+}
+
+impl Bench {
+    /// Stops the running bench and names its per-method trace, if it traced.
+    fn stop_running(&mut self) -> Result<(), TargetError> {
+        if let Some(r) = self.running.take() {
+            self.log.push_str(&r.stop());
+        }
+        let (Some(dir), Some((image, raw))) = (self.trace_dir.clone(), self.tracing.take()) else {
+            return Ok(());
+        };
+        let Ok(text) = std::fs::read_to_string(&raw) else {
+            self.log
+                .push_str(&format!("no per-method trace from the bench for {}\n", image.display()));
+            return Ok(());
+        };
+        let map_path = PathBuf::from(format!("{}.link.txt", image.display()));
+        let map = std::fs::read_to_string(&map_path)
+            .ok()
+            .and_then(|t| jopcal_jop::linkmap::LinkMap::parse(&t).ok());
+        let trace =
+            bench_trace(&text, map.as_ref()).map_err(|why| TargetError::Usage(format!("{}: {why}", raw.display())))?;
+        let prefix = dir.join(stem(&image));
+        jopcal_emu::trace::write_trace(&trace, &prefix).map_err(|e| TargetError::io(prefix, e))?;
+        let _ = std::fs::remove_file(&raw);
+        Ok(())
+    }
+}
+
+/// The bench's per-method tallies (`code_word,calls,bytecodes,cycles,cache_loads`,
+/// hdl-sim/bench) as a trace, each method named from the image's link map.
+pub fn bench_trace(
+    text: &str,
+    map: Option<&jopcal_jop::linkmap::LinkMap>,
+) -> Result<jopcal_emu::trace::MethodTrace, String> {
+    let name = jopcal_emu::image::method_names(map);
+    let mut rows = Vec::new();
+    for (i, line) in text.lines().enumerate().skip(1) {
+        let f: Vec<&str> = line.split(',').collect();
+        let num = |k: usize| -> Result<u64, String> {
+            f.get(k)
+                .and_then(|v| v.trim().parse().ok())
+                .ok_or_else(|| format!("line {}: field {} is not a whole number", i + 1, k + 1))
+        };
+        rows.push(jopcal_emu::trace::MethodRow {
+            name: name(num(0)? as u32),
+            calls: num(1)?,
+            bytecodes: Some(num(2)?),
+            cycles: num(3)?,
+            cache_loads: Some(num(4)?),
+        });
+    }
+    Ok(jopcal_emu::trace::MethodTrace {
+        rows,
+        calls: Vec::new(),
+    })
 }
 
 impl Launcher for Bench {
@@ -126,18 +211,17 @@ impl Launcher for Bench {
         if !self.fresh_per_image {
             return Ok(None);
         }
-        if let Some(r) = self.running.take() {
-            self.log.push_str(&r.stop());
-        }
+        self.stop_running()?;
         self.start(Some(image)).map(Some)
     }
 
     /// Stops the bench and keeps what it said in `logs/bench.log`.
     fn stop(&mut self, out: Option<&Path>) -> Result<(), TargetError> {
-        let Some(running) = self.running.take() else {
+        if self.running.is_none() {
             return Ok(());
-        };
-        let log = std::mem::take(&mut self.log) + &running.stop();
+        }
+        self.stop_running()?;
+        let log = std::mem::take(&mut self.log);
         if let Some(out) = out {
             let path = out.join("logs/bench.log");
             jopcal_measure::atomic::write_atomic(&path, log.as_bytes()).map_err(|e| TargetError::io(&path, e))?;

@@ -129,6 +129,44 @@ const REFERENCE_GROUPS: &[Group] = &[
     },
 ];
 
+/// Monitors (`synchronized`), whose cost on the processor is its
+/// microcode's and its lock device's (JopSim's is another): a block, nested
+/// blocks, a synchronized method, and a synchronized method that calls
+/// itself (the lock count nests in the microcode). Only where a JOP tree's
+/// images run, with the floating-point groups. (A monitor contended by a
+/// second thread needs a second processor core: on one, JOP's
+/// `Thread.start()` finds no CPU to run it on.)
+const MONITOR_GROUPS: &[Group] = &[
+    Group {
+        name: "Sync",
+        what: "monitorenter, monitorexit",
+        decl: "int s = 0;",
+        body: "synchronized (this) { s++; }",
+        result: "s",
+    },
+    Group {
+        name: "SyncNested",
+        what: "nested monitorenter, monitorexit",
+        decl: "int s = 0;",
+        body: "synchronized (this) { synchronized (lock) { s++; } }",
+        result: "s",
+    },
+    Group {
+        name: "SyncMethod",
+        what: "a synchronized method's call",
+        decl: "int s = iterations;",
+        body: "s = syncStep(s);",
+        result: "s",
+    },
+    Group {
+        name: "SyncRecursive",
+        what: "a synchronized method calling itself",
+        decl: "int s = iterations;",
+        body: "s = syncDepth(3, s);",
+        result: "s",
+    },
+];
+
 /// Repetitions of the body per loop trip in the `1` variant.
 pub const REPEAT: usize = 8;
 /// Loop trips per run.
@@ -155,6 +193,16 @@ public final class {class} extends Workload {{
 
     static int step(int s) {{
         return s + 1;
+    }}
+
+    private final Object lock = new Object();
+
+    synchronized int syncStep(int s) {{
+        return s + 1;
+    }}
+
+    synchronized int syncDepth(int d, int s) {{
+        return d == 0 ? s + 1 : syncDepth(d - 1, s);
     }}
 
     public String name() {{
@@ -198,8 +246,8 @@ public final class {class} extends Workload {{
 
 /// Writes a workload directory at `dir`: `suite.toml`, the generated sources,
 /// and a copy of the harness and host stand-ins from `firmware`; with
-/// `floating_point` (where a JOP tree's images run), the floating-point and
-/// reference-store groups too. Returns the workload names.
+/// `floating_point` (where a JOP tree's images run), the floating-point,
+/// reference-store and monitor groups too. Returns the workload names.
 pub fn generate(
     dir: &Path,
     firmware: &Path,
@@ -209,12 +257,12 @@ pub fn generate(
     let mut names = Vec::new();
     let mut workloads = Vec::new();
     let mut sources = Vec::new();
-    let (floats, references) = if floating_point {
-        (FLOAT_GROUPS, REFERENCE_GROUPS)
+    let (floats, references, monitors) = if floating_point {
+        (FLOAT_GROUPS, REFERENCE_GROUPS, MONITOR_GROUPS)
     } else {
-        (&[][..], &[][..])
+        (&[][..], &[][..], &[][..])
     };
-    for g in GROUPS.iter().chain(floats).chain(references) {
+    for g in GROUPS.iter().chain(floats).chain(references).chain(monitors) {
         for times in [REPEAT, 2 * REPEAT] {
             let class = format!("{}{}", g.name, times / REPEAT);
             sources.push((format!("jopcal/micro/{class}.java"), source(g, times)));
@@ -249,7 +297,7 @@ mod tests {
     }
 
     #[test]
-    fn floating_point_and_reference_groups_are_written_only_when_asked_for() {
+    fn tree_groups_are_written_only_when_asked_for() {
         let tmp = tempfile::tempdir().unwrap();
         let plain = generate(&tmp.path().join("plain"), &firmware(), &[], false).unwrap();
         assert_eq!(plain.len(), 2 * GROUPS.len());
@@ -260,10 +308,22 @@ mod tests {
         let with = generate(&tmp.path().join("fp"), &firmware(), &[], true).unwrap();
         assert_eq!(
             with.len(),
-            2 * (GROUPS.len() + FLOAT_GROUPS.len() + REFERENCE_GROUPS.len())
+            2 * (GROUPS.len() + FLOAT_GROUPS.len() + REFERENCE_GROUPS.len() + MONITOR_GROUPS.len())
         );
         for name in [
-            "Dadd1", "Dadd2", "Dmul1", "Ddiv2", "Dcmp1", "Fadd2", "Fmul1", "Putref1", "Putsref2",
+            "Dadd1",
+            "Dadd2",
+            "Dmul1",
+            "Ddiv2",
+            "Dcmp1",
+            "Fadd2",
+            "Fmul1",
+            "Putref1",
+            "Putsref2",
+            "Sync1",
+            "SyncNested2",
+            "SyncMethod1",
+            "SyncRecursive2",
         ] {
             assert!(with.iter().any(|n| n == name), "{name}: {with:?}");
         }

@@ -207,7 +207,15 @@ pub struct EmuBoardArgs {
     /// Override one of its parameters, e.g. --emu-param r=2 (repeatable).
     #[arg(long = "emu-param", value_name = "NAME=VALUE")]
     pub emu_params: Vec<String>,
-    /// Write each run's per-method cycles and call stream into DIR/traces/.
+    /// How the virtual board times a JOP tree's images: processor (the RTL's,
+    /// from the tree's microcode and the top's VHDL) or jopsim (the tree's JopSim).
+    #[arg(long, default_value = "processor")]
+    pub emu_timing: jopcal_pipeline::processor::EmuTiming,
+    /// The tree's processor the virtual board is: a Quartus project (default cycmin).
+    #[arg(long, value_name = "PROJECT")]
+    pub top: Option<String>,
+    /// Write each run's per-method cycles and call stream into DIR/traces/
+    /// (the virtual board, or the Verilator bench's trace taps).
     #[arg(long)]
     pub trace: bool,
 }
@@ -428,6 +436,9 @@ pub enum SimAction {
         /// 868 would make a download take the simulation an hour.
         #[arg(long, default_value_t = 32, conflicts_with = "rtl")]
         bit_cycles: u32,
+        /// A tree's JOP without the trace taps (to measure what they cost).
+        #[arg(long, conflicts_with = "rtl")]
+        no_taps: bool,
     },
     /// Run a built bench; everything after --sim DIR goes to the bench (e.g. --pty, --stdout, --preload FILE, --cycle-limit N).
     Run {
@@ -436,13 +447,17 @@ pub enum SimAction {
         #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
         args: Vec<String>,
     },
-    /// Measure the bench's overhead: the bench loop against the bare model clocked by a trivial loop.
+    /// Measure the bench's overhead: the bench loop against the bare model clocked by a trivial loop,
+    /// and tracing (per-method tallies and the bytecode event stream) on a preloaded image.
     Bench {
         #[arg(long, value_name = "DIR")]
         sim: PathBuf,
         /// Cycles per run.
         #[arg(long, default_value_t = 20_000_000)]
         cycles: u64,
+        /// An image to run preloaded (a `sim build --preload` bench): the bench runs it with and without tracing.
+        #[arg(long, value_name = "FILE.jop")]
+        image: Option<PathBuf>,
     },
 }
 
@@ -658,6 +673,8 @@ impl From<TargetArgs> for jopcal_pipeline::measure::TargetOptions {
             },
             emu: jopcal_pipeline::measure::EmuOptions {
                 config: a.emu.emu_config,
+                timing: a.emu.emu_timing,
+                top: a.emu.top,
                 params: a.emu.emu_params,
                 trace: a.emu.trace,
             },

@@ -36,6 +36,20 @@ pub fn runs_in_java(op: u8) -> bool {
     )
 }
 
+/// Whether `op` carries operand bytes in the code (a constant-pool index,
+/// a local, a branch offset, ...), as the linked image has it: JVM opcodes
+/// by their layout, JOP's own field accesses by the index they carry.
+pub fn has_inline_operands(op: u8) -> bool {
+    if op < 202 {
+        !matches!(
+            jopcal_classfile::opcode::layout(op),
+            jopcal_classfile::opcode::Layout::None | jopcal_classfile::opcode::Layout::Invalid
+        )
+    } else {
+        matches!(op, 224..=231)
+    }
+}
+
 /// The name of any opcode in an image, for messages.
 pub use jopcal_timing::jop::any_opcode_name as opcode_name;
 

@@ -53,6 +53,9 @@ pub struct AccessTiming {
     /// The wait states `r` and `w` each memory controller (by its file's
     /// name) gives for the top's `ram_cnt`.
     pub controllers: BTreeMap<String, WaitStates>,
+    /// The operand stack's depth at a bytecode's start minus the processor's
+    /// stack pointer there (the words the pointer does not count).
+    pub stack_offset: i32,
 }
 
 /// A memory controller's wait states as formulas in the top's `ram_cnt`.
@@ -77,6 +80,15 @@ struct RawFile {
     access: BTreeMap<String, RawAccess>,
     #[serde(default)]
     controllers: BTreeMap<String, RawController>,
+    #[serde(default)]
+    stack: RawStack,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+struct RawStack {
+    #[serde(default)]
+    offset: i32,
 }
 
 #[derive(Deserialize)]
@@ -169,6 +181,7 @@ impl AccessTiming {
             io_write_at: raw.io.write_at,
             exception_register: raw.io.exception_register,
             controllers,
+            stack_offset: raw.stack.offset,
         })
     }
 }

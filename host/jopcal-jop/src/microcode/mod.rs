@@ -20,7 +20,7 @@ mod tests;
 
 pub use access::AccessTiming;
 pub use formula::{Formula, Linear};
-pub use paths::Paths;
+pub use paths::{Paths, SpRange};
 pub use source::{Location, Program};
 
 use std::collections::BTreeMap;

@@ -30,6 +30,71 @@ pub struct Paths {
     pub normal: Vec<Formula>,
     /// How many paths raise an exception.
     pub exceptional: usize,
+    /// The values the stack pointer takes on the normal paths.
+    pub sp: SpRange,
+}
+
+/// The values the processor's stack pointer takes while a bytecode runs,
+/// relative to its value at the start (`S`): every microinstruction moves
+/// it by one at most, so they fill a range, except where the microcode
+/// writes it (`stsp`: an invoke sets up the new frame, a return goes back
+/// to the caller's), after which the values are given relative to the
+/// pointer at the bytecode's end. The processor's overflow check compares
+/// the pointer with one value, so a bytecode overflows the stack exactly
+/// when that value lies in one of the ranges.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct SpRange {
+    /// Lowest and highest value before any `stsp`, relative to `S`.
+    pub before: (i64, i64),
+    /// After the (last) `stsp`, relative to the value at the end; `None`
+    /// when no path writes the stack pointer.
+    pub after: Option<(i64, i64)>,
+}
+
+impl SpRange {
+    fn merge(&mut self, o: SpRange) {
+        self.before = (self.before.0.min(o.before.0), self.before.1.max(o.before.1));
+        self.after = match (self.after, o.after) {
+            (Some(a), Some(b)) => Some((a.0.min(b.0), a.1.max(b.1))),
+            (a, b) => a.or(b),
+        };
+    }
+}
+
+/// The stack pointer along one walk.
+#[derive(Debug, Clone, Copy, Default)]
+struct SpTrack {
+    /// Relative to the start, until an `stsp`.
+    at: i64,
+    before: (i64, i64),
+    /// After an `stsp`: relative to the value it wrote, and its range.
+    after: Option<(i64, (i64, i64))>,
+}
+
+impl SpTrack {
+    fn moved(&mut self, d: i64) {
+        match &mut self.after {
+            None => {
+                self.at += d;
+                self.before = (self.before.0.min(self.at), self.before.1.max(self.at));
+            }
+            Some((at, range)) => {
+                *at += d;
+                *range = (range.0.min(*at), range.1.max(*at));
+            }
+        }
+    }
+
+    fn written(&mut self) {
+        self.after = Some((0, (0, 0)));
+    }
+
+    fn range(&self) -> SpRange {
+        SpRange {
+            before: self.before,
+            after: self.after.map(|(end, (lo, hi))| (lo - end, hi - end)),
+        }
+    }
 }
 
 #[derive(Debug, Clone)]
@@ -55,10 +120,11 @@ struct Walk {
     /// Branches this walk went both ways at: meeting one again is a loop
     /// whose trip count depends on the bytecode's data.
     undecided: Vec<usize>,
+    sp: SpTrack,
 }
 
 enum End {
-    Normal(Formula),
+    Normal(Formula, SpRange),
     Exception,
 }
 
@@ -75,14 +141,23 @@ pub fn walk(program: &Program, timing: &AccessTiming, entry: usize) -> Result<Pa
         formula: Formula::default(),
         steps: 0,
         undecided: Vec::new(),
+        sp: SpTrack::default(),
     }];
     let mut paths = Paths {
         normal: Vec::new(),
         exceptional: 0,
+        sp: SpRange::default(),
     };
     while let Some(w) = todo.pop() {
         match run(program, timing, exception_register, w, &mut todo)? {
-            End::Normal(f) => paths.normal.push(f),
+            End::Normal(f, sp) => {
+                if paths.normal.is_empty() {
+                    paths.sp = sp;
+                } else {
+                    paths.sp.merge(sp);
+                }
+                paths.normal.push(f)
+            }
             End::Exception => paths.exceptional += 1,
         }
         if paths.normal.len() + paths.exceptional + todo.len() > MAX_PATHS {
@@ -172,6 +247,17 @@ fn run(
             });
         }
 
+        // The stack pointer: one step a microinstruction at most, or written.
+        if ins.mnemonic == "stsp" {
+            w.sp.written();
+        } else {
+            w.sp.moved(match info.stack {
+                Stack::Keep => 0,
+                Stack::PushUnknown | Stack::PushValue | Stack::Dup => 1,
+                Stack::Pop | Stack::Binary(_) => -1,
+            });
+        }
+
         // The stack.
         let mut condition = None;
         match info.stack {
@@ -209,7 +295,7 @@ fn run(
             }
             let mut f = w.formula;
             f.fixed = f.fixed.plus(Linear::constant(w.count));
-            return Ok(End::Normal(f));
+            return Ok(End::Normal(f, w.sp.range()));
         }
 
         // Control flow: a jump under way counts down its delay slots first.

@@ -33,6 +33,8 @@ pub struct TreeBuild {
     /// Clock cycles per UART bit (a multiple of 16: the UART samples at 16x).
     pub bit_cycles: u32,
     pub trace: bool,
+    /// Add the trace taps (hdl-sim/CONTRACT.md) to the wrapper.
+    pub taps: bool,
     /// `hdl-sim/bench`.
     pub bench_dir: PathBuf,
 }
@@ -277,7 +279,7 @@ pub fn build_tree(b: &TreeBuild, progress: &mut dyn FnMut(&str)) -> Result<TreeB
     ] {
         h.update(part.as_bytes());
     }
-    h.update(format!("{}|{}|{}|{}", b.top, b.preload, b.bit_cycles, b.trace).as_bytes());
+    h.update(format!("{}|{}|{}|{}|{}", b.top, b.preload, b.bit_cycles, b.trace, b.taps).as_bytes());
     let mut asm_sources: Vec<PathBuf> = std::fs::read_dir(home.join("asm/src"))
         .map_err(io(&home.join("asm/src")))?
         .filter_map(|e| e.ok().map(|e| e.path()))
@@ -469,6 +471,10 @@ pub fn build_tree(b: &TreeBuild, progress: &mut dyn FnMut(&str)) -> Result<TreeB
     ));
     // The trace taps: without them the bench runs, but cannot trace.
     let v = match taps::add_taps(&v, wrapper::TOP) {
+        Ok(_) if !b.taps => {
+            progress("no trace taps (asked): `run --trace` and `diff` will not see inside this JOP");
+            v
+        }
         Ok((tapped, _)) => tapped,
         Err(e) => {
             progress(&format!(

@@ -7,6 +7,7 @@
 //! - the bytecode fetch (`bcfetch`): `jfetch` high in the cycle a bytecode
 //!   is fetched, `jbc_q` its opcode, `jpc` its byte address in the method
 //!   cache, `exc_pend` an exception taken instead of it;
+//! - the stack (`stack`): `a`, the top of the operand stack;
 //! - the method cache (`mcache`): `find` starts a lookup of the method at
 //!   `bc_addr` (its code's word address in memory), `in_cache` and `bcstart`
 //!   hold the result (hit, and where the method starts in the cache, in
@@ -32,7 +33,7 @@ struct Tap {
     width: Option<u32>,
 }
 
-const TAPS: [Tap; 12] = [
+const TAPS: [Tap; 13] = [
     Tap {
         port: "trace_bc_fetch",
         module: "bcfetch",
@@ -56,6 +57,12 @@ const TAPS: [Tap; 12] = [
         module: "bcfetch",
         signal: "exc_pend",
         width: Some(1),
+    },
+    Tap {
+        port: "trace_tos",
+        module: "stack",
+        signal: "a",
+        width: Some(32),
     },
     Tap {
         port: "trace_mc_find",
@@ -287,9 +294,16 @@ module mcache_12_4_18
    output in_cache);
 endmodule
 
+module stack_32_8
+  (input  clk);
+  wire [31:0] a;
+endmodule
+
 module core_1
   (input  clk);
   bcfetch_12_11 bcf (
+    .clk(clk));
+  stack_32_8 stk (
     .clk(clk));
 endmodule
 

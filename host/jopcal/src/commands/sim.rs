@@ -27,6 +27,7 @@ pub fn sim(firmware: Option<&Path>, jop_home: Option<&Path>, a: &SimArgs) -> Res
             trace,
             preload,
             bit_cycles,
+            no_taps,
         } if rtl.is_empty() => {
             let start = std::time::Instant::now();
             let home = jopcal_pipeline::locate::jop_home(jop_home)
@@ -38,6 +39,7 @@ pub fn sim(firmware: Option<&Path>, jop_home: Option<&Path>, a: &SimArgs) -> Res
                 preload: *preload,
                 bit_cycles: *bit_cycles,
                 trace: *trace,
+                taps: !*no_taps,
                 bench_dir: bench_dir(firmware)?,
             };
             let mut step = |what: &str| {
@@ -92,7 +94,7 @@ pub fn sim(firmware: Option<&Path>, jop_home: Option<&Path>, a: &SimArgs) -> Res
                 None => bail!("the bench was killed by a signal"),
             }
         }
-        SimAction::Bench { sim, cycles } => {
+        SimAction::Bench { sim, cycles, image } => {
             let bin = bench_binary(sim)?;
             let time = |args: &[String]| -> Result<f64> {
                 let mut best = f64::MAX;
@@ -101,6 +103,7 @@ pub fn sim(firmware: Option<&Path>, jop_home: Option<&Path>, a: &SimArgs) -> Res
                     let o = Command::new(&bin)
                         .args(args)
                         .stdin(std::process::Stdio::null())
+                        .stdout(std::process::Stdio::null())
                         .output()?;
                     if !matches!(o.status.code(), Some(0) | Some(2)) {
                         bail!("bench {args:?}: {}", String::from_utf8_lossy(&o.stderr).trim());
@@ -110,18 +113,38 @@ pub fn sim(firmware: Option<&Path>, jop_home: Option<&Path>, a: &SimArgs) -> Res
                 Ok(best)
             };
             let n = cycles.to_string();
+            let rate = |s: f64| *cycles as f64 / s / 1e6;
             let bare = time(&["--bare".into(), n.clone()])?;
-            let full = time(&["--stdout".into(), "--cycle-limit".into(), n.clone()])?;
+            let mut run: Vec<String> = jopcal_targets::verilator::build_args(sim);
+            run.extend(["--stdout".into(), "--cycle-limit".into(), n.clone()]);
+            if let Some(img) = image {
+                run.extend(["--preload".into(), img.display().to_string()]);
+            }
+            let full = time(&run)?;
             println!("bench overhead over {cycles} cycles (best of 3):");
             println!(
-                "  bare model, trivial clock loop: {bare:.3} s ({:.1} M cycles/s)",
-                *cycles as f64 / bare / 1e6
+                "  bare model, trivial clock loop: {bare:.3} s ({:.2} M cycles/s)",
+                rate(bare)
             );
             println!(
-                "  full bench (memory, UART, limits): {full:.3} s ({:.1} M cycles/s)",
-                *cycles as f64 / full / 1e6
+                "  full bench (memory, UART, limits): {full:.3} s ({:.2} M cycles/s)",
+                rate(full)
             );
             println!("  overhead: {:+.1}%", 100.0 * (full / bare - 1.0));
+            if image.is_some() {
+                let dir = tempfile::tempdir()?;
+                let mut traced = run.clone();
+                for (flag, file) in [("--methods", "methods.csv"), ("--events", "events")] {
+                    traced.push(flag.into());
+                    traced.push(dir.path().join(file).display().to_string());
+                }
+                let t = time(&traced)?;
+                println!(
+                    "  the same, traced (per-method tallies and every bytecode's event): {t:.3} s ({:.2} M cycles/s): {:+.1}% over the untraced bench",
+                    rate(t),
+                    100.0 * (t / full - 1.0)
+                );
+            }
             Ok(())
         }
     }

@@ -2,6 +2,8 @@
 //! checkout, and a process's output as text.
 #![allow(dead_code)]
 
+pub mod programs;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 

@@ -6,12 +6,59 @@ use super::*;
 impl<'c> Machine<'c> {
     // ---- the interpreter ----
 
-    /// Executes bytecode `op` fetched at `at`.
+    /// Executes bytecode `op` fetched at `at`; on the processor, checks the
+    /// stack pointer against its overflow mark when it is near.
     #[inline(always)]
     pub(super) fn execute(&mut self, op: u8, at: i32) -> Result<(), EmuError> {
+        let (s0, method) = (self.sp, self.code_at);
+        self.execute_op(op, at)?;
+        if s0.max(self.sp) >= self.sp_watch {
+            self.check_overflow(op, at, s0, method)?;
+        }
+        Ok(())
+    }
+
+    /// Whether the processor's stack pointer, at `s0` when `op` (fetched at
+    /// `at` in the method whose code is at byte `method`) started and at
+    /// `self.sp` now, took its overflow mark on the way.
+    #[cold]
+    #[inline(never)]
+    fn check_overflow(&mut self, op: u8, at: i32, s0: i32, method: usize) -> Result<(), EmuError> {
+        let Some(p) = self.processor else {
+            return Ok(());
+        };
+        let Some(r) = p.microcode.sp.get(op as usize).copied().flatten() else {
+            return Ok(());
+        };
+        let mark = i64::from(p.overflow_at);
+        let (s0, end) = (i64::from(s0), i64::from(self.sp));
+        let hit = (s0 + r.before.0..=s0 + r.before.1).contains(&mark)
+            || r.after.is_some_and(|(lo, hi)| (end + lo..=end + hi).contains(&mark));
+        if !hit {
+            return Ok(());
+        }
+        Err(EmuError::StackOverflow {
+            at: format!("the method whose code is at word {} bytecode index {at}", method / 4),
+            mark: p.overflow_at,
+            words: p.stack_words,
+            method: (method / 4) as u32,
+            pc: at as u16,
+            op,
+        })
+    }
+
+    /// Executes bytecode `op` fetched at `at`.
+    #[inline(always)]
+    fn execute_op(&mut self, op: u8, at: i32) -> Result<(), EmuError> {
         self.executed += 1;
         self.fetched_at = self.cycles;
         self.charge(self.table.fixed[op as usize]);
+        if let Some(p) = self.processor {
+            // The processor's microcode hands it to its Java routine (JopSim runs it).
+            if p.microcode.in_java[op as usize] {
+                return self.java(op);
+            }
+        }
         macro_rules! pop {
             () => {
                 self.pop()?
@@ -225,10 +272,6 @@ impl<'c> Machine<'c> {
             96 => binary!(|a: i32, b: i32| a.wrapping_add(b)),
             100 => binary!(|a: i32, b: i32| a.wrapping_sub(b)),
             104 => binary!(|a: i32, b: i32| a.wrapping_mul(b)),
-            108 | 112 if self.processor.is_some() => {
-                // The processor runs the runtime's Java routine (JopSim divides itself).
-                self.java(op)?;
-            }
             108 | 112 => {
                 let b = pop!();
                 let a = pop!();

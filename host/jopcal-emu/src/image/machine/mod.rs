@@ -121,6 +121,9 @@ pub struct Machine<'c> {
     cycles: u64,
     /// The cycles when the running bytecode was fetched.
     fetched_at: u64,
+    /// The stack pointer below which no bytecode can reach the processor's
+    /// overflow mark (never, as JopSim).
+    sp_watch: i32,
     /// Bytecodes executed, and how many of them before the statistics reset.
     executed: u64,
     executed_before_reset: u64,
@@ -182,7 +185,7 @@ impl<'c> Machine<'c> {
             mem_words,
             code,
             stack,
-            sp: STACK_OFF,
+            sp: processor.map_or(STACK_OFF, |p| p.initial_sp),
             vp: 0,
             cp: 0,
             mp: 0,
@@ -204,6 +207,8 @@ impl<'c> Machine<'c> {
             cfg,
             cycles: 0,
             fetched_at: 0,
+            // No bytecode moves the pointer more than 8 words past its ends.
+            sp_watch: processor.map_or(i32::MAX, |p| p.overflow_at - 8),
             executed: 0,
             executed_before_reset: 0,
             cache_cycles: 0,
@@ -239,6 +244,11 @@ impl<'c> Machine<'c> {
     pub fn run(mut self) -> Result<ImageRun, EmuError> {
         let special = self.mem[1];
         let boot = self.rd(special)?;
+        if self.processor.is_some() {
+            // The processor's start-up leaves the special pointers' address
+            // in mp: the boot frame saves it as the caller's.
+            self.mp = special;
+        }
         // The first invoke loads boot into the cache uncharged, as on JOP.
         self.invoke(boot)?;
         self.attention_at = self.quiet_attention();
@@ -286,8 +296,9 @@ impl<'c> Machine<'c> {
         };
         self.flush_line();
         result?;
+        let tos = self.top();
         if let Some(t) = self.trace.as_mut() {
-            t.close(self.cycles);
+            t.close(self.cycles, tos);
         }
         Ok(ImageRun {
             cycles: self.cycles,

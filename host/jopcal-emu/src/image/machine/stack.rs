@@ -30,13 +30,20 @@ impl<'c> Machine<'c> {
     #[cold]
     #[inline(never)]
     pub(super) fn stack_fault(&self, i: i32) -> EmuError {
-        self.fault(
-            self.pc,
-            format!(
+        let what = match self.processor {
+            // The processor's pointer wraps: it overwrites its own stack
+            // (the microcode's variables at its bottom) and runs on.
+            Some(p) if i >= 0 => format!(
+                "the processor's stack pointer ran past the end of its {}-word stack without taking its overflow mark {} (an invoke's frame jumped the pointer over it): the processor overwrites the bottom of its stack from here and runs on corrupted, which the virtual board does not model",
+                self.stack.len(),
+                p.overflow_at
+            ),
+            _ => format!(
                 "stack word {i} outside JOP's {}-word stack (a stack overflow?)",
                 self.stack.len()
             ),
-        )
+        };
+        self.fault(self.pc, what)
     }
 
     #[inline(always)]

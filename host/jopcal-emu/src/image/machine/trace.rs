@@ -41,12 +41,13 @@ impl<'s> Tracer<'s> {
         }
     }
 
-    /// The bytecode running is done at `cycles`.
-    pub(super) fn close(&mut self, cycles: u64) {
+    /// The bytecode running is done at `cycles`, leaving `tos` on top of the stack.
+    pub(super) fn close(&mut self, cycles: u64, tos: i32) {
         if let Some((mut ev, since)) = self.running.take() {
             let d = cycles - since;
             self.tally.entry(ev.method).or_default().cycles += d;
             ev.cycles = d as u32;
+            ev.tos = tos;
             if let Some(sink) = self.sink.as_mut() {
                 sink(ev);
             }
@@ -55,8 +56,8 @@ impl<'s> Tracer<'s> {
 
     /// Bytecode `op` of the method whose code is at word `method` starts at
     /// byte `pc` and cycle `cycles`.
-    pub(super) fn fetch(&mut self, cycles: u64, method: u32, pc: i32, op: u8) {
-        self.close(cycles);
+    pub(super) fn fetch(&mut self, cycles: u64, method: u32, pc: i32, op: u8, tos: i32) {
+        self.close(cycles, tos);
         self.tally.entry(method).or_default().bytecodes += 1;
         let ev = BytecodeEvent {
             method,
@@ -64,6 +65,7 @@ impl<'s> Tracer<'s> {
             op,
             flags: std::mem::take(&mut self.entered),
             cycles: 0,
+            tos: 0,
         };
         self.running = Some((ev, cycles));
     }
@@ -76,11 +78,6 @@ impl<'s> Tracer<'s> {
         t.cache_loads += u64::from(!hit);
         self.entered = if hit { HIT } else { MISS };
     }
-
-    /// The bytecode running, for a stack overflow's report.
-    pub(super) fn running(&self) -> Option<BytecodeEvent> {
-        self.running.map(|(ev, _)| ev)
-    }
 }
 
 impl<'c> Machine<'c> {
@@ -88,9 +85,15 @@ impl<'c> Machine<'c> {
     #[inline(never)]
     pub(super) fn trace_fetch(&mut self, op: u8, at: i32) {
         let method = (self.code_at / 4) as u32;
+        let tos = self.top();
         if let Some(t) = self.trace.as_mut() {
-            t.fetch(self.cycles, method, at, op);
+            t.fetch(self.cycles, method, at, op, tos);
         }
+    }
+
+    /// The top of the stack, for a trace (0 where there is none).
+    pub(super) fn top(&self) -> i32 {
+        self.stack.get(self.sp as u32 as usize).copied().unwrap_or(0)
     }
 
     /// Records a method entered through the cache.
