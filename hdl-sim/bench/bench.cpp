@@ -21,6 +21,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <algorithm>
 #include <deque>
 #include <fcntl.h>
 #include <map>
@@ -63,6 +64,10 @@ struct Options {
     uint64_t cycle_limit = 0;  // 0: none
     double timeout_s = 0;      // 0: none
     unsigned bit_cycles = 868;
+    // The host side of the serial line: its own bit time (a board's UART
+    // clock differs from the host's; 0: the DUT's), and idle bits after each
+    // byte it sends (a host pacing its bytes below the line rate).
+    double host_bit_cycles = 0, host_gap_bits = 0, uart_error_pct = 0;
     std::string trace;
     uint64_t trace_from = 0, trace_to = UINT64_MAX;
     std::string methods, events;  // trace taps: per-method CSV, per-bytecode events
@@ -75,6 +80,14 @@ uint64_t number(const char* s, const char* what) {
     errno = 0;
     unsigned long long v = std::strtoull(s, &end, 10);
     if (errno || !end || *end) die(USAGE, std::string(what) + ": not a number: " + s);
+    return v;
+}
+
+double fraction(const char* s, const char* what) {
+    char* end = nullptr;
+    errno = 0;
+    double v = std::strtod(s, &end);
+    if (errno || !end || *end || !(v >= 0) || v > 1e9) die(USAGE, std::string(what) + ": not a non-negative number: " + s);
     return v;
 }
 
@@ -97,6 +110,15 @@ Options parse(int argc, char** argv) {
         else if (a == "--cycle-limit") o.cycle_limit = number(next("cycles"), "--cycle-limit");
         else if (a == "--timeout") o.timeout_s = (double)number(next("seconds"), "--timeout");
         else if (a == "--bit-cycles") o.bit_cycles = (unsigned)number(next("cycles"), "--bit-cycles");
+        else if (a == "--host-bit-cycles") o.host_bit_cycles = fraction(next("cycles"), "--host-bit-cycles");
+        else if (a == "--host-gap-bits") o.host_gap_bits = fraction(next("bits"), "--host-gap-bits");
+        else if (a == "--uart-error") {
+            // The DUT's UART clock against the host's, in percent (-1.4: 1.4% slow).
+            char* end = nullptr;
+            const char* v = next("a percentage");
+            o.uart_error_pct = std::strtod(v, &end);
+            if (!end || *end || o.uart_error_pct <= -50 || o.uart_error_pct >= 50) die(USAGE, std::string("--uart-error: not a percentage within +-50: ") + v);
+        }
         else if (a == "--trace") o.trace = next("a file");
         else if (a == "--trace-from") o.trace_from = number(next("a cycle"), "--trace-from");
         else if (a == "--trace-to") o.trace_to = number(next("a cycle"), "--trace-to");
@@ -108,6 +130,7 @@ Options parse(int argc, char** argv) {
     }
     if (o.mode == Options::NONE) die(USAGE, "say where the UART goes: --pty, --tcp PORT or --stdout (or --bare N)");
     if (o.bit_cycles < 4) die(USAGE, "--bit-cycles must be at least 4");
+    if (o.host_bit_cycles != 0 && o.host_bit_cycles < 4) die(USAGE, "--host-bit-cycles must be at least 4");
     return o;
 }
 
@@ -430,8 +453,13 @@ int main(int argc, char** argv) {
 #endif
 #ifdef HAS_UART_SERIAL
     // Receiver of the DUT's txd and driver of its rxd.
-    int tx_state = -1; unsigned tx_count = 0; unsigned tx_bits = 0;
-    int rx_bit = -1; unsigned rx_count = 0; unsigned rx_byte = 0;
+    // The host's side of the line in 1/65536 cycles: its bit time, the idle
+    // time after each byte it sends.
+    const double host_bit = o.host_bit_cycles > 0 ? o.host_bit_cycles : (double)o.bit_cycles * (1.0 + o.uart_error_pct / 100.0);
+    const uint64_t host_bit_fx = (uint64_t)(host_bit * 65536.0);
+    const uint64_t host_gap_fx = (uint64_t)(o.host_gap_bits * (double)host_bit_fx);
+    int tx_state = -1; uint64_t tx_sample_fx = 0; unsigned tx_bits = 0;
+    int rx_bit = -1; uint64_t rx_edge_fx = 0, rx_free_fx = 0; unsigned rx_byte = 0;
     top->uart_rxd = 1;
 #endif
     bool draining = false;     // --stop-at-exit: the trace ended, the UART still sends
@@ -512,19 +540,27 @@ int main(int argc, char** argv) {
 #endif
 #ifdef HAS_UART_SERIAL
         // DUT -> host: sample txd in the middle of each bit.
+        const uint64_t now_fx = cycle << 16;
         if (tx_state < 0) {
-            if (!top->uart_txd) { tx_state = 0; tx_count = o.bit_cycles / 2; tx_bits = 0; }
-        } else if (--tx_count == 0) {
-            tx_count = o.bit_cycles;
+            if (!top->uart_txd) { tx_state = 0; tx_sample_fx = now_fx + host_bit_fx / 2; tx_bits = 0; }
+        } else if (now_fx >= tx_sample_fx) {
+            tx_sample_fx += host_bit_fx;
             if (tx_state == 0) tx_state = 1;
             else if (tx_state <= 8) { tx_bits |= (unsigned)top->uart_txd << (tx_state - 1); tx_state++; }
             else { line.tx.push_back((uint8_t)tx_bits); tx_state = -1; }
         }
         // Host -> DUT: start bit, 8 data bits LSB first, stop bit.
-        if (rx_bit < 0 && !line.rx.empty()) { rx_byte = line.rx.front(); line.rx.pop_front(); rx_bit = 0; rx_count = o.bit_cycles; }
+        if (rx_bit < 0 && !line.rx.empty() && now_fx >= rx_free_fx) {
+            rx_byte = line.rx.front(); line.rx.pop_front(); rx_bit = 0;
+            rx_edge_fx = std::max(now_fx, rx_free_fx) + host_bit_fx;
+        }
         if (rx_bit >= 0) {
             top->uart_rxd = rx_bit == 0 ? 0 : rx_bit <= 8 ? ((rx_byte >> (rx_bit - 1)) & 1) : 1;
-            if (--rx_count == 0) { rx_count = o.bit_cycles; if (++rx_bit > 9) rx_bit = -1; }
+            if (now_fx >= rx_edge_fx) {
+                const uint64_t end = rx_edge_fx;
+                rx_edge_fx += host_bit_fx;
+                if (++rx_bit > 9) { rx_bit = -1; rx_free_fx = end + host_gap_fx; }
+            }
         }
 #endif
 #ifdef HAS_TRACE_TAPS

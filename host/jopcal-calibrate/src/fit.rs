@@ -511,6 +511,39 @@ pub struct Outlier {
 /// times the median |error|, and the rest is fitted again (at most a quarter
 /// of the benchmarks are left out). Returns the fit of the rest and the
 /// outliers, worst first.
+/// A measurement no timing table could produce: `factor` or more times off
+/// the starting table's estimate either way (a wrong region, a counter read
+/// wrongly, a hand-edited file), where a table's errors are percents.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Suspect {
+    pub benchmark: String,
+    pub measured: f64,
+    pub estimated: f64,
+}
+
+impl Suspect {
+    /// How many times the estimate the measurement is (below 1: a fraction).
+    pub fn ratio(&self) -> f64 {
+        self.measured / self.estimated
+    }
+}
+
+/// The observations whose measurement is `factor` or more times off what
+/// `start` estimates (with the method cache `mode`).
+pub fn suspects(obs: &[&Observation], start: &TimingModel, mode: CacheMode, factor: f64) -> Vec<Suspect> {
+    obs.iter()
+        .filter_map(|o| {
+            let estimated = jopcal_timing::estimate::estimate(&o.profile, start, mode).cycles;
+            let r = o.measured / estimated;
+            (estimated > 0.0 && (!r.is_finite() || r >= factor || r <= 1.0 / factor)).then(|| Suspect {
+                benchmark: o.benchmark.clone(),
+                measured: o.measured,
+                estimated,
+            })
+        })
+        .collect()
+}
+
 pub fn fit_without_outliers(
     obs: &[&Observation],
     start: &TimingModel,
@@ -726,6 +759,20 @@ mod tests {
                 }
             })
             .collect()
+    }
+
+    #[test]
+    fn a_measurement_no_table_could_make_is_suspect() {
+        let t = table();
+        let mut obs = measured_on(&t, &mixes());
+        obs[0].measured *= 1.3;
+        assert!(suspects(&obs.iter().collect::<Vec<_>>(), &t, CacheMode::Hit, 10.0).is_empty());
+        obs[1].measured = 99_999_999_999.0;
+        obs[2].measured /= 50.0;
+        let found = suspects(&obs.iter().collect::<Vec<_>>(), &t, CacheMode::Hit, 10.0);
+        let names: Vec<&str> = found.iter().map(|x| x.benchmark.as_str()).collect();
+        assert_eq!(names, [obs[1].benchmark.as_str(), obs[2].benchmark.as_str()]);
+        assert!(found[0].ratio() > 10.0 && found[1].ratio() < 0.1);
     }
 
     fn mixes() -> Vec<(&'static str, Vec<(u8, u64)>)> {

@@ -15,7 +15,7 @@
 use crate::error::BundleError;
 use jopcal_link::JopImage;
 
-pub const MAGIC: u32 = 0x4A43_4231;
+pub const MAGIC: u32 = jopcal_link::image::BUNDLE_MAGIC;
 
 /// Class files and the class whose `main` runs.
 #[derive(Debug, Clone, PartialEq, Eq)]

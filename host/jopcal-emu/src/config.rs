@@ -5,6 +5,9 @@
 //! and `clock_mhz`.
 
 use crate::error::ConfigError;
+use jopcal_jop::microcode::exec::EntryId;
+use jopcal_jop::microcode::stackram::RamScript;
+use jopcal_jop::microcode::PathKey;
 use jopcal_timing::cache::CacheConfig;
 use jopcal_timing::TimingModel;
 use std::path::Path;
@@ -68,7 +71,7 @@ pub struct Processor {
 pub struct MicrocodeCosts {
     pub exec: jopcal_jop::microcode::exec::Exec,
     /// The microcode entry of each opcode whose path depends on its operands.
-    pub by_data: Vec<Option<jopcal_jop::microcode::exec::EntryId>>,
+    pub by_data: Vec<Option<EntryId>>,
     /// The microcode's lock counter (`monitorexit` branches on it).
     pub lock_count: Option<jopcal_jop::microcode::exec::VarId>,
     /// Cycles of an opcode when its data access reaches an I/O device.
@@ -79,6 +82,54 @@ pub struct MicrocodeCosts {
     /// The values the stack pointer takes while each opcode runs (see
     /// `jopcal_jop::microcode::SpRange`), for the overflow check.
     pub sp: Vec<Option<jopcal_jop::microcode::SpRange>>,
+    /// What each opcode's microcode writes into the stack memory, per path.
+    pub ram: Vec<RamScripts>,
+}
+
+/// An opcode's writes into the stack memory above the stack (see
+/// `jopcal_jop::microcode::stackram`), for each path its microcode can take.
+#[derive(Debug, Clone, Default)]
+pub struct RamScripts {
+    pub paths: Vec<(PathKey, RamScript)>,
+    /// With more than one path: the microcode entry to run on the operands
+    /// to learn which.
+    pub entry: Option<EntryId>,
+    /// The words every path pushes in all (negative: pops), or `None` when
+    /// they differ or a path writes the stack pointer.
+    pub net: Option<i32>,
+}
+
+impl RamScripts {
+    pub fn new(paths: Vec<(PathKey, RamScript)>, entry: Option<EntryId>) -> RamScripts {
+        let net = paths.first().and_then(|(_, s)| s.net);
+        let net = net.filter(|n| paths.iter().all(|(_, s)| s.net == Some(*n)));
+        let entry = if paths.len() > 1 { entry } else { None };
+        RamScripts { paths, entry, net }
+    }
+
+    /// Whether the opcode leaves the memory above the stack alone: it writes
+    /// nothing there and no word leaves the stack.
+    #[inline(always)]
+    pub fn is_quiet(&self) -> bool {
+        self.net.is_some_and(|n| n >= 0) && self.paths.iter().all(|(_, s)| s.writes.is_empty())
+    }
+
+    /// The path the bytecode took: `known`, else what `find` says, else the first.
+    pub fn path(&self, known: Option<PathKey>, find: impl FnOnce() -> Option<PathKey>) -> &RamScript {
+        static NONE: RamScript = RamScript {
+            writes: Vec::new(),
+            net: Some(0),
+        };
+        match self.paths.len() {
+            0 => &NONE,
+            1 => &self.paths[0].1,
+            _ => {
+                let key = known.or_else(find);
+                key.and_then(|k| self.paths.iter().find(|(pk, _)| *pk == k))
+                    .map_or(&self.paths[0].1, |(_, s)| s)
+            }
+        }
+    }
 }
 
 /// The default cycle limit: 2^40 cycles (3 hours of a 100 MHz board).

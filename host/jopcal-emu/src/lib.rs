@@ -17,7 +17,6 @@ pub mod bundle;
 pub mod config;
 pub mod error;
 pub mod image;
-pub mod library;
 pub mod trace;
 pub mod vm;
 
@@ -25,4 +24,4 @@ pub use board::{run_bundle, run_jop_image, EmuProgram, RunReport};
 pub use bundle::Bundle;
 pub use config::BoardConfig;
 pub use error::{BundleError, ConfigError, EmuError};
-pub use vm::{Exit, Vm};
+pub use vm::{library, Exit, Vm};

@@ -24,6 +24,8 @@ pub struct LoaderOptions {
     pub watchdog: Duration,
     /// Largest image the board's memory holds, in words.
     pub max_words: usize,
+    /// The host's write times, for the board's UART model (tests).
+    pub host_writes: Option<crate::uart::HostWrites>,
 }
 
 impl LoaderOptions {
@@ -33,6 +35,7 @@ impl LoaderOptions {
             sync_period: Duration::from_millis(500),
             watchdog: Duration::from_millis(1000),
             max_words: 1 << 20,
+            host_writes: None,
         }
     }
 }

@@ -49,6 +49,72 @@ impl fmt::Display for Protocol {
     }
 }
 
+/// How a classic download paces what it sends. JOP's serial-boot microcode
+/// echoes each byte into a 2-byte transmit FIFO without waiting for room: a
+/// board whose UART is slower than the host's falls behind a little on every
+/// byte it receives back to back, and overruns that FIFO unless the host
+/// leaves it time to catch up.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Pace {
+    /// Bursts of [`BURST`] bytes started no faster than `bytes_per_s` times
+    /// (1 - `tolerance`): a board whose UART is up to `tolerance` slower
+    /// than the line never has more than about one byte waiting. Echoes are
+    /// verified as they come, however late (a USB adapter's latency).
+    Line { bytes_per_s: f64, tolerance: f64 },
+    /// Up to this many bytes in flight, refilled as their echoes come: for a
+    /// board without a UART between (the virtual board on a pseudo-terminal).
+    Window(usize),
+    /// One word, then its four echoes: safe on any board, one round trip a word.
+    Word,
+}
+
+/// Bytes sent back to back under [`Pace::Line`]: the board falls behind by
+/// at most `BURST` × its clock error within a burst (0.6 bytes at 3.5%).
+pub const BURST: usize = 16;
+
+/// The UART tolerance [`Pace::Line`] allows by default: 3% between host and
+/// board, as 8N1 UARTs are specified, and half a percent to spare.
+pub const UART_TOLERANCE: f64 = 0.035;
+
+impl Pace {
+    /// The default on a serial line of `baud` bits/s (8N1: 10 bits a byte).
+    pub fn line(baud: u32) -> Pace {
+        Pace::Line {
+            bytes_per_s: f64::from(baud) / 10.0,
+            tolerance: UART_TOLERANCE,
+        }
+    }
+
+    /// Parses `line`, `window:N` or `word` (`line` at `baud`).
+    pub fn parse(s: &str, baud: u32) -> Result<Pace, SettingError> {
+        match s {
+            "line" => Ok(Pace::line(baud)),
+            "word" => Ok(Pace::Word),
+            _ => match s.strip_prefix("window:").and_then(|n| n.parse::<usize>().ok()) {
+                Some(n) if n >= 1 => Ok(Pace::Window(n)),
+                _ => Err(SettingError::BadPace(s.to_string())),
+            },
+        }
+    }
+}
+
+impl fmt::Display for Pace {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Pace::Line { bytes_per_s, tolerance } => write!(
+                f,
+                "paced at {:.0} bytes/s ({:.1}% of the line's {:.0}, for a board up to {:.1}% slow)",
+                bytes_per_s * (1.0 - tolerance),
+                100.0 * (1.0 - tolerance),
+                bytes_per_s,
+                100.0 * tolerance
+            ),
+            Pace::Window(n) => write!(f, "{n} bytes in flight"),
+            Pace::Word => write!(f, "word by word"),
+        }
+    }
+}
+
 /// Timing and retry settings of a download.
 #[derive(Debug, Clone)]
 pub struct DownloadOptions {
@@ -59,8 +125,8 @@ pub struct DownloadOptions {
     pub sync_timeout: Duration,
     /// Handshake attempts (the reference tools make 3).
     pub attempts: u32,
-    /// Classic: bytes in flight before the host waits for their echoes.
-    pub window: usize,
+    /// Classic: how what is sent is paced against the board's echoes.
+    pub pace: Pace,
     /// The image is already in the board's memory (a simulation preloaded
     /// it): nothing is sent, and the board's output is read from the start.
     pub preloaded: bool,
@@ -73,7 +139,7 @@ impl DownloadOptions {
             byte_timeout: Duration::from_secs(2),
             sync_timeout: Duration::from_secs(5),
             attempts: 3,
-            window: 64,
+            pace: Pace::Window(64),
             preloaded: false,
         }
     }
@@ -86,6 +152,8 @@ pub struct DownloadReport {
     pub elapsed: Duration,
     /// Handshake attempts used (1 when the first succeeded).
     pub attempts: u32,
+    /// Classic: how the download was paced.
+    pub pace: Option<Pace>,
     /// One line per noteworthy event: retries and their reasons, skipped bytes.
     pub notes: Vec<String>,
     /// Bytes that arrived after the download's last expected byte: the start
@@ -155,27 +223,81 @@ fn classic_verified(
     bytes: &[u8],
     opts: &DownloadOptions,
 ) -> Result<DownloadReport, DownloadError> {
-    let window = opts.window.max(1);
+    // Bytes in flight at most: a word, a window, or (paced) what a slow
+    // adapter may hold back, since the pace, not the echoes, keeps the
+    // board's FIFO short.
+    let in_flight = match opts.pace {
+        Pace::Word => 4,
+        Pace::Window(n) => n.max(1),
+        Pace::Line { .. } => 1 << 16,
+    };
+    // Seconds per byte between burst starts (zero: no pacing).
+    let spacing = match opts.pace {
+        Pace::Line { bytes_per_s, tolerance } if bytes_per_s > 0.0 => 1.0 / (bytes_per_s * (1.0 - tolerance)),
+        _ => 0.0,
+    };
     let (mut sent, mut verified) = (0usize, 0usize);
-    let mut buf = vec![0u8; window.max(256)];
+    let mut buf = vec![0u8; 4096];
     let mut report = DownloadReport {
         attempts: 1,
+        pace: Some(opts.pace),
         ..DownloadReport::default()
     };
+    let mut next_burst = Instant::now();
+    let mut last_progress = Instant::now();
     while verified < bytes.len() {
-        if sent < bytes.len() && sent - verified < window {
-            let n = (window - (sent - verified)).min(bytes.len() - sent);
+        let now = Instant::now();
+        let may_send = sent < bytes.len()
+            && sent - verified < in_flight
+            && now >= next_burst
+            && (opts.pace != Pace::Word || sent == verified);
+        if may_send {
+            let room = in_flight - (sent - verified);
+            let n = match opts.pace {
+                Pace::Line { .. } => BURST,
+                _ => room,
+            }
+            .min(room)
+            .min(bytes.len() - sent);
             link.send(&bytes[sent..sent + n])?;
             sent += n;
+            // Late (the host was busy): the schedule starts again from now,
+            // never with bursts back to back to catch up.
+            next_burst = next_burst.max(now) + Duration::from_secs_f64(n as f64 * spacing);
+            if sent - verified == n {
+                last_progress = Instant::now();
+            }
         }
-        let n = link.recv(&mut buf, opts.byte_timeout)?;
+        // Wait for echoes, but not past the next burst's start: a wait
+        // shorter than the OS's poll resolution (1 ms) is slept, then the
+        // line polled.
+        let wait = if sent < bytes.len() && sent - verified < in_flight && spacing > 0.0 {
+            let left = next_burst
+                .saturating_duration_since(Instant::now())
+                .min(opts.byte_timeout);
+            if left < Duration::from_millis(2) {
+                wait_until(next_burst.min(Instant::now() + left));
+                Duration::ZERO
+            } else {
+                left - Duration::from_millis(1)
+            }
+        } else if sent - verified >= in_flight || sent == bytes.len() || opts.pace == Pace::Word {
+            opts.byte_timeout
+        } else {
+            Duration::ZERO
+        };
+        let n = link.recv(&mut buf, wait)?;
         if n == 0 {
-            return Err(DownloadError::NoEcho {
-                word: verified / 4,
-                byte: verified % 4,
-                timeout: opts.byte_timeout,
-            });
+            if verified < sent && last_progress.elapsed() >= opts.byte_timeout {
+                return Err(DownloadError::NoEcho {
+                    word: verified / 4,
+                    byte: verified % 4,
+                    timeout: opts.byte_timeout,
+                });
+            }
+            continue;
         }
+        last_progress = Instant::now();
         for (k, &got) in buf[..n].iter().enumerate() {
             if verified == bytes.len() {
                 report.leftover.extend_from_slice(&buf[k..n]);
@@ -193,6 +315,24 @@ fn classic_verified(
         }
     }
     Ok(report)
+}
+
+/// Waits until `t`: a sleep overshoots by tens of microseconds, so the last
+/// 200 µs are spun (a paced download loses no pace to it, a UART model no
+/// byte time).
+pub(crate) fn wait_until(t: Instant) {
+    loop {
+        let now = Instant::now();
+        if now >= t {
+            return;
+        }
+        let left = t - now;
+        if left > Duration::from_micros(300) {
+            std::thread::sleep(left - Duration::from_micros(200));
+        } else {
+            std::hint::spin_loop();
+        }
+    }
 }
 
 fn classic_chunked(link: &mut dyn Link, bytes: &[u8], opts: &DownloadOptions) -> Result<DownloadReport, DownloadError> {

@@ -10,8 +10,11 @@ pub enum SettingError {
     #[error("unknown protocol '{0}' (classic, classic-noecho or handshake)")]
     UnknownProtocol(String),
     /// A fault that is not in the fault language.
-    #[error("bad fault '{0}' (drop=P, flip=P, dup=P [-in|-out], stall=MS@N, vanish@N, garbage=N, previous=N)")]
+    #[error("bad fault '{0}' (drop=P, flip=P, dup=P [-in|-out], stall=MS@N, vanish@N, reset@N, garbage=N, previous=N, uart=PCT, baud=N, latency=MS)")]
     BadFault(String),
+    /// Not a pace.
+    #[error("unknown pace '{0}' (line, window:N or word)")]
+    BadPace(String),
     /// A fault probability outside 0..1.
     #[error("fault '{0}': probability must be within 0..1")]
     Probability(String),
@@ -103,6 +106,15 @@ pub enum LoadError {
         /// Where and why.
         #[source]
         source: crate::image::ImageError,
+    },
+    /// The words are not laid out as a JOP linker lays out an image.
+    #[error("{}: {source}", path.display())]
+    Layout {
+        /// The file.
+        path: PathBuf,
+        /// The word and why.
+        #[source]
+        source: crate::image::LayoutError,
     },
 }
 

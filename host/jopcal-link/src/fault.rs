@@ -9,7 +9,13 @@
 //! is host → board), `stall=MS@N` (stall MS milliseconds before the Nth byte
 //! received), `vanish@N` (close the link at the Nth byte received),
 //! `garbage=N` (N random bytes before the loader starts), `previous=N` (N
-//! lines of an earlier run's output first).
+//! lines of an earlier run's output first), `reset@N` (the board resets at
+//! the Nth byte received: its transmitter's bytes are lost, its loader
+//! starts over). A board's UART in time ([`crate::uart`]): `baud=N` (the
+//! host's line rate; it turns the model on), `uart=PCT` (the board's UART
+//! clock against the host's, e.g. `uart=-1.4` for 1.4% slow), `latency=MS`
+//! (the host gets the board's bytes in batches MS apart, as from a USB
+//! adapter).
 
 use crate::error::SettingError;
 use crate::link::Link;
@@ -41,6 +47,10 @@ pub enum Fault {
     Vanish { at: u64 },
     Garbage(usize),
     Previous(usize),
+    Reset { at: u64 },
+    Baud(u32),
+    UartError(f64),
+    LatencyMs(f64),
 }
 
 /// A set of faults.
@@ -55,6 +65,12 @@ impl FromStr for FaultPlan {
         let mut faults = Vec::new();
         for item in s.split(',').map(str::trim).filter(|i| !i.is_empty()) {
             let bad = || SettingError::BadFault(item.to_string());
+            if let Some(at) = item.strip_prefix("reset@") {
+                faults.push(Fault::Reset {
+                    at: at.parse().map_err(|_| bad())?,
+                });
+                continue;
+            }
             if let Some(at) = item.strip_prefix("vanish@") {
                 faults.push(Fault::Vanish {
                     at: at.parse().map_err(|_| bad())?,
@@ -88,10 +104,50 @@ impl FromStr for FaultPlan {
                 }
                 "garbage" => Fault::Garbage(value.parse().map_err(|_| bad())?),
                 "previous" => Fault::Previous(value.parse().map_err(|_| bad())?),
+                "baud" => Fault::Baud(value.parse().ok().filter(|b| *b > 0).ok_or_else(bad)?),
+                "uart" => Fault::UartError(
+                    value
+                        .trim_end_matches('%')
+                        .parse()
+                        .ok()
+                        .filter(|e: &f64| e.abs() < 50.0)
+                        .ok_or_else(bad)?,
+                ),
+                "latency" => Fault::LatencyMs(value.parse().ok().filter(|l: &f64| *l >= 0.0).ok_or_else(bad)?),
                 _ => return Err(bad()),
             });
         }
         Ok(FaultPlan { faults })
+    }
+}
+
+impl FaultPlan {
+    /// The board's UART in time, when the plan gives the host's line rate.
+    pub fn uart_timing(&self) -> Option<crate::uart::UartTiming> {
+        let baud = self.faults.iter().find_map(|f| match f {
+            Fault::Baud(b) => Some(*b),
+            _ => None,
+        })?;
+        Some(crate::uart::UartTiming {
+            host_baud: baud,
+            board_error_pct: self
+                .faults
+                .iter()
+                .find_map(|f| match f {
+                    Fault::UartError(e) => Some(*e),
+                    _ => None,
+                })
+                .unwrap_or(0.0),
+            tx_fifo: 2,
+            latency: self
+                .faults
+                .iter()
+                .find_map(|f| match f {
+                    Fault::LatencyMs(l) => Some(Duration::from_secs_f64(l / 1000.0)),
+                    _ => None,
+                })
+                .unwrap_or(Duration::ZERO),
+        })
     }
 }
 
@@ -128,6 +184,11 @@ pub struct FaultyLink<L: Link> {
 }
 
 impl<L: Link> FaultyLink<L> {
+    /// The link under the faults.
+    pub fn inner_mut(&mut self) -> &mut L {
+        &mut self.inner
+    }
+
     pub fn new(inner: L, plan: FaultPlan, seed: u64) -> FaultyLink<L> {
         FaultyLink {
             inner,
@@ -225,6 +286,10 @@ impl<L: Link> Link for FaultyLink<L> {
                         self.injected.push(format!("stalled {millis} ms at byte {at}"));
                         std::thread::sleep(Duration::from_millis(millis));
                     }
+                    Fault::Reset { at } if at == self.received => {
+                        self.injected.push(format!("reset at byte {at}"));
+                        return Err(io::Error::new(io::ErrorKind::Interrupted, "the board reset (injected)"));
+                    }
                     Fault::Vanish { at } if at == self.received => {
                         self.injected.push(format!("vanished at byte {at}"));
                         self.vanished = true;
@@ -256,7 +321,7 @@ mod tests {
 
     #[test]
     fn parses_plans_and_rejects_bad_ones() {
-        let p: FaultPlan = "drop=0.01,flip-out=0.5,stall=3000@40,vanish@100,garbage=9,previous=2"
+        let p: FaultPlan = "drop=0.01,flip-out=0.5,stall=3000@40,vanish@100,garbage=9,previous=2,reset@7,baud=115200,uart=-1.4%,latency=8"
             .parse()
             .unwrap();
         assert_eq!(
@@ -268,8 +333,16 @@ mod tests {
                 Fault::Vanish { at: 100 },
                 Fault::Garbage(9),
                 Fault::Previous(2),
+                Fault::Reset { at: 7 },
+                Fault::Baud(115200),
+                Fault::UartError(-1.4),
+                Fault::LatencyMs(8.0),
             ]
         );
+        let t = p.uart_timing().unwrap();
+        assert_eq!((t.host_baud, t.board_error_pct, t.tx_fifo), (115200, -1.4, 2));
+        assert_eq!(t.latency, Duration::from_millis(8));
+        assert!("uart=-60".parse::<FaultPlan>().is_err());
         assert!("drop=2"
             .parse::<FaultPlan>()
             .unwrap_err()

@@ -25,6 +25,18 @@ pub struct ImageError {
     pub message: String,
 }
 
+/// Word 1 of a class bundle of jopcal's (which the virtual board runs
+/// instead of a JOP linker's image): no special pointers to check.
+pub const BUNDLE_MAGIC: u32 = 0x4A43_4231;
+
+/// Why the words of an image are not a JOP image a processor can boot.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("word {word}: {message}")]
+pub struct LayoutError {
+    pub word: usize,
+    pub message: String,
+}
+
 /// Skips white space, commas and comments. Fails on an unterminated `/*`.
 fn separators(mut i: &str) -> Result<&str, &str> {
     loop {
@@ -139,6 +151,72 @@ impl JopImage {
         })
     }
 
+    /// Checks what the processor reads before it runs anything: the special
+    /// pointers (word 1) inside the image, the boot and main methods'
+    /// structures and code inside it, the runtime's jump table and helper
+    /// pointers inside it. A class bundle passes unchecked.
+    pub fn check_layout(&self) -> Result<(), LayoutError> {
+        let w = &self.words;
+        let len = w.len();
+        if w.get(1) == Some(&BUNDLE_MAGIC) {
+            return Ok(());
+        }
+        let bad = |word: usize, message: String| Err(LayoutError { word, message });
+        let Some(&special) = w.get(1) else {
+            return bad(
+                0,
+                "the image holds no special pointers (a JOP image has at least 8 words)".into(),
+            );
+        };
+        let special = special as usize;
+        if special < 2 || special + 6 > len {
+            return bad(
+                1,
+                format!("the special pointers at word {special} lie outside the image of {len} words"),
+            );
+        }
+        for (k, what) in [(1, "the runtime's jump table"), (2, "the runtime's helper")] {
+            let at = w[special + k] as usize;
+            if at >= len {
+                return bad(
+                    special + k,
+                    format!("{what} at word {at} lies outside the image of {len} words"),
+                );
+            }
+        }
+        for (k, what) in [(0, "boot"), (3, "main")] {
+            let s = w[special + k] as usize;
+            if s < 2 || s + 2 > len {
+                return bad(
+                    special + k,
+                    format!("the {what} method's structure at word {s} lies outside the image of {len} words"),
+                );
+            }
+            let (start, words) = ((w[s] >> 10) as usize, (w[s] & 0x3ff) as usize);
+            if start < 2 || words == 0 || start + words > len {
+                return bad(
+                    s,
+                    format!(
+                        "the {what} method's code at words {start}..{} is not inside the image of {len} words",
+                        start + words
+                    ),
+                );
+            }
+        }
+        Ok(())
+    }
+
+    /// [`JopImage::load`], then [`JopImage::check_layout`]: for what goes to
+    /// a processor.
+    pub fn load_checked(path: &Path, max_words: Option<usize>) -> Result<JopImage, crate::LoadError> {
+        let image = JopImage::load(path, max_words)?;
+        image.check_layout().map_err(|source| crate::LoadError::Layout {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        Ok(image)
+    }
+
     /// The image as written: one word per line, word 0 first.
     pub fn to_text(&self) -> String {
         let mut s = String::new();
@@ -161,12 +239,79 @@ impl JopImage {
         words.extend_from_slice(payload);
         JopImage { words }
     }
+
+    /// An image laid out as a JOP linker lays one out, around `payload`
+    /// (board stand-ins and tests, whose programs read the payload): the
+    /// payload from word 2, then a one-word method's structure and the
+    /// special pointers, so that [`JopImage::check_layout`] passes.
+    pub fn bootable(payload: &[u32]) -> JopImage {
+        let mut words = vec![0, 0];
+        words.extend_from_slice(payload);
+        let code = 2u32;
+        let structure = words.len() as u32;
+        words.extend([code << 10 | 1, 0]);
+        let special = words.len() as u32;
+        words[1] = special;
+        // boot, jump table, helper, main, statics, one CPU
+        words.extend([structure, code, code, structure, code, 1]);
+        words[0] = words.len() as u32;
+        JopImage { words }
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    /// A minimal bootable layout: code at word 2, the structure at 3,
+    /// special pointers at 5.
+    fn bootable() -> Vec<u32> {
+        let mut w = vec![0, 5, 0xdead_beef, 2 << 10 | 1, 0, 3, 2, 2, 3, 0, 1];
+        w[0] = w.len() as u32;
+        w
+    }
+
+    #[test]
+    fn layout_names_the_word_that_points_outside() {
+        let check = |w: Vec<u32>| JopImage { words: w }.check_layout().map_err(|e| e.to_string());
+        assert_eq!(check(bootable()), Ok(()));
+        assert_eq!(check(JopImage::bootable(&[]).words), Ok(()));
+        assert_eq!(check(JopImage::bootable(&[5; 300]).words), Ok(()));
+        assert_eq!(
+            check(vec![1]),
+            Err("word 0: the image holds no special pointers (a JOP image has at least 8 words)".into())
+        );
+        let mut w = bootable();
+        w[1] = 9;
+        assert_eq!(
+            check(w),
+            Err("word 1: the special pointers at word 9 lie outside the image of 11 words".into())
+        );
+        let mut w = bootable();
+        w[8] = 40;
+        assert_eq!(
+            check(w),
+            Err("word 8: the main method's structure at word 40 lies outside the image of 11 words".into())
+        );
+        let mut w = bootable();
+        w[3] = 9 << 10 | 4;
+        assert_eq!(
+            check(w),
+            Err("word 3: the boot method's code at words 9..13 is not inside the image of 11 words".into())
+        );
+        let mut w = bootable();
+        w[6] = 11;
+        assert!(check(w).unwrap_err().starts_with("word 6: the runtime's jump table"));
+        assert_eq!(check(vec![3, BUNDLE_MAGIC, 7]), Ok(()));
+    }
+
+    proptest! {
+        #[test]
+        fn layout_check_never_panics(words in proptest::collection::vec(any::<u32>(), 0..40)) {
+            let _ = JopImage { words }.check_layout();
+        }
+    }
 
     #[test]
     fn parses_comments_and_separators() {

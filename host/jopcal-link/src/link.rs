@@ -18,6 +18,12 @@ pub trait Link: Send {
     fn recv(&mut self, buf: &mut [u8], timeout: Duration) -> io::Result<usize>;
     /// What this link is, for logs and errors.
     fn describe(&self) -> String;
+    /// A second handle that reads the same line, for a thread of its own
+    /// (the board's UART model stamps bytes as they arrive); `None` where
+    /// the link cannot be shared.
+    fn reader(&self) -> Option<Box<dyn Link>> {
+        None
+    }
 }
 
 /// Reads one byte, waiting at most `timeout`.
@@ -150,9 +156,13 @@ impl Link for SerialLink {
     }
 
     fn recv(&mut self, buf: &mut [u8], timeout: Duration) -> io::Result<usize> {
-        self.port
-            .set_timeout(timeout.max(Duration::from_millis(1)))
-            .map_err(io::Error::other)?;
+        // Zero polls; anything else waits at least the 1 ms the OS's poll counts in.
+        let wait = if timeout.is_zero() {
+            timeout
+        } else {
+            timeout.max(Duration::from_millis(1))
+        };
+        self.port.set_timeout(wait).map_err(io::Error::other)?;
         match self.port.read(buf) {
             Ok(0) => Err(io::Error::new(
                 io::ErrorKind::UnexpectedEof,
@@ -171,6 +181,15 @@ impl Link for SerialLink {
 
     fn describe(&self) -> String {
         self.name.clone()
+    }
+
+    fn reader(&self) -> Option<Box<dyn Link>> {
+        let port = self.port.try_clone().ok()?;
+        Some(Box::new(SerialLink {
+            port,
+            name: self.name.clone(),
+            hangup_is_silence: self.hangup_is_silence,
+        }))
     }
 }
 

@@ -7,6 +7,7 @@ use crate::board::{receive, LoaderLog, LoaderOptions};
 use crate::fault::{FaultPlan, FaultyLink};
 use crate::image::JopImage;
 use crate::link::Link;
+use crate::uart::UartLink;
 use jopcal_measure::result_line::line_check;
 use std::io;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -87,7 +88,8 @@ pub fn serve<L: Link>(
     stop: Arc<AtomicBool>,
     log: Arc<Mutex<BoardLog>>,
 ) {
-    let mut link = FaultyLink::new(link, plan, seed);
+    let timing = plan.uart_timing();
+    let mut link = FaultyLink::new(UartLink::new(link, timing, loader.host_writes.clone()), plan, seed);
     let end = |log: &Arc<Mutex<BoardLog>>, why: String| {
         if let Ok(mut l) = log.lock() {
             l.ended = Some(why);
@@ -102,16 +104,32 @@ pub fn serve<L: Link>(
     loop {
         let mut llog = LoaderLog::default();
         let stopped = || stop.load(Ordering::Relaxed);
+        link.inner_mut().set_loading(true);
         let got = receive(&mut link, &loader, &mut llog, &stopped);
         if let Ok(mut l) = log.lock() {
             l.loader.append(&mut llog.restarts);
             l.faults.append(&mut link.injected);
+            let lost = std::mem::take(&mut link.inner_mut().lost_echoes);
+            if lost > 0 {
+                l.faults
+                    .push(format!("the transmit FIFO was full: {lost} echo(es) lost"));
+            }
         }
         let image = match got {
             Ok(Some(img)) => img,
+            // A reset: the transmitter's bytes are lost, the loader starts over.
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {
+                link.inner_mut().reset();
+                continue;
+            }
             Ok(None) => return end(&log, "stopped".into()),
             Err(e) => return end(&log, format!("link: {e}")),
         };
+        // The last echoes reach the host before the program's first output.
+        if let Err(e) = link.inner_mut().flush() {
+            return end(&log, format!("link: {e}"));
+        }
+        link.inner_mut().set_loading(false);
         let mut uart = |b: &[u8]| link.send(b);
         if let Err(e) = program.run(&image, &mut uart) {
             return end(&log, format!("link: {e}"));

@@ -20,6 +20,11 @@ pub struct SessionOptions {
     pub retries: u32,
     /// Shell command run before every attempt (e.g. an openFPGALoader call).
     pub configure: Option<String>,
+    /// Shell command that brings the board back to its loader: run before
+    /// a retry, and before the first attempt when `reset_first`.
+    pub reset: Option<String>,
+    /// The image before this one failed: the board is in no known state.
+    pub reset_first: bool,
     /// Before downloading, input is drained until quiet this long (stale output).
     pub quiet: Duration,
     /// ... but for at most this long.
@@ -142,9 +147,27 @@ pub fn run_image(
     on_result: &mut dyn FnMut(&ResultLine) -> Result<(), StoreError>,
     on_attempt: &mut dyn FnMut(&Attempt),
 ) -> Result<Vec<Attempt>, SessionFailure> {
-    let mut attempts = Vec::new();
+    let mut attempts: Vec<Attempt> = Vec::new();
     let total = opts.retries + 1;
+    let mut download_opts = opts.download.clone();
     for number in 1..=total {
+        if number > 1 || opts.reset_first {
+            if let Some(cmd) = &opts.reset {
+                if let Err(e) = run_configure(cmd) {
+                    return Err(SessionFailure {
+                        attempts,
+                        why: format!("reset: {e}"),
+                    });
+                }
+            }
+        }
+        // A paced classic download the board's echoes refused: the retry
+        // goes word by word, which no UART clock can overrun.
+        if let Some(Err(DownloadError::EchoMismatch { .. } | DownloadError::NoEcho { .. })) =
+            attempts.last().map(|a| &a.download)
+        {
+            download_opts.pace = crate::download::Pace::Word;
+        }
         if let Some(cmd) = &opts.configure {
             if let Err(e) = run_configure(cmd) {
                 return Err(SessionFailure {
@@ -168,7 +191,7 @@ pub fn run_image(
                 })
             }
         };
-        let downloaded = download(link, image, &opts.download);
+        let downloaded = download(link, image, &download_opts);
         let mut a = Attempt {
             number,
             stale,

@@ -10,7 +10,8 @@ use jopcal_link::fault::{FaultPlan, Rng};
 use jopcal_link::link::SerialLink;
 use jopcal_link::peer::{serve, BoardLog, ChecksumProgram};
 use jopcal_link::session::{run_image, SessionOptions};
-use jopcal_link::{DownloadOptions, JopImage, Protocol, PseudoTerminal};
+use jopcal_link::uart::HostWrites;
+use jopcal_link::{DownloadOptions, JopImage, Pace, Protocol, PseudoTerminal};
 use jopcal_measure::result_line::ResultLine;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
@@ -44,7 +45,17 @@ fn start_board(protocol: Protocol, plan: &str, seed: u64) -> Board {
     start_board_with(protocol, plan, seed, ChecksumProgram::new("Img"))
 }
 
-fn start_board_with(protocol: Protocol, plan: &str, seed: u64, mut program: ChecksumProgram) -> Board {
+fn start_board_with(protocol: Protocol, plan: &str, seed: u64, program: ChecksumProgram) -> Board {
+    start_board_full(loader(protocol), plan, seed, program)
+}
+
+fn start_board_timed(plan: &str, writes: HostWrites) -> Board {
+    let mut l = loader(Protocol::Classic);
+    l.host_writes = Some(writes);
+    start_board_full(l, plan, 7, ChecksumProgram::new("Img"))
+}
+
+fn start_board_full(loader: LoaderOptions, plan: &str, seed: u64, mut program: ChecksumProgram) -> Board {
     let pty = PseudoTerminal::open().unwrap();
     let path = pty.path.clone();
     let stop = Arc::new(AtomicBool::new(false));
@@ -53,7 +64,7 @@ fn start_board_with(protocol: Protocol, plan: &str, seed: u64, mut program: Chec
     let (s, l) = (stop.clone(), log.clone());
     let thread = std::thread::spawn(move || {
         let PseudoTerminal { board, .. } = pty;
-        serve(board, loader(protocol), &mut program, plan, seed, s, l);
+        serve(board, loader, &mut program, plan, seed, s, l);
     });
     Board {
         path,
@@ -83,6 +94,8 @@ fn session(protocol: Protocol, retries: u32) -> SessionOptions {
         },
         retries,
         configure: None,
+        reset: None,
+        reset_first: false,
         quiet: Duration::from_millis(200),
         quiet_limit: Duration::from_secs(2),
     }
@@ -280,4 +293,123 @@ fn faults_on_classic_end_right_or_fail_clearly() {
 #[test]
 fn faults_on_handshake_end_right_or_fail_clearly() {
     sweep_all(Protocol::Handshake);
+}
+
+/// The largest image of the tree's JemBench (Aes, 20,040 words).
+const LARGEST_JEMBENCH_WORDS: usize = 20_040;
+
+/// One classic download of `img` at `baud`, paced as `pace`, to a board
+/// whose UART `plan` times (its clock error, latency, faults): the count
+/// the board's program reports, or the host's one-line reason.
+fn paced(plan: &str, img: &JopImage, baud: u32, pace: Pace) -> Result<u64, String> {
+    // The host's writes time the board's UART (a pseudo-terminal has no wire).
+    let writes = HostWrites::default();
+    let board = start_board_timed(plan, writes.clone());
+    let mut link = writes.link(SerialLink::open(&board.path, baud, false).unwrap());
+    let mut opts = session(Protocol::Classic, 0);
+    opts.download.pace = pace;
+    opts.download.byte_timeout = Duration::from_millis(800);
+    opts.capture.total_timeout = Duration::from_secs(60);
+    let mut got = None;
+    run_image(
+        &mut link,
+        img,
+        &opts,
+        &mut |r| {
+            if let ResultLine::Result { cycles, .. } = r {
+                got = Some(*cycles);
+            }
+            Ok(())
+        },
+        &mut |_| {},
+    )
+    .map_err(|f| {
+        let log = board.log.lock().unwrap();
+        format!("{} [board: {:?} {:?}]", f.why, log.faults, log.loader)
+    })?;
+    got.ok_or_else(|| "no result line".to_string())
+}
+
+/// JOP's loader echoes into a 2-byte FIFO without waiting: paced for a 3%
+/// tolerance, every download of the largest JemBench image arrives intact
+/// from a UART 3% slow to 3% fast, with a USB adapter's latency too.
+#[test]
+fn paced_downloads_arrive_intact_on_any_uart_within_tolerance() {
+    let baud = 230_400;
+    let img = image(11, LARGEST_JEMBENCH_WORDS);
+    let want = ChecksumProgram::cycles_for(&img);
+    for (error, latency) in [(-3.0, 0), (-1.4, 0), (0.0, 0), (1.4, 0), (3.0, 0), (-3.0, 16)] {
+        let plan = format!("baud={baud},uart={error},latency={latency}");
+        assert_eq!(paced(&plan, &img, baud, Pace::line(baud)), Ok(want), "{plan}");
+    }
+}
+
+/// The control: a window of bytes in flight, unpaced, overruns a UART 1.4%
+/// slow (as on the simulated RTL), and the host says at which word.
+#[test]
+fn an_unpaced_window_overruns_a_slow_uart_and_names_the_word() {
+    let baud = 230_400;
+    let img = image(12, 4_000);
+    let e = paced(&format!("baud={baud},uart=-1.4"), &img, baud, Pace::Window(64)).unwrap_err();
+    assert!(e.contains("at word"), "{e}");
+    // Word by word is safe however slow the board.
+    let want = ChecksumProgram::cycles_for(&image(13, 400));
+    assert_eq!(
+        paced(&format!("baud={baud},uart=-6"), &image(13, 400), baud, Pace::Word),
+        Ok(want)
+    );
+}
+
+/// A lost echo, a corrupted echo, a board that resets mid-download: each
+/// fails with a reason naming the word, or (a reset between bursts, which no
+/// echo shows) with no result; never a wrong count.
+#[test]
+fn lost_and_corrupted_echoes_and_a_reset_never_pass_unnoticed() {
+    let baud = 230_400;
+    let img = image(14, 6_000);
+    let want = ChecksumProgram::cycles_for(&img);
+    for fault in ["drop-out=0.0005", "flip-out=0.0005", "reset@9000"] {
+        let plan = format!("baud={baud},uart=-1.4,{fault}");
+        match paced(&plan, &img, baud, Pace::line(baud)) {
+            Ok(c) => panic!("{plan}: accepted a count ({c}, the image's is {want})"),
+            Err(e) => assert!(e.contains("at word") || fault.starts_with("reset"), "{plan}: {e}"),
+        }
+    }
+}
+
+/// A download the board's echoes refuse is retried after the board's reset
+/// command, word by word: the image arrives on the second attempt.
+#[test]
+fn a_refused_download_is_retried_after_a_reset_word_by_word() {
+    let baud = 230_400;
+    let writes = HostWrites::default();
+    let board = start_board_timed(&format!("baud={baud},uart=-2"), writes.clone());
+    let mut link = writes.link(SerialLink::open(&board.path, baud, false).unwrap());
+    let dir = tempfile::tempdir().unwrap();
+    let marker = dir.path().join("resets");
+    let mut opts = session(Protocol::Classic, 1);
+    opts.download.pace = Pace::Window(64);
+    opts.download.byte_timeout = Duration::from_millis(800);
+    opts.capture.total_timeout = Duration::from_secs(30);
+    opts.reset = Some(format!("echo reset >> {}", marker.display()));
+    let img = image(15, 1_500);
+    let mut got = Vec::new();
+    let attempts = run_image(
+        &mut link,
+        &img,
+        &opts,
+        &mut |r| {
+            if let ResultLine::Result { cycles, .. } = r {
+                got.push(*cycles);
+            }
+            Ok(())
+        },
+        &mut |_| {},
+    )
+    .map_err(|f| f.why)
+    .unwrap();
+    assert_eq!(attempts.len(), 2);
+    assert!(attempts[0].download.is_err());
+    assert_eq!(got, vec![ChecksumProgram::cycles_for(&img)]);
+    assert_eq!(std::fs::read_to_string(&marker).unwrap(), "reset\n");
 }

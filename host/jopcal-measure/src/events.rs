@@ -151,7 +151,7 @@ impl<R: Read> EventReader<R> {
         if n < 8 || &m != MAGIC {
             return Err(EventsError::Bad {
                 offset: 0,
-                what: "not a bytecode event stream of this version (it does not start with JOPEVT2)".into(),
+                what: "not a bytecode event stream of this version (it does not start with JOPEVT2; a bench an older jopcal built writes another: rebuild it with `jopcal sim build`)".into(),
             });
         }
         Ok(EventReader {

@@ -11,7 +11,6 @@
 //! Rows are appended durably as they arrive ([`MeasurementWriter`]): a failure
 //! later in a run never loses the rows already measured.
 
-use crate::error::RowError;
 use serde::{Deserialize, Serialize};
 use std::fs;
 use std::io::{self, Write};
@@ -156,6 +155,32 @@ impl Measurement {
             log: log.into(),
         }
     }
+}
+
+/// Why a row of a measurements file does not hold one consistent measurement.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum RowError {
+    /// A cycles row whose `cycles` and `value` columns differ.
+    #[error("columns `cycles` ({cycles}) and `value` ({value}) disagree: fix one of them")]
+    Disagree {
+        /// The `cycles` column.
+        cycles: u64,
+        /// The `value` column.
+        value: u64,
+    },
+    /// A row measuring time that fills in `cycles`.
+    #[error(
+        "column `cycles` holds {cycles} but the unit is {unit}: leave `cycles` empty for a target that measures time"
+    )]
+    CyclesNotCycles {
+        /// The `cycles` column.
+        cycles: u64,
+        /// The row's unit.
+        unit: Unit,
+    },
+    /// Both `cycles` and `value` are empty.
+    #[error("neither `cycles` nor `value` holds the measurement")]
+    NoMeasurement,
 }
 
 /// Errors reading a measurements file, naming file and line.

@@ -16,7 +16,6 @@
 //! it), not only the measured region; `jopcal explain` sets them beside the
 //! estimate's. Several CPUs' statistics are summed.
 
-use crate::error::NotACount;
 use std::collections::BTreeMap;
 
 /// What JopSim counted over a run.
@@ -43,6 +42,11 @@ pub struct CountsError {
     pub line: usize,
     pub message: String,
 }
+
+/// A count in JopSim's statistics that is not a decimal number.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("`{0}` is not a count (expected decimal digits)")]
+pub struct NotACount(pub String);
 
 /// JopSim's statistics in `stdout`, or `None` when it printed none (another
 /// target, or a run that ended before them).

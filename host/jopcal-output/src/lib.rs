@@ -2,11 +2,15 @@
 //! to a temporary name and renamed into place ([`atomic`]), so an
 //! interrupted run never leaves a half-written result or destroys an earlier
 //! one; each run's directory moves an earlier run aside ([`outdir`]); and
-//! runs are stamped with the time ([`clock`]).
+//! runs are stamped with the time ([`clock`]); a named output file is never
+//! replaced ([`new_file`]); an interrupted run says what it kept
+//! ([`interrupt`]).
 #![forbid(unsafe_code)]
 
 pub mod atomic;
 pub mod clock;
+pub mod interrupt;
+pub mod new_file;
 pub mod outdir;
 
 pub use outdir::OutDir;

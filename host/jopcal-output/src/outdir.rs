@@ -47,6 +47,7 @@ impl OutDir {
             archived = Some(dest);
         }
         fs::write(&stamp_path, format!("{stamp}\n"))?;
+        crate::interrupt::run_directory(path);
         Ok(OutDir {
             path: path.to_owned(),
             archived,

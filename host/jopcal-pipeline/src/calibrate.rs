@@ -4,15 +4,38 @@
 
 use crate::{Progress, Session};
 use anyhow::{anyhow, bail, Context, Result};
-use jopcal_calibrate::fit::{fit_without_outliers, inconsistencies, leave_one_out, Fit, FitSpec, Observation};
+use jopcal_calibrate::fit::{
+    fit_without_outliers, inconsistencies, leave_one_out, suspects, Fit, FitSpec, Observation,
+};
 use jopcal_calibrate::output::{calibrated_toml, relative_base};
 use jopcal_calibrate::report::CalibrationReport;
 use jopcal_measure::{atomic, measurements};
-use jopcal_report::plots::{bar_chart, Series};
+use jopcal_report::plots::{bar_chart_with, Axes, Series};
 use jopcal_timing::cache::CacheMode;
 use jopcal_timing::TimingModel;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+
+/// How many times off the starting table's estimate (either way) a
+/// measurement is suspect: a table's errors are percents, not factors.
+const SUSPECT_FACTOR: f64 = 10.0;
+
+/// A whole number of cycles with thousands separators.
+fn thousands(v: f64) -> String {
+    let digits = format!("{:.0}", v.abs());
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    if v < 0.0 {
+        format!("-{out}")
+    } else {
+        out
+    }
+}
 
 /// |error| in percent above which a benchmark the other benchmarks cannot
 /// explain (also ten times their median |error|) is left out of the fit.
@@ -124,6 +147,14 @@ pub struct CalibrationRun<'a> {
     pub out: &'a Path,
 }
 
+/// Where the copy of the fitted table's base goes: `<name>.base/` beside it.
+pub fn base_dir(out: &Path) -> PathBuf {
+    let stem = out
+        .file_stem()
+        .map_or("calibrated".into(), |s| s.to_string_lossy().into_owned());
+    out.with_file_name(format!("{stem}.base"))
+}
+
 /// Fits, cross-validates, writes `out` (the table) and `calibration.json` beside it.
 pub fn run_calibration(s: Session, run: &CalibrationRun) -> Result<Calibration> {
     let CalibrationRun {
@@ -137,6 +168,16 @@ pub fn run_calibration(s: Session, run: &CalibrationRun) -> Result<Calibration> 
         leave_out_synchronized,
         out,
     } = *run;
+    let plots = out.with_file_name("plots");
+    jopcal_measure::new_file::ensure_new(
+        "--out",
+        out,
+        &[
+            out.with_file_name("calibration.json"),
+            plots.join("calibration-residuals.svg"),
+            plots.join("calibration-residuals.png"),
+        ],
+    )?;
     let start = TimingModel::load(model_path)?;
     let default_cache: CacheMode = cache.parse()?;
     let spec = FitSpec::parse(groups, &start, default_cache).map_err(|e| anyhow!(e))?;
@@ -173,6 +214,28 @@ pub fn run_calibration(s: Session, run: &CalibrationRun) -> Result<Calibration> 
             o.benchmark
         ));
     }
+    // A measurement no table could produce is named, not fitted to (nor
+    // left to the outlier rule, which would call it the model's failing).
+    let suspect = suspects(&fit_set, &start, default_cache, SUSPECT_FACTOR);
+    for x in &suspect {
+        let line = format!(
+            "suspect measurement, left out of the fit: {} measured {} cycles, {} the starting table's estimate of {}: no timing table makes that; check its run",
+            x.benchmark,
+            thousands(x.measured),
+            if x.ratio() >= 1.0 {
+                format!("{:.0}x", x.ratio())
+            } else {
+                format!("1/{:.0} of", 1.0 / x.ratio())
+            },
+            thousands(x.estimated)
+        );
+        s.say(&format!(" calibrate {line}"));
+        warnings.push(line);
+    }
+    let fit_set: Vec<&Observation> = fit_set
+        .into_iter()
+        .filter(|o| !suspect.iter().any(|x| x.benchmark == o.benchmark))
+        .collect();
     let (f, outliers) = fit_without_outliers(&fit_set, &start, &spec, &memo, OUTLIER_PCT).map_err(|e| anyhow!(e))?;
     for o in &outliers {
         warnings.push(format!(
@@ -209,11 +272,14 @@ pub fn run_calibration(s: Session, run: &CalibrationRun) -> Result<Calibration> 
     progress.end();
     let incons = inconsistencies(&refs, &start, &fitted, 5.0);
     warnings.extend(parameter_warnings(&f, &start));
-    // The starting table relative to the outputs, so their directory can move.
-    let base = relative_base(model_path, out);
+    // A copy of the starting table (and what it derives from) beside the
+    // outputs: the fitted table loads wherever they move, whatever becomes
+    // of the original; calibration.json still names the original.
+    let copy = jopcal_timing::file::copy_chain(model_path, &base_dir(out))?;
+    let base = relative_base(&copy, out);
     let report = CalibrationReport::new(&f, &start.name, &base, loo_rows.as_deref(), &incons, &warnings);
     let loo_max = report.loo_max_abs_error_pct;
-    write_calibration(&f, &start, &base, &report, out)?;
+    write_calibration(&f, &start, (&base, model_path), &report, out)?;
     say_calibration(&s, &f, loo_max, &warnings, &incons);
     Ok(Calibration {
         fit: f,
@@ -243,18 +309,14 @@ struct FittedRun<'a> {
 
 /// Every benchmark's out-of-sample prediction, `(benchmark, measured,
 /// predicted)`: leave-one-out for those in the fit, the fit itself for the
-/// outliers and synchronized ones it never saw. Reports each as it comes.
+/// outliers and synchronized ones it never saw. Shows each as it comes and
+/// reports them all, by name, at the end (the fits finish in any order).
 fn out_of_sample(run: &FittedRun, progress: &Progress) -> Result<Vec<(String, f64, f64)>> {
     progress.started(&format!(
         "leave-one-out: {} fits, each without one benchmark",
         run.all.len()
     ));
-    let on_predicted = |bench: &str, measured: f64, predicted: f64| {
-        progress.finished(&format!(
-            "leave-one-out {bench}: {}%",
-            jopcal_report::plots::signed(100.0 * (predicted - measured) / measured, 3)
-        ));
-    };
+    let on_predicted = |bench: &str, _: f64, _: f64| progress.working_on(&format!("leave-one-out: {bench} done"));
     let cache = run.fit.cache;
     let mut rows = leave_one_out(
         run.kept,
@@ -273,8 +335,14 @@ fn out_of_sample(run: &FittedRun, progress: &Progress) -> Result<Vec<(String, f6
         .filter(|o| !run.kept.iter().any(|k| k.benchmark == o.benchmark))
     {
         let predicted = run.memo.tally(o, run.fitted, cache).price(run.fitted);
-        on_predicted(&o.benchmark, o.measured, predicted);
         rows.push((o.benchmark.clone(), o.measured, predicted));
+    }
+    rows.sort_by(|a, b| a.0.cmp(&b.0));
+    for (bench, measured, predicted) in &rows {
+        progress.finished(&format!(
+            "leave-one-out {bench}: {}%",
+            jopcal_report::plots::signed(100.0 * (predicted - measured) / measured, 3)
+        ));
     }
     Ok(rows)
 }
@@ -327,14 +395,26 @@ fn parameter_warnings(f: &Fit, start: &TimingModel) -> Vec<String> {
 
 /// Writes the fitted table to `out` (after checking that it loads),
 /// `calibration.json` beside it and the residual plot.
-fn write_calibration(f: &Fit, start: &TimingModel, base: &str, report: &CalibrationReport, out: &Path) -> Result<()> {
+/// `base`: the copy of the starting table the fitted one names, and the
+/// table it was copied from.
+fn write_calibration(
+    f: &Fit,
+    start: &TimingModel,
+    (base, origin): (&str, &Path),
+    report: &CalibrationReport,
+    out: &Path,
+) -> Result<()> {
+    let origin = origin.canonicalize().unwrap_or_else(|_| origin.to_path_buf());
+    let notes: Vec<String> = std::iter::once(format!("Fitted from {} (copied to {base}).", origin.display()))
+        .chain(report.warnings.iter().cloned())
+        .collect();
     let toml_text = calibrated_toml(
         f,
         start,
         base,
         &format!("{}-calibrated", start.name),
         report.loo_max_abs_error_pct,
-        &report.warnings,
+        &notes,
     );
     // The written table must load: check before anything is published.
     let tmp_check = out.with_extension("toml.check");
@@ -358,23 +438,24 @@ fn say_calibration(s: &Session, f: &Fit, loo_max: Option<f64>, warnings: &[Strin
         .filter(|p| p.unidentified.is_none() && p.value != p.start)
         .map(|p| format!("{}={}", p.name, trim(p.value)))
         .collect();
-    s.say(&format!("  calibrate fitted {}", changed.join(" ")));
+    s.say(&format!(" calibrate fitted {}", changed.join(" ")));
     s.say(&format!(
-        "  calibrate largest |error|: fit {:.4}%{}",
+        " calibrate largest |error|: fit {:.4}%{}",
         f.max_abs_error_pct(),
         loo_max.map(|l| format!(", leave-one-out {l:.4}%")).unwrap_or_default()
     ));
     for w in warnings {
-        s.say(&format!("  calibrate warning: {w}"));
+        s.say(&format!(" calibrate warning: {w}"));
     }
     if !incons.is_empty() {
         s.say(&format!(
-            "  calibrate {} opcode(s) cost more than 5% other than the published table, e.g. {}",
+            " calibrate the fitted table is more than 5% off the published table on {} opcode{}, e.g. {}",
             incons.len(),
+            if incons.len() == 1 { "" } else { "s" },
             incons
                 .iter()
                 .take(4)
-                .map(|(o, a, b)| format!("{o} {a} -> {b}"))
+                .map(|(o, a, b)| format!("{o} {a:.0} -> {b:.0} cycles"))
                 .collect::<Vec<_>>()
                 .join(", ")
         ));
@@ -394,7 +475,9 @@ pub fn plot_from_json(json_path: &Path, stem: &Path) -> Result<Vec<PathBuf>> {
     let report = CalibrationReport::read(json_path)?;
     let names: Vec<String> = report.fit.iter().map(|r| r.benchmark.clone()).collect();
     // The fitted table has the colour of the calibrated estimator in validate's
-    // plots (the fourth variant, after the published table's three cache modes).
+    // plots (the fourth variant, after the published table's three cache modes:
+    // blue); the leave-one-out predictions beside it the first variant's
+    // (orange), far from it in hue and in greyscale.
     let mut series = vec![Series {
         name: "fitted table".into(),
         values: report.fit.iter().map(|r| r.error_pct).collect(),
@@ -406,13 +489,18 @@ pub fn plot_from_json(json_path: &Path, stem: &Path) -> Result<Vec<PathBuf>> {
             name: "leave-one-out prediction".into(),
             values: names.iter().map(|n| report.loo_error_pct(n).unwrap_or(0.0)).collect(),
             labels: None,
-            color: jopcal_report::plots::color_of_variant(5),
+            color: jopcal_report::plots::color_of_variant(0),
         });
     }
-    bar_chart(
+    // "(%)": a percent axis, its ticks with a % sign.
+    bar_chart_with(
         stem,
         "Calibration residuals per benchmark",
-        "error (%)",
+        &Axes {
+            x_desc: "benchmark".into(),
+            y_desc: "error".into(),
+            percent: true,
+        },
         &names,
         &series,
     )

@@ -380,7 +380,7 @@ fn run_bench(image: &Path, sim: &Path, extra: &[String], timeout: Duration, scra
 
 /// Runs the image on both sides and compares them.
 pub fn diff(session: Session, o: &DiffOptions) -> Result<DiffReport> {
-    let image = JopImage::load(&o.image, None).map_err(|e| anyhow!(e))?;
+    let image = JopImage::load_checked(&o.image, None).map_err(|e| anyhow!(e))?;
     let map_path = o
         .link_map
         .clone()
@@ -499,7 +499,7 @@ fn thousands(v: u64) -> String {
     let s = v.to_string();
     let mut out = String::new();
     for (i, c) in s.chars().enumerate() {
-        if i > 0 && (s.len() - i) % 3 == 0 {
+        if i > 0 && (s.len() - i).is_multiple_of(3) {
             out.push(',');
         }
         out.push(c);

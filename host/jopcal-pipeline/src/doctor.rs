@@ -128,7 +128,11 @@ pub fn doctor(s: Session, timeout: u64) -> Result<()> {
         if let (Ok(root), None) = (&f, &generated) {
             generated = Some(root.clone());
         }
-        c.check(&name, compile_finding(f.map(|_| ())));
+        let compiler = config
+            .as_ref()
+            .and_then(|c| c.host_javac.first())
+            .map_or("the host JDK's javac".to_string(), |j| format!("{j} (host_javac)"));
+        c.check(&name, compile_finding(f.map(|_| ()), &compiler));
     }
     let Some(cfg) = config else {
         c.check(
@@ -286,10 +290,10 @@ fn harnesses_finding(suite: TreeSuite, names: &[&str], home: &Path) -> Finding {
     Finding::Ok(format!("{} ({})", names.len(), names.join(", ")))
 }
 
-/// The finding on compiling a suite with the host JDK.
-fn compile_finding(compiled: Result<()>) -> Finding {
+/// The finding on compiling a suite with `compiler`.
+fn compile_finding(compiled: Result<()>, compiler: &str) -> Finding {
     let Err(e) = compiled else {
-        return Finding::Ok("compiles with the host JDK".into());
+        return Finding::Ok(format!("compiles with {compiler}"));
     };
     let why = format!("{e:#}");
     let fix = if why.contains("unmappable character") {

@@ -2,7 +2,7 @@
 //! `estimates.json`, with method sizes from JOP's images where given.
 
 use crate::{locate, Session};
-use anyhow::{anyhow, bail, Context, Result};
+use anyhow::{anyhow, Context, Result};
 use jopcal_measure::{atomic, clock, OutDir};
 use jopcal_profile::Profile;
 use jopcal_report::breakdown::{Breakdown, EstimatesFile};
@@ -39,15 +39,7 @@ pub struct EstimateOptions {
 fn outputs(out: Option<&Path>) -> Result<(PathBuf, PathBuf)> {
     if let Some(file) = out.filter(|o| o.extension().is_some_and(|e| e == "csv")) {
         let json = file.with_extension("json");
-        for p in [file, json.as_path()] {
-            if p.exists() {
-                bail!(
-                    "--out {}: {} exists already; name a new file, or a directory (an earlier run in it is moved to previous/)",
-                    file.display(),
-                    p.display()
-                );
-            }
-        }
+        jopcal_measure::new_file::ensure_new("--out", file, std::slice::from_ref(&json))?;
         locate::check_out_dir(
             file.parent()
                 .filter(|d| !d.as_os_str().is_empty())
@@ -72,7 +64,8 @@ pub fn estimate(s: Session, a: &EstimateOptions) -> Result<PathBuf> {
     let model_path = locate::model_path(a.model.as_deref(), s.firmware)?;
     let mut model = TimingModel::load(&model_path)?;
     model.apply_overrides(&a.params)?;
-    let mut profiles = jopcal_profile::read_dir(&a.profiles)?;
+    let mut profiles =
+        jopcal_profile::read_dir(&a.profiles).with_context(|| format!("--profiles {}", a.profiles.display()))?;
     let sizes = match (&a.jop_image, &a.link_map) {
         (Some(img), Some(map)) => Some(jop_sizes(s, img, map, &profiles)?),
         _ => None,

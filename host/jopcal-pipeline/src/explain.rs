@@ -64,21 +64,13 @@ pub fn explain(s: Session, a: &ExplainOptions) -> Result<String> {
         );
     }
     if let Some(out) = &a.out {
-        for p in [out.clone(), out.with_extension("json")] {
-            if p.exists() {
-                bail!(
-                    "--out {}: {} exists already; name a new file",
-                    out.display(),
-                    p.display()
-                );
-            }
-        }
+        jopcal_measure::new_file::ensure_new("--out", out, &[out.with_extension("json")])?;
     }
     let xs = explanations(&chosen, &model, mode, &rows, dir)?;
     let md = markdown(&xs, &model_path);
     if let Some(out) = &a.out {
         write(&xs, &md, out)?;
-        s.say(&format!("  explain wrote {} and its .json", out.display()));
+        s.say(&format!("   explain wrote {} and its .json", out.display()));
     }
     Ok(md)
 }

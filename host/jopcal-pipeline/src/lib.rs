@@ -16,9 +16,11 @@
 //! to the [`Progress`] callbacks the caller passes in a [`Session`].
 #![forbid(unsafe_code)]
 
+pub mod cache;
 pub mod calibrate;
 pub mod diff;
 pub mod doctor;
+pub mod emu;
 pub mod estimate;
 pub mod explain;
 pub mod host_library;
@@ -29,6 +31,9 @@ pub mod processor;
 pub mod profile;
 pub mod report;
 pub mod share;
+pub mod sim;
+pub mod table;
+pub mod targets;
 pub mod validate;
 
 use std::path::Path;

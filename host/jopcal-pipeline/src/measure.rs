@@ -146,7 +146,8 @@ fn open_target(
                         timing: e.timing,
                         config: e.config.as_deref(),
                         top: e.top.as_deref(),
-                        sim: None,
+                        // A bench's processor, with its clock and UART, to compare with it.
+                        sim: on.sim.as_deref(),
                         params: &e.params,
                     },
                 )?;
@@ -254,6 +255,8 @@ pub fn board_line(b: &BoardOptions, port: String) -> BoardLine {
         protocol: b.protocol,
         baud: b.baud,
         configure: b.configure.clone(),
+        // jopcal.toml's `reset`, where there is one.
+        reset: crate::locate::jop_config().ok().flatten().and_then(|c| c.reset),
         retries: b.retries,
         dtr_rts: b.dtr_rts,
         line_timeout: Duration::from_secs(b.line_timeout),

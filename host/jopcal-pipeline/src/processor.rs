@@ -9,9 +9,10 @@
 
 use crate::{locate, microcode, Session};
 use anyhow::{anyhow, bail, Context, Result};
-use jopcal_emu::config::{MicrocodeCosts, Processor};
+use jopcal_emu::config::{MicrocodeCosts, Processor, RamScripts};
 use jopcal_emu::BoardConfig;
-use jopcal_jop::microcode::exec::Exec;
+use jopcal_jop::microcode::exec::{EntryId, Exec};
+use jopcal_jop::microcode::{stackram, PathKey};
 use jopcal_jop::microcode::{AccessTiming, Derivation, Program};
 use jopcal_measure::atomic;
 use jopcal_sim::jop::describe::{describe, TopFacts};
@@ -164,9 +165,14 @@ fn processor(
     // The stack pointer's excursions, for the overflow check: a bytecode's
     // own microcode, or the dispatch of one JOP runs in Java.
     let mut sp = vec![None; 256];
+    // What each bytecode's microcode writes into the stack memory, per path.
+    let mut ram = vec![RamScripts::default(); 256];
     for (op, name) in &names {
-        if let Some((Ok(entry), _)) = derivation.entry_for(name) {
+        if let Some((Ok(entry), own)) = derivation.entry_for(name) {
             sp[*op as usize] = Some(entry.paths.sp);
+            // An opcode without microcode of its own runs the dispatch to Java's.
+            let runs = if own { exec.entry(name) } else { None };
+            ram[*op as usize] = ram_scripts(program, &entry.paths.seqs, runs);
         }
     }
     // What JopSim runs itself but the microcode sends to Java (division,
@@ -189,7 +195,15 @@ fn processor(
         }
     }
     let stack_words = facts.stack_words() as usize;
-    let stack_init = jopcal_jop::microcode::ram::initial_ram(program, stack_words)?;
+    let mut stack_init = jopcal_jop::microcode::ram::initial_ram(program, stack_words)?;
+    // The start-up code sets the stack pointer to `stack_init` with registers
+    // still 0 from reset, and its pushes spill those zeros into the words
+    // above it, up to the first frame (measured on the cycmin RTL).
+    let base = program.constants.get("stack_init").copied().unwrap_or(64) as usize;
+    let first_frame = (base as i64 + i64::from(access.stack_offset)) as usize;
+    for w in stack_init.iter_mut().take(first_frame + 1).skip(base + 1) {
+        *w = 0;
+    }
     Ok(Processor {
         stack_words,
         overflow_at: facts.overflow_at() as i32 + access.stack_offset,
@@ -214,8 +228,18 @@ fn processor(
             io,
             in_java,
             sp,
+            ram,
         },
     })
+}
+
+/// An opcode's stack-memory writes along each of its microcode's paths.
+fn ram_scripts(program: &Program, seqs: &[(PathKey, Vec<usize>)], entry: Option<EntryId>) -> RamScripts {
+    let paths = seqs
+        .iter()
+        .map(|(key, seq)| (*key, stackram::script(program, seq)))
+        .collect();
+    RamScripts::new(paths, entry)
 }
 
 /// Where the virtual board's configuration for a JOP tree's images comes from.
@@ -255,8 +279,22 @@ pub fn image_board(s: Session, b: &ImageBoard) -> Result<(BoardConfig, String)> 
             },
         ),
         None => (
-            locate::jop_home(s.jop_home)
-                .context("the virtual board as the processor reads the tree's microcode and VHDL")?,
+            match (locate::jop_home(s.jop_home), b.top) {
+                (Ok(home), _) => home,
+                // No tree to read the processor from: JopSim's table, said so.
+                (Err(_), None) => {
+                    let path = locate::image_config_path(None, s.firmware)?;
+                    let cfg = BoardConfig::load(&path, b.params).map_err(|e| anyhow!(e))?;
+                    let what = format!(
+                        "JopSim's timing ({}): no JOP tree (--jop-home) to read the processor from",
+                        path.display()
+                    );
+                    return Ok((cfg, what));
+                }
+                (Err(e), Some(_)) => {
+                    return Err(e.context("the virtual board as the processor reads the tree's microcode and VHDL"))
+                }
+            },
             ProcessorSpec {
                 top: b.top.map(str::to_string),
                 ..ProcessorSpec::default()

@@ -48,13 +48,13 @@ pub fn reconcile(s: Session, measured: &Path, estimated: &Path, out: Option<&Pat
     }
     let acc = reconcile_sets(&rows, &estimates).map_err(|e| anyhow!(e))?;
     for w in &acc.warnings {
-        s.say(&format!("  reconcile warning: {w}"));
+        s.say(&format!(" reconcile warning: {w}"));
     }
     let dir = OutDir::prepare(&out, &stamp).with_context(|| format!("preparing {}", out.display()))?;
     write_accuracy(&acc, &dir.path)?;
     for (v, name) in acc.variants.iter().enumerate() {
         s.say(&format!(
-            "  reconcile {name}: geometric mean |error| {:.3}%",
+            " reconcile {name}: geometric mean |error| {:.3}%",
             acc.geomean_abs_error(v)
         ));
     }
@@ -98,12 +98,13 @@ pub fn report(s: Session, from: &Path, publish_to: Option<&Path>) -> Result<Path
 
 /// The files of a validate run that are published (small, reviewable ones).
 /// Those a run lacks (`library-model.toml`, `published.md`) are skipped.
-const PUBLISHED: [&str; 9] = [
+const PUBLISHED: [&str; 10] = [
     "accuracy.md",
     "accuracy.csv",
     "accuracy.tex",
     "summary.json",
     "calibrated.toml",
+    "calibrated.base",
     "library-model.toml",
     "calibration.json",
     "published.md",
@@ -113,6 +114,8 @@ const PUBLISHED: [&str; 9] = [
 /// Copies the published files of `from` into `dest`, each atomically.
 fn publish(s: Session, from: &Path, dest: &Path) -> Result<()> {
     std::fs::create_dir_all(dest.join("plots")).with_context(|| format!("creating {}", dest.display()))?;
+    // A path into what is published with the file stays as it is.
+    let published_with = |rel: &str| PUBLISHED.iter().any(|p| rel.starts_with(&format!("{p}/")));
     for name in PUBLISHED {
         let src = from.join(name);
         if src.is_dir() {
@@ -126,7 +129,13 @@ fn publish(s: Session, from: &Path, dest: &Path) -> Result<()> {
         } else if src.is_file() {
             let mut bytes = std::fs::read(&src)?;
             // Paths to other files are relative to where they were written: re-aim them.
-            let moved = |rel: &str| jopcal_calibrate::output::relative_base(&from.join(rel), &dest.join(name));
+            let moved = |rel: &str| {
+                if published_with(rel) {
+                    rel.to_string()
+                } else {
+                    jopcal_calibrate::output::relative_base(&from.join(rel), &dest.join(name))
+                }
+            };
             if name.ends_with(".toml") {
                 let text = String::from_utf8_lossy(&bytes).into_owned();
                 if let Some(base) = jopcal_timing::file::base_of(&text) {

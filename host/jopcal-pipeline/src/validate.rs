@@ -15,7 +15,7 @@ use crate::profile::{profile_suite, ProfileFormat, ProfiledSet};
 use crate::report::write_accuracy;
 use crate::{locate, Session};
 use anyhow::{anyhow, bail, Context, Result};
-use jopcal_measure::{atomic, clock, measurements};
+use jopcal_measure::{atomic, clock, interrupt, measurements};
 use jopcal_report::accuracy::reconcile;
 use jopcal_report::estimates::read_estimates;
 use jopcal_report::summary::{Bench, BenchEstimate, CalibrationSummary, Failure, Stage, Summary};
@@ -90,7 +90,14 @@ fn measure_and_profile(
         on: &a.on,
         tree_suite: a.suite != "builtin",
     };
+    let micro = if root.ends_with("micro-suite") {
+        "calibrate: "
+    } else {
+        ""
+    };
+    interrupt::stage(&format!("{micro}measure"));
     let m = measure_on(s, root, &how, out, stamp)?;
+    interrupt::stage(&format!("{micro}profile"));
     let setup = prepare_host(s, root, benches)?;
     let jvm_args = if a.suite != "builtin" {
         crate::profile::tree_library_args(s)?
@@ -273,8 +280,18 @@ pub fn validate(s: Session, a: &ValidateOptions) -> Result<Validated> {
     let s = s.with_firmware(&root);
     let stamp = clock::now_stamp();
     let out = locate::out_dir(a.out.as_deref(), "validate", &stamp)?;
+    let (target, suite) = (a.target.name().to_string(), a.suite.clone());
+    interrupt::on_interrupt_write(Box::new(move |dir, stage, done| {
+        let path = dir.join("summary.json");
+        atomic::write_atomic(
+            &path,
+            Summary::interrupted(&target, &suite, stage, done).to_json().as_bytes(),
+        )?;
+        Ok(path)
+    }));
     let mut run = Run::default();
     let (m, profiled, library) = measure_and_profile(s, &root, a, &a.benches, &out, &stamp)?;
+    interrupt::stage("estimate");
     let dir = m.out.path.clone();
     run.stage("build", "done");
     run.stage("measure", "done");
@@ -327,6 +344,7 @@ pub fn validate(s: Session, a: &ValidateOptions) -> Result<Validated> {
         &dir.join("estimates.json"),
     )?;
     if cycles_target {
+        interrupt::stage("reconcile");
         reconcile_stage(s, &m, &profiled, &model, &model_path, &modes, &dir)?;
         run.stage("reconcile", "done");
         run.stage("plot", "done");
@@ -336,6 +354,7 @@ pub fn validate(s: Session, a: &ValidateOptions) -> Result<Validated> {
     let summary = run.summary(a, &m, &all);
     let path = dir.join("summary.json");
     atomic::write_atomic(&path, summary.to_json().as_bytes()).with_context(|| format!("writing {}", path.display()))?;
+    interrupt::run_finished();
     s.say(&format!(
         "  validate {} benchmarks measured on {}",
         summary.benchmarks.len(),
@@ -549,6 +568,7 @@ fn calibrate_stage(
     let floating_point = m.runs_tree_images && !a.no_float_micro;
     jopcal_workloads::micro::generate(&micro_src, &fw, &compiler, floating_point).map_err(|e| anyhow!(e))?;
     let (micro, micro_prof, micro_library) = measure_and_profile(s, &micro_src, a, &[], &dir.join("micro"), stamp)?;
+    interrupt::stage("calibrate: fit");
     library.extend(micro_library);
     library.sort();
     library.dedup();

@@ -4,7 +4,8 @@
 //! like every estimate here) so the model's value is visible. Rendered
 //! like the published tables: benchmarks as rows, variants then the
 //! measurement as columns, million cycles, and a last row with the geometric
-//! mean of |error|.
+//! mean of |error| (the LaTeX table, for a paper's column: the measurement,
+//! then each estimator's error only, with booktabs rules).
 
 use crate::error::ReconcileError;
 use crate::estimates::EstimateRow;
@@ -184,7 +185,7 @@ pub fn to_markdown(a: &Accuracy) -> String {
             s.push_str(&format!(
                 " {} ({}%) |",
                 mc(a.estimates[v][b]),
-                crate::plots::signed(a.error_pct(v, b), 2)
+                crate::number::signed(a.error_pct(v, b), 2)
             ));
         }
         s.push_str(&format!(" {} |\n", mc(a.measured[b])));
@@ -205,34 +206,103 @@ fn tex_escape(s: &str) -> String {
         .replace('#', "\\#")
 }
 
-/// LaTeX tabular with booktabs rules.
+/// LaTeX tabular with booktabs rules, narrow enough for one column of a
+/// two-column paper at `\footnotesize`: the benchmark, the measured cycles
+/// (millions), then only each estimator's error against the measurement
+/// (percent), under short headers named in the comments above the table,
+/// and a last row with each estimator's geometric mean |error|.
 pub fn to_latex(a: &Accuracy) -> String {
-    let mut s = format!(
-        "\\begin{{tabular}}{{l{}r}}\n\\toprule\nBenchmark",
-        "r".repeat(a.variants.len())
-    );
-    for v in &a.variants {
-        s.push_str(&format!(" & {}", tex_escape(v)));
-    }
-    s.push_str(" & Measured \\\\\n\\midrule\n");
-    for (b, name) in a.benchmarks.iter().enumerate() {
-        s.push_str(&tex_escape(name));
-        for v in 0..a.variants.len() {
-            s.push_str(&format!(
-                " & {} ({}\\,\\%)",
-                mc(a.estimates[v][b]),
-                crate::plots::signed(a.error_pct(v, b), 2)
-            ));
+    /// A signed number for LaTeX: `$-$` for a minus (a hyphen sets as a
+    /// hyphen), `+` for a plus, no sign on a zero.
+    fn tex_signed(x: f64, decimals: usize) -> String {
+        let s = crate::number::signed(x, decimals);
+        match s.strip_prefix('-') {
+            Some(rest) => format!("$-${rest}"),
+            None => s,
         }
-        s.push_str(&format!(" & {} \\\\\n", mc(a.measured[b])));
     }
-    s.push_str("\\midrule\nGeo.\\ mean $|$error$|$");
-    for v in 0..a.variants.len() {
-        s.push_str(&format!(" & {:.2}\\,\\%", a.geomean_abs_error(v)));
+
+    /// Decimals of an estimator's error column: two significant digits of its
+    /// geometric mean |error| (one decimal at 1% and above, at most three).
+    fn error_decimals(geomean_pct: f64) -> usize {
+        if geomean_pct.is_finite() && geomean_pct > 0.0 {
+            (1.0 - geomean_pct.log10().floor()).clamp(1.0, 3.0) as usize
+        } else {
+            1
+        }
     }
-    s.push_str(
-        " & \\\\\n\\bottomrule\n\\end{tabular}\n% Million cycles; in parentheses the error against the measurement.\n",
-    );
+
+    /// Estimator names this long or shorter head their columns; longer ones
+    /// make every column headed by a letter, (a), (b), ..., named in the comments.
+    const HEADER_CHARS: usize = 7;
+
+    let nv = a.variants.len();
+    let short = a.variants.iter().all(|v| v.chars().count() <= HEADER_CHARS);
+    let key = |v: usize| -> String {
+        let letter = char::from(b'a' + (v % 26) as u8);
+        if v < 26 {
+            format!("({letter})")
+        } else {
+            format!("({letter}{})", v / 26)
+        }
+    };
+    let header = |v: usize| -> String {
+        if short {
+            tex_escape(&a.variants[v])
+        } else {
+            key(v)
+        }
+    };
+    let mut s = String::from("% needs \\usepackage{booktabs}\n");
+    s.push_str("% measured: mean cycles on the target, in millions (Mcycles).\n");
+    if nv > 0 {
+        s.push_str("% error: (estimate - measured) / measured, in percent, of each estimator:\n");
+        for (v, name) in a.variants.iter().enumerate() {
+            let name = name.replace(['\n', '\r'], " ");
+            if short {
+                s.push_str(&format!("%   {name}\n"));
+            } else {
+                s.push_str(&format!("%   {} {name}\n", key(v)));
+            }
+        }
+        s.push_str("% Last row: the geometric mean of each estimator's |error|.\n");
+    }
+    // Columns 8pt apart rather than 12pt (no \tabcolsep to set and leak).
+    let sep = "@{\\hspace{8pt}}";
+    s.push_str(&format!("\\begin{{tabular}}{{@{{}}l{sep}r"));
+    for _ in 0..nv {
+        s.push_str(&format!("{sep}r"));
+    }
+    s.push_str("@{}}\n\\toprule\n");
+    if nv > 0 {
+        s.push_str(&format!(
+            " & measured & \\multicolumn{{{nv}}}{{c@{{}}}}{{error (\\%)}} \\\\\n\\cmidrule(l){{3-{}}}\n",
+            nv + 2
+        ));
+        s.push_str("benchmark & (Mcycles)");
+        for v in 0..nv {
+            s.push_str(&format!(" & {}", header(v)));
+        }
+    } else {
+        s.push_str("benchmark & measured (Mcycles)");
+    }
+    s.push_str(" \\\\\n\\midrule\n");
+    let decimals: Vec<usize> = (0..nv).map(|v| error_decimals(a.geomean_abs_error(v))).collect();
+    for (b, name) in a.benchmarks.iter().enumerate() {
+        s.push_str(&format!("{} & {}", tex_escape(name), mc(a.measured[b])));
+        for (v, d) in decimals.iter().enumerate() {
+            s.push_str(&format!(" & {}", tex_signed(a.error_pct(v, b), *d)));
+        }
+        s.push_str(" \\\\\n");
+    }
+    if nv > 0 {
+        s.push_str("\\midrule\ngeo.\\ mean &");
+        for (v, d) in decimals.iter().enumerate() {
+            s.push_str(&format!(" & {:.*}", *d, a.geomean_abs_error(v)));
+        }
+        s.push_str(" \\\\\n");
+    }
+    s.push_str("\\bottomrule\n\\end{tabular}\n");
     s
 }
 
@@ -292,7 +362,69 @@ mod tests {
             .last()
             .unwrap()
             .starts_with("geomean_abs_error_pct,,,10.000,"));
-        assert!(to_latex(&a).contains("\\toprule"));
+        let tex = to_latex(&a);
+        assert!(tex.starts_with("% needs \\usepackage{booktabs}\n"), "{tex}");
+        assert!(tex.contains("\\toprule") && tex.contains("\\bottomrule"), "{tex}");
+    }
+
+    /// The lines of a LaTeX text that are not comments.
+    fn tex_body(tex: &str) -> Vec<&str> {
+        tex.lines().filter(|l| !l.starts_with('%')).collect()
+    }
+
+    #[test]
+    fn latex_is_one_column_wide_with_booktabs_units_and_minus_signs() {
+        let meas = [m("Sieve", 2_552_462), m("Sort", 1_414_515), m("Fib", 1_054_010)];
+        let est = [
+            e("Sieve", "hit", 2_173_815.0, 100),
+            e("Sort", "hit", 1_188_281.0, 300),
+            e("Fib", "hit", 1_120_992.0, 50),
+            e("Sieve", "fifo:2048:16", 2_552_345.0, 100),
+            e("Sort", "fifo:2048:16", 1_414_398.0, 300),
+            e("Fib", "fifo:2048:16", 1_053_893.0, 50),
+        ];
+        let a = reconcile(&meas, &est).unwrap();
+        assert_eq!(a.variants, vec!["m hit", "m fifo:2048:16", NAIVE]);
+        let tex = to_latex(&a);
+        let lines: Vec<&str> = tex.lines().collect();
+        assert_eq!(lines[0], "% needs \\usepackage{booktabs}");
+        let body = tex_body(&tex);
+        // The benchmark, the measurement, one error column per estimator.
+        assert_eq!(
+            body[0],
+            "\\begin{tabular}{@{}l@{\\hspace{8pt}}r@{\\hspace{8pt}}r@{\\hspace{8pt}}r@{\\hspace{8pt}}r@{}}"
+        );
+        assert_eq!(body[1], "\\toprule");
+        assert_eq!(body[2], " & measured & \\multicolumn{3}{c@{}}{error (\\%)} \\\\");
+        assert_eq!(body[3], "\\cmidrule(l){3-5}");
+        // Long names: letters, named in the comments.
+        assert_eq!(body[4], "benchmark & (Mcycles) & (a) & (b) & (c) \\\\");
+        assert!(tex.contains("%   (b) m fifo:2048:16\n"), "{tex}");
+        assert_eq!(body[5], "\\midrule");
+        // One decimal for errors of percents, three for the calibrated
+        // estimator's hundredths; `$-$` for a minus, never a hyphen.
+        assert_eq!(body[6], "Sieve & 2.552 & $-$14.8 & $-$0.005 & $-$72.4 \\\\");
+        assert_eq!(body[8], "Fib & 1.054 & +6.4 & $-$0.011 & $-$53.0 \\\\");
+        assert_eq!(body[10], "geo.\\ mean & & 11.5 & 0.007 & 116.2 \\\\");
+        assert_eq!(&body[11..], ["\\bottomrule", "\\end{tabular}"]);
+        for l in &body {
+            let cells: Vec<&str> = l.split('&').collect();
+            assert!(
+                cells.iter().all(|c| !c.trim_start().starts_with('-')),
+                "a hyphen for a minus: {l}"
+            );
+            if l.ends_with("\\\\") && !l.contains("multicolumn") {
+                assert_eq!(cells.len(), 5, "{l}");
+            }
+        }
+        // Short names head their columns themselves.
+        let mut short = a.clone();
+        short.variants = vec!["hit".into(), "FIFO".into(), "naive".into()];
+        let tex = to_latex(&short);
+        assert!(
+            tex_body(&tex).contains(&"benchmark & (Mcycles) & hit & FIFO & naive \\\\"),
+            "{tex}"
+        );
     }
 
     #[test]

@@ -5,7 +5,8 @@
 //! `estimates.json` ([`breakdown`]),
 //! and plots rendered with plotters as SVG and PNG, with a font embedded in
 //! the binary ([`plots`]), and jopcal's errors beside the published
-//! cross-profilers' ([`published`]), and `summary.json` ([`summary`]).
+//! cross-profilers' ([`published`]), and `summary.json` ([`summary`]); the
+//! tables and the plots print their numbers alike ([`number`]).
 #![forbid(unsafe_code)]
 
 pub mod accuracy;
@@ -13,6 +14,7 @@ pub mod breakdown;
 pub mod error;
 pub mod estimates;
 pub mod explain;
+pub mod number;
 pub mod plots;
 pub mod published;
 pub mod regress;

@@ -1,11 +1,23 @@
 //! Plots, each written as SVG and PNG: grouped bar charts with titles, units
-//! and legends. Text is laid out with DejaVu Sans embedded in the binary
-//! (`dejavu` crate, via plotters' ab_glyph backend), and the PNG is the SVG
+//! and legends, sized for one column of a two-column paper (1000 × 620 px
+//! up to 16 categories, printed at 8.5 cm its text is 5.5 to 6.5 pt; wider
+//! by 8 px a category beyond, at most 1400 px, with every size scaled alike;
+//! taller by what long category names need beyond the room allowed them).
+//! Text is laid out with DejaVu Sans embedded in the binary (`dejavu`
+//! crate, via plotters' ab_glyph backend), and the PNG is the SVG
 //! rasterised by resvg with the same font, so no system font is needed and
 //! both files show the same picture.
+//!
+//! The layout is computed here, in pixels, rather than by plotters' chart
+//! builder: the legend sits in rows above the bars, the value labels are
+//! horizontal and drawn only where they cannot overprint, category names
+//! turn by 45 or 90 degrees only when they do not fit flat, and every
+//! number printed (ticks, labels, legend notes) takes the minus sign U+2212.
 
 use crate::error::{PlotError, RasterError};
+pub use crate::number::{signed, trim_zero};
 use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
 use plotters::style::FontStyle;
 use std::path::{Path, PathBuf};
 use std::sync::Once;
@@ -24,22 +36,28 @@ fn ensure_font() {
 pub struct Series {
     pub name: String,
     pub values: Vec<f64>,
-    /// A label above each bar (e.g. the error), if any.
+    /// A label for each bar (e.g. the error), if any: drawn horizontally
+    /// above its bar, or stacked above its group, where there is room for
+    /// it; left out where there is not (see [`bar_chart`]).
     pub labels: Option<Vec<String>>,
     /// Its colour: an index into the palette, so that one estimator has one
     /// colour in every plot (see [`color_of_variant`]).
     pub color: usize,
 }
 
+/// The Okabe–Ito palette (distinguishable with the common colour-vision
+/// deficiencies), ordered so that neighbouring series also differ in
+/// lightness, in greyscale: black (the measurement), then orange, bluish
+/// green, yellow, blue, sky blue, vermillion, reddish purple.
 const COLORS: [RGBColor; 8] = [
-    RGBColor(60, 60, 60),
-    RGBColor(31, 119, 180),
-    RGBColor(255, 127, 14),
-    RGBColor(44, 160, 44),
-    RGBColor(214, 39, 40),
-    RGBColor(148, 103, 189),
-    RGBColor(140, 86, 75),
-    RGBColor(23, 190, 207),
+    RGBColor(34, 34, 34),
+    RGBColor(230, 159, 0),
+    RGBColor(0, 158, 115),
+    RGBColor(240, 228, 66),
+    RGBColor(0, 114, 178),
+    RGBColor(86, 180, 233),
+    RGBColor(213, 94, 0),
+    RGBColor(204, 121, 167),
 ];
 
 /// The measurement's colour.
@@ -50,132 +68,646 @@ pub fn color_of_variant(v: usize) -> usize {
     1 + v % (COLORS.len() - 1)
 }
 
-/// Width of the legend column to the right of the chart, in pixels: room
-/// for the swatch and the longest series name.
-fn legend_width(series: &[Series]) -> u32 {
-    let longest = series.iter().map(|s| s.name.chars().count()).max().unwrap_or(0) as u32;
-    (40 + longest * 8).max(160)
+/// How a bar chart's axes are described.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Axes {
+    /// Under the category names (e.g. "benchmark"); none if empty.
+    pub x_desc: String,
+    /// Beside the values (e.g. "million cycles", or "error" when `percent`).
+    pub y_desc: String,
+    /// The values are percents: each tick gets a % sign.
+    pub percent: bool,
 }
 
-/// Decimals that tell the axis's ticks apart over `span`.
-fn axis_decimals(span: f64) -> usize {
-    if span <= 0.0 || !span.is_finite() {
-        return 1;
+impl Axes {
+    /// The axes [`bar_chart`] draws for `y_desc`: a trailing "(%)" makes it a
+    /// percent axis (the % goes to the ticks), and the categories have no description.
+    pub fn from_y_desc(y_desc: &str) -> Axes {
+        match y_desc.trim_end().strip_suffix("(%)") {
+            Some(rest) => Axes {
+                x_desc: String::new(),
+                y_desc: rest.trim_end().to_string(),
+                percent: true,
+            },
+            None => Axes {
+                x_desc: String::new(),
+                y_desc: y_desc.to_string(),
+                percent: false,
+            },
+        }
     }
-    (2.0 - span.log10().floor()).clamp(0.0, 5.0) as usize
 }
 
-/// Categories beyond this many get their names written upright (rotated), so they never overprint.
-const FLAT_LABELS: usize = 16;
+/// `s` with each hyphen that is a minus sign (before a digit or a point, and
+/// not inside a word such as `jop-wcet`) replaced by U+2212, the minus sign
+/// of typeset numbers.
+pub fn minus_signs(s: &str) -> String {
+    let chars: Vec<char> = s.chars().collect();
+    chars
+        .iter()
+        .enumerate()
+        .map(|(i, &c)| {
+            let before_number = chars.get(i + 1).is_some_and(|n| n.is_ascii_digit() || *n == '.');
+            let in_word = i > 0 && (chars[i - 1].is_alphanumeric() || chars[i - 1] == '.');
+            if c == '-' && before_number && !in_word {
+                '\u{2212}'
+            } else {
+                c
+            }
+        })
+        .collect()
+}
+
+/// A tick's number: `decimals` decimals, U+2212 for a minus, no sign on a
+/// zero, and a % sign on a percent axis (`−20%`, `0%`, `1.5`).
+pub fn tick_label(y: f64, decimals: usize, percent: bool) -> String {
+    let n = minus_signs(&trim_zero(&format!("{y:.decimals$}")));
+    if percent {
+        format!("{n}%")
+    } else {
+        n
+    }
+}
+
+/// Decimals that print `x` (a tick step such as 0.25 or 20) exactly.
+fn decimals_of(x: f64) -> usize {
+    (0..6)
+        .find(|&d| {
+            let scaled = x * 10f64.powi(d as i32);
+            (scaled - scaled.round()).abs() < 1e-6 * scaled.abs().max(1.0)
+        })
+        .unwrap_or(6)
+}
+
+/// A few round ticks over `lo..hi`: the smallest step of 1, 2 or 5 times a
+/// power of ten (or 25 times one, which needs no more decimals than 50)
+/// that gives at most 8 of them; and their decimals.
+fn ticks(lo: f64, hi: f64) -> (Vec<f64>, usize) {
+    let span = (hi - lo).max(1e-12);
+    let mut exp = (span / 8.0).log10().floor() as i32;
+    loop {
+        for m in [1.0, 2.0, 2.5, 5.0] {
+            if m == 2.5 && exp < 1 {
+                continue;
+            }
+            let step = m * 10f64.powi(exp);
+            let first = (lo / step - 1e-9).ceil() as i64;
+            let last = (hi / step + 1e-9).floor() as i64;
+            if last - first < 8 {
+                let decimals = decimals_of(step);
+                return ((first..=last).map(|i| i as f64 * step).collect(), decimals);
+            }
+        }
+        exp += 1;
+    }
+}
+
+/// The smallest of 1, 2 or 5 times a power of ten above `x` (> 0): the
+/// bound a legend gives for values too small to draw.
+fn round_bound(x: f64) -> f64 {
+    let power = 10f64.powi(x.log10().floor() as i32);
+    [1.0, 2.0, 5.0, 10.0]
+        .into_iter()
+        .map(|m| m * power)
+        .find(|b| *b > x * (1.0 + 1e-9))
+        .unwrap_or(10.0 * power)
+}
+
+/// The canvas, at most this wide.
+const BASE_W: f64 = 1000.0;
+const BASE_H: f64 = 620.0;
+const MAX_W: f64 = 1400.0;
+/// The height below the plot the base height allows for the category
+/// names and the x axis's description; taller names add to the height.
+const X_AREA: f64 = 150.0;
+/// Categories the base width holds; each beyond adds this many pixels.
+const BASE_CATEGORIES: usize = 16;
+const PER_EXTRA_CATEGORY: f64 = 8.0;
+
+/// Font sizes at the base width, in plotters' units (the SVG's font-size is
+/// these over 1.24: 34 is 27.4 px, 6.6 pt printed 1000 px to 8.5 cm).
+const TITLE_SIZE: f64 = 34.0;
+const DESC_SIZE: f64 = 33.0;
+const TICK_SIZE: f64 = 32.0;
+const LEGEND_SIZE: f64 = 28.0;
+const LABEL_SIZE: f64 = 27.0;
+/// Category names turned by 90 degrees to fit get no smaller than this.
+const MIN_CATEGORY_SIZE: f64 = 12.0;
+/// A series all of whose bars are lower than this many pixels is said to be so in its legend.
+const VISIBLE_PX: f64 = 2.5;
+
+/// The SVG font size (the em, in pixels) of a plotters size.
+fn em(size: f64) -> f64 {
+    size / 1.24
+}
+
+/// Width in pixels of `text` drawn at plotters size `size` (plotters
+/// measures with the glyphs scaled to the font's height; the SVG's em is
+/// smaller by 2384/2048 × 1/1.24 for DejaVu Sans).
+fn text_width(text: &str, size: f64) -> f64 {
+    match (FONT, size).into_font().box_size(text) {
+        Ok((w, _)) => w as f64 * 0.939,
+        Err(_) => text.chars().count() as f64 * em(size) * 0.6,
+    }
+}
+
+/// The canvas for `n` categories, before long category names add to its height.
+fn canvas(n: usize) -> (u32, u32) {
+    let w = (BASE_W + PER_EXTRA_CATEGORY * n.saturating_sub(BASE_CATEGORIES) as f64).min(MAX_W);
+    (w.round() as u32, (BASE_H * w / BASE_W).round() as u32)
+}
+
+/// How the category names are written.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Turn {
+    Flat,
+    Diagonal,
+    Upright,
+}
+
+/// Where the value labels go.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum LabelPlace {
+    None,
+    /// Above each bar (below a negative one).
+    PerBar,
+    /// In a column above each group, one line per labelled series, with its swatch.
+    Stacked,
+}
+
+/// Everything [`draw`] needs, in pixels.
+struct Layout {
+    w: f64,
+    h: f64,
+    /// The scale of every size (the width over the base width).
+    s: f64,
+    margin: f64,
+    /// The plot area: left, top, right, bottom.
+    left: f64,
+    top: f64,
+    right: f64,
+    bottom: f64,
+    ylo: f64,
+    yhi: f64,
+    ticks: Vec<f64>,
+    decimals: usize,
+    turn: Turn,
+    category_size: f64,
+    labels: LabelPlace,
+    /// Legend rows: per entry its series and text.
+    legend: Vec<Vec<(usize, String)>>,
+    legend_top: f64,
+    /// The width of the y-axis area (ticks and description), for the next pass.
+    y_area: f64,
+}
+
+impl Layout {
+    fn y(&self, v: f64) -> f64 {
+        self.bottom - (v - self.ylo) / (self.yhi - self.ylo) * (self.bottom - self.top)
+    }
+    fn pitch(&self, n: usize) -> f64 {
+        (self.right - self.left) / n.max(1) as f64
+    }
+    /// Centre of category `i`.
+    fn x(&self, n: usize, i: usize) -> f64 {
+        self.left + (i as f64 + 0.5) * self.pitch(n)
+    }
+    fn size(&self, base: f64) -> f64 {
+        base * self.s
+    }
+    fn legend_row_h(&self) -> f64 {
+        em(self.size(LEGEND_SIZE)) * 1.45
+    }
+    fn stack_line_h(&self) -> f64 {
+        em(self.size(LABEL_SIZE)) * 1.3
+    }
+}
+
+/// Share of a category's width its bars take.
+const GROUP: f64 = 0.8;
+
+/// Lays the chart out: computed three times, each pass with the previous
+/// one's plot height and y-axis width (they settle at once).
+fn layout(title: &str, axes: &Axes, categories: &[String], series: &[Series]) -> Layout {
+    let (w, h) = canvas(categories.len());
+    let (w, h) = (w as f64, h as f64);
+    let s = w / BASE_W;
+    let mut y_area = 120.0 * s;
+    let mut plot_h = 0.6 * h;
+    let mut l = layout_pass(title, axes, categories, series, (w, h, s), y_area, plot_h);
+    for _ in 0..2 {
+        y_area = l.y_area;
+        plot_h = l.bottom - l.top;
+        l = layout_pass(title, axes, categories, series, (w, h, s), y_area, plot_h);
+    }
+    l
+}
+
+fn layout_pass(
+    title: &str,
+    axes: &Axes,
+    categories: &[String],
+    series: &[Series],
+    (w, h, s): (f64, f64, f64),
+    y_area_guess: f64,
+    plot_h: f64,
+) -> Layout {
+    let n = categories.len().max(1);
+    let k = series.len().max(1);
+    let margin = 12.0 * s;
+    let right_pad = 16.0 * s;
+    let plot_w = w - 2.0 * margin - y_area_guess - right_pad;
+    let pitch = plot_w / n as f64;
+
+    // Category names: flat if they fit, else diagonal, else upright and smaller.
+    let cat_base = TICK_SIZE * s;
+    let widest = |size: f64| categories.iter().map(|c| text_width(c, size)).fold(0.0, f64::max);
+    let (turn, category_size) = if widest(cat_base) <= pitch * 0.92 {
+        (Turn::Flat, cat_base)
+    } else if pitch >= em(cat_base) * 1.7 {
+        (Turn::Diagonal, cat_base)
+    } else {
+        (
+            Turn::Upright,
+            (pitch / 1.1 * 1.24).clamp(MIN_CATEGORY_SIZE * s.min(1.0), cat_base),
+        )
+    };
+    let cat_extent = match turn {
+        Turn::Flat => em(category_size) * 1.2,
+        Turn::Diagonal => widest(category_size) * std::f64::consts::FRAC_1_SQRT_2 + em(category_size) * 0.7,
+        Turn::Upright => widest(category_size),
+    };
+
+    // Value labels: above each bar if each fits its bar's width, else
+    // stacked above the group if the widest fits the group, else none.
+    let label_size = LABEL_SIZE * s;
+    let labelled: Vec<&Series> = series.iter().filter(|s| s.labels.is_some()).collect();
+    let label_w = labelled
+        .iter()
+        .flat_map(|s| s.labels.iter().flatten())
+        .map(|l| text_width(&minus_signs(l), label_size))
+        .fold(0.0, f64::max);
+    let swatch = em(label_size) * 0.7;
+    let line_h = em(label_size) * 1.3;
+    let labels = if labelled.is_empty() {
+        LabelPlace::None
+    } else if label_w <= pitch * GROUP / k as f64 * 0.98 {
+        LabelPlace::PerBar
+    } else if swatch * 1.4 + label_w <= pitch * 0.95 && labelled.len() as f64 * line_h <= plot_h * 0.45 {
+        LabelPlace::Stacked
+    } else {
+        LabelPlace::None
+    };
+
+    // The value range, with room for the labels.
+    let value = |si: usize, i: usize| series[si].values.get(i).copied().filter(|v| v.is_finite());
+    let all = series
+        .iter()
+        .flat_map(|s| s.values.iter().copied().filter(|v| v.is_finite()));
+    let (lo, hi) = all.fold((0f64, 0f64), |(lo, hi), v| (lo.min(v), hi.max(v)));
+    let hi = if lo == 0.0 && hi == 0.0 { 1.0 } else { hi };
+    let span = hi - lo;
+    let (mut ylo, mut yhi) = (
+        if lo < 0.0 { lo - 0.03 * span } else { 0.0 },
+        if hi > 0.0 { hi + 0.03 * span } else { 0.0 },
+    );
+    // (value, pixels needed above it) and (value, pixels needed below it).
+    let mut above: Vec<(f64, f64)> = Vec::new();
+    let mut below: Vec<(f64, f64)> = Vec::new();
+    let gap = 4.0 * s;
+    match labels {
+        LabelPlace::None => {}
+        LabelPlace::PerBar => {
+            for (si, sr) in series.iter().enumerate() {
+                if sr.labels.is_some() {
+                    for i in 0..categories.len() {
+                        match value(si, i) {
+                            Some(v) if v < 0.0 => below.push((v, gap + em(label_size) * 1.2)),
+                            Some(v) => above.push((v, gap + em(label_size) * 1.2)),
+                            None => {}
+                        }
+                    }
+                }
+            }
+        }
+        LabelPlace::Stacked => {
+            for i in 0..categories.len() {
+                let top = (0..series.len()).filter_map(|si| value(si, i)).fold(0f64, f64::max);
+                above.push((top, gap + labelled.len() as f64 * line_h));
+            }
+        }
+    }
+    for _ in 0..40 {
+        let per_px = (yhi - ylo) / plot_h.max(1.0);
+        for &(v, px) in &above {
+            yhi = yhi.max(v + px * per_px);
+        }
+        for &(v, px) in &below {
+            ylo = ylo.min(v - px * per_px);
+        }
+    }
+    let (ticks, decimals) = ticks(ylo, yhi);
+
+    // The legend, in rows over the plot's width; a series too small to see says so.
+    let legend_size = LEGEND_SIZE * s;
+    let per_px = (yhi - ylo) / plot_h.max(1.0);
+    let noun = if axes.percent && !axes.y_desc.is_empty() {
+        axes.y_desc.as_str()
+    } else {
+        "value"
+    };
+    let entries: Vec<(usize, String)> = series
+        .iter()
+        .enumerate()
+        .map(|(si, sr)| {
+            let max = sr
+                .values
+                .iter()
+                .filter(|v| v.is_finite())
+                .fold(0f64, |m, v| m.max(v.abs()));
+            let text = if sr.values.is_empty() || max / per_px >= VISIBLE_PX {
+                sr.name.clone()
+            } else if max == 0.0 {
+                format!("{} (all zero)", sr.name)
+            } else {
+                let b = round_bound(max);
+                let unit = if axes.percent { "%" } else { "" };
+                format!(
+                    "{} (all |{noun}| < {}{unit})",
+                    sr.name,
+                    tick_label(b, decimals_of(b), false)
+                )
+            };
+            (si, text)
+        })
+        .collect();
+    let entry_w = |t: &str| em(legend_size) * 1.2 + text_width(t, legend_size);
+    let spacing = em(legend_size) * 1.3;
+    let mut legend: Vec<Vec<(usize, String)>> = Vec::new();
+    let mut row_w = 0.0;
+    for (si, t) in entries {
+        let ew = entry_w(&t);
+        match legend.last_mut() {
+            Some(row) if row_w + spacing + ew <= plot_w => {
+                row_w += spacing + ew;
+                row.push((si, t));
+            }
+            _ => {
+                row_w = ew;
+                legend.push(vec![(si, t)]);
+            }
+        }
+    }
+
+    // The y axis's width: its description, then the widest tick label.
+    let tick_size = TICK_SIZE * s;
+    let tick_len = 6.0 * s;
+    let widest_tick = ticks
+        .iter()
+        .map(|t| text_width(&tick_label(*t, decimals, axes.percent), tick_size))
+        .fold(0.0, f64::max);
+    let desc_em = em(DESC_SIZE * s);
+    let y_area = if axes.y_desc.is_empty() { 0.0 } else { desc_em * 1.4 } + widest_tick + tick_len + 2.0 * gap;
+    let x_area = tick_len + gap + cat_extent + if axes.x_desc.is_empty() { 0.0 } else { desc_em * 1.35 };
+    // Long category names make the canvas taller rather than the bars shorter.
+    let h = (h + (x_area - X_AREA * s).max(0.0)).round();
+    let title_h = if title.is_empty() {
+        0.0
+    } else {
+        em(TITLE_SIZE * s) * 1.55
+    };
+    let legend_h = legend.len() as f64 * em(legend_size) * 1.45 + if legend.is_empty() { 0.0 } else { 6.0 * s };
+    let legend_top = margin + title_h;
+    Layout {
+        w,
+        h,
+        s,
+        margin,
+        left: margin + y_area,
+        top: legend_top + legend_h + 8.0 * s,
+        right: w - margin - right_pad,
+        bottom: h - margin - x_area,
+        ylo,
+        yhi,
+        ticks,
+        decimals,
+        turn,
+        category_size,
+        labels,
+        legend,
+        legend_top,
+        y_area,
+    }
+}
+
+/// Marks the category names drawn turned: plotters turns text by
+/// multiples of 90 degrees, clockwise; the SVG is rewritten so these are
+/// turned anticlockwise by 45 or 90 degrees (see [`turn_category_names`]).
+const TURN_MARK: FontTransform = FontTransform::Rotate90;
 
 fn draw<DB: DrawingBackend>(
     root: DrawingArea<DB, plotters::coord::Shift>,
+    l: &Layout,
     title: &str,
-    y_desc: &str,
+    axes: &Axes,
     categories: &[String],
     series: &[Series],
 ) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>>
 where
     DB::ErrorType: 'static,
 {
-    root.fill(&WHITE)?;
-    let (w, _) = root.dim_in_pixel();
-    let (plot_area, legend_area) = root.split_horizontally(w.saturating_sub(legend_width(series)));
     let n = categories.len().max(1);
-    let all = series.iter().flat_map(|s| s.values.iter().copied());
-    let (lo, hi) = all.fold((0f64, 0f64), |(lo, hi), v| (lo.min(v), hi.max(v)));
-    // Room above (and below) the bars for their value labels only: the
-    // legend has a column of its own.
-    let span = (hi - lo).max(1e-9);
-    let labelled = series.iter().any(|s| s.labels.is_some());
-    let pad = if labelled { 0.14 } else { 0.05 };
-    let (ylo, yhi) = (
-        if lo < 0.0 { lo - span * pad } else { 0.0 },
-        if hi > 0.0 || lo >= 0.0 { hi + span * pad } else { 0.0 },
-    );
-    let decimals = axis_decimals(yhi - ylo);
-    let upright = categories.len() > FLAT_LABELS;
-    let longest = categories.iter().map(|c| c.chars().count()).max().unwrap_or(0) as u32;
-    let mut chart = ChartBuilder::on(&plot_area)
-        .caption(title, (FONT, 22))
-        .margin(12)
-        .x_label_area_size(if upright { 16 + 8 * longest } else { 50 })
-        .y_label_area_size(80)
-        .build_cartesian_2d(-0.5f64..(n as f64 - 0.5), ylo..yhi)?;
-    let names = categories.to_vec();
-    let x_style = if upright {
-        // Centred on the tick by plotters (its mesh ignores the anchor); see
-        // `anchor_upright_labels`, which starts each just under the axis.
-        TextStyle::from((FONT, 13).into_font().transform(FontTransform::Rotate90))
-    } else {
-        TextStyle::from((FONT, 13).into_font())
-    };
-    chart
-        .configure_mesh()
-        .disable_x_mesh()
-        .x_labels(n)
-        .x_label_formatter(&move |x| {
-            let i = x.round();
-            if (x - i).abs() < 1e-6 && i >= 0.0 {
-                names.get(i as usize).cloned().unwrap_or_default()
-            } else {
-                String::new()
-            }
-        })
-        .x_label_style(x_style)
-        .y_label_style((FONT, 13))
-        .y_label_formatter(&|y| trim_zero(&format!("{y:.decimals$}")))
-        .y_desc(y_desc)
-        .axis_desc_style((FONT, 15))
-        .draw()?;
-    let k = series.len().max(1) as f64;
-    let width = 0.8 / k;
-    for (si, s) in series.iter().enumerate() {
-        let color = COLORS[s.color % COLORS.len()];
-        let x0 = |i: usize| i as f64 - 0.4 + si as f64 * width;
-        chart.draw_series(
-            s.values
-                .iter()
-                .enumerate()
-                .map(|(i, v)| Rectangle::new([(x0(i), 0.0), (x0(i) + width * 0.92, *v)], color.filled())),
-        )?;
-        if let Some(labels) = &s.labels {
-            chart.draw_series(s.values.iter().zip(labels).enumerate().map(|(i, (v, l))| {
-                let y = if *v >= 0.0 { *v } else { 0.0 };
-                Text::new(
-                    l.clone(),
-                    (x0(i), y + (yhi - ylo) * 0.01),
-                    (FONT, 10).into_font().transform(FontTransform::Rotate270),
-                )
-            }))?;
+    let k = series.len().max(1);
+    let p = |x: f64, y: f64| (x.round() as i32, y.round() as i32);
+    let text = |size: f64, h: HPos, v: VPos| TextStyle::from((FONT, size).into_font()).pos(Pos::new(h, v));
+    let line_w = l.s.round().max(1.0) as u32;
+    root.fill(&WHITE)?;
+    if !title.is_empty() {
+        root.draw(&Text::new(
+            title.to_string(),
+            p(l.w / 2.0, l.margin),
+            text(l.size(TITLE_SIZE), HPos::Center, VPos::Top),
+        ))?;
+    }
+
+    // The legend, in rows above the plot, left-aligned with it.
+    let legend_size = l.size(LEGEND_SIZE);
+    let lem = em(legend_size);
+    for (row, entries) in l.legend.iter().enumerate() {
+        let y = l.legend_top + (row as f64 + 0.5) * l.legend_row_h();
+        let mut x = l.left;
+        for (si, t) in entries {
+            let color = COLORS[series[*si].color % COLORS.len()];
+            root.draw(&Rectangle::new(
+                [p(x, y - lem * 0.4), p(x + lem * 0.8, y + lem * 0.4)],
+                color.filled(),
+            ))?;
+            root.draw(&Text::new(
+                t.clone(),
+                p(x + lem * 1.2, y),
+                text(legend_size, HPos::Left, VPos::Center),
+            ))?;
+            x += lem * 1.2 + text_width(t, legend_size) + lem * 1.3;
         }
     }
-    // The legend: one swatch and name per series, in its own column.
+
+    // Light major gridlines at the ticks, then the bars over them.
+    let grid = RGBColor(222, 222, 222);
+    for t in &l.ticks {
+        let y = l.y(*t);
+        root.draw(&PathElement::new(
+            vec![p(l.left, y), p(l.right, y)],
+            grid.stroke_width(line_w),
+        ))?;
+    }
+    let pitch = l.pitch(n);
+    let slot = pitch * GROUP / k as f64;
+    let zero = l.y(0.0);
     for (si, s) in series.iter().enumerate() {
-        let y = 50 + 24 * si as i32;
         let color = COLORS[s.color % COLORS.len()];
-        legend_area.draw(&Rectangle::new([(4, y - 6), (18, y + 6)], color.filled()))?;
-        legend_area.draw(&Text::new(s.name.clone(), (24, y - 7), (FONT, 13).into_font()))?;
+        for (i, v) in s.values.iter().enumerate().take(categories.len()) {
+            if !v.is_finite() {
+                continue;
+            }
+            let x0 = l.x(n, i) - pitch * GROUP / 2.0 + si as f64 * slot;
+            let (ya, yb) = (zero, l.y(*v));
+            if (ya - yb).abs() >= 0.5 {
+                root.draw(&Rectangle::new(
+                    [p(x0 + slot * 0.05, ya.min(yb)), p(x0 + slot * 0.95, ya.max(yb))],
+                    color.filled(),
+                ))?;
+            }
+        }
+    }
+
+    // The axes: the zero line when there are negatives, the left and bottom lines, ticks and their numbers.
+    let axis = RGBColor(40, 40, 40);
+    if l.ylo < 0.0 && l.yhi > 0.0 {
+        root.draw(&PathElement::new(
+            vec![p(l.left, zero), p(l.right, zero)],
+            RGBColor(90, 90, 90).stroke_width(line_w),
+        ))?;
+    }
+    root.draw(&PathElement::new(
+        vec![p(l.left, l.top), p(l.left, l.bottom), p(l.right, l.bottom)],
+        axis.stroke_width(line_w),
+    ))?;
+    let tick_len = 6.0 * l.s;
+    let gap = 4.0 * l.s;
+    for t in &l.ticks {
+        let y = l.y(*t);
+        root.draw(&PathElement::new(
+            vec![p(l.left - tick_len, y), p(l.left, y)],
+            axis.stroke_width(line_w),
+        ))?;
+        root.draw(&Text::new(
+            tick_label(*t, l.decimals, axes.percent),
+            p(l.left - tick_len - gap, y),
+            text(l.size(TICK_SIZE), HPos::Right, VPos::Center),
+        ))?;
+    }
+    let desc_size = l.size(DESC_SIZE);
+    if !axes.y_desc.is_empty() {
+        root.draw(&Text::new(
+            axes.y_desc.clone(),
+            p(l.margin + em(desc_size) * 0.6, (l.top + l.bottom) / 2.0),
+            TextStyle::from((FONT, desc_size).into_font().transform(FontTransform::Rotate270))
+                .pos(Pos::new(HPos::Center, VPos::Center)),
+        ))?;
+    }
+    if !axes.x_desc.is_empty() {
+        root.draw(&Text::new(
+            axes.x_desc.clone(),
+            p((l.left + l.right) / 2.0, l.h - l.margin),
+            text(desc_size, HPos::Center, VPos::Bottom),
+        ))?;
+    }
+
+    // The category names under the axis.
+    for (i, c) in categories.iter().enumerate() {
+        let x = l.x(n, i);
+        let y = l.bottom + tick_len + gap;
+        let style = match l.turn {
+            Turn::Flat => text(l.category_size, HPos::Center, VPos::Top),
+            Turn::Diagonal | Turn::Upright => TextStyle::from((FONT, l.category_size).into_font().transform(TURN_MARK))
+                .pos(Pos::new(HPos::Right, VPos::Center)),
+        };
+        let x = if l.turn == Turn::Diagonal {
+            x + em(l.category_size) * 0.3
+        } else {
+            x
+        };
+        root.draw(&Text::new(c.clone(), p(x, y), style))?;
+    }
+
+    // The value labels, horizontal.
+    let label_size = l.size(LABEL_SIZE);
+    let lab_em = em(label_size);
+    match l.labels {
+        LabelPlace::None => {}
+        LabelPlace::PerBar => {
+            for (si, s) in series.iter().enumerate() {
+                let Some(labels) = &s.labels else { continue };
+                for (i, (v, lab)) in s.values.iter().zip(labels).enumerate().take(categories.len()) {
+                    if !v.is_finite() {
+                        continue;
+                    }
+                    let x = l.x(n, i) - pitch * GROUP / 2.0 + (si as f64 + 0.5) * slot;
+                    let (y, v_pos) = if *v < 0.0 {
+                        (l.y(*v) + gap, VPos::Top)
+                    } else {
+                        (l.y(*v) - gap, VPos::Bottom)
+                    };
+                    root.draw(&Text::new(
+                        minus_signs(lab),
+                        p(x, y),
+                        text(label_size, HPos::Center, v_pos),
+                    ))?;
+                }
+            }
+        }
+        LabelPlace::Stacked => {
+            let labelled: Vec<&Series> = series.iter().filter(|s| s.labels.is_some()).collect();
+            let line_h = l.stack_line_h();
+            for i in 0..categories.len() {
+                let lines: Vec<(RGBColor, String)> = labelled
+                    .iter()
+                    .filter_map(|s| {
+                        let lab = s.labels.as_ref()?.get(i)?;
+                        Some((COLORS[s.color % COLORS.len()], minus_signs(lab)))
+                    })
+                    .collect();
+                let block = lines
+                    .iter()
+                    .map(|(_, t)| lab_em * 1.0 + text_width(t, label_size))
+                    .fold(0.0, f64::max);
+                let top = series
+                    .iter()
+                    .filter_map(|s| s.values.get(i).copied().filter(|v| v.is_finite()))
+                    .fold(0f64, f64::max);
+                let x0 = l.x(n, i) - block / 2.0;
+                let m = lines.len();
+                for (j, (color, t)) in lines.iter().enumerate() {
+                    let yc = l.y(top) - gap - (m - j) as f64 * line_h + line_h / 2.0;
+                    root.draw(&Rectangle::new(
+                        [p(x0, yc - lab_em * 0.35), p(x0 + lab_em * 0.7, yc + lab_em * 0.35)],
+                        color.filled(),
+                    ))?;
+                    root.draw(&Text::new(
+                        t.clone(),
+                        p(x0 + lab_em, yc),
+                        text(label_size, HPos::Left, VPos::Center),
+                    ))?;
+                }
+            }
+        }
     }
     root.present()?;
     Ok(())
 }
 
-/// A number as printed (`-0.00`, `+0.0%`, `12.5`), with the sign of a
-/// value that rounds to zero dropped: `-0.00%` reads as an error that is not there.
-pub fn trim_zero(s: &str) -> String {
-    match s.strip_prefix(['-', '+']) {
-        Some(rest) if rest.chars().all(|c| c == '0' || c == '.' || c == '%') => rest.to_string(),
-        _ => s.to_string(),
-    }
-}
-
-/// `x` with its sign and `decimals` decimals, zero without a sign.
-pub fn signed(x: f64, decimals: usize) -> String {
-    trim_zero(&format!("{x:+.decimals$}"))
-}
-
-/// Writes `<stem>.svg` and `<stem>.png`; returns both paths.
+/// Writes `<stem>.svg` and `<stem>.png`; returns both paths. `y_desc`
+/// ending in "(%)" makes a percent axis ([`Axes::from_y_desc`]).
 pub fn bar_chart(
     stem: &Path,
     title: &str,
@@ -183,13 +715,20 @@ pub fn bar_chart(
     categories: &[String],
     series: &[Series],
 ) -> Result<Vec<PathBuf>, PlotError> {
+    bar_chart_with(stem, title, &Axes::from_y_desc(y_desc), categories, series)
+}
+
+/// [`bar_chart`] with its axes described by `axes`.
+pub fn bar_chart_with(
+    stem: &Path,
+    title: &str,
+    axes: &Axes,
+    categories: &[String],
+    series: &[Series],
+) -> Result<Vec<PathBuf>, PlotError> {
     ensure_font();
-    let upright = categories.len() > FLAT_LABELS;
-    let per_category = if upright { 30 } else { 70 };
-    let size = (
-        (120 + per_category * categories.len() as u32).clamp(640, 2400) + legend_width(series),
-        if upright { 600u32 } else { 520u32 },
-    );
+    let l = layout(title, axes, categories, series);
+    let size = (l.w as u32, l.h as u32);
     let svg = stem.with_extension("svg");
     let png = stem.with_extension("png");
     if let Some(d) = svg.parent() {
@@ -201,8 +740,9 @@ pub fn bar_chart(
     let mut text = String::new();
     draw(
         SVGBackend::with_string(&mut text, size).into_drawing_area(),
+        &l,
         title,
-        y_desc,
+        axes,
         categories,
         series,
     )
@@ -210,9 +750,7 @@ pub fn bar_chart(
         path: svg.clone(),
         source: Box::new(e),
     })?;
-    if upright {
-        text = anchor_upright_labels(&text);
-    }
+    let text = turn_category_names(&text, l.turn);
     let png_bytes = rasterise(&text).map_err(|source| PlotError::Raster {
         path: png.clone(),
         source,
@@ -232,15 +770,20 @@ pub fn bar_chart(
     Ok(vec![svg, png])
 }
 
-/// Plotters centres an x-axis label rotated by 90 degrees on its tick, so a
-/// long name reaches up into the chart; anchored at its start it hangs below
-/// the axis. Only the rotated axis labels change (`rotate(90,` in their
-/// transform; the bar labels are rotated the other way).
-fn anchor_upright_labels(svg: &str) -> String {
+/// Plotters turns text clockwise only; the category names (the only text
+/// drawn turned by 90 degrees clockwise, [`TURN_MARK`]; the y axis's
+/// description turns by 270) are turned anticlockwise instead, by 45
+/// degrees or upright, so that they read upwards and end under their bars.
+fn turn_category_names(svg: &str, turn: Turn) -> String {
+    let angle = match turn {
+        Turn::Flat => return svg.to_string(),
+        Turn::Diagonal => "-45",
+        Turn::Upright => "-90",
+    };
     svg.split_inclusive('>')
         .map(|tag| {
             if tag.trim_start().starts_with("<text") && tag.contains("transform=\"rotate(90,") {
-                tag.replacen("text-anchor=\"middle\"", "text-anchor=\"start\"", 1)
+                tag.replacen("transform=\"rotate(90,", &format!("transform=\"rotate({angle},"), 1)
             } else {
                 tag.to_string()
             }
@@ -263,7 +806,9 @@ fn rasterise(svg: &str) -> Result<Vec<u8>, RasterError> {
     pixmap.encode_png().map_err(|e| RasterError::Png(Box::new(e)))
 }
 
-/// Measured against each estimate per benchmark, million cycles, errors above the bars.
+/// Measured against each estimate per benchmark, million cycles; each
+/// estimate's error above its group where the labels fit (with many
+/// estimators they do not, and the errors are in [`error_by_variant`]).
 pub fn measured_vs_estimated(a: &crate::accuracy::Accuracy, stem: &Path) -> Result<Vec<PathBuf>, PlotError> {
     let mut series = vec![Series {
         name: "measured".into(),
@@ -283,33 +828,50 @@ pub fn measured_vs_estimated(a: &crate::accuracy::Accuracy, stem: &Path) -> Resu
             color: color_of_variant(v),
         });
     }
-    bar_chart(
+    bar_chart_with(
         stem,
         "Measured and estimated cycles per benchmark",
-        "million cycles",
+        &Axes {
+            x_desc: "benchmark".into(),
+            y_desc: "million cycles".into(),
+            percent: false,
+        },
         &a.benchmarks,
         &series,
     )
 }
 
-/// The error of each estimator variant (e.g. each cache configuration), per benchmark.
+/// The category of [`error_by_variant`] after the benchmarks.
+pub const GEOMEAN_CATEGORY: &str = "geo. mean |error|";
+
+/// The error of each estimator variant (e.g. each cache configuration), per
+/// benchmark, and last the geometric mean of each one's |error|.
 pub fn error_by_variant(a: &crate::accuracy::Accuracy, stem: &Path) -> Result<Vec<PathBuf>, PlotError> {
     let series: Vec<Series> = a
         .variants
         .iter()
         .enumerate()
         .map(|(v, name)| Series {
-            name: format!("{name} (geo. mean |error| {:.2}%)", a.geomean_abs_error(v)),
-            values: (0..a.benchmarks.len()).map(|b| a.error_pct(v, b)).collect(),
+            name: name.clone(),
+            values: (0..a.benchmarks.len())
+                .map(|b| a.error_pct(v, b))
+                .chain([a.geomean_abs_error(v)])
+                .collect(),
             labels: None,
             color: color_of_variant(v),
         })
         .collect();
-    bar_chart(
+    let mut categories = a.benchmarks.clone();
+    categories.push(GEOMEAN_CATEGORY.into());
+    bar_chart_with(
         stem,
         "Estimation error by estimator and cache configuration",
-        "error (%)",
-        &a.benchmarks,
+        &Axes {
+            x_desc: "benchmark".into(),
+            y_desc: "error".into(),
+            percent: true,
+        },
+        &categories,
         &series,
     )
 }
@@ -317,6 +879,30 @@ pub fn error_by_variant(a: &crate::accuracy::Accuracy, stem: &Path) -> Result<Ve
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The SVG's texts.
+    fn texts(svg: &str) -> Vec<String> {
+        svg.split("<text")
+            .skip(1)
+            .map(|t| {
+                t.split_once('>')
+                    .unwrap()
+                    .1
+                    .split("</text>")
+                    .next()
+                    .unwrap()
+                    .trim()
+                    .to_string()
+            })
+            .collect()
+    }
+
+    fn png_size(path: &Path) -> (u32, u32) {
+        let png = std::fs::read(path).unwrap();
+        assert_eq!(&png[1..4], b"PNG");
+        let be = |b: &[u8]| u32::from_be_bytes([b[0], b[1], b[2], b[3]]);
+        (be(&png[16..20]), be(&png[20..24]))
+    }
 
     #[test]
     fn writes_svg_and_png_with_text() {
@@ -339,15 +925,133 @@ mod tests {
             svg.contains("Title here") && svg.contains("Sieve") && svg.contains("measured"),
             "{svg}"
         );
+        // The labels fit above their bars, horizontal, with the minus sign.
+        let t = texts(&svg);
+        assert!(
+            t.contains(&"\u{2212}2.0%".into()) && t.contains(&"+1.0%".into()),
+            "{t:?}"
+        );
+        assert!(!svg.contains("rotate(-"), "no category name turned: {svg}");
         let png = std::fs::read(&files[1]).unwrap();
-        assert_eq!(&png[1..4], b"PNG");
         assert!(png.len() > 5000, "a PNG with drawn text and bars");
+        assert_eq!(png_size(&files[1]), (1000, 620));
         assert_eq!(trim_zero("-0.00%"), "0.00%");
         assert_eq!(trim_zero("-0.01%"), "-0.01%");
         assert_eq!(signed(-0.0004, 2), "0.00");
         assert_eq!(signed(0.006, 2), "+0.01");
         assert_eq!(signed(-1.5, 1), "-1.5");
-        assert_eq!(axis_decimals(180.0), 0);
-        assert_eq!(axis_decimals(0.2), 3);
+    }
+
+    #[test]
+    fn numbers_take_the_minus_sign_and_percent_ticks_a_percent_sign() {
+        assert_eq!(tick_label(-20.0, 0, true), "\u{2212}20%");
+        assert_eq!(tick_label(0.5, 1, true), "0.5%");
+        assert_eq!(tick_label(-0.0001, 2, true), "0.00%");
+        assert_eq!(tick_label(-1.25, 2, false), "\u{2212}1.25");
+        assert_eq!(tick_label(3.0, 0, false), "3");
+        assert_eq!(minus_signs("-14.8%"), "\u{2212}14.8%");
+        assert_eq!(minus_signs("(-.5) +2 -x"), "(\u{2212}.5) +2 -x");
+        assert_eq!(minus_signs("jop-wcet-2 fifo:1024:16"), "jop-wcet-2 fifo:1024:16");
+        assert_eq!(
+            Axes::from_y_desc("error (%)"),
+            Axes {
+                x_desc: String::new(),
+                y_desc: "error".into(),
+                percent: true
+            }
+        );
+        assert!(!Axes::from_y_desc("million cycles").percent);
+    }
+
+    #[test]
+    fn a_few_round_ticks() {
+        assert_eq!(ticks(0.0, 5.1), (vec![0.0, 1.0, 2.0, 3.0, 4.0, 5.0], 0));
+        let (t, d) = ticks(-82.0, 96.0);
+        assert_eq!((t.first().copied(), t.last().copied(), d), (Some(-75.0), Some(75.0), 0));
+        let (t, d) = ticks(-0.137, 0.038);
+        assert_eq!((t.len(), d), (8, 2), "{t:?}");
+        let (t, d) = ticks(-0.15, 0.04);
+        assert_eq!((t.len(), d), (4, 2), "{t:?}");
+        assert_eq!(round_bound(0.047), 0.05);
+        assert_eq!(round_bound(0.05), 0.1);
+        assert_eq!(round_bound(3.0), 5.0);
+        assert_eq!(decimals_of(0.025), 3);
+        assert_eq!(decimals_of(20.0), 0);
+    }
+
+    fn accuracy(benchmarks: usize) -> crate::accuracy::Accuracy {
+        let names: Vec<String> = (0..benchmarks).map(|i| format!("Bench{i}")).collect();
+        let measured: Vec<f64> = (0..benchmarks).map(|i| 1e6 * (1.0 + i as f64 * 0.3)).collect();
+        let est = |f: f64| {
+            measured
+                .iter()
+                .enumerate()
+                .map(|(i, m)| m * (1.0 + f * (i % 3) as f64))
+                .collect()
+        };
+        crate::accuracy::Accuracy {
+            benchmarks: names,
+            measured: measured.clone(),
+            variants: vec!["model hit".into(), "model-calibrated fifo:2048:16".into()],
+            estimates: vec![est(-0.2), est(0.0001)],
+            naive_cost: 1.0,
+            warnings: vec![],
+        }
+    }
+
+    #[test]
+    fn tiny_errors_are_said_so_in_the_legend_and_the_legend_is_above_the_plot() {
+        let dir = tempfile::tempdir().unwrap();
+        let a = accuracy(15);
+        let files = error_by_variant(&a, &dir.path().join("e")).unwrap();
+        let t = texts(&std::fs::read_to_string(&files[0]).unwrap());
+        assert!(
+            t.contains(&"model-calibrated fifo:2048:16 (all |error| &lt; 0.05%)".into()),
+            "{t:?}"
+        );
+        assert!(t.contains(&"model hit".into()), "{t:?}");
+        assert!(t.contains(&"\u{2212}40%".into()), "percent ticks with U+2212: {t:?}");
+        assert!(t.contains(&GEOMEAN_CATEGORY.into()), "{t:?}");
+        // Its long last category name makes it taller, not its bars shorter.
+        let (w, h) = png_size(&files[1]);
+        assert!(w == 1000 && (620..=720).contains(&h), "{w} x {h}");
+        // Fifteen groups of three bars: no room for the errors.
+        let files = measured_vs_estimated(&a, &dir.path().join("m")).unwrap();
+        let t = texts(&std::fs::read_to_string(&files[0]).unwrap());
+        assert!(
+            t.contains(&"benchmark".into()) && t.contains(&"million cycles".into()),
+            "{t:?}"
+        );
+        assert!(!t.iter().any(|t| t.ends_with('%')), "{t:?}");
+        // Four groups: the errors fit, stacked above each group.
+        let files = measured_vs_estimated(&accuracy(4), &dir.path().join("m4")).unwrap();
+        let t = texts(&std::fs::read_to_string(&files[0]).unwrap());
+        assert!(
+            t.contains(&"\u{2212}40.0%".into()) && t.contains(&"0.0%".into()),
+            "{t:?}"
+        );
+        assert!(!t.iter().any(|t| t.starts_with('-')), "no hyphen for a minus: {t:?}");
+    }
+
+    #[test]
+    fn many_categories_widen_the_plot_moderately_and_turn_their_names() {
+        let dir = tempfile::tempdir().unwrap();
+        let names: Vec<String> = (0..61).map(|i| format!("Multianewarray{i}")).collect();
+        let files = bar_chart(
+            &dir.path().join("r"),
+            "Calibration residuals per benchmark",
+            "error (%)",
+            &names,
+            &[Series {
+                name: "fitted table".into(),
+                values: (0..61).map(|i| (i as f64 - 30.0) / 200.0).collect(),
+                labels: None,
+                color: color_of_variant(3),
+            }],
+        )
+        .unwrap();
+        assert_eq!(png_size(&files[1]), (1360, 843));
+        let svg = std::fs::read_to_string(&files[0]).unwrap();
+        assert!(svg.contains("rotate(-90,") && !svg.contains("rotate(90,"), "{svg}");
     }
 }

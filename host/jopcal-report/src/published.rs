@@ -115,9 +115,9 @@ pub fn markdown(ours: &[(String, f64)], refs: &References, suite: &str) -> Strin
             any = true;
             s.push_str(&format!(
                 "| {bench} | {} | {} .. {} | {} |\n",
-                crate::plots::signed(*err, 3),
-                crate::plots::signed(p.min_pct, 2),
-                crate::plots::signed(p.max_pct, 2),
+                crate::number::signed(*err, 3),
+                crate::number::signed(p.min_pct, 2),
+                crate::number::signed(p.max_pct, 2),
                 p.source
             ));
         }

@@ -104,6 +104,35 @@ pub struct Failure {
 }
 
 impl Summary {
+    /// The summary of a run stopped by a signal during `stage`, after the
+    /// stages `done`: incomplete, with no benchmark (the directory holds
+    /// what the stages done wrote).
+    pub fn interrupted(target: &str, suite: &str, stage: &str, done: &[String]) -> Summary {
+        let stages = done
+            .iter()
+            .map(|name| Stage {
+                name: name.clone(),
+                status: "done".into(),
+            })
+            .chain(std::iter::once(Stage {
+                name: stage.to_string(),
+                status: "interrupted".into(),
+            }))
+            .collect();
+        Summary {
+            target: target.to_string(),
+            suite: suite.to_string(),
+            complete: false,
+            stages,
+            benchmarks: Vec::new(),
+            calibration: None,
+            failures: Vec::new(),
+            measurements: "measurements.csv".into(),
+            tool_version: env!("CARGO_PKG_VERSION").to_string(),
+            timestamp: jopcal_measure::clock::now_rfc3339(),
+        }
+    }
+
     /// The file's text (pretty JSON, ending in a newline).
     pub fn to_json(&self) -> String {
         serde_json::to_string_pretty(self).expect("a summary serialises") + "\n"

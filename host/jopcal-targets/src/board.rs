@@ -8,7 +8,7 @@ use crate::toolchain::Toolchain;
 use crate::{Job, JobEnd, JobError, Prepared, Progress, Reported, Sink, Target, TargetError, TargetKind};
 use jopcal_link::capture::CaptureOptions;
 use jopcal_link::session::{run_image, Attempt, SessionOptions};
-use jopcal_link::{DownloadOptions, JopImage, Link, Protocol, StoreError};
+use jopcal_link::{DownloadOptions, JopImage, Link, Pace, Protocol, StoreError};
 use jopcal_measure::result_line::ResultLine;
 use jopcal_measure::{atomic, Unit};
 use sha2::{Digest, Sha256};
@@ -27,6 +27,9 @@ pub struct BoardLine {
     pub baud: u32,
     /// Shell command run before each download (e.g. reconfiguring the FPGA).
     pub configure: Option<String>,
+    /// Shell command that brings the board back to its loader, run before a
+    /// retry and before the image after a failed one (jopcal.toml's `reset`).
+    pub reset: Option<String>,
     /// Attempts after the first when a download fails or the output cannot be trusted.
     pub retries: u32,
     /// Raise DTR and RTS after opening the port.
@@ -87,6 +90,11 @@ pub trait Launcher {
     fn restart(&mut self, _image: &Path, _progress: &dyn Progress) -> Result<Option<String>, TargetError> {
         Ok(None)
     }
+    /// After a run lost its line: why the board ended, if it says (a
+    /// simulation that stopped at the processor's stack overflow).
+    fn ended(&mut self) -> Option<String> {
+        None
+    }
 }
 
 /// What a [`Launcher`] started.
@@ -122,8 +130,13 @@ pub struct BoardTarget {
     wait_states: Option<(f64, f64)>,
     /// Images run so far.
     started: usize,
-    /// Classic download: bytes in flight before the host waits for their echoes.
-    window: Option<usize>,
+    /// Classic download: how it is paced (default: a real board's line
+    /// paced for its UART's tolerance, a pseudo-terminal's a window).
+    pace: Option<Pace>,
+    /// The last image's session failed: the next one starts with a reset.
+    failed_before: bool,
+    /// A bench that runs a JOP (see [`BoardTarget::is_jop`]).
+    jop: bool,
     /// The launcher preloads each image: nothing is downloaded.
     preloaded: bool,
 }
@@ -154,7 +167,9 @@ impl BoardTarget {
             simulating: None,
             wait_states: None,
             started: 0,
-            window: None,
+            pace: None,
+            failed_before: false,
+            jop: false,
             preloaded: false,
         }
     }
@@ -206,17 +221,30 @@ impl BoardTarget {
         self
     }
 
-    /// Classic download with at most `bytes` in flight (4: `down -e`, word by word).
-    pub fn with_window(mut self, bytes: usize) -> BoardTarget {
-        self.window = Some(bytes);
+    /// Whether the board is a JOP (a board, the virtual board, a tree's RTL
+    /// in the bench) rather than a DUT of the user's, whose images are any words.
+    fn is_jop(&self) -> bool {
+        self.kind != TargetKind::Verilator || self.jop
+    }
+
+    /// The bench runs a JOP (a tree's RTL): its images must be JOP images.
+    pub fn jop(mut self) -> BoardTarget {
+        self.jop = true;
+        self
+    }
+
+    /// Classic download paced as `pace` says.
+    pub fn with_pace(mut self, pace: Pace) -> BoardTarget {
+        self.pace = Some(pace);
         self
     }
 
     fn session(&self) -> SessionOptions {
         let mut download = DownloadOptions::new(self.line.protocol);
-        if let Some(w) = self.window {
-            download.window = w;
-        }
+        download.pace = self.pace.unwrap_or(match self.kind {
+            TargetKind::Board => Pace::line(self.line.baud),
+            _ => download.pace,
+        });
         download.preloaded = self.preloaded;
         SessionOptions {
             download,
@@ -228,6 +256,8 @@ impl BoardTarget {
             },
             retries: self.line.retries,
             configure: self.line.configure.clone(),
+            reset: self.line.reset.clone(),
+            reset_first: self.failed_before,
             quiet: self.habits.quiet,
             quiet_limit: Duration::from_secs(10),
         }
@@ -235,8 +265,14 @@ impl BoardTarget {
 }
 
 /// Loads an image and names it by its file stem and content hash.
-fn load_image(path: &Path) -> Result<(Job, JopImage), TargetError> {
-    let image = JopImage::load(path, None)?;
+/// `jop`: the board is a JOP, whose layout the image must have (a DUT of
+/// the user's in the bench takes any words).
+fn load_image(path: &Path, jop: bool) -> Result<(Job, JopImage), TargetError> {
+    let image = if jop {
+        JopImage::load_checked(path, None)?
+    } else {
+        JopImage::load(path, None)?
+    };
     let bytes = std::fs::read(path).map_err(|e| TargetError::io(path, e))?;
     let hash = format!("{:x}", Sha256::digest(&bytes));
     let name = path
@@ -289,7 +325,7 @@ impl Target for BoardTarget {
         }
         self.loaded = paths
             .iter()
-            .map(|p| load_image(p).map(|(j, i)| (j, i, p.clone())))
+            .map(|p| load_image(p, self.is_jop()).map(|(j, i)| (j, i, p.clone())))
             .collect::<Result<_, _>>()?;
         self.open_link()?;
         Ok(Prepared {
@@ -384,14 +420,21 @@ impl Target for BoardTarget {
             }
         };
         let outcome = run_image(link.as_mut(), image, &opts, &mut on_result, &mut on_attempt);
+        self.failed_before = outcome.is_err();
         if let Some(e) = log_err {
             return Err(e);
         }
         match outcome {
-            Err(f) => Err(JobError::Session {
-                log: log_rel(f.attempts.last().map_or(1, |a| a.number)),
-                why: f.why,
-            }),
+            Err(f) => {
+                let ended = self.launcher.as_mut().and_then(|l| l.ended());
+                Err(JobError::Session {
+                    log: log_rel(f.attempts.last().map_or(1, |a| a.number)),
+                    why: match ended {
+                        Some(e) => format!("{e} ({})", f.why),
+                        None => f.why,
+                    },
+                })
+            }
             Ok(attempts) => {
                 let last = attempts.last();
                 Ok(JobEnd {

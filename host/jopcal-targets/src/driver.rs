@@ -44,9 +44,9 @@ pub fn measure(
     progress: &dyn Progress,
 ) -> Result<Measured, TargetError> {
     let staging = staging_dir(out)?;
-    let result = measure_prepared(target, out, stamp, runs, &staging, progress);
+    let result = measure_prepared(target, out, stamp, runs, staging.path(), progress);
     let finished = target.finish(result.as_ref().ok().map(|m| m.out.path.as_path()));
-    let _ = std::fs::remove_dir_all(&staging);
+    drop(staging);
     let m = result?;
     finished?;
     Ok(m)
@@ -182,15 +182,13 @@ fn last_words(output: &str) -> &str {
 
 /// A scratch directory beside `out` for images made before `out` is
 /// prepared (an early failure leaves no output directory behind).
-fn staging_dir(out: &Path) -> Result<PathBuf, TargetError> {
+fn staging_dir(out: &Path) -> Result<jopcal_measure::interrupt::Scratch, TargetError> {
     let base = match out.parent() {
         Some(p) if !p.as_os_str().is_empty() => p,
         _ => Path::new("."),
     };
-    std::fs::create_dir_all(base).map_err(|e| TargetError::io(base, e))?;
     let dir = base.join(format!(".jopcal-images-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).map_err(|e| TargetError::io(&dir, e))?;
-    Ok(dir)
+    jopcal_measure::interrupt::Scratch::create(&dir).map_err(|e| TargetError::io(&dir, e))
 }
 
 /// Moves `images` (and the JOP linker's maps beside them) into `dir`.

@@ -48,12 +48,17 @@ pub fn target(
     total: Duration,
 ) -> BoardTarget {
     let cfg = &mut board.cfg;
-    cfg.cycle_limit = cfg.cycle_limit.min((total.as_secs_f64() * cfg.clock_mhz * 1e6) as u64);
+    // The workload's time limit as cycles of the board's clock, but never
+    // under 2^32 cycles (16 s here): a bench's slow simulated clock (3.7 MHz)
+    // would otherwise stop a long benchmark the processor finishes.
+    let limit = (total.as_secs_f64() * cfg.clock_mhz * 1e6).max(4_294_967_296.0);
+    cfg.cycle_limit = cfg.cycle_limit.min(limit as u64);
     let line = BoardLine {
         port: String::new(),
         protocol,
         baud: 115_200,
         configure: None,
+        reset: None,
         // The virtual board is deterministic and its line cannot drop a byte: a failed run fails again.
         retries: 0,
         dtr_rts: false,

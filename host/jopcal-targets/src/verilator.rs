@@ -63,7 +63,16 @@ pub fn target(
     )
     .launched(Box::new(Bench {
         sim: sim.to_path_buf(),
-        args: build_args(sim).into_iter().chain(args.iter().cloned()).collect(),
+        args: build_args(sim)
+            .into_iter()
+            .chain(
+                (tree_jop && !preload)
+                    .then(|| ["--host-gap-bits".to_string(), paced_gap_bits()])
+                    .into_iter()
+                    .flatten(),
+            )
+            .chain(args.iter().cloned())
+            .collect(),
         running: None,
         // A tree's JOP boots once per reset: a fresh bench for every image.
         fresh_per_image: tree_jop,
@@ -74,18 +83,27 @@ pub fn target(
     }));
     if preload {
         // Simulation microcode: the bench puts each image in memory before reset.
-        return target.preloading();
+        return target.preloading().jop();
     }
     // JOP's serial-boot microcode echoes each byte without waiting for its
-    // UART's transmitter, whose frames take a little longer than the host's:
-    // a stream runs it over after about 1,400 bytes (measured on the tree's
-    // cycmin JOP). The `down` tool's echo mode sends a word and waits for its
-    // echo; so does jopcal, on a tree's JOP.
+    // UART's transmitter, whose frames may take a little longer than the
+    // host's (`--sim-arg=--uart-error --sim-arg=-1.4`): a stream runs it
+    // over (after about 1,400 bytes on the tree's cycmin JOP, measured). The
+    // bench's side of the line paces its bytes as jopcal paces a board's
+    // (`jopcal_link::Pace::line`: 96.5% of the line rate), in the bench's
+    // own time, and jopcal keeps it supplied.
     if tree_jop {
-        target.with_window(4)
+        target.with_pace(jopcal_link::Pace::Window(256)).jop()
     } else {
         target
     }
+}
+
+/// The bench's idle bit times after each byte it sends, so that its bytes
+/// go at the pace [`jopcal_link::Pace::line`] keeps on a board's line.
+fn paced_gap_bits() -> String {
+    let tolerance = jopcal_link::download::UART_TOLERANCE;
+    format!("{:.4}", 10.0 * (1.0 / (1.0 - tolerance) - 1.0))
 }
 
 impl Bench {
@@ -213,6 +231,23 @@ impl Launcher for Bench {
         }
         self.stop_running()?;
         self.start(Some(image)).map(Some)
+    }
+
+    /// The bench's last word when it has ended by itself (its exit reason).
+    fn ended(&mut self) -> Option<String> {
+        let exited = self
+            .running
+            .as_mut()
+            .is_some_and(|r| matches!(r.child.try_wait(), Ok(Some(_))));
+        if !exited {
+            return None;
+        }
+        let said = self.running.take()?.stop();
+        self.log.push_str(&said);
+        said.lines()
+            .rev()
+            .find_map(|l| l.strip_prefix("jopcal-bench: "))
+            .map(|l| format!("the bench: {l}"))
     }
 
     /// Stops the bench and keeps what it said in `logs/bench.log`.

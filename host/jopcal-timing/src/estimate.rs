@@ -101,6 +101,8 @@ struct Layout {
     replace_iinc: bool,
     /// The target's linker types field accesses by their field.
     typed_fields: bool,
+    /// The target's linker puts monitors into synchronized methods.
+    synchronized_methods: bool,
 }
 
 /// JOP's linker's replacement of `iinc local, c` (the original tree's
@@ -133,16 +135,27 @@ pub fn iinc_replacement(local: u16, inc: i16) -> [u8; 4] {
 /// `iinc` replacement, each recorded `iinc` form counts as its replacement
 /// (an `iinc` the profile has no operands for stays, priced by its entry);
 /// with its typed field accesses, each access the profile recorded the
-/// field kind of counts as JOP's typed opcode (`putfield_ref`, ...).
-fn linked_opcodes(n: &jopcal_profile::Node, replace_iinc: bool, typed_fields: bool) -> Vec<(u8, u64)> {
+/// field kind of counts as JOP's typed opcode (`putfield_ref`, ...); in a
+/// `synchronized` method (`monitors`), each call adds `aload_0;
+/// monitorenter` and each return `aload_0; monitorexit`.
+fn linked_opcodes(n: &jopcal_profile::Node, replace_iinc: bool, typed_fields: bool, monitors: bool) -> Vec<(u8, u64)> {
     const IINC: u8 = 0x84;
     const WIDE: u8 = 0xc4;
+    const ALOAD_0: u8 = 0x2a;
+    const MONITORENTER: u8 = 0xc2;
+    const MONITOREXIT: u8 = 0xc3;
     let replace_iinc = replace_iinc && !n.iinc.is_empty();
     let typed_fields = typed_fields && !n.fields.is_empty();
-    if !replace_iinc && !typed_fields {
+    if !replace_iinc && !typed_fields && !monitors {
         return n.opcodes.iter().map(|(&op, &c)| (op, c)).collect();
     }
     let mut ops = n.opcodes.clone();
+    if monitors {
+        let returns: u64 = n.opcodes.iter().filter(|(op, _)| is_return(**op)).map(|(_, c)| c).sum();
+        *ops.entry(ALOAD_0).or_default() += n.calls + returns;
+        *ops.entry(MONITORENTER).or_default() += n.calls;
+        *ops.entry(MONITOREXIT).or_default() += returns;
+    }
     // Moves `c` executions of `from` to the opcodes the linker writes instead.
     let mut rewrite = |from: u8, to: &[u8], c: u64| {
         let e = ops.entry(from).or_default();
@@ -200,6 +213,7 @@ impl Layout {
             jvm_entered_bytecodes,
             replace_iinc: model.linker().replace_iinc,
             typed_fields: model.linker().typed_fields,
+            synchronized_methods: model.linker().synchronized_methods,
         }
     }
 
@@ -212,7 +226,8 @@ impl Layout {
             .enumerate()
             .filter(|(i, n)| !self.skipped[*i] && !self.whole[n.method as usize])
             .flat_map(|(i, n)| {
-                linked_opcodes(n, self.replace_iinc, self.typed_fields)
+                let monitors = self.synchronized_methods && profile.methods[n.method as usize].synchronized;
+                linked_opcodes(n, self.replace_iinc, self.typed_fields, monitors)
                     .into_iter()
                     .map(move |(op, count)| (i, op, count))
             })

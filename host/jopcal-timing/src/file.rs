@@ -5,6 +5,8 @@
 //! as TOML requires whatever they hold, and what is written loads back with
 //! [`crate::TimingModel::load`] (the one reader of the format).
 
+use crate::error::ModelError;
+use std::path::{Path, PathBuf};
 use toml_edit::{value, DocumentMut, Item, Key, Table, Value};
 
 /// A table that derives from a base table, built entry by entry.
@@ -126,9 +128,76 @@ pub fn base_of(text: &str) -> Option<String> {
     doc.get("model")?.get("base")?.as_str().map(str::to_string)
 }
 
+/// Copies the table at `table` and every table it derives from into `dir`
+/// (made if missing), each named by its own file name (`-2`, `-3` ... where
+/// two share one), their bases re-aimed at the copies: a fitted table that
+/// names the copy loads wherever its directory moves and whatever happens
+/// to the originals. Returns the copy of `table`.
+pub fn copy_chain(table: &Path, dir: &Path) -> Result<PathBuf, ModelError> {
+    let fail = |p: &Path, message: String| ModelError::File {
+        path: p.display().to_string(),
+        message,
+    };
+    std::fs::create_dir_all(dir).map_err(|e| fail(dir, format!("cannot create: {e}")))?;
+    // The chain, from `table` down to the table that derives from nothing.
+    let mut chain: Vec<(PathBuf, String)> = Vec::new();
+    let mut next = Some(table.to_path_buf());
+    while let Some(p) = next.take() {
+        if chain.len() > 16 || chain.iter().any(|(q, _)| q == &p) {
+            return Err(fail(table, "its bases form a loop".into()));
+        }
+        let text = std::fs::read_to_string(&p).map_err(|e| fail(&p, e.to_string()))?;
+        next = base_of(&text).map(|b| p.parent().unwrap_or(Path::new(".")).join(b));
+        chain.push((p, text));
+    }
+    let mut names: Vec<String> = Vec::new();
+    for (p, _) in &chain {
+        let stem = p
+            .file_stem()
+            .map_or("table".into(), |s| s.to_string_lossy().into_owned());
+        let mut name = format!("{stem}.toml");
+        let mut n = 1;
+        while names.contains(&name) {
+            n += 1;
+            name = format!("{stem}-{n}.toml");
+        }
+        names.push(name);
+    }
+    for (i, (p, text)) in chain.iter().enumerate() {
+        let text = match names.get(i + 1) {
+            Some(base) => rebase(text, base).map_err(|e| fail(p, e.to_string()))?,
+            None => text.clone(),
+        };
+        let to = dir.join(&names[i]);
+        jopcal_output::atomic::write_atomic(&to, text.as_bytes()).map_err(|e| fail(&to, e.to_string()))?;
+    }
+    Ok(dir.join(&names[0]))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_copied_chain_loads_after_the_originals_are_gone() {
+        let src = tempfile::tempdir().unwrap();
+        let repo = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../calibration");
+        std::fs::copy(repo.join("jop-wcet.toml"), src.path().join("jop-wcet.toml")).unwrap();
+        std::fs::create_dir(src.path().join("sub")).unwrap();
+        let derived = src.path().join("sub/jop-wcet.toml");
+        std::fs::write(
+            &derived,
+            "[model]\nname = \"d\"\ndescription = \"d\"\nbase = \"../jop-wcet.toml\"\n\n[params]\nr = 3\n",
+        )
+        .unwrap();
+        let out = tempfile::tempdir().unwrap();
+        let copy = copy_chain(&derived, &out.path().join("t.base")).unwrap();
+        assert_eq!(copy, out.path().join("t.base/jop-wcet.toml"));
+        assert!(out.path().join("t.base/jop-wcet-2.toml").is_file());
+        drop(src);
+        let m = crate::TimingModel::load(&copy).unwrap();
+        assert_eq!(m.params()["r"], 3.0);
+    }
 
     #[test]
     fn a_derived_table_is_written_with_its_comments_and_loads() {

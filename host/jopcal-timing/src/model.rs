@@ -60,6 +60,12 @@ pub struct Linker {
     /// profile recorded the field kind of.
     #[serde(default)]
     pub typed_fields: bool,
+    /// A `synchronized` method gets `aload_0; monitorenter` at its start and
+    /// `aload_0; monitorexit` before each return (the original tree's
+    /// InsertSynchronized): priced per call and per return the profile
+    /// recorded of such a method, which has no monitor bytecodes on the host.
+    #[serde(default)]
+    pub synchronized_methods: bool,
 }
 
 /// The memory wait states of JOP's formulas: whole numbers of cycles.

@@ -30,7 +30,7 @@ host_javac = "ecj -source 1.5 -target 1.5 -nowarn"   # the host profiles what th
 host_library = "java.util.Random"   # the host runs the tree's own Random, as JOP does
 "#;
 
-use crate::error::ConfigError;
+use jopcal_workloads::error::UnknownEncoding;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -56,11 +56,15 @@ pub struct JopConfig {
     /// `java.util.Random`): the host profiles the tree's versions of them
     /// instead of its own JDK's.
     pub host_library: Vec<String>,
+    /// A shell command that brings a board back to its loader (e.g. an
+    /// `openFPGALoader` call or a relay): run before a retry, and before the
+    /// next image when one failed, on `--target board`.
+    pub reset: Option<String>,
     /// The file it came from.
     pub file: PathBuf,
 }
 
-pub(crate) const KEYS: [&str; 8] = [
+pub(crate) const KEYS: [&str; 9] = [
     "home",
     "build",
     "image",
@@ -69,6 +73,7 @@ pub(crate) const KEYS: [&str; 8] = [
     "timeout",
     "host_javac",
     "host_library",
+    "reset",
 ];
 /// Placeholders a template may use.
 pub const PLACEHOLDERS: [&str; 9] = [
@@ -82,6 +87,85 @@ pub const PLACEHOLDERS: [&str; 9] = [
     "out",
     "image",
 ];
+
+/// Why `jopcal.toml` could not be read; every message starts with the file
+/// (and, where known, `:line:column`).
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    /// The file could not be read.
+    #[error("{file}: {source}")]
+    Io {
+        /// The file.
+        file: PathBuf,
+        /// What the system said.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The text is not TOML (the parser's message), at a known place.
+    #[error("{file}:{line}:{column}: {message}")]
+    Syntax {
+        file: PathBuf,
+        line: usize,
+        column: usize,
+        /// The TOML parser's message.
+        message: String,
+    },
+    /// The text is not TOML, at no known place.
+    #[error("{file}: {message}")]
+    SyntaxNowhere {
+        file: PathBuf,
+        /// The TOML parser's message.
+        message: String,
+    },
+    /// `jop` is not a table.
+    #[error("{file}: [jop] must be a table")]
+    JopNotTable { file: PathBuf },
+    /// A key of `[jop]` jopcal does not know.
+    #[error("{file}:{line}:{column}: unknown key `{key}` in [jop] (known: {})", KEYS.join(", "))]
+    UnknownKey {
+        file: PathBuf,
+        line: usize,
+        column: usize,
+        key: String,
+    },
+    /// `timeout` is not a positive integer.
+    #[error("{file}:{line}:{column}: `timeout` must be a whole number of seconds, at least 1")]
+    BadTimeout { file: PathBuf, line: usize, column: usize },
+    /// A key whose value must be a string is not one.
+    #[error("{file}:{line}:{column}: `{key}` must be a string")]
+    NotAString {
+        file: PathBuf,
+        line: usize,
+        column: usize,
+        key: String,
+    },
+    /// `host_javac` names no compiler.
+    #[error("{file}:{line}:{column}: `host_javac` is empty: name a compiler (e.g. \"ecj -source 1.5 -target 1.5 -nowarn\") or remove the key")]
+    EmptyHostJavac { file: PathBuf, line: usize, column: usize },
+    /// `encoding` names an encoding jopcal does not read.
+    #[error("{file}:{line}:{column}: {source}")]
+    Encoding {
+        file: PathBuf,
+        line: usize,
+        column: usize,
+        #[source]
+        source: UnknownEncoding,
+    },
+    /// A template uses a placeholder jopcal does not fill.
+    #[error(
+        "{file}:{line}:{column}: unknown placeholder {{{placeholder}}} in `{key}` (known: {})",
+        PLACEHOLDERS.join(", ")
+    )]
+    UnknownPlaceholder {
+        file: PathBuf,
+        line: usize,
+        column: usize,
+        /// The placeholder, without braces.
+        placeholder: String,
+        /// The template's key.
+        key: String,
+    },
+}
 
 /// Line and column (1-based; the column in bytes) of byte offset `at` in `text`.
 fn line_col(text: &str, at: usize) -> (usize, usize) {
@@ -171,6 +255,10 @@ impl JopConfig {
             }
             if k == "host_library" {
                 cfg.host_library = s.split_whitespace().map(str::to_string).collect();
+                continue;
+            }
+            if k == "reset" {
+                cfg.reset = Some(s);
                 continue;
             }
             if k == "encoding" {
@@ -307,7 +395,7 @@ mod tests {
         );
         assert_eq!(
             JopConfig::parse("[jop]\nhom = \"x\"\n", f).unwrap_err().to_string(),
-            "/p/jopcal.toml:2:1: unknown key `hom` in [jop] (known: home, build, image, jopsim, encoding, timeout, host_javac, host_library)"
+            "/p/jopcal.toml:2:1: unknown key `hom` in [jop] (known: home, build, image, jopsim, encoding, timeout, host_javac, host_library, reset)"
         );
         let c = JopConfig::parse("[jop]\nhost_javac = \" ecj -source 1.5  -target 1.5 \"\n", f).unwrap();
         assert_eq!(c.host_javac, ["ecj", "-source", "1.5", "-target", "1.5"]);

@@ -6,7 +6,7 @@
 //! (LoopKfl, LoopLift, LoopUdpIp) and are the `jbe` suite. Bench name = the
 //! class name without `Loop`, main class from the file's package.
 
-use crate::error::TreeError;
+use jopcal_workloads::error::{UnknownEncoding, WriteError};
 use jopcal_workloads::SourceEncoding;
 use std::path::{Path, PathBuf};
 
@@ -41,6 +41,78 @@ impl TreeSuite {
     pub fn from_name(name: &str) -> Option<TreeSuite> {
         TreeSuite::ALL.into_iter().find(|s| s.name() == name)
     }
+}
+
+/// Why a JOP tree could not be opened or searched, or a tree suite not generated.
+#[derive(Debug, thiserror::Error)]
+pub enum TreeError {
+    /// The tree's directory does not exist.
+    #[error("{0}: no such directory (--jop-home, JOPCAL_JOP_HOME or [jop] home in jopcal.toml)")]
+    NoSuchDirectory(PathBuf),
+    /// The directory has no `java/target/src`.
+    #[error("{0}: not a JOP tree (no java/target/src; pass the root of a JOP checkout as --jop-home)")]
+    NotATree(PathBuf),
+    /// Walking the tree's sources failed.
+    #[error("{dir}: {source}")]
+    Walk {
+        /// The directory walked.
+        dir: PathBuf,
+        #[source]
+        source: walkdir::Error,
+    },
+    /// A file could not be read.
+    #[error("{path}: {source}")]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// What the system said.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The tree holds no fixed-count harness at all.
+    #[error("{0}: no fixed-count harnesses (Loop*.java in a `fixed` or `jbe` directory under java/target/src)")]
+    NoHarnesses(PathBuf),
+    /// The Makefile's `-encoding` names an encoding jopcal does not read.
+    #[error("{makefile}:{line}: {source}")]
+    MakefileEncoding {
+        /// The tree's Makefile.
+        makefile: PathBuf,
+        /// The 1-based line of its `-encoding`.
+        line: usize,
+        #[source]
+        source: UnknownEncoding,
+    },
+    /// The tree holds no harness of a suite.
+    #[error(
+        "{home}: no {} harnesses (Loop*.java in a `{}` directory under java/target/src)",
+        .suite.name(),
+        .suite.directory()
+    )]
+    NoSuiteHarnesses {
+        /// The tree.
+        home: PathBuf,
+        suite: TreeSuite,
+    },
+    /// A benchmark name the suite does not have.
+    #[error("no {} benchmark {name} in {home} (it has: {})", .suite.name(), .known.join(", "))]
+    UnknownBench {
+        suite: TreeSuite,
+        /// The name asked for.
+        name: String,
+        /// The tree.
+        home: PathBuf,
+        /// The suite's benchmarks.
+        known: Vec<String>,
+    },
+    /// Every selected harness was left out; `first` says why the first was.
+    #[error("no {} harness jopcal can wrap; first: {first}", .suite.name())]
+    NothingToWrap { suite: TreeSuite, first: String },
+    /// No harness was selected.
+    #[error("no {} harnesses selected", .0.name())]
+    NoneSelected(TreeSuite),
+    /// The generated workload directory could not be written.
+    #[error(transparent)]
+    Write(#[from] WriteError),
 }
 
 /// One discovered benchmark harness.

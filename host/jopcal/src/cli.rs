@@ -12,7 +12,7 @@ pub struct Cli {
     #[arg(long, global = true, value_name = "DIR")]
     pub firmware: Option<PathBuf>,
 
-    /// The user's JOP tree (for --suite jembench). Default: $JOPCAL_JOP_HOME, else
+    /// The user's JOP tree (its suites, its images, its microcode and RTL). Default: $JOPCAL_JOP_HOME, else
     /// `home` in the [jop] table of a jopcal.toml found from the current directory up.
     #[arg(long, global = true, value_name = "DIR")]
     pub jop_home: Option<PathBuf>,
@@ -189,7 +189,7 @@ pub struct TargetArgs {
     pub board: BoardArgs,
     #[command(flatten)]
     pub emu: EmuBoardArgs,
-    /// The built bench for --target verilator (from `jopcal sim build`).
+    /// The built bench for --target verilator (from `jopcal sim build`); with --target emu the virtual board is that bench's processor, its clock and UART included.
     #[arg(long, value_name = "DIR")]
     pub sim: Option<PathBuf>,
     /// Options for the bench with --target verilator, e.g. --sim-arg=--read-wait --sim-arg=3 (repeatable).
@@ -475,6 +475,10 @@ pub struct UploadArgs {
     /// Raise DTR and RTS after opening the port.
     #[arg(long)]
     pub dtr_rts: bool,
+    /// Classic download: `line` (bursts paced for a board whose UART is up to 3.5% slow),
+    /// `word` (each word's echo awaited), or `window:N` (N bytes in flight, unpaced).
+    #[arg(long, default_value = "line", value_name = "PACE")]
+    pub pace: String,
     /// The image to download.
     #[arg(value_name = "IMAGE.jop")]
     pub image: PathBuf,

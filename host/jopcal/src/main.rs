@@ -10,11 +10,41 @@ mod progress;
 use clap::Parser;
 
 fn main() {
+    quiet_on_closed_pipe();
+    // Ctrl-C or a scheduler's SIGTERM: the run's summary says it is
+    // incomplete, its scratch goes, one line says what is kept.
+    let _ = ctrlc::set_handler(|| {
+        eprintln!("jopcal: {}", jopcal_measure::interrupt::finish("interrupted"));
+        std::process::exit(130);
+    });
     let cli = cli::Cli::parse();
     if let Err(e) = commands::dispatch(cli) {
         eprintln!("jopcal: error: {}", one_line(&e));
         std::process::exit(1);
     }
+}
+
+/// A reader that goes away (`jopcal validate | head -1`) ends jopcal as
+/// it ends any Unix tool: silently, with SIGPIPE's status (128 + 13). Rust
+/// ignores SIGPIPE, so the closed pipe surfaces as a failed print, which
+/// panics; changing the signal's disposition back would need `unsafe`.
+fn quiet_on_closed_pipe() {
+    let default = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        let text = info
+            .payload()
+            .downcast_ref::<String>()
+            .map(String::as_str)
+            .or_else(|| info.payload().downcast_ref::<&str>().copied())
+            .unwrap_or("");
+        if text.starts_with("failed printing to std") && text.contains("Broken pipe") {
+            // Nobody reads any more: the run ends as if interrupted (its
+            // summary says so), without a word.
+            let _ = jopcal_measure::interrupt::finish("the output pipe closed");
+            std::process::exit(141);
+        }
+        default(info)
+    }));
 }
 
 /// The error's context chain joined into one line, leaving out a cause whose

@@ -73,7 +73,7 @@ fn tcp_board(protocol: Protocol) -> Board {
 }
 
 fn write_image(dir: &Path, name: &str, payload: &[u32]) -> (PathBuf, u64) {
-    let img = JopImage::from_payload(payload);
+    let img = JopImage::bootable(payload);
     let path = dir.join(format!("{name}.jop"));
     std::fs::write(&path, format!("// test image {name}\n{}", img.to_text())).unwrap();
     (path, ChecksumProgram::cycles_for(&img))
@@ -135,7 +135,7 @@ fn run_on_board_writes_one_row_per_result_and_keeps_raw_logs() {
         ]
     );
     let log = String::from_utf8_lossy(&std::fs::read(out.join(&rows[1].log)).unwrap()).into_owned();
-    assert!(log.contains("# download: 1204 bytes"), "{log}");
+    assert!(log.contains("# download: 1240 bytes"), "{log}");
     assert!(log.contains(&format!("cycles={cb}")), "{log}");
     assert_eq!(board.log.lock().unwrap().images, 2);
 }
@@ -223,6 +223,22 @@ fn bad_images_and_ports_are_one_line_errors() {
     assert_eq!(
         stderr(&o).trim(),
         format!("jopcal: error: {}:3:4: expected a number, found 'x'", bad.display())
+    );
+    // An image the processor cannot boot is refused before anything is sent.
+    let one = dir.path().join("one.jop");
+    std::fs::write(&one, "1,").unwrap();
+    let o = jopcal()
+        .args(["upload", "--port", &pty_board(Protocol::Classic, "").port])
+        .arg(&one)
+        .output()
+        .unwrap();
+    assert!(!o.status.success());
+    assert_eq!(
+        stderr(&o).trim(),
+        format!(
+            "jopcal: error: {}: word 0: the image holds no special pointers (a JOP image has at least 8 words)",
+            one.display()
+        )
     );
     let (good, _) = write_image(dir.path(), "g", &[1]);
     let o = jopcal()

@@ -528,6 +528,27 @@ fn reconcile_and_calibrate_reject_mismatched_inputs() {
         "{}",
         text(&o).1
     );
+
+    // A named output is never replaced: neither the table nor what goes beside it.
+    let good = dir.path().join("good.toml");
+    for existing in [good.clone(), dir.path().join("calibration.json")] {
+        fs::write(&existing, "mine").unwrap();
+        let o = jopcal()
+            .current_dir(repo())
+            .args(["calibrate", "--measured"])
+            .arg(m.join("measurements.csv"))
+            .arg("--profiles")
+            .arg(&prof)
+            .arg("--out")
+            .arg(&good)
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(1));
+        assert!(text(&o).1.contains("exists already"), "{}", text(&o).1);
+        assert!(text(&o).1.contains(existing.file_name().unwrap().to_str().unwrap()));
+        assert_eq!(fs::read_to_string(&existing).unwrap(), "mine");
+        fs::remove_file(&existing).unwrap();
+    }
 }
 
 #[test]
@@ -690,13 +711,14 @@ fn table_derives_cycles_from_microcode_and_writes_a_model() {
         "{}",
         row("iaload")
     );
-    // The I/O write costs its instructions; the worst of two paths (11 and 14).
+    // The I/O write costs its instructions and the device's cycle
+    // (calibration/jop-microcode.toml, [io]); the worst of two paths (12 and 15).
     assert!(
-        row("monitorexit").starts_with("| monitorexit | 14 | 14 | 14 |"),
+        row("monitorexit").starts_with("| monitorexit | 15 | 15 | 15 |"),
         "{}",
         row("monitorexit")
     );
-    assert!(row("monitorexit").contains("| 11..14 |"), "{}", row("monitorexit"));
+    assert!(row("monitorexit").contains("| 12..15 |"), "{}", row("monitorexit"));
     assert!(row("imul").starts_with("| imul | 19 | 19 | 19 |"), "{}", row("imul"));
     // A bytecode the microcode does not implement costs the Java dispatch
     // (b: the routine's load) and keeps its routine parameter.
@@ -719,7 +741,7 @@ fn table_derives_cycles_from_microcode_and_writes_a_model() {
     let (csv, err) = text(&o);
     assert!(o.status.success(), "{err}");
     assert!(csv.lines().any(|l| l == "iaload,9,9,microcode"), "{csv}");
-    assert!(csv.lines().any(|l| l == "monitorexit,14,14,microcode"), "{csv}");
+    assert!(csv.lines().any(|l| l == "monitorexit,15,15,microcode"), "{csv}");
 
     // Bad microcode: one line naming file and line; the earlier model stays.
     let before = fs::read_to_string(&out).unwrap();
@@ -870,7 +892,7 @@ fn estimate_computes_hand_checked_cycles_and_rejects_bad_input() {
     let (code, err) = run(&[]);
     assert_eq!(code, Some(1));
     assert!(
-        err.contains("est.csv exists already; name a new file, or a directory"),
+        err.contains("est.csv: the file exists already; name a new file"),
         "{err}"
     );
     let mut bytes = fs::read(profiles.join("T.jopprof")).unwrap();
@@ -880,7 +902,8 @@ fn estimate_computes_hand_checked_cycles_and_rejects_bad_input() {
     assert_eq!(code, Some(1));
     assert!(
         err.starts_with(&format!(
-            "jopcal: error: {}: byte ",
+            "jopcal: error: --profiles {}: {}: byte ",
+            profiles.display(),
             profiles.join("T.jopprof").display()
         )),
         "{err}"
@@ -1008,7 +1031,7 @@ fn first_hour_mistakes_are_named_with_their_fix() {
         "the image is read first"
     );
     let image = dir.path().join("i.jop");
-    fs::write(&image, "2, 7\n").unwrap();
+    fs::write(&image, jopcal_link::JopImage::bootable(&[7]).to_text()).unwrap();
     assert!(err(&["upload", "--port", "/dev/null", image.to_str().unwrap()])
         .contains("cannot open /dev/null: not a serial port or pseudo-terminal (Not a typewriter); name the board's serial device"));
     // Header-only files say so, not "no benchmark in common".
@@ -1050,4 +1073,71 @@ fn validate_takes_bench_like_run() {
         .collect();
     assert_eq!(names, ["Fib", "Sieve"], "in the order named");
     assert_eq!(summary["complete"], true);
+}
+
+/// SIGINT or SIGTERM mid-run: exit 130, `summary.json` says the run is
+/// incomplete and where it stopped, the scratch images are gone, and one
+/// line says what is kept.
+#[test]
+fn an_interrupted_validate_says_what_it_kept() {
+    let dir = tempfile::tempdir().unwrap();
+    for signal in ["-INT", "-TERM"] {
+        let out = dir.path().join(format!("v{signal}"));
+        let child = jopcal()
+            .current_dir(repo())
+            .args(["validate", "--out"])
+            .arg(&out)
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        // Wait for the run to be under way: its measurements are written.
+        let start = std::time::Instant::now();
+        while !out.join("measurements.csv").exists() && start.elapsed().as_secs() < 120 {
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+        let kill = std::process::Command::new("kill")
+            .arg(signal)
+            .arg(child.id().to_string())
+            .status()
+            .unwrap();
+        assert!(kill.success());
+        let o = child.wait_with_output().unwrap();
+        let err = text(&o).1;
+        if o.status.success() {
+            // The run ended before the signal came: nothing to check.
+            continue;
+        }
+        assert_eq!(o.status.code(), Some(130), "{err}");
+        let last = err.lines().last().unwrap();
+        assert!(last.starts_with("jopcal: interrupted during "), "{last}");
+        assert!(last.contains("says complete: false"), "{last}");
+        let summary = fs::read_to_string(out.join("summary.json")).unwrap();
+        assert!(summary.contains("\"complete\": false"), "{summary}");
+        assert!(summary.contains("\"status\": \"interrupted\""), "{summary}");
+        let stray: Vec<_> = fs::read_dir(dir.path())
+            .unwrap()
+            .flatten()
+            .filter(|e| e.file_name().to_string_lossy().starts_with(".jopcal-images-"))
+            .collect();
+        assert!(stray.is_empty(), "scratch left behind");
+    }
+}
+
+/// A reader that goes away ends jopcal quietly, as it ends any Unix tool.
+#[test]
+fn a_closed_pipe_ends_jopcal_quietly() {
+    let o = std::process::Command::new("bash")
+        .arg("-c")
+        .arg(format!(
+            "{{ sleep 0.5; '{}' table; }} | true; echo \"status ${{PIPESTATUS[0]}}\"",
+            env!("CARGO_BIN_EXE_jopcal")
+        ))
+        .current_dir(repo())
+        .output()
+        .unwrap();
+    let (out, err) = text(&o);
+    assert!(!err.contains("panicked"), "{err}");
+    assert_eq!(out.trim(), "status 141", "{err}");
+    assert!(err.is_empty(), "{err}");
 }

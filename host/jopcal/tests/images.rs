@@ -41,7 +41,7 @@ fn emu_runs_an_image_and_traces_it() {
     assert!(err.contains(&format!("emu {cycles} cycles")), "{err}");
     let methods = std::fs::read_to_string(dir.path().join("trace/run1.methods.csv")).unwrap();
     assert!(
-        methods.starts_with("method,calls,exclusive_cycles,share_pct\n\"code at word "),
+        methods.starts_with("method,calls,exclusive_cycles,share_pct,bytecodes,cache_loads\n\"code at word "),
         "{methods}"
     );
     assert!(methods.contains(&format!(",1,{cycles},100.000")), "{methods}");

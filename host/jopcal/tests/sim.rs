@@ -191,7 +191,9 @@ fn serial_lines_carry_a_classic_download_bit_by_bit() {
     )
     .unwrap();
     // The echo DUT answers every byte like a classic loader: the upload verifies each echo.
-    let (img, _) = image(tmp.path(), &[11, 22, 33, 44, 55]);
+    // `upload` sends JOP images only: the payload in a JOP image's layout.
+    let img = tmp.path().join("boot.jop");
+    std::fs::write(&img, jopcal_link::JopImage::bootable(&[11, 22, 33, 44, 55]).to_text()).unwrap();
     let o = jopcal()
         .args(["upload", "--port", &running.port, "--protocol", "classic"])
         .arg(&img)
@@ -199,5 +201,5 @@ fn serial_lines_carry_a_classic_download_bit_by_bit() {
         .unwrap();
     let bench_log = running.stop();
     assert!(o.status.success(), "{}\n{bench_log}", stderr(&o));
-    assert!(stderr(&o).contains("upload 6 words (24 bytes)"), "{}", stderr(&o));
+    assert!(stderr(&o).contains("upload 15 words (60 bytes)"), "{}", stderr(&o));
 }

@@ -1,9 +1,9 @@
 //! The execution loop: one dispatch over the linked operations, charging
 //! each instruction's cycles, invokes and returns through the method cache.
 
+use super::library;
 use super::{Exit, Frame, Init, MethodId, Vm};
 use crate::error::EmuError;
-use crate::library;
 use crate::vm::heap::Obj;
 use crate::vm::ops::*;
 

@@ -4,7 +4,6 @@
 
 use super::{Catch, Handler, Ins, MethodId, Vm};
 use crate::error::EmuError;
-use crate::vm::load::slots_of;
 use crate::vm::ops::*;
 use jopcal_classfile::class::pool_utf8;
 use jopcal_classfile::opcode::{is_invoke, is_return, mnemonic};
@@ -505,6 +504,54 @@ fn is_float_op(op: u8) -> bool {
             | 0x89..=0x90
             | 0x95..=0x98
     )
+}
+
+/// The argument slots of method descriptor `desc` (without the receiver)
+/// and the opcode of the return its result needs.
+pub(super) fn slots_of(desc: &str) -> (u16, u8) {
+    let mut slots = 0u16;
+    let b = desc.as_bytes();
+    let mut i = 1;
+    while i < b.len() && b[i] != b')' {
+        match b[i] {
+            b'J' | b'D' => {
+                slots += 2;
+                i += 1;
+            }
+            b'L' => {
+                slots += 1;
+                while i < b.len() && b[i] != b';' {
+                    i += 1;
+                }
+                i += 1;
+            }
+            b'[' => {
+                slots += 1;
+                while i < b.len() && b[i] == b'[' {
+                    i += 1;
+                }
+                if i < b.len() && b[i] == b'L' {
+                    while i < b.len() && b[i] != b';' {
+                        i += 1;
+                    }
+                }
+                i += 1;
+            }
+            _ => {
+                slots += 1;
+                i += 1;
+            }
+        }
+    }
+    let ret = match b.get(i + 1) {
+        Some(b'V') => 177,
+        Some(b'J') => 173,
+        Some(b'F') => 174,
+        Some(b'D') => 175,
+        Some(b'L' | b'[') => 176,
+        _ => 172,
+    };
+    (slots, ret)
 }
 
 /// A model cost as whole cycles: the board counts cycles, so fractions are a configuration error.

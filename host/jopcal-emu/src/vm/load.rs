@@ -2,66 +2,18 @@
 //! library first; then linking (in `link`) and running static initialisers
 //! and `main`.
 
-use super::link::integral;
+use super::library::{self, Intrinsic};
+use super::link::{integral, slots_of};
 use super::ops::FieldSlot;
 use super::{Class, ClassId, Exit, Field, Init, Method, MethodId, Vm};
 use crate::config::BoardConfig;
 use crate::error::EmuError;
-use crate::library::{self, Intrinsic};
 use crate::vm::heap::Obj;
 use crate::vm::ops::ArrKind;
 use jopcal_classfile::{decode, parse_class, ClassFile, Constant};
 use jopcal_timing::cache::{words_of, MethodCache};
 use std::collections::HashMap;
 use std::rc::Rc;
-
-/// The argument slots of method descriptor `desc` (without the receiver)
-/// and the opcode of the return its result needs.
-pub(super) fn slots_of(desc: &str) -> (u16, u8) {
-    let mut slots = 0u16;
-    let b = desc.as_bytes();
-    let mut i = 1;
-    while i < b.len() && b[i] != b')' {
-        match b[i] {
-            b'J' | b'D' => {
-                slots += 2;
-                i += 1;
-            }
-            b'L' => {
-                slots += 1;
-                while i < b.len() && b[i] != b';' {
-                    i += 1;
-                }
-                i += 1;
-            }
-            b'[' => {
-                slots += 1;
-                while i < b.len() && b[i] == b'[' {
-                    i += 1;
-                }
-                if i < b.len() && b[i] == b'L' {
-                    while i < b.len() && b[i] != b';' {
-                        i += 1;
-                    }
-                }
-                i += 1;
-            }
-            _ => {
-                slots += 1;
-                i += 1;
-            }
-        }
-    }
-    let ret = match b.get(i + 1) {
-        Some(b'V') => 177,
-        Some(b'J') => 173,
-        Some(b'F') => 174,
-        Some(b'D') => 175,
-        Some(b'L' | b'[') => 176,
-        _ => 172,
-    };
-    (slots, ret)
-}
 
 /// Whether a field of type `desc` takes two slots.
 fn two_slots(desc: &str) -> bool {

@@ -8,10 +8,12 @@
 //! By concern: [`load`] (classes, layouts, boot), [`link`] (bytecode to
 //! [`ops::Op`]), [`ops`] (the operations and their pure semantics),
 //! [`resolve`] (the class hierarchy), [`heap`], [`interp`] (the execution
-//! loop) and [`unwind`] (exceptions and faults).
+//! loop), [`unwind`] (exceptions and faults) and [`library`] (the board's
+//! runtime library: its classes and intrinsics).
 
 mod heap;
 mod interp;
+pub mod library;
 pub(crate) mod link;
 mod load;
 pub mod ops;
@@ -22,10 +24,10 @@ mod unwind;
 
 use crate::config::BoardConfig;
 pub use crate::error::EmuError;
-use crate::library::Intrinsic;
 pub use heap::Obj;
 use jopcal_classfile::{Constant, Instruction};
 use jopcal_timing::cache::MethodCache;
+use library::Intrinsic;
 use ops::{FieldSlot, Op, SwitchTable};
 use std::collections::HashMap;
 use std::rc::Rc;

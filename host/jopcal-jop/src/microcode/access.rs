@@ -30,6 +30,9 @@ pub enum AccessKind {
         cycles: Linear,
         overlap: i64,
         address: AddressFrom,
+        /// The access's cycles when the word the instruction pops is
+        /// negative (the copy unit's stop bit), where that differs.
+        negative: Option<Linear>,
     },
     /// An access whose timing is not known: paths through it are not derived.
     Unsupported(String),
@@ -117,6 +120,7 @@ struct RawAccess {
     overlap: Option<i64>,
     #[serde(default)]
     address: AddressFrom,
+    negative: Option<String>,
     unsupported: Option<String>,
 }
 
@@ -141,12 +145,17 @@ impl AccessTiming {
             if super::isa::lookup(&name).is_none() {
                 return Err(bad(format!("[access] {name}: no such microinstruction")));
             }
+            let negative = match &a.negative {
+                Some(c) => Some(linear(c).map_err(|m| bad(format!("[access] {name}.negative: {m}")))?),
+                None => None,
+            };
             let kind = match (a.unsupported, a.cycles, a.overlap) {
-                (Some(why), None, None) => AccessKind::Unsupported(why),
+                (Some(why), None, None) if negative.is_none() => AccessKind::Unsupported(why),
                 (None, Some(c), Some(overlap)) if overlap >= 0 => AccessKind::Timed {
                     cycles: linear(&c).map_err(|m| bad(format!("[access] {name}: {m}")))?,
                     overlap,
                     address: a.address,
+                    negative,
                 },
                 _ => {
                     return Err(bad(format!(

@@ -47,6 +47,8 @@ struct Access {
     cycles: Option<i64>,
     overlap: i64,
     address: AddressFrom,
+    /// The cycles when the popped word is negative, where they differ.
+    negative: Option<Option<i64>>,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -121,11 +123,13 @@ impl Exec {
                         cycles,
                         overlap,
                         address,
+                        negative,
                     }) => (
                         Some(Access {
                             cycles: eval(cycles),
                             overlap: *overlap,
                             address: *address,
+                            negative: negative.as_ref().map(eval),
                         }),
                         false,
                     ),
@@ -169,19 +173,25 @@ impl Exec {
     /// `vars` known; `None` when the path depends on something not given or
     /// raises an exception.
     pub fn cycles(&self, entry: EntryId, stack: &[i32], vars: &[(VarId, i32)]) -> Option<u32> {
+        self.run(entry, stack, vars).map(|(c, _)| c)
+    }
+
+    /// [`Exec::cycles`], with the path's key (see [`super::PathKey`]).
+    pub fn run(&self, entry: EntryId, stack: &[i32], vars: &[(VarId, i32)]) -> Option<(u32, super::PathKey)> {
+        let mut key = super::PathKey::default();
         let mut st: Vec<Option<i32>> = stack.iter().map(|v| Some(*v)).collect();
         let mut var: Vec<Option<i32>> = vec![None; self.vars.len()];
         for (VarId(i), v) in vars {
             var[*i] = Some(*v);
         }
         let mut pc = entry.0;
-        let mut count: i64 = 0;
         let mut extra: i64 = 0;
         let mut jump: Option<(Option<usize>, usize)> = None;
         // The access under way: (start, waited once, cycles, overlap).
         let mut pending: Option<(i64, bool, i64, i64)> = None;
         let mut write_address: Option<i32> = None;
-        for _ in 0..MAX_STEPS {
+        // `count`: microinstructions executed before this one.
+        for (count, _) in (0_i64..).zip(0..MAX_STEPS) {
             let m = *self.code.get(pc)?;
             let tos = st.last().copied().flatten();
             if m.wait {
@@ -210,10 +220,18 @@ impl Exec {
                 if io && a.address == AddressFrom::Write && address == self.exception_register {
                     return None;
                 }
-                let (cycles, overlap) = if io {
-                    (self.io_cycles, self.io_overlap)
-                } else {
-                    (a.cycles?, a.overlap)
+                let (cycles, overlap) = match a.negative {
+                    _ if io => (self.io_cycles, self.io_overlap),
+                    Some(n) => {
+                        let v = tos?;
+                        key = key.then(v < 0);
+                        if v < 0 {
+                            (n?, a.overlap)
+                        } else {
+                            (a.cycles?, a.overlap)
+                        }
+                    }
+                    None => (a.cycles?, a.overlap),
                 };
                 pending = Some((count, false, cycles, overlap));
             }
@@ -245,9 +263,8 @@ impl Exec {
                     });
                 }
             }
-            count += 1;
             if m.nxt {
-                return (jump.is_none() && pending.is_none()).then(|| (count + extra) as u32);
+                return (jump.is_none() && pending.is_none()).then(|| ((count + 1 + extra) as u32, key));
             }
             let mut next = pc + 1;
             let in_delay_slot = jump.is_some();
@@ -268,6 +285,9 @@ impl Exec {
                     (Flow::BranchNotZero, Some(v)) => v != 0,
                     _ => return None,
                 };
+                if m.flow != Flow::Jump {
+                    key = key.then(taken);
+                }
                 jump = Some((taken.then_some(m.target), DELAY_SLOTS));
             }
             pc = next;

@@ -14,13 +14,14 @@ pub mod isa;
 pub mod paths;
 pub mod ram;
 pub mod source;
+pub mod stackram;
 pub mod table;
 #[cfg(test)]
 mod tests;
 
 pub use access::AccessTiming;
 pub use formula::{Formula, Linear};
-pub use paths::{Paths, SpRange};
+pub use paths::{PathKey, Paths, SpRange, Untimed};
 pub use source::{Location, Program};
 
 use std::collections::BTreeMap;
@@ -85,7 +86,7 @@ impl Entry {
 #[derive(Debug, Clone)]
 pub struct Derivation {
     pub source: PathBuf,
-    pub entries: BTreeMap<String, Result<Entry, String>>,
+    pub entries: BTreeMap<String, Result<Entry, Untimed>>,
 }
 
 impl Derivation {
@@ -113,7 +114,7 @@ impl Derivation {
     }
 
     /// The entry a bytecode runs: its own label's, else the not-implemented one.
-    pub fn entry_for(&self, name: &str) -> Option<(&Result<Entry, String>, bool)> {
+    pub fn entry_for(&self, name: &str) -> Option<(&Result<Entry, Untimed>, bool)> {
         match self.entries.get(name) {
             Some(e) => Some((e, true)),
             None => self.entries.get(NOT_IMPLEMENTED).map(|e| (e, false)),

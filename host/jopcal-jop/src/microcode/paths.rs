@@ -15,7 +15,7 @@
 use super::access::{AccessKind, AccessTiming, AddressFrom};
 use super::formula::{Formula, Linear};
 use super::isa::{self, Flow, Operand, Stack, DELAY_SLOTS};
-use super::source::Program;
+use super::source::{Location, Program};
 
 /// The walk gives up on a path longer than this: a loop whose trip count
 /// the microcode does not fix (it depends on the bytecode's data).
@@ -32,6 +32,26 @@ pub struct Paths {
     pub exceptional: usize,
     /// The values the stack pointer takes on the normal paths.
     pub sp: SpRange,
+    /// Each normal path's microinstructions (their indices in the program),
+    /// in the order they run, with its [`path key`](PathKey).
+    pub seqs: Vec<(PathKey, Vec<usize>)>,
+}
+
+/// A path's identity: the outcome of every conditional branch along it, in
+/// order, folded into one number. A run of the microcode on known data
+/// (`super::exec`) computes the same key for the path it takes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, PartialOrd, Ord)]
+pub struct PathKey(pub u64);
+
+impl PathKey {
+    /// The key after one more branch `taken` or not.
+    pub fn then(self, taken: bool) -> PathKey {
+        PathKey(
+            (self.0 ^ u64::from(taken) ^ 0x9e37_79b9)
+                .wrapping_mul(0x0000_0100_0000_01b3)
+                .rotate_left(7),
+        )
+    }
 }
 
 /// The values the processor's stack pointer takes while a bytecode runs,
@@ -103,6 +123,8 @@ struct Pending {
     start: i64,
     waited_once: bool,
     io: bool,
+    /// The access takes its `negative` cycles (the popped word was negative).
+    negative: bool,
     at: usize,
 }
 
@@ -121,15 +143,82 @@ struct Walk {
     /// whose trip count depends on the bytecode's data.
     undecided: Vec<usize>,
     sp: SpTrack,
+    /// The microinstructions so far, and the branch outcomes' key.
+    seq: Vec<usize>,
+    key: PathKey,
 }
 
 enum End {
-    Normal(Formula, SpRange),
+    Normal(Formula, SpRange, PathKey, Vec<usize>),
     Exception,
 }
 
+/// Why an entry's paths cannot be timed; each message names the microcode
+/// line where there is one.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum Untimed {
+    /// The entry has more paths than the walk follows.
+    #[error("more than {} paths", MAX_PATHS)]
+    TooManyPaths,
+    /// No path reaches `nxt` without raising an exception.
+    #[error("every path raises an exception")]
+    AlwaysThrows,
+    /// A path runs off the end of the program.
+    #[error("runs past the end of the microcode without nxt")]
+    PastTheEnd,
+    /// A path longer than the walk follows: a loop no constant bounds.
+    #[error("a loop the microcode's constants do not bound (at {at})")]
+    Unbounded { at: Location },
+    /// A mnemonic the instruction set does not have.
+    #[error("{at}: unknown microinstruction")]
+    UnknownInstruction { at: Location },
+    /// A memory access starts while another is still under way.
+    #[error("{at}: {mnemonic} starts before the access at {pending} was waited for")]
+    AccessNotWaitedFor {
+        at: Location,
+        mnemonic: String,
+        /// Where the access under way started.
+        pending: Location,
+    },
+    /// An access the access timing says it cannot time.
+    #[error("{at}: {mnemonic}: {why}")]
+    Unsupported {
+        at: Location,
+        mnemonic: String,
+        why: String,
+    },
+    /// An operand that is neither a number nor a constant.
+    #[error("{at}: '{operand}' is not a number or constant")]
+    NotAValue { at: Location, operand: String },
+    /// An operand that is not a variable.
+    #[error("{at}: '{operand}' is not a variable")]
+    NotAVariable { at: Location, operand: String },
+    /// `nxt` in a branch's delay slot.
+    #[error("{at}: nxt in a branch's delay slot")]
+    NxtInDelaySlot { at: Location },
+    /// A branch in another branch's delay slot.
+    #[error("{at}: a branch in another branch's delay slot")]
+    BranchInDelaySlot { at: Location },
+    /// A branch to a label the program does not have.
+    #[error("{at}: no label '{label}'")]
+    NoLabel { at: Location, label: String },
+    /// A branch met again on one path: a loop on the bytecode's data.
+    #[error("a loop whose trip count depends on the bytecode's data (the branch at {at})")]
+    DataDependentLoop { at: Location },
+    /// An access waited for before its own cycles have passed.
+    #[error("{at}: {access} is waited for after {passed} instructions, fewer than the {overlap} it takes")]
+    WaitedTooSoon {
+        /// Where the access started.
+        at: Location,
+        /// The access's microinstruction.
+        access: String,
+        passed: i64,
+        overlap: i64,
+    },
+}
+
 /// The paths from instruction `entry`; `Err` says why they cannot be timed.
-pub fn walk(program: &Program, timing: &AccessTiming, entry: usize) -> Result<Paths, String> {
+pub fn walk(program: &Program, timing: &AccessTiming, entry: usize) -> Result<Paths, Untimed> {
     let exception_register = program.constants.get(&timing.exception_register).copied();
     let mut todo = vec![Walk {
         pc: entry,
@@ -142,30 +231,34 @@ pub fn walk(program: &Program, timing: &AccessTiming, entry: usize) -> Result<Pa
         steps: 0,
         undecided: Vec::new(),
         sp: SpTrack::default(),
+        seq: Vec::new(),
+        key: PathKey::default(),
     }];
     let mut paths = Paths {
         normal: Vec::new(),
         exceptional: 0,
         sp: SpRange::default(),
+        seqs: Vec::new(),
     };
     while let Some(w) = todo.pop() {
         match run(program, timing, exception_register, w, &mut todo)? {
-            End::Normal(f, sp) => {
+            End::Normal(f, sp, key, seq) => {
                 if paths.normal.is_empty() {
                     paths.sp = sp;
                 } else {
                     paths.sp.merge(sp);
                 }
-                paths.normal.push(f)
+                paths.normal.push(f);
+                paths.seqs.push((key, seq));
             }
             End::Exception => paths.exceptional += 1,
         }
         if paths.normal.len() + paths.exceptional + todo.len() > MAX_PATHS {
-            return Err(format!("more than {MAX_PATHS} paths"));
+            return Err(Untimed::TooManyPaths);
         }
     }
     if paths.normal.is_empty() {
-        return Err("every path raises an exception".to_string());
+        return Err(Untimed::AlwaysThrows);
     }
     Ok(paths)
 }
@@ -178,18 +271,36 @@ fn run(
     exception_register: Option<i64>,
     mut w: Walk,
     todo: &mut Vec<Walk>,
-) -> Result<End, String> {
+) -> Result<End, Untimed> {
     loop {
         let Some(ins) = program.instructions.get(w.pc) else {
-            return Err("runs past the end of the microcode without nxt".to_string());
+            return Err(Untimed::PastTheEnd);
         };
         let at = &ins.at;
         w.steps += 1;
         if w.steps > MAX_STEPS {
-            return Err(format!("a loop the microcode's constants do not bound (at {at})"));
+            return Err(Untimed::Unbounded { at: at.clone() });
         }
-        let info = isa::lookup(&ins.mnemonic).ok_or_else(|| format!("{at}: unknown microinstruction"))?;
+        let info = isa::lookup(&ins.mnemonic).ok_or_else(|| Untimed::UnknownInstruction { at: at.clone() })?;
+        if matches!(
+            timing.kinds.get(&ins.mnemonic),
+            Some(AccessKind::Timed { negative: Some(_), .. })
+        ) && w.stack.last().copied().flatten().is_none()
+        {
+            // An access timed by the sign of the word it pops, not known
+            // here: a path each way (the word goes, only its sign matters).
+            let known = |mut w: Walk, v: i64| {
+                match w.stack.last_mut() {
+                    Some(top) => *top = Some(v),
+                    None => w.stack.push(Some(v)),
+                }
+                w
+            };
+            todo.push(known(w.clone(), -1));
+            w = known(w, 0);
+        }
         let tos = w.stack.last().copied().flatten();
+        w.seq.push(w.pc);
 
         // Memory timing.
         if ins.mnemonic == "wait" {
@@ -205,13 +316,20 @@ fn run(
             w.write_address = tos;
         } else if let Some(kind) = timing.kinds.get(&ins.mnemonic) {
             if let Some(p) = &w.access {
-                return Err(format!(
-                    "{at}: {} starts before the access at {} was waited for",
-                    ins.mnemonic, program.instructions[p.at].at
-                ));
+                return Err(Untimed::AccessNotWaitedFor {
+                    at: at.clone(),
+                    mnemonic: ins.mnemonic.clone(),
+                    pending: program.instructions[p.at].at.clone(),
+                });
             }
             let address = match kind {
-                AccessKind::Unsupported(why) => return Err(format!("{at}: {}: {why}", ins.mnemonic)),
+                AccessKind::Unsupported(why) => {
+                    return Err(Untimed::Unsupported {
+                        at: at.clone(),
+                        mnemonic: ins.mnemonic.clone(),
+                        why: why.clone(),
+                    })
+                }
                 AccessKind::Timed {
                     address: AddressFrom::Read,
                     ..
@@ -238,12 +356,23 @@ fn run(
             {
                 return Ok(End::Exception);
             }
-            w.access = Some(Pending {
+            let pending = Pending {
                 kind: ins.mnemonic.clone(),
                 start: w.count,
                 waited_once: false,
                 io,
+                negative: false,
                 at: w.pc,
+            };
+            // An access timed by the sign of the popped word (made known above).
+            let negative = matches!(kind, AccessKind::Timed { negative: Some(_), .. }) && !io;
+            if negative {
+                let v = tos.unwrap_or(0);
+                w.key = w.key.then(v < 0);
+            }
+            w.access = Some(Pending {
+                negative: negative && tos.is_some_and(|v| v < 0),
+                ..pending
             });
         }
 
@@ -265,9 +394,10 @@ fn run(
             Stack::PushUnknown => w.stack.push(None),
             Stack::PushValue => {
                 let operand = ins.operand.as_deref().unwrap_or("");
-                let v = program
-                    .value(operand)
-                    .ok_or_else(|| format!("{at}: '{operand}' is not a number or constant"))?;
+                let v = program.value(operand).ok_or_else(|| Untimed::NotAValue {
+                    at: at.clone(),
+                    operand: operand.to_string(),
+                })?;
                 w.stack.push(Some(v));
             }
             Stack::Dup => w.stack.push(tos),
@@ -282,20 +412,20 @@ fn run(
             }
         }
         if info.operand == Operand::Variable && ins.operand.as_deref().is_some_and(|v| !program.variables.contains(v)) {
-            return Err(format!(
-                "{at}: '{}' is not a variable",
-                ins.operand.as_deref().unwrap_or("")
-            ));
+            return Err(Untimed::NotAVariable {
+                at: at.clone(),
+                operand: ins.operand.clone().unwrap_or_default(),
+            });
         }
         w.count += 1;
 
         if ins.nxt {
             if w.jump.is_some() {
-                return Err(format!("{at}: nxt in a branch's delay slot"));
+                return Err(Untimed::NxtInDelaySlot { at: at.clone() });
             }
             let mut f = w.formula;
             f.fixed = f.fixed.plus(Linear::constant(w.count));
-            return Ok(End::Normal(f, w.sp.range()));
+            return Ok(End::Normal(f, w.sp.range(), w.key, w.seq));
         }
 
         // Control flow: a jump under way counts down its delay slots first.
@@ -310,32 +440,38 @@ fn run(
         }
         if info.flow != Flow::Next {
             if in_delay_slot {
-                return Err(format!("{at}: a branch in another branch's delay slot"));
+                return Err(Untimed::BranchInDelaySlot { at: at.clone() });
             }
             let label = ins.operand.as_deref().unwrap_or("");
-            let target = *program
-                .labels
-                .get(label)
-                .ok_or_else(|| format!("{at}: no label '{label}'"))?;
+            let target = *program.labels.get(label).ok_or_else(|| Untimed::NoLabel {
+                at: at.clone(),
+                label: label.to_string(),
+            })?;
             let taken = match (info.flow, condition.flatten()) {
                 (Flow::Jump, _) => Some(true),
                 (Flow::BranchZero, Some(v)) => Some(v == 0),
                 (Flow::BranchNotZero, Some(v)) => Some(v != 0),
                 _ => None,
             };
+            let conditional = info.flow != Flow::Jump;
             match taken {
-                Some(t) => w.jump = Some((t.then_some(target), DELAY_SLOTS)),
+                Some(t) => {
+                    if conditional {
+                        w.key = w.key.then(t);
+                    }
+                    w.jump = Some((t.then_some(target), DELAY_SLOTS))
+                }
                 None => {
                     if w.undecided.contains(&w.pc) {
-                        return Err(format!(
-                            "a loop whose trip count depends on the bytecode's data (the branch at {at})"
-                        ));
+                        return Err(Untimed::DataDependentLoop { at: at.clone() });
                     }
                     w.undecided.push(w.pc);
                     let mut other = w.clone();
                     other.jump = Some((Some(target), DELAY_SLOTS));
+                    other.key = other.key.then(true);
                     other.pc = next;
                     todo.push(other);
+                    w.key = w.key.then(false);
                     w.jump = Some((None, DELAY_SLOTS));
                 }
             }
@@ -351,22 +487,30 @@ fn finish_access(
     count: i64,
     f: &mut Formula,
     program: &Program,
-) -> Result<(), String> {
-    let Some(AccessKind::Timed { cycles, overlap, .. }) = timing.kinds.get(&p.kind) else {
+) -> Result<(), Untimed> {
+    let Some(AccessKind::Timed {
+        cycles,
+        overlap,
+        negative,
+        ..
+    }) = timing.kinds.get(&p.kind)
+    else {
         return Ok(());
     };
-    let (cycles, overlap) = if p.io {
-        (timing.io_cycles, timing.io_overlap)
-    } else {
-        (*cycles, *overlap)
+    let (cycles, overlap) = match (p.io, negative) {
+        (true, _) => (timing.io_cycles, timing.io_overlap),
+        (false, Some(n)) if p.negative => (*n, *overlap),
+        _ => (*cycles, *overlap),
     };
     let passed = count - p.start;
     let hidden = passed - overlap;
     if hidden < 0 {
-        return Err(format!(
-            "{}: {} is waited for after {passed} instructions, fewer than the {overlap} it takes",
-            program.instructions[p.at].at, p.kind
-        ));
+        return Err(Untimed::WaitedTooSoon {
+            at: program.instructions[p.at].at.clone(),
+            access: p.kind.clone(),
+            passed,
+            overlap,
+        });
     }
     f.add_access(cycles, hidden);
     Ok(())

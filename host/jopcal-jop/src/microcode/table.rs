@@ -4,7 +4,7 @@
 //! the microcode cannot time), and a comparison of the two, bytecode by
 //! bytecode, at the base's wait states.
 
-use super::{Derivation, Entry};
+use super::{Derivation, Entry, Untimed};
 use jopcal_classfile::opcode;
 use jopcal_timing::table::MISS_WORDS;
 use jopcal_timing::{Cost, TimingModel};
@@ -17,7 +17,7 @@ use std::path::Path;
 pub struct Row {
     pub name: String,
     /// The derived formula, or why there is none.
-    pub microcode: Result<String, String>,
+    pub microcode: Result<String, Untimed>,
     pub derived: Option<(f64, f64)>,
     /// Cheapest and dearest path on a hit, where they differ.
     pub paths: Option<(f64, f64)>,
@@ -74,7 +74,7 @@ struct At {
 impl At {
     /// A row for bytecode `name`: the derived formula (or why there is none),
     /// its cycles and its range of paths.
-    fn row(&self, name: &str, entry: &Result<Entry, String>, base: Option<(f64, f64)>) -> Row {
+    fn row(&self, name: &str, entry: &Result<Entry, Untimed>, base: Option<(f64, f64)>) -> Row {
         let mut row = Row {
             name: name.to_string(),
             microcode: entry.as_ref().map(Entry::formula).map_err(Clone::clone),

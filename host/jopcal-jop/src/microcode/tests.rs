@@ -16,7 +16,11 @@ fn program(text: &str) -> Program {
 fn entry(text: &str, name: &str) -> Result<Entry, String> {
     let p = program(text);
     let d = Derivation::new(Path::new("t.asm"), &p, &timing(), [name]);
-    d.entries.get(name).cloned().expect("label exists")
+    d.entries
+        .get(name)
+        .cloned()
+        .expect("label exists")
+        .map_err(|e| e.to_string())
 }
 
 const HEADER: &str = "

@@ -209,9 +209,12 @@ fn find_instance(mods: &HashMap<String, Module>, top: &str, prefix: &str) -> Res
     }
 }
 
+/// A tap's output port and its width in bits.
+pub type TapPort = (&'static str, u32);
+
 /// Adds the taps as output ports of module `top` in `verilog`. Returns the
 /// new text and each tap's port with its width.
-pub fn add_taps(verilog: &str, top: &str) -> Result<(String, Vec<(&'static str, u32)>), TapError> {
+pub fn add_taps(verilog: &str, top: &str) -> Result<(String, Vec<TapPort>), TapError> {
     let mods = modules(verilog);
     let mut ports = Vec::new();
     let mut assigns = Vec::new();
@@ -359,7 +362,7 @@ endmodule
         assert!(v.contains("  assign trace_mc_start = cpu.mem.mc.bcstart;\n"), "{v}");
         assert!(v.contains("  assign trace_uart_data = io.ua.wr_data;\n"), "{v}");
         assert!(v.contains("  assign stack_overflow = cpu.sp_ov;\nendmodule"), "{v}");
-        assert_eq!(ports[5], ("trace_mc_addr", 18));
+        assert_eq!(ports[6], ("trace_mc_addr", 18));
         // The modules before the wrapper are untouched.
         assert!(v.starts_with(&V[..V.find("module jopcal_jop").unwrap()]));
     }

@@ -38,8 +38,8 @@ pub fn dispatch(cli: Cli) -> Result<()> {
         Verb::Regress(a) => report::regress(&a),
         Verb::Upload(a) => board::upload(&a),
         Verb::Emu(a) => emu::emu(s, &a),
-        Verb::Sim(a) => sim::sim(s.firmware, s.jop_home, &a),
-        Verb::Cache(a) => cache::cache(&a),
+        Verb::Sim(a) => sim::sim(s, &a),
+        Verb::Cache(a) => cache::cache(s, &a),
         Verb::Doctor(a) => jopcal_pipeline::doctor::doctor(s, a.timeout),
         Verb::Diff(a) => diff::diff(s, &a),
     }

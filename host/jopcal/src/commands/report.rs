@@ -23,6 +23,9 @@ pub fn regress(a: &RegressArgs) -> Result<()> {
     if !(a.threshold.is_finite() && a.threshold >= 0.0) {
         bail!("--threshold must be a non-negative percentage, not {}", a.threshold);
     }
+    if let Some(j) = &a.junit {
+        jopcal_measure::new_file::ensure_new("--junit", j, &[])?;
+    }
     let base = measurements::read(&a.baseline).map_err(|e| anyhow!(e))?;
     let cand = measurements::read(&a.candidate).map_err(|e| anyhow!(e))?;
     let r = compare(&base, &cand, a.threshold).map_err(|e| anyhow!(e))?;

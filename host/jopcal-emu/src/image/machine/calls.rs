@@ -28,6 +28,9 @@ impl<'c> Machine<'c> {
         let args = w1 & 0x1f;
         let old_sp = self.sp - args;
         self.vp = old_sp + 1;
+        // The processor does not clear the locals past the arguments: they
+        // keep what its stack memory held (see `execute_scripted`).
+        self.fresh_locals = (self.sp + 1, self.sp + locals);
         self.sp += locals;
         let ret_pc = self.pc;
         for v in [old_sp, ret_pc, old_vp, old_cp, old_mp] {

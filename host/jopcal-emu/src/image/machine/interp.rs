@@ -11,7 +11,14 @@ impl<'c> Machine<'c> {
     #[inline(always)]
     pub(super) fn execute(&mut self, op: u8, at: i32) -> Result<(), EmuError> {
         let (s0, method) = (self.sp, self.code_at);
-        self.execute_op(op, at)?;
+        match self.processor {
+            // Below a frame's saved registers only after `setSP` unwound it:
+            // its locals are then above the stack.
+            Some(p) if !p.microcode.ram[op as usize].is_quiet() || self.vp + 4 > s0 => {
+                self.execute_with_stack_memory(op, at, s0, p)?
+            }
+            _ => self.execute_op(op, at)?,
+        }
         if s0.max(self.sp) >= self.sp_watch {
             self.check_overflow(op, at, s0, method)?;
         }
@@ -49,7 +56,7 @@ impl<'c> Machine<'c> {
 
     /// Executes bytecode `op` fetched at `at`.
     #[inline(always)]
-    fn execute_op(&mut self, op: u8, at: i32) -> Result<(), EmuError> {
+    pub(super) fn execute_op(&mut self, op: u8, at: i32) -> Result<(), EmuError> {
         self.executed += 1;
         self.fetched_at = self.cycles;
         self.charge(self.table.fixed[op as usize]);
@@ -524,6 +531,7 @@ impl<'c> Machine<'c> {
                 self.wr(a, v)?;
             }
             213 => {
+                let live = self.sp - 2;
                 let i = pop!();
                 let v = match i {
                     0 => self.mp,
@@ -532,7 +540,7 @@ impl<'c> Machine<'c> {
                     3 => self.jjp,
                     4 => self.jjhp,
                     5 => self.moncnt,
-                    _ => self.st(i)?,
+                    _ => self.memory_word(i, live)?,
                 };
                 push!(v)
             }
@@ -546,7 +554,7 @@ impl<'c> Machine<'c> {
                     3 => self.jjp = v,
                     4 => self.jjhp = v,
                     5 => self.moncnt = v,
-                    _ => self.set_st(i, v)?,
+                    _ => self.set_memory_word(i, v)?,
                 }
             }
             215 => push!(self.sp),
@@ -554,12 +562,13 @@ impl<'c> Machine<'c> {
             217 => push!(self.vp),
             218 => self.vp = pop!(),
             219 => {
+                let live = self.sp - 2;
                 let mut n = pop!();
                 let ext = pop!();
                 let data = self.rd(ext)?;
                 let int = pop!();
                 while n >= 0 {
-                    let v = self.st(int + n)?;
+                    let v = self.memory_word(int + n, live)?;
                     self.wr(data + n, v)?;
                     n -= 1;
                 }
@@ -571,7 +580,7 @@ impl<'c> Machine<'c> {
                 let data = self.rd(ext)?;
                 while n >= 0 {
                     let v = self.rd(data + n)?;
-                    self.set_st(int + n, v)?;
+                    self.set_memory_word(int + n, v)?;
                     n -= 1;
                 }
             }
@@ -625,6 +634,8 @@ impl<'c> Machine<'c> {
                 }
             }
             232 => {
+                // The copy unit's stop takes fewer cycles than a copy.
+                self.price_by_data(op)?;
                 let pos = pop!();
                 let src = pop!();
                 let dest = pop!();
@@ -735,8 +746,9 @@ impl<'c> Machine<'c> {
             Some(v) => &[(v, self.moncnt)],
             None => &[],
         };
-        match m.exec.cycles(entry, &top, vars) {
-            Some(c) => {
+        match m.exec.run(entry, &top, vars) {
+            Some((c, key)) => {
+                self.path = Some(key);
                 self.reprice(op, c);
                 Ok(())
             }

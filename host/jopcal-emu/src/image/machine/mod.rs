@@ -17,6 +17,7 @@ mod code;
 mod interp;
 mod memory;
 mod stack;
+mod stackmem;
 mod trace;
 mod uart;
 
@@ -138,6 +139,16 @@ pub struct Machine<'c> {
     processor: Option<&'c Processor>,
     /// Its UART's transmitter (the processor only: JopSim's is always ready).
     tx: Option<TxUart>,
+    /// The processor's stack memory above the stack (see `stackmem`); the
+    /// processor only.
+    ram: Option<Box<[i32]>>,
+    /// The microcode path the running bytecode took, where its operands decided.
+    path: Option<jopcal_jop::microcode::PathKey>,
+    /// The stack memory's writes of the running bytecode (kept for its allocation).
+    ram_pending: Vec<(i32, i32)>,
+    /// The locals past the arguments of the frame the running bytecode made
+    /// (first, last; empty when it made none).
+    fresh_locals: (i32, i32),
 }
 
 impl<'c> Machine<'c> {
@@ -219,6 +230,10 @@ impl<'c> Machine<'c> {
             trace: None,
             processor,
             tx: processor.map(|p| TxUart::new(p.uart_tick, p.uart_tx_depth)),
+            ram: processor.map(|p| p.stack_init.clone().into_boxed_slice()),
+            path: None,
+            ram_pending: Vec::new(),
+            fresh_locals: (1, 0),
         })
     }
 

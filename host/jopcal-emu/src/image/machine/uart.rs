@@ -60,7 +60,7 @@ impl TxUart {
         self.sending > 0
             && !self.taken
             && self.passed.iter().all(|p| !p)
-            && (0..depth - 1).all(|i| !(self.full[i] && !self.full[i + 1]))
+            && (0..depth - 1).all(|i| !self.full[i] || self.full[i + 1])
     }
 
     /// One clock edge: the state during cycle `now + 1` from the state
@@ -88,7 +88,7 @@ impl TxUart {
                 self.sending = FRAME_TICKS;
                 taken = true;
             }
-        } else if self.now > 0 && self.now % self.bit == 0 {
+        } else if self.now > 0 && self.now.is_multiple_of(self.bit) {
             self.sending -= 1;
         }
         self.full = full;

@@ -6,7 +6,7 @@
 //! `com.jopdesign.sys.Native.rd/wr` are JOP's own bytecodes: I/O reads and
 //! writes costed `jopsys_rd`/`jopsys_wr`; `rd(IO_CNT)` is the cycle counter.
 
-use crate::vm::{EmuError, Exit, MethodId, Obj, Vm};
+use super::{EmuError, Exit, MethodId, Obj, Vm};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Intrinsic {

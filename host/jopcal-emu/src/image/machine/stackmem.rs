@@ -1,0 +1,249 @@
+//! The processor's stack memory where a program can see it differ from the
+//! stack's values. JOP keeps the top two words of the stack in registers
+//! and the rest in an on-chip memory that nothing clears: above the stack it
+//! holds what earlier, deeper stacks and the microcode's temporaries left
+//! there. A program sees those words in a new frame's locals past its
+//! arguments (the compiler writes them before it reads them, but the
+//! garbage collector scans the whole stack for references with
+//! `Native.rdIntMem`) and where the runtime moves the pointer itself
+//! (`Native.setSP`, when an exception unwinds frames).
+//!
+//! The board keeps its stack array as the stack's values, as ever, and the
+//! memory's words above the stack in `ram`: a word that leaves the stack
+//! (a pop) goes there with its value, the microcode's writes above the
+//! stack go there with theirs (`jopcal_jop::microcode::stackram` lists them
+//! per bytecode), and a word that joins the stack without being pushed (a
+//! new frame's locals, `setSP` upwards) comes back from there.
+
+use super::*;
+use jopcal_jop::microcode::stackram::{At, Register, Value};
+
+/// Words of the stack below the top a bytecode is seen to pop at most
+/// without writing the pointer (a long comparison: 4).
+const NEAR: usize = 8;
+
+impl<'c> Machine<'c> {
+    /// Executes `op` (fetched at `at`, the stack's top at `s0`) and keeps
+    /// the stack memory above the stack as the processor's.
+    #[inline(never)]
+    pub(super) fn execute_with_stack_memory(
+        &mut self,
+        op: u8,
+        at: i32,
+        s0: i32,
+        p: &Processor,
+    ) -> Result<(), EmuError> {
+        let scripts = &p.microcode.ram[op as usize];
+        // The words near the top as the bytecode found them.
+        let mut near = [0i32; NEAR];
+        for (k, e) in near.iter_mut().enumerate() {
+            *e = self.stack.get((s0 - k as i32) as u32 as usize).copied().unwrap_or(0);
+        }
+        let at_start = |a: i32, stack: &[i32]| -> i32 {
+            let k = s0 - a;
+            if (0..NEAR as i32).contains(&k) {
+                near[k as usize]
+            } else {
+                stack.get(a as u32 as usize).copied().unwrap_or(0)
+            }
+        };
+        let (vp0, mp0, cp0, heap0, jjp0, jjhp0, locks0) =
+            (self.vp, self.mp, self.cp, self.heap, self.jjp, self.jjhp, self.moncnt);
+        // A return's value lands on the callee's first locals.
+        let frame0 = [self.st(vp0).unwrap_or(0), self.st(vp0 + 1).unwrap_or(0)];
+        let operand = self
+            .code
+            .get(self.code_at + at as usize + 1)
+            .copied()
+            .map_or(0, i32::from);
+        self.path = None;
+        self.fresh_locals = (1, 0);
+        self.execute_op(op, at)?;
+        let end = self.sp;
+        let Some(mut ram) = self.ram.take() else {
+            return Ok(());
+        };
+
+        // The microcode's writes above the stack, each value as the memory
+        // and the registers were when the bytecode started.
+        let script = scripts.path(self.path, || {
+            let e = scripts.entry?;
+            let top = [near[3], near[2], near[1], near[0]];
+            let vars: &[(jopcal_jop::microcode::exec::VarId, i32)] = match p.microcode.lock_count {
+                Some(v) => &[(v, locks0)],
+                None => &[],
+            };
+            p.microcode.exec.run(e, &top, vars).map(|(_, k)| k)
+        });
+        let (first, last) = self.fresh_locals;
+        let mut pending = std::mem::take(&mut self.ram_pending);
+        pending.clear();
+        for (place, value) in &script.writes {
+            let addr = match *place {
+                At::Start(k) => s0 + k,
+                At::End(k) => end + k,
+            };
+            // Below the top two at the end the memory is the stack.
+            if addr <= end - 2 && !(first..=last).contains(&addr) {
+                continue;
+            }
+            let memory = |a: i32| {
+                if a <= s0 - 2 {
+                    at_start(a, &self.stack)
+                } else {
+                    ram.get(a as u32 as usize).copied().unwrap_or(0)
+                }
+            };
+            let v = match *value {
+                Value::Unchanged => continue,
+                Value::Entry(k) => at_start(s0 + k, &self.stack),
+                Value::Memory(At::Start(k)) => memory(s0 + k),
+                Value::Memory(At::End(k)) => memory(end + k),
+                Value::Local(n) => memory(vp0 + n),
+                Value::LocalOperand => memory(vp0 + operand),
+                Value::Register(r) => match r {
+                    Register::Mp => mp0,
+                    Register::Cp => cp0,
+                    Register::Vp => vp0,
+                    Register::Heap => heap0,
+                    Register::Jjp => jjp0,
+                    Register::Jjhp => jjhp0,
+                    Register::LockCount => locks0,
+                },
+                Value::Constant(c) => c,
+                Value::Address(At::Start(k)) => s0 + k,
+                Value::Address(At::End(k)) => end + k,
+                // What the microcode computes itself is not followed.
+                Value::Unknown => 0,
+            };
+            pending.push((addr, v));
+        }
+
+        // Words that left the stack keep their values in the memory (a
+        // return's value overwrote the callee's first locals).
+        for a in (end - 1).max(0)..=s0 - 2 {
+            let v = if a == vp0 && scripts.net.is_none() {
+                frame0[0]
+            } else if a == vp0 + 1 && scripts.net.is_none() {
+                frame0[1]
+            } else {
+                at_start(a, &self.stack)
+            };
+            if let Some(w) = ram.get_mut(a as u32 as usize) {
+                *w = v;
+            }
+        }
+        for &(addr, v) in &pending {
+            if let Some(w) = ram.get_mut(addr as u32 as usize) {
+                *w = v;
+            }
+        }
+        self.ram_pending = pending;
+
+        // Words that joined the stack unpushed come from the memory: a new
+        // frame's locals past its arguments; after setSP, every word up to
+        // the new top (the processor reloads its two registers from there).
+        let joined = if op == SET_SP {
+            (s0 - 1).max(0)..=end
+        } else {
+            first..=last
+        };
+        for a in joined {
+            if let (Some(v), Some(slot)) = (ram.get(a as u32 as usize), self.stack.get_mut(a as u32 as usize)) {
+                *slot = *v;
+            }
+        }
+        if vp0 + 4 > s0 {
+            let increment = self
+                .code
+                .get(self.code_at + at as usize + 2)
+                .map_or(0, |b| i32::from(*b as i8));
+            self.locals_above_stack(LocalAccess::of(op, operand, increment), vp0, s0, &mut ram);
+        }
+        self.ram = Some(ram);
+        Ok(())
+    }
+
+    /// A local the bytecode loaded or stored when its frame lay above the
+    /// stack (an exception handler's `setSP` unwound it): the processor reads
+    /// and writes the memory, whose words there are not the stack array's.
+    #[cold]
+    fn locals_above_stack(&mut self, access: Option<LocalAccess>, vp0: i32, s0: i32, ram: &mut [i32]) {
+        let Some(access) = access else {
+            return;
+        };
+        let end = self.sp;
+        for j in 0..access.words {
+            let a = vp0 + access.index + j;
+            let Some(word) = ram.get_mut(a as u32 as usize) else {
+                continue;
+            };
+            match access.kind {
+                // The registers hold the words at s0 and s0 - 1, not the memory.
+                LocalKind::Load if a >= s0 - 1 => {
+                    if let Some(slot) = self.stack.get_mut((end - access.words + 1 + j) as u32 as usize) {
+                        *slot = *word;
+                    }
+                }
+                LocalKind::Store if a > end => *word = self.stack.get(a as u32 as usize).copied().unwrap_or(0),
+                LocalKind::Increment(d) if a > s0 => *word = word.wrapping_add(d),
+                _ => {}
+            }
+        }
+    }
+}
+
+impl<'c> Machine<'c> {
+    /// Word `i` of the stack memory as `Native.rdIntMem` reads it, with the
+    /// words up to `live` the stack's.
+    pub(super) fn memory_word(&self, i: i32, live: i32) -> Result<i32, EmuError> {
+        match &self.ram {
+            Some(ram) if i > live => ram.get(i as u32 as usize).copied().ok_or_else(|| self.stack_fault(i)),
+            _ => self.st(i),
+        }
+    }
+
+    /// Writes word `i` of the stack memory (`Native.ext2int`).
+    pub(super) fn set_memory_word(&mut self, i: i32, v: i32) -> Result<(), EmuError> {
+        if let Some(w) = self.ram.as_mut().and_then(|r| r.get_mut(i as u32 as usize)) {
+            *w = v;
+        }
+        self.set_st(i, v)
+    }
+}
+
+/// `Native.setSP`'s bytecode.
+const SET_SP: u8 = 216;
+
+/// A bytecode's access to its frame's locals.
+struct LocalAccess {
+    kind: LocalKind,
+    index: i32,
+    words: i32,
+}
+
+enum LocalKind {
+    Load,
+    Store,
+    Increment(i32),
+}
+
+impl LocalAccess {
+    /// The locals `op` accesses (`operand`: its first operand byte;
+    /// `increment`: its second, signed, for `iinc`).
+    fn of(op: u8, operand: i32, increment: i32) -> Option<LocalAccess> {
+        let (kind, index, words) = match op {
+            21 | 23 | 25 => (LocalKind::Load, operand, 1),
+            22 | 24 => (LocalKind::Load, operand, 2),
+            26..=29 | 34..=37 | 42..=45 => (LocalKind::Load, i32::from((op - 26) % 4), 1),
+            30..=33 | 38..=41 => (LocalKind::Load, i32::from((op - 30) % 4), 2),
+            54 | 56 | 58 => (LocalKind::Store, operand, 1),
+            55 | 57 => (LocalKind::Store, operand, 2),
+            59..=62 | 67..=70 | 75..=78 => (LocalKind::Store, i32::from((op - 59) % 4), 1),
+            63..=66 | 71..=74 => (LocalKind::Store, i32::from((op - 63) % 4), 2),
+            132 => (LocalKind::Increment(increment), operand, 1),
+            _ => return None,
+        };
+        Some(LocalAccess { kind, index, words })
+    }
+}
