@@ -104,7 +104,10 @@ pub fn serve<L: Link>(
     loop {
         let mut llog = LoaderLog::default();
         let stopped = || stop.load(Ordering::Relaxed);
-        link.inner_mut().set_loading(true);
+        // A handshake loader writes its sync byte and checksum as a program
+        // does: only the classic one echoes without looking for room.
+        link.inner_mut()
+            .set_loading(loader.protocol != crate::download::Protocol::Handshake);
         let got = receive(&mut link, &loader, &mut llog, &stopped);
         if let Ok(mut l) = log.lock() {
             l.loader.append(&mut llog.restarts);

@@ -149,8 +149,8 @@ pub struct UartLink<L: Link> {
     tx_end: Instant,
     /// The board's bytes with the time the host gets them.
     out: VecDeque<(Instant, u8)>,
-    /// The loader is receiving: what is sent is an echo, written without
-    /// waiting for room.
+    /// JOP's classic loader is receiving: what it sends is an echo, written
+    /// without waiting for room.
     loading: bool,
     /// When the last byte handed to the loader was received: its echo is
     /// written then (the microcode echoes at once), whatever this thread's
@@ -186,7 +186,8 @@ impl<L: Link> UartLink<L> {
         }
     }
 
-    /// The loader is (or is no longer) receiving an image.
+    /// JOP's classic loader, which echoes into the FIFO without looking for
+    /// room, is (or is no longer) receiving an image.
     pub fn set_loading(&mut self, loading: bool) {
         self.loading = loading;
     }
@@ -243,7 +244,9 @@ impl<L: Link> UartLink<L> {
     }
 
     fn transmit(&mut self, b: u8, timing: UartTiming) {
-        let now = match self.received_at {
+        // The echo of the byte just received goes when it came; anything
+        // else the loader sends (a sync byte, a checksum) when it is sent.
+        let now = match self.received_at.take() {
             Some(t) if self.loading => t,
             _ => Instant::now(),
         };

@@ -413,3 +413,32 @@ fn a_refused_download_is_retried_after_a_reset_word_by_word() {
     assert_eq!(got, vec![ChecksumProgram::cycles_for(&img)]);
     assert_eq!(std::fs::read_to_string(&marker).unwrap(), "reset\n");
 }
+
+/// The handshake protocol sends without echoes: a board's UART model at any
+/// clock error takes it (its loader's 0xAA and checksum go through the
+/// model's transmitter too).
+#[test]
+fn handshake_downloads_pass_a_timed_uart() {
+    let baud = 230_400;
+    let writes = HostWrites::default();
+    let mut loader = loader(Protocol::Handshake);
+    loader.host_writes = Some(writes.clone());
+    let board = start_board_full(loader, &format!("baud={baud},uart=-3"), 7, ChecksumProgram::new("Img"));
+    let mut link = writes.link(SerialLink::open(&board.path, baud, false).unwrap());
+    let img = image(16, 2_000);
+    let mut got = Vec::new();
+    let r = run_image(
+        &mut link,
+        &img,
+        &session(Protocol::Handshake, 0),
+        &mut |r| {
+            if let ResultLine::Result { cycles, .. } = r {
+                got.push(*cycles);
+            }
+            Ok(())
+        },
+        &mut |_| {},
+    );
+    assert!(r.is_ok(), "{:?}", r.err().map(|f| f.why));
+    assert_eq!(got, vec![ChecksumProgram::cycles_for(&img)]);
+}

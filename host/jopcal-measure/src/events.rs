@@ -78,6 +78,15 @@ pub enum EventsError {
     Io(#[from] io::Error),
 }
 
+/// Why a record is not one of a stream's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum BadRecord {
+    #[error("end record with unknown reason {0}")]
+    EndReason(u8),
+    #[error("flags {0:#04x} are not a bytecode's")]
+    Flags(u8),
+}
+
 fn encode(method: u32, pc: u16, op: u8, flags: u8, cycles: u32, tos: i32) -> [u8; RECORD] {
     let mut r = [0u8; RECORD];
     r[..4].copy_from_slice(&method.to_le_bytes());
@@ -104,7 +113,7 @@ impl Event {
     }
 
     /// The record in `r`, or what is wrong with it.
-    pub fn from_bytes(r: &[u8; RECORD]) -> Result<Event, String> {
+    pub fn from_bytes(r: &[u8; RECORD]) -> Result<Event, BadRecord> {
         let method = u32::from_le_bytes([r[0], r[1], r[2], r[3]]);
         let pc = u16::from_le_bytes([r[4], r[5]]);
         let (op, flags) = (r[6], r[7]);
@@ -123,14 +132,14 @@ impl Event {
                 1 => Ok(Event::End(EndReason::Exit)),
                 2 => Ok(Event::End(EndReason::StackOverflow { at: ev })),
                 3 => Ok(Event::End(EndReason::Stopped)),
-                n => Err(format!("end record with unknown reason {n}")),
+                n => Err(BadRecord::EndReason(n)),
             };
         }
         if flags == START {
             return Ok(Event::Start { cycle: cycles });
         }
         if flags & !(HIT | MISS) != 0 || flags == HIT | MISS {
-            return Err(format!("flags {flags:#04x} are not a bytecode's"));
+            return Err(BadRecord::Flags(flags));
         }
         Ok(Event::Bytecode(BytecodeEvent { flags, ..ev }))
     }
@@ -183,7 +192,10 @@ impl<R: Read> EventReader<R> {
             });
         }
         self.offset += RECORD as u64;
-        let ev = Event::from_bytes(&r).map_err(|what| EventsError::Bad { offset: at, what })?;
+        let ev = Event::from_bytes(&r).map_err(|e| EventsError::Bad {
+            offset: at,
+            what: e.to_string(),
+        })?;
         self.ended = matches!(ev, Event::End(_));
         Ok(Some(ev))
     }

@@ -48,10 +48,12 @@ pub fn target(
     total: Duration,
 ) -> BoardTarget {
     let cfg = &mut board.cfg;
-    // The workload's time limit as cycles of the board's clock, but never
-    // under 2^32 cycles (16 s here): a bench's slow simulated clock (3.7 MHz)
-    // would otherwise stop a long benchmark the processor finishes.
-    let limit = (total.as_secs_f64() * cfg.clock_mhz * 1e6).max(4_294_967_296.0);
+    // The workload's time limit as cycles of the board's clock, at least a
+    // 100 MHz clock's: a bench's slow simulated clock (3.7 MHz) would
+    // otherwise stop a long benchmark the processor finishes, and the board
+    // runs far faster than 100 M cycles/s, so an endless loop still ends
+    // here, named, before the host's own time limit.
+    let limit = total.as_secs_f64() * cfg.clock_mhz.max(100.0) * 1e6;
     cfg.cycle_limit = cfg.cycle_limit.min(limit as u64);
     let line = BoardLine {
         port: String::new(),

@@ -63,16 +63,7 @@ pub fn target(
     )
     .launched(Box::new(Bench {
         sim: sim.to_path_buf(),
-        args: build_args(sim)
-            .into_iter()
-            .chain(
-                (tree_jop && !preload)
-                    .then(|| ["--host-gap-bits".to_string(), paced_gap_bits()])
-                    .into_iter()
-                    .flatten(),
-            )
-            .chain(args.iter().cloned())
-            .collect(),
+        args: build_args(sim).into_iter().chain(args.iter().cloned()).collect(),
         running: None,
         // A tree's JOP boots once per reset: a fresh bench for every image.
         fresh_per_image: tree_jop,
@@ -86,24 +77,17 @@ pub fn target(
         return target.preloading().jop();
     }
     // JOP's serial-boot microcode echoes each byte without waiting for its
-    // UART's transmitter, whose frames may take a little longer than the
-    // host's (`--sim-arg=--uart-error --sim-arg=-1.4`): a stream runs it
-    // over (after about 1,400 bytes on the tree's cycmin JOP, measured). The
-    // bench's side of the line paces its bytes as jopcal paces a board's
-    // (`jopcal_link::Pace::line`: 96.5% of the line rate), in the bench's
-    // own time, and jopcal keeps it supplied.
+    // UART's transmitter: a stream of bytes runs the tree's cycmin JOP over
+    // after about 1,400 bytes, paced below the line rate or not (measured:
+    // word 345-350 of Kfl, with the bench's side at 96.5% of the line,
+    // `--host-gap-bits`, at 0% and 1.4% slow), so it is not the FIFO's
+    // clock alone. The `down` tool's echo mode sends a word and waits for
+    // its echo; so does jopcal, on a tree's JOP, at any `--uart-error`.
     if tree_jop {
-        target.with_pace(jopcal_link::Pace::Window(256)).jop()
+        target.with_pace(jopcal_link::Pace::Word).jop()
     } else {
         target
     }
-}
-
-/// The bench's idle bit times after each byte it sends, so that its bytes
-/// go at the pace [`jopcal_link::Pace::line`] keeps on a board's line.
-fn paced_gap_bits() -> String {
-    let tolerance = jopcal_link::download::UART_TOLERANCE;
-    format!("{:.4}", 10.0 * (1.0 / (1.0 - tolerance) - 1.0))
 }
 
 impl Bench {

@@ -223,7 +223,7 @@ pub fn describe(home: &Path, top: &str, overrides: &[(String, i64)]) -> Result<T
         })
         .ok_or_else(|| err(&top_source.path, "declares no entity".into()))?;
     let entity = vhdl::entity(&top_text, &top_name)
-        .map_err(|w| err(&top_source.path, w))?
+        .map_err(|w| err(&top_source.path, w.to_string()))?
         .ok_or_else(|| err(&top_source.path, "declares no entity".into()))?;
     let mut generics = BTreeMap::new();
     for g in &entity.generics {

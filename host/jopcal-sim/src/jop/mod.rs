@@ -615,12 +615,12 @@ fn make_wrapper(top_source: &Source, sources: &[Source]) -> Result<String, TreeB
         })
         .ok_or_else(|| tree(top_file, "declares no entity"))?;
     let top = vhdl::entity(&t, &top_name)
-        .map_err(|w| tree(top_file, w))?
+        .map_err(|w| tree(top_file, w.to_string()))?
         .ok_or_else(|| tree(top_file, "declares no entity"))?;
     let find = |name: &str| -> Result<(vhdl::Entity, PathBuf), TreeBuildError> {
         for s in sources {
             let text = vhdl::strip_comments(&s.text);
-            if let Some(e) = vhdl::entity(&text, name).map_err(|w| tree(&s.path, w))? {
+            if let Some(e) = vhdl::entity(&text, name).map_err(|w| tree(&s.path, w.to_string()))? {
                 return Ok((e, s.path.clone()));
             }
         }

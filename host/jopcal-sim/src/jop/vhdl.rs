@@ -155,8 +155,16 @@ fn decls(clause: &str, ports: bool) -> Result<Vec<Decl>, String> {
     Ok(out)
 }
 
+/// Why an entity's declaration does not read, at which line of its file.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("line {line}: {what}")]
+pub struct EntitySyntax {
+    pub line: usize,
+    pub what: String,
+}
+
 /// The declaration of entity `name` in `text` (comments stripped), if there is one.
-pub fn entity(text: &str, name: &str) -> Result<Option<Entity>, String> {
+pub fn entity(text: &str, name: &str) -> Result<Option<Entity>, EntitySyntax> {
     let lower = text.to_ascii_lowercase();
     let want = name.to_ascii_lowercase();
     for at in words(&lower, "entity") {
@@ -177,14 +185,18 @@ pub fn entity(text: &str, name: &str) -> Result<Option<Entity>, String> {
             ports: Vec::new(),
         };
         if let Some(g) = words(&lower[body_start..end], "generic").next() {
-            let (inner, _) = parenthesized(text, body_start + g + 7)
-                .ok_or_else(|| format!("line {}: unclosed generic clause", line_of(text, body_start + g)))?;
-            e.generics = decls(inner, false).map_err(|w| format!("line {}: {w}", line_of(text, body_start + g)))?;
+            let line = line_of(text, body_start + g);
+            let at = |what: String| EntitySyntax { line, what };
+            let (inner, _) =
+                parenthesized(text, body_start + g + 7).ok_or_else(|| at("unclosed generic clause".into()))?;
+            e.generics = decls(inner, false).map_err(at)?;
         }
         if let Some(p) = words(&lower[body_start..end], "port").next() {
-            let (inner, _) = parenthesized(text, body_start + p + 4)
-                .ok_or_else(|| format!("line {}: unclosed port clause", line_of(text, body_start + p)))?;
-            e.ports = decls(inner, true).map_err(|w| format!("line {}: {w}", line_of(text, body_start + p)))?;
+            let line = line_of(text, body_start + p);
+            let at = |what: String| EntitySyntax { line, what };
+            let (inner, _) =
+                parenthesized(text, body_start + p + 4).ok_or_else(|| at("unclosed port clause".into()))?;
+            e.ports = decls(inner, true).map_err(at)?;
         }
         return Ok(Some(e));
     }
@@ -274,6 +286,6 @@ mod tests {
     #[test]
     fn a_port_without_a_mode_is_named() {
         let e = entity("entity x is port (a : std_logic); end x;", "x").unwrap_err();
-        assert!(e.contains("port `a` has no mode"), "{e}");
+        assert!(e.to_string().contains("port `a` has no mode"), "{e}");
     }
 }
