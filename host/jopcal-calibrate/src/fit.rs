@@ -528,14 +528,20 @@ impl Suspect {
     }
 }
 
+/// JOP's cycle counter is 32 bits wide: one region, timed by two reads of
+/// it, cannot have taken more.
+pub const COUNTER_LIMIT: f64 = 4_294_967_295.0;
+
 /// The observations whose measurement is `factor` or more times off what
-/// `start` estimates (with the method cache `mode`).
+/// `start` estimates (with the method cache `mode`), or beyond what the
+/// cycle counter can count ([`COUNTER_LIMIT`]).
 pub fn suspects(obs: &[&Observation], start: &TimingModel, mode: CacheMode, factor: f64) -> Vec<Suspect> {
     obs.iter()
         .filter_map(|o| {
             let estimated = jopcal_timing::estimate::estimate(&o.profile, start, mode).cycles;
             let r = o.measured / estimated;
-            (estimated > 0.0 && (!r.is_finite() || r >= factor || r <= 1.0 / factor)).then(|| Suspect {
+            let off = estimated > 0.0 && (!r.is_finite() || r >= factor || r <= 1.0 / factor);
+            (off || o.measured > COUNTER_LIMIT).then(|| Suspect {
                 benchmark: o.benchmark.clone(),
                 measured: o.measured,
                 estimated,

@@ -218,8 +218,13 @@ pub fn run_calibration(s: Session, run: &CalibrationRun) -> Result<Calibration> 
     // left to the outlier rule, which would call it the model's failing).
     let suspect = suspects(&fit_set, &start, default_cache, SUSPECT_FACTOR);
     for x in &suspect {
+        let counter = if x.measured > jopcal_calibrate::fit::COUNTER_LIMIT {
+            " and more than JOP's 32-bit cycle counter counts"
+        } else {
+            ""
+        };
         let line = format!(
-            "suspect measurement, left out of the fit: {} measured {} cycles, {} the starting table's estimate of {}: no timing table makes that; check its run",
+            "suspect measurement, left out of the fit: {} measured {} cycles, {} the starting table's estimate of {}{counter}: no timing table makes that; check its run",
             x.benchmark,
             thousands(x.measured),
             if x.ratio() >= 1.0 {
