@@ -11,6 +11,9 @@ impl<'c> Machine<'c> {
     #[inline(always)]
     pub(super) fn execute(&mut self, op: u8, at: i32) -> Result<(), EmuError> {
         let (s0, method) = (self.sp, self.code_at);
+        if self.overflow_next {
+            return Err(self.overflow(op, at, method));
+        }
         match self.processor {
             // Below a frame's saved registers only after `setSP` unwound it:
             // its locals are then above the stack.
@@ -39,19 +42,38 @@ impl<'c> Machine<'c> {
         };
         let mark = i64::from(p.overflow_at);
         let (s0, end) = (i64::from(s0), i64::from(self.sp));
-        let hit = (s0 + r.before.0..=s0 + r.before.1).contains(&mark)
-            || r.after.is_some_and(|(lo, hi)| (end + lo..=end + hi).contains(&mark));
-        if !hit {
+        let before = (s0 + r.before.0..=s0 + r.before.1).contains(&mark);
+        let after = r.after.is_some_and(|(lo, hi)| (end + lo..=end + hi).contains(&mark));
+        // Reached only by the last value the bytecode leaves (its final
+        // push): the RTL's `sp_ov` rises as the next bytecode starts, and
+        // the processor stops there (measured: a recursion's invoke whose
+        // frame ends at the mark stops in the callee's first bytecode).
+        let only_last = !before
+            && r.after
+                .is_some_and(|(lo, hi)| end + hi == mark && !(end + lo..end + hi).contains(&mark));
+        if only_last {
+            self.overflow_next = true;
             return Ok(());
         }
-        Err(EmuError::StackOverflow {
+        if !(before || after) {
+            return Ok(());
+        }
+        Err(self.overflow(op, at, method))
+    }
+
+    /// The processor's stack overflow in `op` (fetched at `at` in the
+    /// method whose code is at byte `method`).
+    #[cold]
+    fn overflow(&self, op: u8, at: i32, method: usize) -> EmuError {
+        let p = self.processor.expect("only a processor overflows");
+        EmuError::StackOverflow {
             at: format!("the method whose code is at word {} bytecode index {at}", method / 4),
             mark: p.overflow_at,
             words: p.stack_words,
             method: (method / 4) as u32,
             pc: at as u16,
             op,
-        })
+        }
     }
 
     /// Executes bytecode `op` fetched at `at`.

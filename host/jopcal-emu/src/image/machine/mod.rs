@@ -149,6 +149,9 @@ pub struct Machine<'c> {
     /// The locals past the arguments of the frame the running bytecode made
     /// (first, last; empty when it made none).
     fresh_locals: (i32, i32),
+    /// The last bytecode's final push reached the overflow mark: the RTL
+    /// raises it in the next bytecode (the callee's first, after an invoke).
+    overflow_next: bool,
 }
 
 impl<'c> Machine<'c> {
@@ -234,6 +237,7 @@ impl<'c> Machine<'c> {
             path: None,
             ram_pending: Vec::new(),
             fresh_locals: (1, 0),
+            overflow_next: false,
         })
     }
 
