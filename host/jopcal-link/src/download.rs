@@ -276,7 +276,7 @@ fn classic_verified(
                 .saturating_duration_since(Instant::now())
                 .min(opts.byte_timeout);
             if left < Duration::from_millis(2) {
-                wait_until(next_burst.min(Instant::now() + left));
+                wait_until(next_burst);
                 Duration::ZERO
             } else {
                 left - Duration::from_millis(1)

@@ -7,9 +7,9 @@
 use jopcal_link::board::LoaderOptions;
 use jopcal_link::capture::CaptureOptions;
 use jopcal_link::fault::{FaultPlan, Rng};
-use jopcal_link::link::SerialLink;
+use jopcal_link::link::{Link, SerialLink};
 use jopcal_link::peer::{serve, BoardLog, ChecksumProgram};
-use jopcal_link::session::{run_image, SessionOptions};
+use jopcal_link::session::{run_image, Attempt, SessionFailure, SessionOptions};
 use jopcal_link::uart::HostWrites;
 use jopcal_link::{DownloadOptions, JopImage, Pace, Protocol, PseudoTerminal};
 use jopcal_measure::result_line::ResultLine;
@@ -49,8 +49,8 @@ fn start_board_with(protocol: Protocol, plan: &str, seed: u64, program: Checksum
     start_board_full(loader(protocol), plan, seed, program)
 }
 
-fn start_board_timed(plan: &str, writes: HostWrites) -> Board {
-    let mut l = loader(Protocol::Classic);
+fn start_board_timed(protocol: Protocol, plan: &str, writes: HostWrites) -> Board {
+    let mut l = loader(protocol);
     l.host_writes = Some(writes);
     start_board_full(l, plan, 7, ChecksumProgram::new("Img"))
 }
@@ -101,6 +101,24 @@ fn session(protocol: Protocol, retries: u32) -> SessionOptions {
     }
 }
 
+/// Runs `img` in one session on `link`: the counts of the result lines
+/// accepted, and the session's attempts or why it failed.
+fn counted(
+    link: &mut dyn Link,
+    img: &JopImage,
+    opts: &SessionOptions,
+) -> (Vec<u64>, Result<Vec<Attempt>, SessionFailure>) {
+    let mut got = Vec::new();
+    let mut on_result = |r: &ResultLine| {
+        if let ResultLine::Result { cycles, .. } = r {
+            got.push(*cycles);
+        }
+        Ok(())
+    };
+    let outcome = run_image(link, img, opts, &mut on_result, &mut |_| {});
+    (got, outcome)
+}
+
 /// Runs `img` once on a fresh board; returns the accepted cycle counts and the outcome.
 fn run(
     protocol: Protocol,
@@ -111,14 +129,7 @@ fn run(
 ) -> (Vec<u64>, Result<u32, String>, Board) {
     let board = start_board(protocol, plan, seed);
     let mut link = SerialLink::open(&board.path, 115_200, true).unwrap();
-    let mut accepted = Vec::new();
-    let mut on_result = |r: &ResultLine| {
-        if let ResultLine::Result { cycles, .. } = r {
-            accepted.push(*cycles);
-        }
-        Ok(())
-    };
-    let outcome = run_image(&mut link, img, &session(protocol, retries), &mut on_result, &mut |_| {});
+    let (accepted, outcome) = counted(&mut link, img, &session(protocol, retries));
     let outcome = match outcome {
         Ok(attempts) => Ok(attempts.len() as u32),
         Err(f) => Err(f.why),
@@ -136,19 +147,7 @@ fn both_protocols_deliver_images_and_results() {
         // The board waits for the next image: a second download on the same line works.
         let mut link = SerialLink::open(&board.path, 115_200, false).unwrap();
         let img2 = image(2, 50);
-        let mut got = Vec::new();
-        let r = run_image(
-            &mut link,
-            &img2,
-            &session(protocol, 0),
-            &mut |r| {
-                if let ResultLine::Result { cycles, .. } = r {
-                    got.push(*cycles);
-                }
-                Ok(())
-            },
-            &mut |_| {},
-        );
+        let (got, r) = counted(&mut link, &img2, &session(protocol, 0));
         assert!(r.is_ok(), "{protocol}: second image: {:?}", r.err().map(|e| e.why));
         assert_eq!(got, vec![ChecksumProgram::cycles_for(&img2)]);
         // The board counts an image once its program has returned, which may
@@ -189,19 +188,7 @@ fn a_late_jvm_exit_line_never_reaches_the_next_download() {
         let mut outcomes = Vec::new();
         for seed in 1..=2 {
             let img = image(seed, 40);
-            let mut got = Vec::new();
-            let r = run_image(
-                &mut link,
-                &img,
-                &opts,
-                &mut |r| {
-                    if let ResultLine::Result { cycles, .. } = r {
-                        got.push(*cycles);
-                    }
-                    Ok(())
-                },
-                &mut |_| {},
-            );
+            let (got, r) = counted(&mut link, &img, &opts);
             outcomes.push(r.map(|_| got).map_err(|f| f.why));
             if outcomes.last().unwrap().is_err() {
                 break;
@@ -304,30 +291,18 @@ const LARGEST_JEMBENCH_WORDS: usize = 20_040;
 fn paced(plan: &str, img: &JopImage, baud: u32, pace: Pace) -> Result<u64, String> {
     // The host's writes time the board's UART (a pseudo-terminal has no wire).
     let writes = HostWrites::default();
-    let board = start_board_timed(plan, writes.clone());
+    let board = start_board_timed(Protocol::Classic, plan, writes.clone());
     let mut link = writes.link(SerialLink::open(&board.path, baud, false).unwrap());
     let mut opts = session(Protocol::Classic, 0);
     opts.download.pace = pace;
     opts.download.byte_timeout = Duration::from_millis(800);
     opts.capture.total_timeout = Duration::from_secs(60);
-    let mut got = None;
-    run_image(
-        &mut link,
-        img,
-        &opts,
-        &mut |r| {
-            if let ResultLine::Result { cycles, .. } = r {
-                got = Some(*cycles);
-            }
-            Ok(())
-        },
-        &mut |_| {},
-    )
-    .map_err(|f| {
+    let (got, outcome) = counted(&mut link, img, &opts);
+    outcome.map_err(|f| {
         let log = board.log.lock().unwrap();
         format!("{} [board: {:?} {:?}]", f.why, log.faults, log.loader)
     })?;
-    got.ok_or_else(|| "no result line".to_string())
+    got.last().copied().ok_or_else(|| "no result line".to_string())
 }
 
 /// JOP's loader echoes into a 2-byte FIFO without waiting: paced for a 3%
@@ -383,7 +358,7 @@ fn lost_and_corrupted_echoes_and_a_reset_never_pass_unnoticed() {
 fn a_refused_download_is_retried_after_a_reset_word_by_word() {
     let baud = 230_400;
     let writes = HostWrites::default();
-    let board = start_board_timed(&format!("baud={baud},uart=-2"), writes.clone());
+    let board = start_board_timed(Protocol::Classic, &format!("baud={baud},uart=-2"), writes.clone());
     let mut link = writes.link(SerialLink::open(&board.path, baud, false).unwrap());
     let dir = tempfile::tempdir().unwrap();
     let marker = dir.path().join("resets");
@@ -393,21 +368,8 @@ fn a_refused_download_is_retried_after_a_reset_word_by_word() {
     opts.capture.total_timeout = Duration::from_secs(30);
     opts.reset = Some(format!("echo reset >> {}", marker.display()));
     let img = image(15, 1_500);
-    let mut got = Vec::new();
-    let attempts = run_image(
-        &mut link,
-        &img,
-        &opts,
-        &mut |r| {
-            if let ResultLine::Result { cycles, .. } = r {
-                got.push(*cycles);
-            }
-            Ok(())
-        },
-        &mut |_| {},
-    )
-    .map_err(|f| f.why)
-    .unwrap();
+    let (got, attempts) = counted(&mut link, &img, &opts);
+    let attempts = attempts.map_err(|f| f.why).unwrap();
     assert_eq!(attempts.len(), 2);
     assert!(attempts[0].download.is_err());
     assert_eq!(got, vec![ChecksumProgram::cycles_for(&img)]);
@@ -421,24 +383,10 @@ fn a_refused_download_is_retried_after_a_reset_word_by_word() {
 fn handshake_downloads_pass_a_timed_uart() {
     let baud = 230_400;
     let writes = HostWrites::default();
-    let mut loader = loader(Protocol::Handshake);
-    loader.host_writes = Some(writes.clone());
-    let board = start_board_full(loader, &format!("baud={baud},uart=-3"), 7, ChecksumProgram::new("Img"));
+    let board = start_board_timed(Protocol::Handshake, &format!("baud={baud},uart=-3"), writes.clone());
     let mut link = writes.link(SerialLink::open(&board.path, baud, false).unwrap());
     let img = image(16, 2_000);
-    let mut got = Vec::new();
-    let r = run_image(
-        &mut link,
-        &img,
-        &session(Protocol::Handshake, 0),
-        &mut |r| {
-            if let ResultLine::Result { cycles, .. } = r {
-                got.push(*cycles);
-            }
-            Ok(())
-        },
-        &mut |_| {},
-    );
+    let (got, r) = counted(&mut link, &img, &session(Protocol::Handshake, 0));
     assert!(r.is_ok(), "{:?}", r.err().map(|f| f.why));
     assert_eq!(got, vec![ChecksumProgram::cycles_for(&img)]);
 }

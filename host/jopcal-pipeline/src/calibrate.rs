@@ -10,6 +10,7 @@ use jopcal_calibrate::fit::{
 use jopcal_calibrate::output::{calibrated_toml, relative_base};
 use jopcal_calibrate::report::CalibrationReport;
 use jopcal_measure::{atomic, measurements};
+use jopcal_report::number::thousands;
 use jopcal_report::plots::{bar_chart_with, Axes, Series};
 use jopcal_timing::cache::CacheMode;
 use jopcal_timing::TimingModel;
@@ -19,23 +20,6 @@ use std::path::{Path, PathBuf};
 /// How many times off the starting table's estimate (either way) a
 /// measurement is suspect: a table's errors are percents, not factors.
 const SUSPECT_FACTOR: f64 = 10.0;
-
-/// A whole number of cycles with thousands separators.
-fn thousands(v: f64) -> String {
-    let digits = format!("{:.0}", v.abs());
-    let mut out = String::new();
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    if v < 0.0 {
-        format!("-{out}")
-    } else {
-        out
-    }
-}
 
 /// |error| in percent above which a benchmark the other benchmarks cannot
 /// explain (also ten times their median |error|) is left out of the fit.

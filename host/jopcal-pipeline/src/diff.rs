@@ -17,6 +17,7 @@ use jopcal_emu::BoardConfig;
 use jopcal_jop::linkmap::LinkMap;
 use jopcal_link::JopImage;
 use jopcal_measure::events::{BytecodeEvent, EndReason, Event, EventReader, HIT, MISS};
+use jopcal_report::number::thousands;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
@@ -278,7 +279,7 @@ fn run_emu(image: JopImage, cfg: BoardConfig) -> Running {
         let sink: jopcal_emu::image::EventSink = Box::new(move |e| chunks.push(Event::Bytecode(e)));
         let run = jopcal_emu::image::run_image(&image, &cfg, false, Some(sink), &mut |b| out.extend_from_slice(b));
         let (end, note) = match &run {
-            Ok(r) => (EndReason::Exit, format!("{} cycles", thousands(r.cycles))),
+            Ok(r) => (EndReason::Exit, format!("{} cycles", thousands(r.cycles as f64))),
             Err(e @ jopcal_emu::EmuError::StackOverflow { method, pc, op, .. }) => (
                 EndReason::StackOverflow {
                     at: BytecodeEvent {
@@ -495,18 +496,6 @@ fn method_name(map: Option<&LinkMap>, addr: u32) -> String {
         .unwrap_or_else(|| format!("code at word {addr}"))
 }
 
-fn thousands(v: u64) -> String {
-    let s = v.to_string();
-    let mut out = String::new();
-    for (i, c) in s.chars().enumerate() {
-        if i > 0 && (s.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
-}
-
 fn bytecode(e: &BytecodeEvent, name: &dyn Fn(u32) -> String) -> String {
     format!(
         "{} bytecode index {} ({})",
@@ -557,11 +546,11 @@ fn describe(r: &DiffReport, name: &dyn Fn(u32) -> String) -> Vec<String> {
     lines.push(format!(
         "{}: {} bytecodes compared; their cycles: {} {}, {} {}",
         r.image.display(),
-        thousands(c.compared),
+        thousands(c.compared as f64),
         la,
-        thousands(c.cycles[0]),
+        thousands(c.cycles[0] as f64),
         lb,
-        thousands(c.cycles[1])
+        thousands(c.cycles[1] as f64)
     ));
     match first_output_difference(&r.outputs[0], &r.outputs[1]) {
         None => lines.push(format!("outputs: the same ({} bytes)", r.outputs[0].len())),
@@ -575,8 +564,8 @@ fn describe(r: &DiffReport, name: &dyn Fn(u32) -> String) -> Vec<String> {
         let [x, y] = &f.events;
         let mut l = format!(
             "first difference: bytecode {} ({} cycles after the first fetch): {}: {la} {} cycles, {lb} {}",
-            thousands(f.index + 1),
-            thousands(f.at_cycle[0]),
+            thousands((f.index + 1) as f64),
+            thousands(f.at_cycle[0] as f64),
             bytecode(x, name),
             x.cycles,
             y.cycles
@@ -594,7 +583,7 @@ fn describe(r: &DiffReport, name: &dyn Fn(u32) -> String) -> Vec<String> {
         for ((op, d), n) in kinds.iter().take(12) {
             lines.push(format!(
                 "  {} x {}: {lb} {:+} cycles each",
-                thousands(**n),
+                thousands(**n as f64),
                 jopcal_timing::jop::any_opcode_name(*op),
                 d
             ));
@@ -605,8 +594,8 @@ fn describe(r: &DiffReport, name: &dyn Fn(u32) -> String) -> Vec<String> {
             lines.push(format!(
                 "  method {}: {la} {}, {lb} {} cycles ({:+})",
                 name(**m),
-                thousands(v[0]),
-                thousands(v[1]),
+                thousands(v[0] as f64),
+                thousands(v[1] as f64),
                 v[1] as i64 - v[0] as i64
             ));
         }
@@ -615,8 +604,8 @@ fn describe(r: &DiffReport, name: &dyn Fn(u32) -> String) -> Vec<String> {
         let [x, y] = &f.events;
         lines.push(format!(
             "first difference in value: bytecode {} ({} cycles after the first fetch): {}: the top of the stack after it is {la} {} ({:#x}), {lb} {} ({:#x})",
-            thousands(f.index + 1),
-            thousands(f.at_cycle[0]),
+            thousands((f.index + 1) as f64),
+            thousands(f.at_cycle[0] as f64),
             bytecode(x, name),
             x.tos,
             x.tos,
@@ -631,9 +620,9 @@ fn describe(r: &DiffReport, name: &dyn Fn(u32) -> String) -> Vec<String> {
         };
         lines.push(format!(
             "the runs part at bytecode {} ({la} cycle {}, {lb} cycle {}): {la} runs {}, {lb} runs {}; nothing after it is compared",
-            thousands(d.index + 1),
-            thousands(d.at_cycle[0]),
-            thousands(d.at_cycle[1]),
+            thousands((d.index + 1) as f64),
+            thousands(d.at_cycle[0] as f64),
+            thousands(d.at_cycle[1] as f64),
             what(&d.events[0]),
             what(&d.events[1])
         ));

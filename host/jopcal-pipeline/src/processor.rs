@@ -258,11 +258,14 @@ pub struct ImageBoard<'a> {
 
 /// The virtual board's configuration for a tree's images, and what it is in words.
 pub fn image_board(s: Session, b: &ImageBoard) -> Result<(BoardConfig, String)> {
-    if b.config.is_some() || b.timing == EmuTiming::Jopsim {
+    // JopSim's timing (or `--config`), `why` it was taken where it was not asked for.
+    let jopsim = |why: &str| -> Result<(BoardConfig, String)> {
         let path = locate::image_config_path(b.config, s.firmware)?;
         let cfg = BoardConfig::load(&path, b.params).map_err(|e| anyhow!(e))?;
-        let what = format!("JopSim's timing ({})", path.display());
-        return Ok((cfg, what));
+        Ok((cfg, format!("JopSim's timing ({}){why}", path.display())))
+    };
+    if b.config.is_some() || b.timing == EmuTiming::Jopsim {
+        return jopsim("");
     }
     let built = match b.sim {
         Some(sim) => jopcal_sim::jop::describe::Built::read(sim).map_err(|e| anyhow!(e))?,
@@ -282,15 +285,7 @@ pub fn image_board(s: Session, b: &ImageBoard) -> Result<(BoardConfig, String)> 
             match (locate::jop_home(s.jop_home), b.top) {
                 (Ok(home), _) => home,
                 // No tree to read the processor from: JopSim's table, said so.
-                (Err(_), None) => {
-                    let path = locate::image_config_path(None, s.firmware)?;
-                    let cfg = BoardConfig::load(&path, b.params).map_err(|e| anyhow!(e))?;
-                    let what = format!(
-                        "JopSim's timing ({}): no JOP tree (--jop-home) to read the processor from",
-                        path.display()
-                    );
-                    return Ok((cfg, what));
-                }
+                (Err(_), None) => return jopsim(": no JOP tree (--jop-home) to read the processor from"),
                 (Err(e), Some(_)) => {
                     return Err(e.context("the virtual board as the processor reads the tree's microcode and VHDL"))
                 }

@@ -72,11 +72,14 @@ const CACHE_MODES: [&str; 3] = ["hit", "miss", "fifo:1024:16"];
 
 /// Measures a workload directory's suite on the target into `out` and
 /// profiles it on the host JVM into `out/profiles`.
+/// `stage`: what the stages are part of, for an interrupted run's summary
+/// (`""`, or `"calibrate: "` for the micro-benchmarks).
 fn measure_and_profile(
     s: Session,
     root: &Path,
     a: &ValidateOptions,
     benches: &[String],
+    stage: &str,
     out: &Path,
     stamp: &str,
 ) -> Result<(Measured, ProfiledSet, Vec<String>)> {
@@ -90,14 +93,9 @@ fn measure_and_profile(
         on: &a.on,
         tree_suite: a.suite != "builtin",
     };
-    let micro = if root.ends_with("micro-suite") {
-        "calibrate: "
-    } else {
-        ""
-    };
-    interrupt::stage(&format!("{micro}measure"));
+    interrupt::stage(&format!("{stage}measure"));
     let m = measure_on(s, root, &how, out, stamp)?;
-    interrupt::stage(&format!("{micro}profile"));
+    interrupt::stage(&format!("{stage}profile"));
     let setup = prepare_host(s, root, benches)?;
     let jvm_args = if a.suite != "builtin" {
         crate::profile::tree_library_args(s)?
@@ -290,7 +288,7 @@ pub fn validate(s: Session, a: &ValidateOptions) -> Result<Validated> {
         Ok(path)
     }));
     let mut run = Run::default();
-    let (m, profiled, library) = measure_and_profile(s, &root, a, &a.benches, &out, &stamp)?;
+    let (m, profiled, library) = measure_and_profile(s, &root, a, &a.benches, "", &out, &stamp)?;
     interrupt::stage("estimate");
     let dir = m.out.path.clone();
     run.stage("build", "done");
@@ -567,7 +565,8 @@ fn calibrate_stage(
     };
     let floating_point = m.runs_tree_images && !a.no_float_micro;
     jopcal_workloads::micro::generate(&micro_src, &fw, &compiler, floating_point).map_err(|e| anyhow!(e))?;
-    let (micro, micro_prof, micro_library) = measure_and_profile(s, &micro_src, a, &[], &dir.join("micro"), stamp)?;
+    let (micro, micro_prof, micro_library) =
+        measure_and_profile(s, &micro_src, a, &[], "calibrate: ", &dir.join("micro"), stamp)?;
     interrupt::stage("calibrate: fit");
     library.extend(micro_library);
     library.sort();

@@ -8,6 +8,7 @@
 //! model that priced it and what was measured. [`Explanation::to_markdown`]
 //! renders it for `jopcal explain` and `validate`'s `explain.md`.
 
+use crate::number::thousands;
 use jopcal_classfile::opcode::by_mnemonic;
 use jopcal_measure::target_counts::TargetCounts;
 use jopcal_profile::Profile;
@@ -390,24 +391,6 @@ fn percent(est: f64, measured: f64) -> String {
     format!("{:+.3}%", 100.0 * (est - measured) / measured)
 }
 
-/// `1234567.4` as `1,234,567`.
-fn thousands(v: f64) -> String {
-    let n = v.round() as i128;
-    let digits = n.unsigned_abs().to_string();
-    let mut out = String::new();
-    for (i, ch) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(ch);
-    }
-    if n < 0 {
-        format!("-{out}")
-    } else {
-        out
-    }
-}
-
 impl Explanation {
     /// The explanation as a Markdown section.
     /// Adds the per-method comparison with a trace of the target: `(method
@@ -694,12 +677,5 @@ mod tests {
         assert!(x.library.is_empty());
         assert_eq!(x.cache_load_cycles, e.cache_load_cycles);
         assert!(x.to_markdown().contains("no measurement in cycles"));
-    }
-
-    #[test]
-    fn thousands_groups_digits() {
-        assert_eq!(thousands(1234567.4), "1,234,567");
-        assert_eq!(thousands(-350.0), "-350");
-        assert_eq!(thousands(0.0), "0");
     }
 }

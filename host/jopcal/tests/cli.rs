@@ -510,16 +510,19 @@ fn reconcile_and_calibrate_reject_mismatched_inputs() {
     let prof = dir.path().join("p");
     fs::create_dir_all(&prof).unwrap();
     two_call_profile(&prof);
-    let o = jopcal()
-        .current_dir(repo())
-        .args(["calibrate", "--measured"])
-        .arg(m.join("measurements.csv"))
-        .arg("--profiles")
-        .arg(&prof)
-        .arg("--out")
-        .arg(dir.path().join("c.toml"))
-        .output()
-        .unwrap();
+    let calibrate = |out: &Path| {
+        jopcal()
+            .current_dir(repo())
+            .args(["calibrate", "--measured"])
+            .arg(m.join("measurements.csv"))
+            .arg("--profiles")
+            .arg(&prof)
+            .arg("--out")
+            .arg(out)
+            .output()
+            .unwrap()
+    };
+    let o = calibrate(&dir.path().join("c.toml"));
     assert_eq!(o.status.code(), Some(1));
     assert!(
         text(&o)
@@ -533,16 +536,7 @@ fn reconcile_and_calibrate_reject_mismatched_inputs() {
     let good = dir.path().join("good.toml");
     for existing in [good.clone(), dir.path().join("calibration.json")] {
         fs::write(&existing, "mine").unwrap();
-        let o = jopcal()
-            .current_dir(repo())
-            .args(["calibrate", "--measured"])
-            .arg(m.join("measurements.csv"))
-            .arg("--profiles")
-            .arg(&prof)
-            .arg("--out")
-            .arg(&good)
-            .output()
-            .unwrap();
+        let o = calibrate(&good);
         assert_eq!(o.status.code(), Some(1));
         assert!(text(&o).1.contains("exists already"), "{}", text(&o).1);
         assert!(text(&o).1.contains(existing.file_name().unwrap().to_str().unwrap()));

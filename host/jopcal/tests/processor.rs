@@ -12,32 +12,8 @@
 
 mod common;
 
-use common::{jopcal, programs, repo, text};
-use std::path::{Path, PathBuf};
-
-fn tree_and_config() -> Option<(PathBuf, PathBuf)> {
-    let tree = std::env::var_os("JOPCAL_JOP_HOME").map(PathBuf::from);
-    let config = std::env::var_os("JOPCAL_TREE_CONFIG").map(PathBuf::from);
-    match (tree, config) {
-        (Some(t), Some(c)) => Some((t, c)),
-        // Run by hand without them (`--include-ignored`): fail, saying why.
-        _ => panic!("needs JOPCAL_JOP_HOME (a JOP tree) and JOPCAL_TREE_CONFIG (a directory with its jopcal.toml)"),
-    }
-}
-
-/// `jopcal --jop-home TREE ARGS` in `dir`: (success, stdout, stderr).
-fn jopcal_in(dir: &Path, tree: &Path, args: &[&str]) -> (bool, String, String) {
-    let o = jopcal()
-        .current_dir(dir)
-        .env_remove("JOPCAL_FIRMWARE")
-        .arg("--jop-home")
-        .arg(tree)
-        .args(args)
-        .output()
-        .unwrap();
-    let (out, err) = text(&o);
-    (o.status.success(), out, err)
-}
+use common::{jopcal_in, programs, repo, text};
+use std::path::Path;
 
 #[test]
 fn generated_programs_compile_as_the_trees_compiler_compiles() {
@@ -65,9 +41,7 @@ fn generated_programs_compile_as_the_trees_compiler_compiles() {
 #[test]
 #[ignore = "needs a JOP tree: set JOPCAL_JOP_HOME and JOPCAL_TREE_CONFIG (docs/jop-tree.md)"]
 fn generated_programs_run_alike_on_the_rtl_and_the_virtual_board() {
-    let Some((tree, config)) = tree_and_config() else {
-        return;
-    };
+    let (tree, config) = (common::tree(), common::tree_config());
     let count: u64 = std::env::var("JOPCAL_GENERATED")
         .ok()
         .and_then(|v| v.parse().ok())

@@ -108,3 +108,35 @@ pub fn estimate_with_board_table(profiles: &Path, out: &Path) -> Vec<(String, f6
         })
         .collect()
 }
+
+/// The JOP tree of the real-tree tests, `$JOPCAL_JOP_HOME`. Those tests are
+/// ignored without one (`scripts/test` includes them when it is set); run
+/// by hand without it, they fail saying so rather than pass having checked
+/// nothing.
+pub fn tree() -> PathBuf {
+    std::env::var_os("JOPCAL_JOP_HOME")
+        .map(PathBuf::from)
+        .expect("needs a JOP tree: set JOPCAL_JOP_HOME (docs/jop-tree.md)")
+}
+
+/// `$JOPCAL_TREE_CONFIG`: a directory with a jopcal.toml for the tree.
+pub fn tree_config() -> PathBuf {
+    std::env::var_os("JOPCAL_TREE_CONFIG")
+        .map(PathBuf::from)
+        .expect("JOPCAL_TREE_CONFIG: a directory with a jopcal.toml for the tree (docs/jop-tree.md)")
+}
+
+/// `jopcal --jop-home TREE ARGS` in `dir`, with the firmware it finds
+/// itself: (success, stdout, stderr).
+pub fn jopcal_in(dir: &Path, tree: &Path, args: &[&str]) -> (bool, String, String) {
+    let o = jopcal()
+        .current_dir(dir)
+        .env_remove("JOPCAL_FIRMWARE")
+        .arg("--jop-home")
+        .arg(tree)
+        .args(args)
+        .output()
+        .unwrap();
+    let (out, err) = text(&o);
+    (o.status.success(), out, err)
+}

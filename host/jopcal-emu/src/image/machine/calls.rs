@@ -29,7 +29,7 @@ impl<'c> Machine<'c> {
         let old_sp = self.sp - args;
         self.vp = old_sp + 1;
         // The processor does not clear the locals past the arguments: they
-        // keep what its stack memory held (see `execute_scripted`).
+        // keep what its stack memory held (see `execute_with_stack_memory`).
         self.fresh_locals = (self.sp + 1, self.sp + locals);
         self.sp += locals;
         let ret_pc = self.pc;

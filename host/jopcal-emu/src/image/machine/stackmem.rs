@@ -49,8 +49,13 @@ impl<'c> Machine<'c> {
         };
         let (vp0, mp0, cp0, heap0, jjp0, jjhp0, locks0) =
             (self.vp, self.mp, self.cp, self.heap, self.jjp, self.jjhp, self.moncnt);
-        // A return's value lands on the callee's first locals.
-        let frame0 = [self.st(vp0).unwrap_or(0), self.st(vp0 + 1).unwrap_or(0)];
+        // A return's value lands on the callee's first locals: what they
+        // held goes to the memory (only a bytecode that writes the stack
+        // pointer, a return or an invoke, moves the frame).
+        let frame0 = scripts
+            .net
+            .is_none()
+            .then(|| [self.st(vp0).unwrap_or(0), self.st(vp0 + 1).unwrap_or(0)]);
         let operand = self
             .code
             .get(self.code_at + at as usize + 1)
@@ -122,12 +127,10 @@ impl<'c> Machine<'c> {
         // Words that left the stack keep their values in the memory (a
         // return's value overwrote the callee's first locals).
         for a in (end - 1).max(0)..=s0 - 2 {
-            let v = if a == vp0 && scripts.net.is_none() {
-                frame0[0]
-            } else if a == vp0 + 1 && scripts.net.is_none() {
-                frame0[1]
-            } else {
-                at_start(a, &self.stack)
+            let v = match frame0 {
+                Some([local0, _]) if a == vp0 => local0,
+                Some([_, local1]) if a == vp0 + 1 => local1,
+                _ => at_start(a, &self.stack),
             };
             if let Some(w) = ram.get_mut(a as u32 as usize) {
                 *w = v;
