@@ -195,9 +195,14 @@ fn image_checks(c: &mut Checks, home: &Path, root: &Path, timeout: u64) -> Resul
     c.check(
         &format!("image of {}", job.name),
         match &built {
-            Ok(p) => Finding::Ok(format!(
-                "the tree's toolchain built it ({} words)",
-                jopcal_link::JopImage::load(p, None).map_or(0, |i| i.words.len())
+            Ok((p, how)) => Finding::Ok(format!(
+                "the tree's toolchain built it ({} words{})",
+                jopcal_link::JopImage::load(p, None).map_or(0, |i| i.words.len()),
+                match how {
+                    jopcal_targets::toolchain::Provenance::Cached =>
+                        ", from the image cache: built earlier from the same inputs",
+                    jopcal_targets::toolchain::Provenance::Built => "",
+                }
             )),
             Err(why) => {
                 let why = why.to_string();

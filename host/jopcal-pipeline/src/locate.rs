@@ -285,7 +285,7 @@ pub fn toolchain(home: Option<&Path>, why: &str) -> Result<jopcal_targets::toolc
             "{why} needs a jopcal.toml with a [jop] table giving `build` and `image` templates (see docs/formats.md)"
         )
     })?;
-    Ok(jopcal_targets::toolchain::Toolchain::new(cfg, jop_home(home)?, why)?)
+    Ok(jopcal_targets::toolchain::Toolchain::new(cfg, jop_home(home)?, why)?.with_cache(&cache_root()?)?)
 }
 
 /// The project's `jopcal.toml`, found from the current directory upwards.

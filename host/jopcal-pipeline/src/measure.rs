@@ -24,6 +24,9 @@ pub struct TargetOptions {
     pub sim: Option<PathBuf>,
     /// Options for the bench.
     pub sim_args: Vec<String>,
+    /// Jobs at once: image builds, and targets (virtual boards, benches,
+    /// JopSims) side by side; 0 is taken as 1.
+    pub jobs: usize,
 }
 
 /// The virtual board's settings (`--target emu`).
@@ -37,6 +40,8 @@ pub struct EmuOptions {
     pub timing: crate::processor::EmuTiming,
     /// The tree's top the board is (default: the one `sim build` uses).
     pub top: Option<String>,
+    /// Generics of that top set to other values.
+    pub generics: Vec<(String, i64)>,
     /// `NAME=VALUE` overrides of its parameters.
     pub params: Vec<String>,
     /// Write each run's per-method cycles and call stream into `traces/`.
@@ -94,15 +99,43 @@ pub struct Measure<'a> {
 }
 
 /// Measures the workload directory `root` on any target into `out`.
+/// With `--jobs N`, N virtual boards, benches or JopSims run side by side.
 pub fn measure_on(s: Session, root: &Path, how: &Measure, out: &Path, stamp: &str) -> Result<Measured> {
-    let mut target = open_target(root, s.jop_home, how, out, s.progress)?;
-    Ok(jopcal_targets::measure(
-        target.as_mut(),
+    let n = side_by_side(root, how)?;
+    let mut targets = (0..n)
+        .map(|k| {
+            // The first says what it is; the others are the same.
+            let progress: &crate::Progress = if k == 0 {
+                s.progress
+            } else {
+                &jopcal_targets::NoProgress
+            };
+            open_target(root, s.jop_home, how, out, progress)
+        })
+        .collect::<Result<Vec<_>>>()?;
+    Ok(jopcal_targets::measure_parallel(
+        &mut targets,
         out,
         stamp,
         how.runs,
         s.progress,
     )?)
+}
+
+/// How many targets run side by side: `--jobs`, at most one per workload;
+/// one for a board (one port) and the host JVM (it measures time, which
+/// other work beside it would disturb).
+fn side_by_side(root: &Path, how: &Measure) -> Result<usize> {
+    let jobs = how.on.jobs.max(1);
+    if jobs == 1 || matches!(how.target, TargetKind::Host | TargetKind::Board) {
+        return Ok(1);
+    }
+    let workloads = if how.on.board.images.is_empty() {
+        jopcal_workloads::Suite::load(root)?.select(how.benches)?.len()
+    } else {
+        how.on.board.images.len()
+    };
+    Ok(jobs.min(workloads).max(1))
 }
 
 /// The target the command line names, with every file it needs found and
@@ -113,7 +146,7 @@ fn open_target(
     how: &Measure,
     out: &Path,
     progress: &crate::Progress,
-) -> Result<Box<dyn jopcal_targets::Target>> {
+) -> Result<Box<dyn jopcal_targets::Target + Send>> {
     check_host_only(how)?;
     let on = how.on;
     let limit = Duration::from_secs(how.timeout);
@@ -146,6 +179,7 @@ fn open_target(
                         timing: e.timing,
                         config: e.config.as_deref(),
                         top: e.top.as_deref(),
+                        generics: &e.generics,
                         // A bench's processor, with its clock and UART, to compare with it.
                         sim: on.sim.as_deref(),
                         params: &e.params,
@@ -245,6 +279,7 @@ fn images(root: &Path, jop_home: Option<&Path>, how: &Measure) -> Result<Images>
         root: root.to_path_buf(),
         benches: how.benches.to_vec(),
         limit: Duration::from_secs(how.timeout),
+        parallel: how.on.jobs,
     })
 }
 

@@ -62,9 +62,33 @@ pub struct ProcessorSpec {
 /// cycmin (`jopcal diff` reads each run's own from the bench).
 pub const DEFAULT_START_CYCLE: u64 = 151;
 
-/// The virtual board's configuration for a tree's images on the processor
-/// of `spec`, with `params` overrides; and a note saying what it is.
-pub fn board_config(s: Session, home: &Path, spec: &ProcessorSpec, params: &[String]) -> Result<(BoardConfig, String)> {
+/// The timing table of the processor of `spec`, as its estimator and its
+/// virtual board start from: derived from the tree's microcode (on `model`,
+/// default the tree's table) at its memory's wait states, with its method
+/// cache and clock.
+pub struct ProcessorTable {
+    /// The table, every parameter set.
+    pub model: jopcal_timing::TimingModel,
+    /// What the top's VHDL says the processor is.
+    pub facts: TopFacts,
+    /// The memory interfaces' access timing it was derived with.
+    pub access: AccessTiming,
+    /// The microcode source (the tree's `asm/src/jvm.asm`).
+    pub source: PathBuf,
+    /// The clock, Hz.
+    pub clk: u64,
+}
+
+impl ProcessorTable {
+    /// The method cache it simulates, as a cache mode.
+    pub fn cache_mode(&self) -> jopcal_timing::cache::CacheMode {
+        let (bytes, blocks) = self.facts.method_cache();
+        format!("fifo:{bytes}:{blocks}").parse().expect("a valid cache mode")
+    }
+}
+
+/// The table of the processor of `spec` in the tree at `home`.
+pub fn processor_table(s: Session, home: &Path, spec: &ProcessorSpec, model: Option<&Path>) -> Result<ProcessorTable> {
     let top = spec.top.as_deref().unwrap_or(jopcal_sim::jop::DEFAULT_TOP);
     let facts = describe(home, top, &spec.generics).map_err(|e| anyhow!(e))?;
     let access_path = locate::calibration_path(
@@ -84,14 +108,13 @@ pub fn board_config(s: Session, home: &Path, spec: &ProcessorSpec, params: &[Str
     })?;
     let (r, w) = ws.at(facts.ram_cnt);
     let source = home.join("asm/src/jvm.asm");
-    let defines = vec!["SERIAL".to_string()];
     let base_params = vec![format!("r={r}"), format!("w={w}")];
     let table = microcode::derive(
         s.firmware,
         &microcode::Request {
             source: &source,
-            defines: &defines,
-            model: None,
+            defines: &["SERIAL".to_string()],
+            model,
             params: &base_params,
             access: Some(&access_path),
             access_remedy: "reinstall jopcal",
@@ -109,6 +132,28 @@ pub fn board_config(s: Session, home: &Path, spec: &ProcessorSpec, params: &[Str
         format!("method_cache_blocks={blocks}"),
         format!("clock_mhz={}", clk as f64 / 1e6),
     ])?;
+    Ok(ProcessorTable {
+        model,
+        facts,
+        access,
+        source,
+        clk,
+    })
+}
+
+/// The virtual board's configuration for a tree's images on the processor
+/// of `spec`, with `params` overrides; and a note saying what it is.
+pub fn board_config(s: Session, home: &Path, spec: &ProcessorSpec, params: &[String]) -> Result<(BoardConfig, String)> {
+    let top = spec.top.as_deref().unwrap_or(jopcal_sim::jop::DEFAULT_TOP);
+    let ProcessorTable {
+        mut model,
+        facts,
+        access,
+        source,
+        clk,
+    } = processor_table(s, home, spec, None)?;
+    let (bytes, blocks) = facts.method_cache();
+    let defines = vec!["SERIAL".to_string()];
     model.apply_overrides(params)?;
     let (r, w) = (model.params()["r"], model.params()["w"]);
     let mut cfg = BoardConfig::from_model(model).map_err(|e| anyhow!(e))?;
@@ -250,6 +295,8 @@ pub struct ImageBoard<'a> {
     pub config: Option<&'a Path>,
     /// The processor's top (default: `sim build`'s).
     pub top: Option<&'a str>,
+    /// Generics of that top set to other values (not with `sim`, whose own are taken).
+    pub generics: &'a [(String, i64)],
     /// A bench `sim build --jop-home` made: the processor is its processor.
     pub sim: Option<&'a Path>,
     /// `NAME=VALUE` overrides of the table's parameters.
@@ -292,6 +339,7 @@ pub fn image_board(s: Session, b: &ImageBoard) -> Result<(BoardConfig, String)> 
             },
             ProcessorSpec {
                 top: b.top.map(str::to_string),
+                generics: b.generics.to_vec(),
                 ..ProcessorSpec::default()
             },
         ),

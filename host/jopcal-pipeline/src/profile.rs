@@ -64,6 +64,8 @@ pub struct ProfileOptions {
     pub timeout: u64,
     /// Extra JVM options.
     pub jvm_args: Vec<String>,
+    /// Programs profiled at once (0 is taken as 1).
+    pub jobs: usize,
 }
 
 /// One program to profile.
@@ -108,7 +110,7 @@ pub fn profile(s: Session, a: &ProfileOptions) -> Result<ProfiledSet> {
                 },
                 bench,
             };
-            run_jobs(s, &jdk, vec![job], &out, a.format)?
+            run_jobs(s, &jdk, vec![job], &out, a.format, 1)?
         }
         _ if a.suite.as_deref().and_then(TreeSuite::from_name).is_some()
             && matches!(a.region, Some(RegionChoice::Main | RegionChoice::Method)) =>
@@ -135,7 +137,7 @@ pub fn profile(s: Session, a: &ProfileOptions) -> Result<ProfiledSet> {
                 tree_library_args(s)?
             };
             jvm_args.extend(a.jvm_args.iter().cloned());
-            profile_suite(s, &setup, &out, &stamp, a.region, a.format, timeout, &jvm_args)?
+            profile_suite(s, &setup, &out, &stamp, a.region, a.format, timeout, &jvm_args, a.jobs)?
         }
     };
     Ok(set)
@@ -214,7 +216,7 @@ fn original_harness_jobs(
             })
         })
         .collect::<Result<Vec<_>>>()?;
-    run_jobs(s, &jdk, jobs, out, a.format)
+    run_jobs(s, &jdk, jobs, out, a.format, a.jobs)
 }
 
 fn prepare(s: Session, out: &Path, stamp: &str) -> Result<PathBuf> {
@@ -255,6 +257,7 @@ pub fn profile_suite(
     format: ProfileFormat,
     timeout: Duration,
     jvm_args: &[String],
+    parallel: usize,
 ) -> Result<ProfiledSet> {
     let out = prepare(s, out, stamp)?;
     let jobs = setup
@@ -278,45 +281,72 @@ pub fn profile_suite(
             },
         })
         .collect();
-    let mut set = run_jobs(s, &setup.jdk, jobs, &out, format)?;
+    let mut set = run_jobs(s, &setup.jdk, jobs, &out, format, parallel)?;
     set.failures.splice(0..0, setup.left_out.iter().cloned());
     Ok(set)
 }
 
-fn run_jobs(s: Session, jdk: &Jdk, jobs: Vec<Job>, out: &Path, format: ProfileFormat) -> Result<ProfiledSet> {
+/// Profiles `jobs`, `parallel` at a time (each a JVM of its own; a
+/// profile counts bytecodes, which other work beside it does not change);
+/// the profiles and failures in the order of `jobs`.
+fn run_jobs(
+    s: Session,
+    jdk: &Jdk,
+    jobs: Vec<Job>,
+    out: &Path,
+    format: ProfileFormat,
+    parallel: usize,
+) -> Result<ProfiledSet> {
     let agent = locate::agent_path()?;
     let progress = s.progress;
     progress.begin("profile", jobs.len() as u64);
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let done: Vec<std::sync::Mutex<Option<Result<jopcal_profile::Profile>>>> =
+        jobs.iter().map(|_| std::sync::Mutex::new(None)).collect();
+    std::thread::scope(|scope| {
+        for _ in 0..parallel.clamp(1, jobs.len().max(1)) {
+            scope.spawn(|| loop {
+                let i = next.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                let Some(job) = jobs.get(i) else { break };
+                progress.working_on(&job.bench);
+                let r = profile_one(jdk, &agent, job, format);
+                match &r {
+                    Ok(p) => progress.finished(&format!(
+                        "{}: {} bytecodes, {} contexts, {} calls/returns",
+                        job.bench,
+                        p.bytecodes(),
+                        p.nodes.len(),
+                        p.events.len()
+                    )),
+                    Err(e) => progress.finished(&format!("{}: FAILED: {e:#}", job.bench)),
+                }
+                *done[i].lock().unwrap_or_else(|e| e.into_inner()) = Some(r);
+            });
+        }
+    });
+    progress.end();
     let mut set = ProfiledSet {
         dir: out.to_path_buf(),
         profiles: Vec::new(),
         failures: Vec::new(),
     };
-    for job in jobs {
-        progress.working_on(&job.bench);
-        match profile_program(jdk, &agent, &job.request) {
-            Ok(p) => {
-                if format == ProfileFormat::Json {
-                    let json = job.request.out.with_extension("json");
-                    let text = serde_json::to_string_pretty(&jopcal_profile::to_json(&p.profile))?;
-                    atomic::write_atomic(&json, text.as_bytes())
-                        .with_context(|| format!("writing {}", json.display()))?;
-                }
-                progress.finished(&format!(
-                    "{}: {} bytecodes, {} contexts, {} calls/returns",
-                    job.bench,
-                    p.profile.bytecodes(),
-                    p.profile.nodes.len(),
-                    p.profile.events.len()
-                ));
-                set.profiles.push(p.profile);
-            }
-            Err(e) => {
-                progress.finished(&format!("{}: FAILED: {e}", job.bench));
-                set.failures.push((job.bench.clone(), e.to_string()));
-            }
+    for (job, r) in jobs.iter().zip(done) {
+        match r.into_inner().unwrap_or_else(|e| e.into_inner()) {
+            Some(Ok(p)) => set.profiles.push(p),
+            Some(Err(e)) => set.failures.push((job.bench.clone(), format!("{e:#}"))),
+            None => set.failures.push((job.bench.clone(), "not profiled".into())),
         }
     }
-    progress.end();
     Ok(set)
+}
+
+/// Profiles one program (and writes its JSON view if asked).
+fn profile_one(jdk: &Jdk, agent: &Path, job: &Job, format: ProfileFormat) -> Result<jopcal_profile::Profile> {
+    let p = profile_program(jdk, agent, &job.request)?;
+    if format == ProfileFormat::Json {
+        let json = job.request.out.with_extension("json");
+        let text = serde_json::to_string_pretty(&jopcal_profile::to_json(&p.profile))?;
+        atomic::write_atomic(&json, text.as_bytes()).with_context(|| format!("writing {}", json.display()))?;
+    }
+    Ok(p.profile)
 }

@@ -36,6 +36,8 @@ pub struct TreeBench<'a> {
     pub trace: bool,
     /// Add the trace taps.
     pub taps: bool,
+    /// Generics of the top set to other values.
+    pub generics: &'a [(String, i64)],
 }
 
 /// Builds (or keeps, when up to date) the bench of the tree's processor.
@@ -51,6 +53,7 @@ pub fn build_for_tree(s: Session, b: &TreeBench) -> Result<()> {
         trace: b.trace,
         taps: b.taps,
         bench_dir: bench_dir(s.firmware)?,
+        generics: b.generics.to_vec(),
     };
     let mut step = |what: &str| {
         s.say(&format!("       sim [{:6.1} s] {what}", start.elapsed().as_secs_f64()));

@@ -111,6 +111,7 @@ fn measure_and_profile(
         ProfileFormat::Binary,
         Duration::from_secs(timeout),
         &jvm_args,
+        a.on.jobs,
     )?;
     let library = use_image_sizes(s, &m.out.path, &mut profiled)?;
     Ok((m, profiled, library))
@@ -157,7 +158,7 @@ fn library_calls(p: &jopcal_profile::Profile, sizes: &jopcal_jop::sizes::MethodS
 /// charge the method cache for what JOP loads. The host-size profiles are kept
 /// in `profiles/host-sizes/`; the methods the two disagree on are reported.
 /// Returns the library methods to price per call (see [`library_calls`]).
-fn use_image_sizes(s: Session, out: &Path, profiled: &mut ProfiledSet) -> Result<Vec<String>> {
+pub(crate) fn use_image_sizes(s: Session, out: &Path, profiled: &mut ProfiledSet) -> Result<Vec<String>> {
     let host_dir = profiled.dir.join("host-sizes");
     let mut library = std::collections::BTreeSet::new();
     for p in &mut profiled.profiles {

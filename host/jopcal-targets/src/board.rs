@@ -69,6 +69,8 @@ pub enum Images {
         benches: Vec<String>,
         /// Time one build may take.
         limit: Duration,
+        /// Builds at once.
+        parallel: usize,
     },
     /// Made by the [`Launcher`] into the staging directory: run, then kept
     /// with the results.
@@ -78,7 +80,7 @@ pub enum Images {
 /// A process jopcal starts that acts as the board (the virtual board's
 /// server, the Verilator bench): started once the images are ready,
 /// stopped when the measurement ends.
-pub trait Launcher {
+pub trait Launcher: Send {
     /// Starts it, knowing the `images` it will be sent (built or given);
     /// says where its line is, and the images it made, if any.
     fn launch(&mut self, staging: &Path, images: &[PathBuf], progress: &dyn Progress) -> Result<Launched, TargetError>;
@@ -301,10 +303,11 @@ impl Target for BoardTarget {
                 root,
                 benches,
                 limit,
+                parallel,
             } => {
                 let suite = jopcal_workloads::Suite::load(root)?;
                 let jobs = suite.select(benches)?;
-                self.owned = tools.build_all(&suite, &jobs, staging, *limit, progress)?;
+                self.owned = tools.build_all(&suite, &jobs, staging, *limit, *parallel, progress)?;
                 self.owned.clone()
             }
         };
@@ -376,7 +379,10 @@ impl Target for BoardTarget {
                 name: job.name.clone(),
             })?;
         self.started += 1;
-        if self.started > 1 {
+        // A launcher starts its board with the first image (a preloading bench
+        // has it in memory): any other image, or a second one, needs a restart
+        // (side by side, a target's first job may be any image).
+        if self.started > 1 || at != 0 {
             let path = self.loaded[at].2.clone();
             self.restart_launcher(&path, progress).map_err(|e| JobError::Session {
                 log: String::new(),

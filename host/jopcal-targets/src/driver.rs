@@ -1,6 +1,6 @@
 //! The one measurement loop every target shares.
 
-use crate::{Progress, Reported, Target, TargetError};
+use crate::{Job, Prepared, Progress, Reported, Target, TargetError};
 use jopcal_link::StoreError;
 use jopcal_measure::{Measurement, MeasurementWriter, OutDir, Unit};
 use std::collections::BTreeSet;
@@ -43,7 +43,7 @@ pub fn measure(
     runs: u32,
     progress: &dyn Progress,
 ) -> Result<Measured, TargetError> {
-    let staging = staging_dir(out)?;
+    let staging = staging_dir(out, 0)?;
     let result = measure_prepared(target, out, stamp, runs, staging.path(), progress);
     let finished = target.finish(result.as_ref().ok().map(|m| m.out.path.as_path()));
     drop(staging);
@@ -61,103 +61,304 @@ fn measure_prepared(
     progress: &dyn Progress,
 ) -> Result<Measured, TargetError> {
     let prepared = target.prepare(staging, progress)?;
-    let dir = OutDir::prepare(out, stamp).map_err(|e| TargetError::io(out, e))?;
-    if let Some(old) = &dir.archived {
-        progress.note(&format!(
-            "note: the earlier run in {} was moved to {}",
-            dir.path.display(),
-            old.display()
-        ));
-    }
-    let mut writer = MeasurementWriter::create(&dir.path).map_err(|e| TargetError::io(&dir.path, e))?;
-    let name = target.kind().name();
-    let config = target.config();
-    let mut rows: Vec<Measurement> = Vec::new();
+    let (dir, ctx) = JobContext::open(target, out, stamp, runs, progress)?;
     let mut failures = prepared.left_out.clone();
-    progress.begin("measure", prepared.jobs.len() as u64 * u64::from(runs.max(1)));
-    for run in 1..=runs.max(1) {
-        for job in &prepared.jobs {
-            progress.working_on(&job.name);
-            let stamped = |r: &Reported, config: &str| Measurement {
-                benchmark: r.bench.clone(),
-                iterations: r.iterations,
-                value: r.value,
-                unit: r.unit,
-                run,
-                ..Measurement::stamped(name, config, &job.hash, &r.log)
-            };
-            let mut seen: BTreeSet<String> = BTreeSet::new();
-            let mut sink = |r: Reported| -> Result<(), StoreError> {
-                // A retry may report a result again: keep the first.
-                if !seen.insert(r.bench.clone()) {
-                    return Ok(());
-                }
-                let m = stamped(&r, &config);
-                writer.append(&m).map_err(|source| StoreError {
-                    path: writer.partial_path().to_path_buf(),
-                    source,
-                })?;
-                progress.finished(&format!("{}{}: {} {}", r.bench, run_label(runs, run), m.value, m.unit));
-                rows.push(m);
-                Ok(())
-            };
-            let outcome = target.run(job, run, &dir.path, &mut sink, progress);
-            let accepted = !seen.is_empty();
-            let failure = match outcome {
-                Err(why) => Some(why.to_string()),
-                Ok(_) if accepted => None,
-                Ok(end) => match jopcal_measure::tree_output::scan(&end.output) {
-                    // The JOP tree's own harness: it prints milliseconds, not cycles.
-                    Ok(reports) if !reports.is_empty() => {
-                        let config = format!("{config}; the tree's own harness: milliseconds, not cycles");
-                        for r in reports {
-                            let reported = Reported {
-                                bench: job.name.clone(),
-                                iterations: 0,
-                                value: r.ms,
-                                unit: Unit::Ms,
-                                log: end.log.clone(),
-                            };
-                            let m = stamped(&reported, &config);
-                            writer
-                                .append(&m)
-                                .map_err(|e| TargetError::io(writer.partial_path(), e))?;
-                            progress.finished(&format!(
-                                "{}: {} ms (the tree's own harness: not cycles)",
-                                job.name, r.ms
-                            ));
-                            rows.push(m);
-                        }
-                        None
-                    }
-                    Err(e) => Some(format!("output {e} (raw output: {})", end.log)),
-                    Ok(_) => Some(format!(
-                        "the run printed no result line; last output: {} (raw output: {})",
-                        last_words(&end.output),
-                        end.log
-                    )),
-                },
-            };
-            if let Some(why) = failure {
-                progress.finished(&format!("{}{}: FAILED: {why}", job.name, run_label(runs, run)));
+    progress.begin("measure", prepared.jobs.len() as u64 * u64::from(ctx.runs));
+    for run in 1..=ctx.runs {
+        for (i, job) in prepared.jobs.iter().enumerate() {
+            if let Some(why) = ctx.run_job(target, job, (run, i), progress)? {
                 failures.push((job.name.clone(), why));
             }
         }
     }
     progress.end();
-    let csv = writer
-        .finish()
+    ctx.publish(dir, failures, target)
+}
+
+/// Measures every job `runs` times as [`measure`] does, on `targets`
+/// (equal targets: each a board, bench or JVM of its own) at once: each
+/// target takes the next job as it finishes one. `measurements.csv` holds
+/// the rows in the order one target would have given, and the failures
+/// are in that order too. The first target is prepared first (it builds
+/// the images; the others find them in the image cache).
+pub fn measure_parallel(
+    targets: &mut [Box<dyn Target + Send + '_>],
+    out: &Path,
+    stamp: &str,
+    runs: u32,
+    progress: &dyn Progress,
+) -> Result<Measured, TargetError> {
+    if let [only] = targets {
+        return measure(only.as_mut(), out, stamp, runs, progress);
+    }
+    let staging: Vec<_> = (0..targets.len())
+        .map(|k| staging_dir(out, k))
+        .collect::<Result<_, _>>()?;
+    let result = measure_all_prepared(targets, out, stamp, runs, &staging, progress);
+    let mut finished = Ok(());
+    for (k, t) in targets.iter_mut().enumerate() {
+        let f = t.finish(result.as_ref().ok().map(|m| m.out.path.as_path()));
+        if k == 0 || finished.is_ok() {
+            finished = finished.and(f);
+        }
+    }
+    drop(staging);
+    let m = result?;
+    finished?;
+    Ok(m)
+}
+
+fn measure_all_prepared(
+    targets: &mut [Box<dyn Target + Send + '_>],
+    out: &Path,
+    stamp: &str,
+    runs: u32,
+    staging: &[jopcal_measure::interrupt::Scratch],
+    progress: &dyn Progress,
+) -> Result<Measured, TargetError> {
+    let (first, rest) = targets.split_first_mut().expect("at least two targets");
+    let prepared = first.prepare(staging[0].path(), progress)?;
+    // The others prepare what the first did, quietly, at once.
+    let others: Vec<Result<Prepared, TargetError>> = std::thread::scope(|scope| {
+        let handles: Vec<_> = rest
+            .iter_mut()
+            .zip(&staging[1..])
+            .map(|(t, st)| scope.spawn(move || t.prepare(st.path(), &crate::NoProgress)))
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| {
+                h.join()
+                    .unwrap_or_else(|_| Err(TargetError::Usage("a target panicked while preparing".into())))
+            })
+            .collect()
+    });
+    for (k, other) in others.into_iter().enumerate() {
+        if other?.jobs != prepared.jobs {
+            return Err(TargetError::Usage(format!(
+                "target {} of {} prepared other jobs than the first (images that differ between two builds?): run with --jobs 1",
+                k + 2,
+                rest.len() + 1
+            )));
+        }
+    }
+    let (dir, ctx) = JobContext::open(first.as_ref(), out, stamp, runs, progress)?;
+    let work: Vec<(u32, usize)> = (1..=ctx.runs)
+        .flat_map(|run| (0..prepared.jobs.len()).map(move |i| (run, i)))
+        .collect();
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let failed: std::sync::Mutex<Vec<((u32, usize), String)>> = std::sync::Mutex::new(Vec::new());
+    progress.begin("measure", work.len() as u64);
+    let stopped: Result<(), TargetError> = std::thread::scope(|scope| {
+        let workers: Vec<_> = std::iter::once(first)
+            .chain(rest.iter_mut())
+            .map(|t| {
+                let (ctx, work, next, failed, jobs) = (&ctx, &work, &next, &failed, &prepared.jobs);
+                scope.spawn(move || -> Result<(), TargetError> {
+                    loop {
+                        let n = next.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                        let Some(&key) = work.get(n) else { return Ok(()) };
+                        if let Some(why) = ctx.run_job(t.as_mut(), &jobs[key.1], key, progress)? {
+                            failed.lock().unwrap_or_else(|e| e.into_inner()).push((key, why));
+                        }
+                    }
+                })
+            })
+            .collect();
+        workers.into_iter().try_for_each(|w| {
+            w.join()
+                .unwrap_or_else(|_| Err(TargetError::Usage("a target panicked while measuring".into())))
+        })
+    });
+    progress.end();
+    stopped?;
+    let mut failed = failed.into_inner().unwrap_or_else(|e| e.into_inner());
+    failed.sort_by_key(|(key, _)| *key);
+    let mut failures = prepared.left_out.clone();
+    failures.extend(
+        failed
+            .into_iter()
+            .map(|((_, i), why)| (prepared.jobs[i].name.clone(), why)),
+    );
+    ctx.publish(dir, failures, targets[0].as_ref())
+}
+
+/// The rows of a measurement as they arrive: each appended durably at
+/// once, kept with its place in the order of one job at a time
+/// `(run, job, arrival)`.
+struct Recorder {
+    inner: std::sync::Mutex<(MeasurementWriter, Vec<OrderedRow>)>,
+}
+
+/// A row with its place `(run, job, arrival)`.
+type OrderedRow = ((u32, usize, usize), Measurement);
+
+impl Recorder {
+    fn new(writer: MeasurementWriter) -> Recorder {
+        Recorder {
+            inner: std::sync::Mutex::new((writer, Vec::new())),
+        }
+    }
+
+    fn append(&self, key: (u32, usize), m: Measurement) -> Result<(), StoreError> {
+        let mut g = self.inner.lock().unwrap_or_else(|e| e.into_inner());
+        let (writer, rows) = &mut *g;
+        writer.append(&m).map_err(|source| StoreError {
+            path: writer.partial_path().to_path_buf(),
+            source,
+        })?;
+        let arrival = rows.len();
+        rows.push(((key.0, key.1, arrival), m));
+        Ok(())
+    }
+
+    /// `measurements.csv` published, its rows in order.
+    fn publish(self, dir: &Path) -> Result<(PathBuf, Vec<Measurement>), TargetError> {
+        let (writer, mut rows) = self.inner.into_inner().unwrap_or_else(|e| e.into_inner());
+        let in_order = rows.windows(2).all(|w| w[0].0 <= w[1].0);
+        rows.sort_by_key(|(key, _)| *key);
+        let rows: Vec<Measurement> = rows.into_iter().map(|(_, m)| m).collect();
+        let csv = if in_order {
+            writer.finish()
+        } else {
+            writer.finish_in_order(&rows)
+        }
         .map_err(|e| TargetError::io(dir.join("measurements.csv"), e))?;
-    Ok(Measured {
-        out: dir,
-        csv,
-        rows,
-        failures,
-        method_cache: target.method_cache(),
-        times_monitors_as_jopsim: target.times_monitors_as_jopsim(),
-        runs_tree_images: target.runs_tree_images(),
-        wait_states: target.wait_states(),
-    })
+        Ok((csv, rows))
+    }
+}
+
+/// What every job of one measurement shares.
+struct JobContext {
+    /// The target's name (the `target` column).
+    name: &'static str,
+    config: String,
+    runs: u32,
+    /// The output directory.
+    dir: PathBuf,
+    recorder: Recorder,
+}
+
+impl JobContext {
+    /// The output directory, prepared (an earlier run in it moved aside),
+    /// and the context of `target`'s jobs writing into it.
+    fn open(
+        target: &dyn Target,
+        out: &Path,
+        stamp: &str,
+        runs: u32,
+        progress: &dyn Progress,
+    ) -> Result<(OutDir, JobContext), TargetError> {
+        let dir = OutDir::prepare(out, stamp).map_err(|e| TargetError::io(out, e))?;
+        if let Some(old) = &dir.archived {
+            progress.note(&format!(
+                "note: the earlier run in {} was moved to {}",
+                dir.path.display(),
+                old.display()
+            ));
+        }
+        let writer = MeasurementWriter::create(&dir.path).map_err(|e| TargetError::io(&dir.path, e))?;
+        let ctx = JobContext {
+            name: target.kind().name(),
+            config: target.config(),
+            runs: runs.max(1),
+            dir: dir.path.clone(),
+            recorder: Recorder::new(writer),
+        };
+        Ok((dir, ctx))
+    }
+
+    /// `measurements.csv` published, with what `target` says of itself.
+    fn publish(
+        self,
+        dir: OutDir,
+        failures: Vec<(String, String)>,
+        target: &dyn Target,
+    ) -> Result<Measured, TargetError> {
+        let (csv, rows) = self.recorder.publish(&dir.path)?;
+        Ok(Measured {
+            out: dir,
+            csv,
+            rows,
+            failures,
+            method_cache: target.method_cache(),
+            times_monitors_as_jopsim: target.times_monitors_as_jopsim(),
+            runs_tree_images: target.runs_tree_images(),
+            wait_states: target.wait_states(),
+        })
+    }
+
+    /// Runs `job` (run `key.0`, the `key.1`th job) on `target`, its results
+    /// recorded as they arrive; `Some(why)` when it failed.
+    fn run_job(
+        &self,
+        target: &mut dyn Target,
+        job: &Job,
+        key: (u32, usize),
+        progress: &dyn Progress,
+    ) -> Result<Option<String>, TargetError> {
+        let (run, runs) = (key.0, self.runs);
+        progress.working_on(&job.name);
+        let stamped = |r: &Reported, config: &str| Measurement {
+            benchmark: r.bench.clone(),
+            iterations: r.iterations,
+            value: r.value,
+            unit: r.unit,
+            run,
+            ..Measurement::stamped(self.name, config, &job.hash, &r.log)
+        };
+        let mut seen: BTreeSet<String> = BTreeSet::new();
+        let mut sink = |r: Reported| -> Result<(), StoreError> {
+            // A retry may report a result again: keep the first.
+            if !seen.insert(r.bench.clone()) {
+                return Ok(());
+            }
+            let m = stamped(&r, &self.config);
+            let line = format!("{}{}: {} {}", r.bench, run_label(runs, run), m.value, m.unit);
+            self.recorder.append(key, m)?;
+            progress.finished(&line);
+            Ok(())
+        };
+        let outcome = target.run(job, run, &self.dir, &mut sink, progress);
+        let accepted = !seen.is_empty();
+        let failure = match outcome {
+            Err(why) => Some(why.to_string()),
+            Ok(_) if accepted => None,
+            Ok(end) => match jopcal_measure::tree_output::scan(&end.output) {
+                // The JOP tree's own harness: it prints milliseconds, not cycles.
+                Ok(reports) if !reports.is_empty() => {
+                    let config = format!("{}; the tree's own harness: milliseconds, not cycles", self.config);
+                    for r in reports {
+                        let reported = Reported {
+                            bench: job.name.clone(),
+                            iterations: 0,
+                            value: r.ms,
+                            unit: Unit::Ms,
+                            log: end.log.clone(),
+                        };
+                        self.recorder
+                            .append(key, stamped(&reported, &config))
+                            .map_err(|e| TargetError::io(&e.path, e.source))?;
+                        progress.finished(&format!(
+                            "{}: {} ms (the tree's own harness: not cycles)",
+                            job.name, r.ms
+                        ));
+                    }
+                    None
+                }
+                Err(e) => Some(format!("output {e} (raw output: {})", end.log)),
+                Ok(_) => Some(format!(
+                    "the run printed no result line; last output: {} (raw output: {})",
+                    last_words(&end.output),
+                    end.log
+                )),
+            },
+        };
+        if let Some(why) = &failure {
+            progress.finished(&format!("{}{}: FAILED: {why}", job.name, run_label(runs, run)));
+        }
+        Ok(failure)
+    }
 }
 
 /// ` run N` when the jobs run more than once.
@@ -182,12 +383,15 @@ fn last_words(output: &str) -> &str {
 
 /// A scratch directory beside `out` for images made before `out` is
 /// prepared (an early failure leaves no output directory behind).
-fn staging_dir(out: &Path) -> Result<jopcal_measure::interrupt::Scratch, TargetError> {
+fn staging_dir(out: &Path, k: usize) -> Result<jopcal_measure::interrupt::Scratch, TargetError> {
     let base = match out.parent() {
         Some(p) if !p.as_os_str().is_empty() => p,
         _ => Path::new("."),
     };
-    let dir = base.join(format!(".jopcal-images-{}", std::process::id()));
+    let dir = match k {
+        0 => base.join(format!(".jopcal-images-{}", std::process::id())),
+        k => base.join(format!(".jopcal-images-{}-{k}", std::process::id())),
+    };
     jopcal_measure::interrupt::Scratch::create(&dir).map_err(|e| TargetError::io(&dir, e))
 }
 
@@ -273,6 +477,10 @@ mod tests {
             _: &dyn Progress,
         ) -> Result<JobEnd, JobError> {
             let (_, results, output) = self.outputs.iter().find(|(n, _, _)| *n == job.name).unwrap();
+            if job.name == "A" {
+                // The first job is the slowest: side by side, the others' results arrive first.
+                std::thread::sleep(std::time::Duration::from_millis(50));
+            }
             let log = format!("logs/{}.log", job.name);
             for &c in results.as_ref().map_err(|why| JobError::Session {
                 why: why.to_string(),
@@ -337,6 +545,55 @@ mod tests {
             .map(|e| e.unwrap().file_name())
             .collect();
         assert_eq!(left, ["run"]);
+    }
+
+    #[test]
+    fn targets_side_by_side_give_the_rows_and_failures_of_one() {
+        let script = || -> Vec<Script> {
+            vec![
+                ("A", Ok(vec![100]), ""),
+                ("B", Err("download failed"), ""),
+                ("C", Ok(vec![300]), ""),
+                ("D", Ok(vec![]), "starting\nException in main\nJVM exit!\n"),
+                ("E", Ok(vec![500]), ""),
+            ]
+        };
+        let tmp = tempfile::tempdir().unwrap();
+        let mut one = Scripted {
+            outputs: script(),
+            finished: None,
+        };
+        let alone = measure(&mut one, &tmp.path().join("one"), "s", 2, &NoProgress).unwrap();
+        let mut targets: Vec<Box<dyn Target + Send>> = (0..3)
+            .map(|_| {
+                Box::new(Scripted {
+                    outputs: script(),
+                    finished: None,
+                }) as Box<dyn Target + Send>
+            })
+            .collect();
+        let side = measure_parallel(&mut targets, &tmp.path().join("three"), "s", 2, &NoProgress).unwrap();
+        let key = |m: &Measured| -> Vec<(String, u64, u32)> {
+            m.rows.iter().map(|r| (r.benchmark.clone(), r.value, r.run)).collect()
+        };
+        assert_eq!(key(&side), key(&alone));
+        assert_eq!(
+            key(&side),
+            [
+                ("A".into(), 100, 1),
+                ("C".into(), 300, 1),
+                ("E".into(), 500, 1),
+                ("A".into(), 100, 2),
+                ("C".into(), 300, 2),
+                ("E".into(), 500, 2)
+            ]
+        );
+        assert_eq!(side.failures, alone.failures);
+        // The published file holds them in that order.
+        assert_eq!(jopcal_measure::measurements::read(&side.csv).unwrap(), side.rows);
+        assert!(!side.out.path.join("measurements.csv.partial").exists());
+        // Only the output directories are left: no scratch directory of any target.
+        assert_eq!(std::fs::read_dir(tmp.path()).unwrap().count(), 2);
     }
 
     #[test]

@@ -113,21 +113,26 @@ impl Launcher for Server {
     fn launch(&mut self, staging: &Path, sent: &[PathBuf], progress: &dyn Progress) -> Result<Launched, TargetError> {
         let b = &self.board;
         let (mut images, mut names, mut left_out) = (Vec::new(), Vec::new(), Vec::new());
+        // Each image is recognised by its words when it arrives (side by side,
+        // a board is sent any of them first), for its trace's name.
+        let mut known = jopcal_emu::board::KnownImages::default();
         if self.bundles {
             let setup = prepare_host(&b.root, &b.cache, &b.benches, progress)?;
             for w in &setup.selected {
                 let bundle = Bundle::from_dir(&setup.built.classes, &w.main)?;
                 let path = staging.join(format!("{}.jop", w.name));
-                atomic::write_atomic(&path, bundle.to_image().to_text().as_bytes())
-                    .map_err(|e| TargetError::io(&path, e))?;
+                let image = bundle.to_image();
+                atomic::write_atomic(&path, image.to_text().as_bytes()).map_err(|e| TargetError::io(&path, e))?;
+                if b.trace_dir.is_some() {
+                    known.add(&image, w.name.clone(), None);
+                }
                 images.push(path);
                 names.push(w.name.clone());
             }
             left_out = setup.left_out;
         }
         // A JOP image's trace is named after its file and its methods after
-        // the link map beside it, found by the image's words when it arrives.
-        let mut known = jopcal_emu::board::KnownImages::default();
+        // the link map beside it.
         for path in sent.iter().filter(|_| b.trace_dir.is_some()) {
             if let Ok(image) = jopcal_link::JopImage::load(path, None) {
                 let map = std::fs::read_to_string(format!("{}.link.txt", path.display()))

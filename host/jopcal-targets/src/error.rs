@@ -79,6 +79,18 @@ pub enum ToolError {
     /// `jopcal.toml` has no `jopsim` template.
     #[error("[jop] has no `jopsim` template")]
     NoJopsimTemplate,
+    /// The tree could not be copied or locked for a build, or the image
+    /// cache could not be read or written.
+    #[error("{what} {}: {source}", path.display())]
+    Workspace {
+        /// What was being done.
+        what: &'static str,
+        /// The file or directory.
+        path: PathBuf,
+        /// What the system said.
+        #[source]
+        source: std::io::Error,
+    },
 }
 
 /// Why one job failed; the others still run. Its text is the one line

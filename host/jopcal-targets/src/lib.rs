@@ -6,14 +6,17 @@
 //! was started, keep the images that ran). One generic driver, [`measure`],
 //! owns what all targets share: the output directory, the durable
 //! measurement writer, the failures, the milliseconds fallback for the JOP
-//! tree's own harnesses, and progress.
+//! tree's own harnesses, and progress; [`measure_parallel`] runs equal
+//! targets side by side (`--jobs`), each taking the next job, and publishes
+//! what one target would have.
 //!
 //! The targets: [`host::HostTarget`] (the host JVM, nanoseconds),
 //! [`emu::EmuTarget`] (the virtual board on a pseudo-terminal),
 //! [`board::BoardTarget`] (a board on a serial port or TCP),
 //! [`verilator::VerilatorTarget`] (the Verilator bench on a
 //! pseudo-terminal) and [`jopsim::JopsimTarget`] (the JOP tree's simulator).
-//! [`toolchain::Toolchain`] builds a JOP tree's images for the last three.
+//! [`toolchain::Toolchain`] builds a JOP tree's images for the last three,
+//! each in a private copy of the tree, and keeps them by their inputs' hash.
 //!
 //! As a library: build a target, then
 //! `jopcal_targets::measure(&mut target, out, stamp, 1, &progress)`; the
@@ -31,7 +34,7 @@ mod progress;
 pub mod toolchain;
 pub mod verilator;
 
-pub use driver::{failures_message, keep_images, measure, Measured};
+pub use driver::{failures_message, keep_images, measure, measure_parallel, Measured};
 pub use error::{JobError, ShellError, TargetError, ToolError};
 pub use progress::{NoProgress, Progress};
 

@@ -2,8 +2,9 @@
 //! application decides how to show it (a bar on a terminal, lines in a log).
 
 /// What a long measurement reports while it works. Every method has a
-/// no-op default; [`NoProgress`] shows nothing.
-pub trait Progress {
+/// no-op default; [`NoProgress`] shows nothing. Shared by the threads of
+/// a run with `--jobs`, hence `Sync`.
+pub trait Progress: Sync {
     /// A stage of `len` items begins (`build`, `measure`).
     fn begin(&self, _stage: &str, _len: u64) {}
     /// The item being worked on now.

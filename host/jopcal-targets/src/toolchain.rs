@@ -7,10 +7,14 @@
 use crate::error::{ShellError, ToolError};
 use crate::{Progress, TargetError};
 use jopcal_tree::config::{expand, JopConfig};
+use jopcal_tree::copies::{self, TreeCopies};
 use jopcal_workloads::{Suite, WorkloadSpec};
+use sha2::{Digest, Sha256};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Mutex, OnceLock};
 use std::time::Duration;
 use wait_timeout::ChildExt;
 
@@ -127,13 +131,33 @@ pub fn known_fix(why: &str) -> Option<&'static str> {
 
 /// The JOP tree's toolchain as `jopcal.toml` configures it: the `build`
 /// template makes one workload's image, `image` says where it lands.
+///
+/// With a cache ([`Toolchain::with_cache`]) each build runs in a private
+/// copy of the tree (see [`jopcal_tree::copies`]), so that builds of one
+/// run and of two runs never collide, and each image is kept in the cache
+/// under a hash of its inputs (the templates, the workload, the generated
+/// suite's files, the tree's fingerprint): an unchanged workload is not
+/// built again.
 pub struct Toolchain {
     /// The `[jop]` table it comes from.
     pub cfg: JopConfig,
-    /// The JOP tree (every command runs there).
+    /// The JOP tree (every command runs there, or in a private copy of it).
     pub home: PathBuf,
     build: String,
     image: String,
+    /// jopcal's cache directory, and the tree's copies in it.
+    cache: Option<(PathBuf, TreeCopies)>,
+    /// The tree's fingerprint, taken at the first build.
+    fingerprint: OnceLock<String>,
+}
+
+/// Where a built image came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Provenance {
+    /// The tree's toolchain built it now.
+    Built,
+    /// The image cache had it: its inputs have not changed.
+    Cached,
 }
 
 impl Toolchain {
@@ -153,11 +177,34 @@ impl Toolchain {
             home,
             build,
             image,
+            cache: None,
+            fingerprint: OnceLock::new(),
         })
     }
 
-    /// The placeholder values for one workload of the suite in `root`.
-    fn values(&self, suite: &Suite, job: &WorkloadSpec, out: &Path) -> std::io::Result<BTreeMap<&'static str, String>> {
+    /// Builds in private copies of the tree kept in `cache`, and keeps
+    /// every image there by the hash of its inputs.
+    pub fn with_cache(mut self, cache: &Path) -> Result<Toolchain, TargetError> {
+        let copies = TreeCopies::new(&self.home, cache).map_err(|e| TargetError::io(&self.home, e))?;
+        self.cache = Some((cache.to_path_buf(), copies));
+        Ok(self)
+    }
+
+    /// Whether a build can run in a copy of the tree: the templates say
+    /// where the tree is only through `{home}` (or a path relative to it).
+    fn builds_in_a_copy(&self) -> bool {
+        let home = self.home.to_string_lossy();
+        !names_path(&self.build, &home) && !names_path(&self.image, &home)
+    }
+
+    /// The placeholder values for one workload of the suite in `root`, the tree at `home`.
+    fn values(
+        &self,
+        home: &Path,
+        suite: &Suite,
+        job: &WorkloadSpec,
+        out: &Path,
+    ) -> std::io::Result<BTreeMap<&'static str, String>> {
         let class = job.main.rsplit('.').next().unwrap_or(&job.main).to_string();
         let package_dir = job
             .main
@@ -168,12 +215,19 @@ impl Toolchain {
         let roots = suite
             .sourcepath
             .iter()
-            .map(std::path::absolute)
+            .map(|r| {
+                // The tree's own sources are read from the copy the build runs in.
+                let r = std::path::absolute(r)?;
+                Ok(match r.strip_prefix(&self.home) {
+                    Ok(rel) => home.join(rel),
+                    Err(_) => r,
+                })
+            })
             .collect::<std::io::Result<Vec<_>>>()?;
         let sources = std::env::join_paths(std::iter::once(gen.clone()).chain(roots))
             .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidInput, e))?;
         Ok(BTreeMap::from([
-            ("home", self.home.display().to_string()),
+            ("home", home.display().to_string()),
             ("main", job.main.clone()),
             ("class", class),
             ("package_dir", package_dir),
@@ -184,8 +238,47 @@ impl Toolchain {
         ]))
     }
 
-    /// Builds `job`'s image with the tree's toolchain, checks it, and copies it
-    /// to `keep` (the next build may overwrite the toolchain's output).
+    /// The hash of everything `job`'s image is made from: the templates,
+    /// the workload, the generated suite's files, the tree (and source
+    /// roots outside it) by their fingerprints.
+    fn image_key(&self, suite: &Suite, job: &WorkloadSpec) -> Result<String, ToolError> {
+        let io = |what: &'static str, path: &Path| {
+            let path = path.to_path_buf();
+            move |source| ToolError::Workspace { what, path, source }
+        };
+        let tree = match self.fingerprint.get() {
+            Some(f) => f.clone(),
+            None => {
+                let f = copies::fingerprint(&self.home).map_err(io("reading the tree", &self.home))?;
+                self.fingerprint.get_or_init(|| f).clone()
+            }
+        };
+        let mut h = Sha256::new();
+        for part in [
+            "jopcal image v1",
+            &self.build,
+            &self.image,
+            &job.main,
+            &job.name,
+            &tree,
+            &copies::content_hash(&suite.root).map_err(io("reading the suite", &suite.root))?,
+        ] {
+            h.update(part.as_bytes());
+            h.update([0]);
+        }
+        for root in suite.sourcepath.iter().filter(|r| !r.starts_with(&self.home)) {
+            h.update(
+                copies::fingerprint(root)
+                    .map_err(io("reading the sources", root))?
+                    .as_bytes(),
+            );
+        }
+        Ok(format!("{:x}", h.finalize())[..32].to_string())
+    }
+
+    /// Builds `job`'s image with the tree's toolchain (or takes it from the
+    /// image cache), checks it, and copies it to `keep` (the next build may
+    /// overwrite the toolchain's output); says where it came from.
     pub fn build_image(
         &self,
         suite: &Suite,
@@ -193,38 +286,73 @@ impl Toolchain {
         out: &Path,
         keep: &Path,
         limit: Duration,
-    ) -> Result<PathBuf, ToolError> {
-        let v = self.values(suite, job, out).map_err(ToolError::Paths)?;
-        let cmd = expand(&self.build, &v);
-        shell(&cmd, &self.home, limit).map_err(ToolError::Build)?;
-        let image = PathBuf::from(expand(&self.image, &v));
-        let image = if image.is_absolute() {
-            image
-        } else {
-            self.home.join(image)
-        };
-        jopcal_link::JopImage::load(&image, None)?;
+    ) -> Result<(PathBuf, Provenance), ToolError> {
         if let Some(parent) = keep.parent() {
             std::fs::create_dir_all(parent).map_err(|source| ToolError::Dir {
                 path: parent.to_path_buf(),
                 source,
             })?;
         }
-        let copy = |from: &Path, to: &Path| {
-            std::fs::copy(from, to).map_err(|source| ToolError::Copy {
-                from: from.to_path_buf(),
-                to: to.to_path_buf(),
-                source,
-            })
+        let Some((cache, copies)) = &self.cache else {
+            let image = self.build_in(&self.home, suite, job, out, limit)?;
+            copy_image(&image, keep)?;
+            return Ok((keep.to_path_buf(), Provenance::Built));
         };
-        copy(&image, keep)?;
-        // JOP's linker writes its map beside the image: keep it for the method sizes.
-        let map = PathBuf::from(format!("{}.link.txt", image.display()));
-        if map.is_file() {
-            let to = PathBuf::from(format!("{}.link.txt", keep.display()));
-            copy(&map, &to)?;
+        let key = self.image_key(suite, job)?;
+        let stored = cache.join("images").join(&key);
+        let stored_image = stored.join("image.jop");
+        if stored_image.is_file() && jopcal_link::JopImage::load(&stored_image, None).is_ok() {
+            copy_image(&stored_image, keep)?;
+            return Ok((keep.to_path_buf(), Provenance::Cached));
         }
-        Ok(keep.to_path_buf())
+        let io = |what: &'static str, path: &Path| {
+            let path = path.to_path_buf();
+            move |source| ToolError::Workspace { what, path, source }
+        };
+        let image = if self.builds_in_a_copy() {
+            let lease = copies.lease().map_err(io("copying the tree to", copies.tree()))?;
+            let image = self.build_in(&lease.dir, suite, job, out, limit)?;
+            copy_image(&image, keep)?;
+            keep.to_path_buf()
+        } else {
+            // The templates name the tree itself: one build at a time in it.
+            let _lock = copies.lock_tree().map_err(io("locking", copies.tree()))?;
+            let image = self.build_in(&self.home, suite, job, out, limit)?;
+            copy_image(&image, keep)?;
+            keep.to_path_buf()
+        };
+        // Stored aside, then renamed into place: a concurrent run stores the same bytes.
+        let aside = cache.join("images").join(format!(
+            ".{key}.{}.{:?}",
+            std::process::id(),
+            std::thread::current().id()
+        ));
+        let _ = std::fs::remove_dir_all(&aside);
+        std::fs::create_dir_all(&aside).map_err(io("storing the image in", &aside))?;
+        copy_image(&image, &aside.join("image.jop"))?;
+        if std::fs::rename(&aside, &stored).is_err() {
+            // Another build stored it first.
+            let _ = std::fs::remove_dir_all(&aside);
+        }
+        Ok((image, Provenance::Built))
+    }
+
+    /// Runs the build template for `job` in the tree at `home`; the image it made.
+    fn build_in(
+        &self,
+        home: &Path,
+        suite: &Suite,
+        job: &WorkloadSpec,
+        out: &Path,
+        limit: Duration,
+    ) -> Result<PathBuf, ToolError> {
+        let v = self.values(home, suite, job, out).map_err(ToolError::Paths)?;
+        let cmd = expand(&self.build, &v);
+        shell(&cmd, home, limit).map_err(ToolError::Build)?;
+        let image = PathBuf::from(expand(&self.image, &v));
+        let image = if image.is_absolute() { image } else { home.join(image) };
+        jopcal_link::JopImage::load(&image, None)?;
+        Ok(image)
     }
 
     /// The `jopsim` template filled for `job`'s `image`.
@@ -236,7 +364,7 @@ impl Toolchain {
         out: &Path,
         image: &Path,
     ) -> Result<String, ToolError> {
-        let mut v = self.values(suite, job, out).map_err(ToolError::Paths)?;
+        let mut v = self.values(&self.home, suite, job, out).map_err(ToolError::Paths)?;
         let image = std::path::absolute(image).map_err(|source| ToolError::Dir {
             path: image.to_path_buf(),
             source,
@@ -246,37 +374,97 @@ impl Toolchain {
     }
 
     /// Builds the image of every workload of `jobs` into `dir`
-    /// (`<name>.jop`), with progress; the first failure ends it.
+    /// (`<name>.jop`), `parallel` at a time, with progress; the first
+    /// failure (in the order of `jobs`) ends it.
     pub fn build_all(
         &self,
         suite: &Suite,
         jobs: &[WorkloadSpec],
         dir: &Path,
         limit: Duration,
+        parallel: usize,
         progress: &dyn Progress,
     ) -> Result<Vec<PathBuf>, TargetError> {
         progress.begin("build", jobs.len() as u64);
+        let next = AtomicUsize::new(0);
+        let failed = AtomicBool::new(false);
+        let results: Vec<Mutex<Option<Result<PathBuf, ToolError>>>> = jobs.iter().map(|_| Mutex::new(None)).collect();
+        std::thread::scope(|scope| {
+            for _ in 0..parallel.clamp(1, jobs.len().max(1)) {
+                scope.spawn(|| loop {
+                    let i = next.fetch_add(1, Ordering::SeqCst);
+                    if i >= jobs.len() || failed.load(Ordering::SeqCst) {
+                        break;
+                    }
+                    let job = &jobs[i];
+                    progress.working_on(&job.name);
+                    let keep = dir.join(format!("{}.jop", job.name));
+                    let r = self.build_image(suite, job, dir, &keep, limit);
+                    match &r {
+                        Ok((p, how)) => progress.finished(&format!(
+                            "{}: {}{}",
+                            job.name,
+                            p.display(),
+                            if *how == Provenance::Cached {
+                                " (cached: its inputs are unchanged)"
+                            } else {
+                                ""
+                            }
+                        )),
+                        Err(_) => failed.store(true, Ordering::SeqCst),
+                    }
+                    *results[i].lock().unwrap_or_else(|e| e.into_inner()) = Some(r.map(|(p, _)| p));
+                });
+            }
+        });
+        progress.end();
         let mut images = Vec::new();
-        for job in jobs {
-            progress.working_on(&job.name);
-            let keep = dir.join(format!("{}.jop", job.name));
-            match self.build_image(suite, job, dir, &keep, limit) {
-                Ok(p) => {
-                    progress.finished(&format!("{}: {}", job.name, p.display()));
-                    images.push(p);
-                }
-                Err(source) => {
-                    progress.end();
+        for (job, r) in jobs.iter().zip(results) {
+            match r.into_inner().unwrap_or_else(|e| e.into_inner()) {
+                Some(Ok(p)) => images.push(p),
+                Some(Err(source)) => {
                     return Err(TargetError::Image {
                         workload: job.name.clone(),
                         source,
-                    });
+                    })
                 }
+                // Not started after an earlier failure (reported above in job order).
+                None => {}
             }
         }
-        progress.end();
         Ok(images)
     }
+}
+
+/// Whether `template` names the directory `path` (or a file in it) literally:
+/// `/work/jop` in `make -C /work/jop`, not in `/work/jopwrap`.
+fn names_path(template: &str, path: &str) -> bool {
+    let path = path.trim_end_matches('/');
+    !path.is_empty()
+        && template.match_indices(path).any(|(at, _)| {
+            template[at + path.len()..]
+                .chars()
+                .next()
+                .is_none_or(|c| !(c.is_alphanumeric() || matches!(c, '_' | '-' | '.')))
+        })
+}
+
+/// Copies an image and, where there is one, JOP's link map beside it.
+fn copy_image(image: &Path, to: &Path) -> Result<(), ToolError> {
+    let copy = |from: &Path, to: &Path| {
+        std::fs::copy(from, to).map_err(|source| ToolError::Copy {
+            from: from.to_path_buf(),
+            to: to.to_path_buf(),
+            source,
+        })
+    };
+    copy(image, to)?;
+    // JOP's linker writes its map beside the image: keep it for the method sizes.
+    let map = PathBuf::from(format!("{}.link.txt", image.display()));
+    if map.is_file() {
+        copy(&map, &PathBuf::from(format!("{}.link.txt", to.display())))?;
+    }
+    Ok(())
 }
 
 /// Runs `image` (of `job`) in the tree's JopSim; its stdout and stderr.
@@ -296,6 +484,19 @@ pub fn run_jopsim(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_template_names_the_tree_only_by_its_whole_path() {
+        assert!(names_path("make -C /work/jop java_app", "/work/jop"));
+        assert!(names_path("/work/jop/java/target/dist/bin/{class}.jop", "/work/jop/"));
+        assert!(names_path("cd '/work/jop' && make", "/work/jop"));
+        assert!(!names_path(
+            "PATH=/work/jopwrap:$PATH make -C {home} java_app",
+            "/work/jop"
+        ));
+        assert!(!names_path("make -C /work/jop-2 x", "/work/jop"));
+        assert!(!names_path("{home}/java/target/dist/bin/{class}.jop", "/work/jop"));
+    }
 
     #[test]
     fn failures_of_the_trees_toolchain_get_their_fix() {

@@ -243,7 +243,10 @@ impl Launcher for Bench {
         let log = std::mem::take(&mut self.log);
         if let Some(out) = out {
             let path = out.join("logs/bench.log");
-            jopcal_measure::atomic::write_atomic(&path, log.as_bytes()).map_err(|e| TargetError::io(&path, e))?;
+            // Benches side by side (--jobs) each add what they said.
+            let mut all = std::fs::read(&path).unwrap_or_default();
+            all.extend_from_slice(log.as_bytes());
+            jopcal_measure::atomic::write_atomic(&path, &all).map_err(|e| TargetError::io(&path, e))?;
         }
         Ok(())
     }

@@ -57,6 +57,45 @@ pub enum Verb {
     Doctor(DoctorArgs),
     /// Run one image on two targets and compare them bytecode by bytecode.
     Diff(DiffArgs),
+    /// Measure a tree suite at every point of a cross product of its top's generics
+    /// (method cache, memory) on the RTL or the virtual board, beside the estimator's prediction.
+    Sweep(SweepArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct SweepArgs {
+    /// A generic of the tree's top and the values it takes, e.g. --generic jpc_width=10,11,12
+    /// (repeatable: the sweep runs every combination).
+    #[arg(long = "generic", value_name = "NAME=V1,V2,...", required = true)]
+    pub generics: Vec<String>,
+    /// The tree suite: jembench or jbe.
+    #[arg(long)]
+    pub suite: String,
+    /// Only these benchmarks (repeatable).
+    #[arg(long = "bench", value_name = "NAME")]
+    pub benches: Vec<String>,
+    /// verilator (the tree's RTL, a bench built per point and kept in the cache) or emu
+    /// (the virtual board as that processor).
+    #[arg(long, value_enum)]
+    pub target: Target,
+    /// The tree's Quartus project whose generics are swept (default cycmin).
+    #[arg(long, value_name = "PROJECT")]
+    pub top: Option<String>,
+    /// The timing table the estimator derives the processor's from (default: the tree's).
+    #[arg(long, value_name = "FILE")]
+    pub model: Option<PathBuf>,
+    /// Seconds one workload may take (default: jopcal.toml's `timeout`, else 120).
+    #[arg(long)]
+    pub timeout: Option<u64>,
+    /// Clock cycles per UART bit of the benches built (a multiple of 16).
+    #[arg(long, default_value_t = 32)]
+    pub bit_cycles: u32,
+    /// Jobs at once: image builds, profiles, and targets side by side (default: the machine's cores).
+    #[arg(long, short = 'j', value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    pub jobs: Option<u32>,
+    /// Output directory (default out/sweep-<time>/).
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
 }
 
 /// A target `diff` can see inside.
@@ -195,6 +234,29 @@ pub struct TargetArgs {
     /// Options for the bench with --target verilator, e.g. --sim-arg=--read-wait --sim-arg=3 (repeatable).
     #[arg(long = "sim-arg", value_name = "ARG", allow_hyphen_values = true)]
     pub sim_args: Vec<String>,
+    /// Jobs at once: image builds, and virtual boards, benches or JopSims side by side,
+    /// each taking the next workload (default: the machine's cores). Results are those
+    /// of --jobs 1. A board (one port) and the host JVM (which measures time) run one
+    /// workload at a time whatever this says.
+    #[arg(long, short = 'j', value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    pub jobs: Option<u32>,
+}
+
+/// `NAME=VALUE` of `--generic`, the value an integer.
+pub fn parse_generic(s: &str) -> Result<(String, i64), String> {
+    let (name, value) = s
+        .split_once('=')
+        .ok_or_else(|| format!("`{s}`: expected NAME=VALUE, e.g. jpc_width=11"))?;
+    let v = value
+        .trim()
+        .parse::<i64>()
+        .map_err(|_| format!("`{s}`: the value of {name} must be an integer"))?;
+    Ok((name.trim().to_string(), v))
+}
+
+/// The machine's cores, the default of `--jobs`.
+pub fn default_jobs() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
 }
 
 /// The virtual board's settings (`--target emu`).
@@ -214,6 +276,10 @@ pub struct EmuBoardArgs {
     /// The tree's processor the virtual board is: a Quartus project (default cycmin).
     #[arg(long, value_name = "PROJECT")]
     pub top: Option<String>,
+    /// That processor with a generic of its top set, e.g. --emu-generic block_bits=3
+    /// (repeatable): as `sim build --generic` builds it.
+    #[arg(long = "emu-generic", value_name = "NAME=VALUE", value_parser = parse_generic)]
+    pub emu_generics: Vec<(String, i64)>,
     /// Write each run's per-method cycles and call stream into DIR/traces/
     /// (the virtual board, or the Verilator bench's trace taps).
     #[arg(long)]
@@ -439,6 +505,10 @@ pub enum SimAction {
         /// A tree's JOP without the trace taps (to measure what they cost).
         #[arg(long, conflicts_with = "rtl")]
         no_taps: bool,
+        /// A tree's JOP with a generic of its top set, e.g. --generic jpc_width=11
+        /// (repeatable): the method cache (jpc_width, block_bits), the memory (ram_cnt).
+        #[arg(long = "generic", value_name = "NAME=VALUE", conflicts_with = "rtl", value_parser = parse_generic)]
+        generics: Vec<(String, i64)>,
     },
     /// Run a built bench; everything after --sim DIR goes to the bench (e.g. --pty, --stdout, --preload FILE, --cycle-limit N).
     Run {
@@ -588,6 +658,10 @@ pub struct ProfileArgs {
     /// Extra option for the JVM (repeatable).
     #[arg(long = "jvm-arg", value_name = "ARG", allow_hyphen_values = true)]
     pub jvm_args: Vec<String>,
+    /// Programs profiled at once, each in a JVM of its own (default: the machine's cores);
+    /// the profiles are those of --jobs 1.
+    #[arg(long, short = 'j', value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    pub jobs: Option<u32>,
 }
 
 /// Output format of `jopcal table`.
@@ -679,11 +753,13 @@ impl From<TargetArgs> for jopcal_pipeline::measure::TargetOptions {
                 config: a.emu.emu_config,
                 timing: a.emu.emu_timing,
                 top: a.emu.top,
+                generics: a.emu.emu_generics,
                 params: a.emu.emu_params,
                 trace: a.emu.trace,
             },
             sim: a.sim,
             sim_args: a.sim_args,
+            jobs: a.jobs.map_or_else(default_jobs, |n| n as usize),
         }
     }
 }
@@ -726,6 +802,7 @@ impl From<ProfileArgs> for jopcal_pipeline::profile::ProfileOptions {
             },
             timeout: a.timeout,
             jvm_args: a.jvm_args,
+            jobs: a.jobs.map_or_else(default_jobs, |n| n as usize),
         }
     }
 }

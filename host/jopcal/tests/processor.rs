@@ -103,7 +103,8 @@ fn generated_programs_run_alike_on_the_rtl_and_the_virtual_board() {
                 &keep,
                 std::time::Duration::from_secs(300),
             )
-            .unwrap_or_else(|e| panic!("{}: {e}", w.name));
+            .unwrap_or_else(|e| panic!("{}: {e}", w.name))
+            .0;
         built.push((w.name.clone(), image));
     }
 

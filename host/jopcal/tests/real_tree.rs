@@ -447,3 +447,100 @@ fn the_trees_rtl_build_names_what_it_cannot_convert() {
     assert!(!ok);
     assert!(err.contains("of sc_mem_if"), "{err}");
 }
+
+/// Two virtual boards side by side give the rows of one; a second run
+/// builds nothing (the image cache); a sweep of the method cache on the
+/// virtual board measures every point and predicts Kfl at each within 0.1%.
+#[test]
+#[ignore = "needs a JOP tree: set JOPCAL_JOP_HOME (docs/jop-tree.md)"]
+fn jobs_give_the_rows_of_one_and_a_sweep_predicts_every_point() {
+    let tree = common::tree();
+    let config = common::tree_config();
+    let _turn = TREE_BUILDS.lock().unwrap_or_else(|e| e.into_inner());
+    let tmp = tempfile::tempdir().unwrap();
+    let run = |jobs: &str, out: &str| {
+        let o = tmp.path().join(out);
+        let args = [
+            "run",
+            "--suite",
+            "jbe",
+            "--target",
+            "emu",
+            "--jobs",
+            jobs,
+            "--out",
+            o.to_str().unwrap(),
+        ];
+        let (ok, _, err) = common::jopcal_in(&config, &tree, &args);
+        assert!(ok, "--jobs {jobs}: {err}");
+        (rows(&o.join("measurements.csv")), err)
+    };
+    let (one, _) = run("1", "one");
+    let (two, said) = run("2", "two");
+    assert_eq!(one, two, "side by side, the rows of one at a time");
+    assert_eq!(one.len(), 3, "{one:?}");
+    assert_eq!(said.matches("(cached: its inputs are unchanged)").count(), 3, "{said}");
+
+    let out = tmp.path().join("sweep");
+    let (ok, _, err) = common::jopcal_in(
+        &config,
+        &tree,
+        &[
+            "sweep",
+            "--generic",
+            "jpc_width=10,12",
+            "--generic",
+            "block_bits=2,4",
+            "--suite",
+            "jbe",
+            "--bench",
+            "Kfl",
+            "--target",
+            "emu",
+            "--out",
+            out.to_str().unwrap(),
+        ],
+    );
+    assert!(ok, "{err}");
+    let csv = std::fs::read_to_string(out.join("sweep.csv")).unwrap();
+    let lines: Vec<&str> = csv.lines().collect();
+    assert_eq!(
+        lines[0],
+        "jpc_width,block_bits,benchmark,measured_cycles,estimated_cycles,error_pct"
+    );
+    assert_eq!(lines.len(), 5, "{csv}");
+    let measured: Vec<u64> = lines[1..]
+        .iter()
+        .map(|l| l.split(',').nth(3).unwrap().parse().unwrap())
+        .collect();
+    assert!(
+        measured[0] > measured[3],
+        "a 1 KB cache in 4 blocks costs more than 4 KB in 16: {csv}"
+    );
+    assert_eq!(measured[3], one[1].1, "the default point is the default board: {csv}");
+    for l in &lines[1..] {
+        let err: f64 = l.rsplit(',').next().unwrap().parse().unwrap();
+        assert!(err.abs() < 0.1, "{l}");
+    }
+    assert!(out.join("sweep.md").is_file() && out.join("plots/sweep-measured-vs-predicted.svg").is_file());
+    // A generic the top does not have: named, nothing run.
+    let (ok, _, err) = common::jopcal_in(
+        &config,
+        &tree,
+        &[
+            "sweep",
+            "--generic",
+            "cache_size=1,2",
+            "--suite",
+            "jbe",
+            "--target",
+            "emu",
+            "--out",
+            "x",
+        ],
+    );
+    assert!(
+        !ok && err.contains("point cache_size=1") && err.contains("cache_size"),
+        "{err}"
+    );
+}

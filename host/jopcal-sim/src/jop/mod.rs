@@ -37,6 +37,9 @@ pub struct TreeBuild {
     pub taps: bool,
     /// `hdl-sim/bench`.
     pub bench_dir: PathBuf,
+    /// Generics of the top set to other values than its defaults (a
+    /// sweep's point: `jpc_width`, `block_bits`, `ram_cnt`, ...).
+    pub generics: Vec<(String, i64)>,
 }
 
 /// The Quartus project used when none is named: the minimal Cyclone board
@@ -246,6 +249,10 @@ pub fn build_tree(b: &TreeBuild, progress: &mut dyn FnMut(&str)) -> Result<TreeB
     }
     let home = &b.jop_home;
     progress(&format!("reading quartus/{}/jop.qsf", b.top));
+    // A generic the top does not have is named before anything is built.
+    if !b.generics.is_empty() {
+        describe::describe(home, &b.top, &b.generics)?;
+    }
     let sources = project_files(home, &b.top)?
         .iter()
         .map(|f| Source::read(f))
@@ -280,6 +287,9 @@ pub fn build_tree(b: &TreeBuild, progress: &mut dyn FnMut(&str)) -> Result<TreeB
         h.update(part.as_bytes());
     }
     h.update(format!("{}|{}|{}|{}|{}", b.top, b.preload, b.bit_cycles, b.trace, b.taps).as_bytes());
+    for (name, v) in &b.generics {
+        h.update(format!("|{name}={v}").as_bytes());
+    }
     let mut asm_sources: Vec<PathBuf> = std::fs::read_dir(home.join("asm/src"))
         .map_err(io(&home.join("asm/src")))?
         .filter_map(|e| e.ok().map(|e| e.path()))
@@ -419,7 +429,7 @@ pub fn build_tree(b: &TreeBuild, progress: &mut dyn FnMut(&str)) -> Result<TreeB
             analyse.push(p);
         }
     }
-    let wrapper_text = make_wrapper(top, &sources)?;
+    let wrapper_text = make_wrapper(top, &sources, &b.generics)?;
     let wp = src.join("jopcal_jop.vhd");
     std::fs::write(&wp, &wrapper_text).map_err(io(&wp))?;
     analyse.push(wp);
@@ -541,7 +551,7 @@ pub fn build_tree(b: &TreeBuild, progress: &mut dyn FnMut(&str)) -> Result<TreeB
     )
     .map_err(io(out))?;
     // What the bench's processor is, for a model of it (`jopcal diff`).
-    let mut facts = describe::describe(home, &b.top, &[])?;
+    let mut facts = describe::describe(home, &b.top, &b.generics)?;
     facts.clk_freq = facts.baud * u64::from(b.bit_cycles);
     let built = describe::Built {
         jop_home: home.canonicalize().unwrap_or_else(|_| home.to_path_buf()),
@@ -591,7 +601,7 @@ fn config_with_clock(text: &str, file: &Path, sources: &[Source], bit_cycles: u3
         .into_owned())
 }
 
-fn make_wrapper(top_source: &Source, sources: &[Source]) -> Result<String, TreeBuildError> {
+fn make_wrapper(top_source: &Source, sources: &[Source], generics: &[(String, i64)]) -> Result<String, TreeBuildError> {
     let top_file = top_source.path.as_path();
     let t = vhdl::strip_comments(&top_source.text);
     let instance = |name: &str| -> Result<vhdl::Instance, TreeBuildError> {
@@ -614,9 +624,18 @@ fn make_wrapper(top_source: &Source, sources: &[Source]) -> Result<String, TreeB
             (w.next() == Some("is")).then(|| n.to_string())
         })
         .ok_or_else(|| tree(top_file, "declares no entity"))?;
-    let top = vhdl::entity(&t, &top_name)
+    let mut top = vhdl::entity(&t, &top_name)
         .map_err(|w| tree(top_file, w.to_string()))?
         .ok_or_else(|| tree(top_file, "declares no entity"))?;
+    // A sweep's point: the wrapper declares the top's generics with these values.
+    for (name, v) in generics {
+        let decl = top
+            .generics
+            .iter_mut()
+            .find(|d| d.name.eq_ignore_ascii_case(name))
+            .ok_or_else(|| tree(top_file, format!("entity {top_name} has no generic `{name}`")))?;
+        decl.default = Some(v.to_string());
+    }
     let find = |name: &str| -> Result<(vhdl::Entity, PathBuf), TreeBuildError> {
         for s in sources {
             let text = vhdl::strip_comments(&s.text);

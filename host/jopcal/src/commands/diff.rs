@@ -56,6 +56,7 @@ fn emu_side(s: Session, a: &DiffArgs) -> Result<(jopcal_emu::BoardConfig, String
             timing: a.emu_timing,
             config: a.emu_config.as_deref(),
             top: None,
+            generics: &[],
             sim: a.sim.as_deref(),
             params: &a.emu_params,
         },

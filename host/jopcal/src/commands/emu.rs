@@ -21,6 +21,7 @@ pub fn emu(s: Session, a: &EmuArgs) -> Result<()> {
             timing: a.timing,
             config: a.config.as_deref(),
             top: a.top.as_deref(),
+            generics: &[],
             sim: a.sim.as_deref(),
             params: &a.params,
         },

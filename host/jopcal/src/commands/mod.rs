@@ -42,5 +42,6 @@ pub fn dispatch(cli: Cli) -> Result<()> {
         Verb::Cache(a) => cache::cache(s, &a),
         Verb::Doctor(a) => jopcal_pipeline::doctor::doctor(s, a.timeout),
         Verb::Diff(a) => diff::diff(s, &a),
+        Verb::Sweep(a) => stages::sweep(s, a),
     }
 }

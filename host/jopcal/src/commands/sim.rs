@@ -16,6 +16,7 @@ pub fn sim(s: Session, a: &SimArgs) -> Result<()> {
             preload,
             bit_cycles,
             no_taps,
+            generics,
         } => {
             if rtl.is_empty() {
                 let bench = TreeBench {
@@ -25,6 +26,7 @@ pub fn sim(s: Session, a: &SimArgs) -> Result<()> {
                     bit_cycles: *bit_cycles,
                     trace: *trace,
                     taps: !*no_taps,
+                    generics,
                 };
                 sim::build_for_tree(s, &bench)?;
             } else {

@@ -2,7 +2,7 @@
 //! `estimate`, `calibrate` and `explain`. Each calls its stage in
 //! `jopcal_pipeline` and prints the path of the main file it wrote.
 
-use crate::cli::{CalibrateArgs, EstimateArgs, ExplainArgs, ProfileArgs, RunArgs, ValidateArgs};
+use crate::cli::{CalibrateArgs, EstimateArgs, ExplainArgs, ProfileArgs, RunArgs, SweepArgs, ValidateArgs};
 use anyhow::{anyhow, bail, Result};
 use jopcal_measure::clock;
 use jopcal_pipeline::calibrate::{run_calibration, CalibrationRun};
@@ -40,6 +40,35 @@ pub fn run(s: Session, a: RunArgs) -> Result<()> {
     let m = measure_on(s, &root, &how, &out, &stamp)?;
     println!("{}", m.csv.display());
     fail_on_failures(&m.failures, &m.out.path)
+}
+
+pub fn sweep(s: Session, a: SweepArgs) -> Result<()> {
+    let generics = a
+        .generics
+        .iter()
+        .map(|g| jopcal_pipeline::sweep::parse_generic_values(g))
+        .collect::<Result<Vec<_>>>()?;
+    let on = jopcal_pipeline::measure::TargetOptions {
+        jobs: a.jobs.map_or_else(crate::cli::default_jobs, |n| n as usize),
+        ..Default::default()
+    };
+    let swept = jopcal_pipeline::sweep::sweep(
+        s,
+        &jopcal_pipeline::sweep::SweepOptions {
+            target: a.target.kind(),
+            suite: a.suite,
+            benches: a.benches,
+            generics,
+            top: a.top,
+            model: a.model,
+            timeout: a.timeout,
+            bit_cycles: a.bit_cycles,
+            on,
+            out: a.out,
+        },
+    )?;
+    println!("{}", swept.csv.display());
+    fail_on_failures(&swept.failures, &swept.dir)
 }
 
 pub fn profile(s: Session, a: ProfileArgs) -> Result<()> {
