@@ -10,7 +10,7 @@ use jopcal_link::fault::{FaultPlan, Rng};
 use jopcal_link::link::{Link, SerialLink};
 use jopcal_link::peer::{serve, BoardLog, ChecksumProgram};
 use jopcal_link::session::{run_image, Attempt, SessionFailure, SessionOptions};
-use jopcal_link::uart::HostWrites;
+use jopcal_link::uart::{HostWrites, RecordedLink};
 use jopcal_link::{DownloadOptions, JopImage, Pace, Protocol, PseudoTerminal};
 use jopcal_measure::result_line::ResultLine;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -49,10 +49,15 @@ fn start_board_with(protocol: Protocol, plan: &str, seed: u64, program: Checksum
     start_board_full(loader(protocol), plan, seed, program)
 }
 
-fn start_board_timed(protocol: Protocol, plan: &str, writes: HostWrites) -> Board {
+/// A board whose UART `plan` times, and the host's line to it at `baud`:
+/// the host's writes time the board's UART (a pseudo-terminal has no wire).
+fn start_board_timed(protocol: Protocol, plan: &str, baud: u32) -> (Board, RecordedLink<SerialLink>) {
+    let writes = HostWrites::default();
     let mut l = loader(protocol);
-    l.host_writes = Some(writes);
-    start_board_full(l, plan, 7, ChecksumProgram::new("Img"))
+    l.host_writes = Some(writes.clone());
+    let board = start_board_full(l, plan, 7, ChecksumProgram::new("Img"));
+    let link = writes.link(SerialLink::open(&board.path, baud, false).unwrap());
+    (board, link)
 }
 
 fn start_board_full(loader: LoaderOptions, plan: &str, seed: u64, mut program: ChecksumProgram) -> Board {
@@ -289,10 +294,7 @@ const LARGEST_JEMBENCH_WORDS: usize = 20_040;
 /// whose UART `plan` times (its clock error, latency, faults): the count
 /// the board's program reports, or the host's one-line reason.
 fn paced(plan: &str, img: &JopImage, baud: u32, pace: Pace) -> Result<u64, String> {
-    // The host's writes time the board's UART (a pseudo-terminal has no wire).
-    let writes = HostWrites::default();
-    let board = start_board_timed(Protocol::Classic, plan, writes.clone());
-    let mut link = writes.link(SerialLink::open(&board.path, baud, false).unwrap());
+    let (board, mut link) = start_board_timed(Protocol::Classic, plan, baud);
     let mut opts = session(Protocol::Classic, 0);
     opts.download.pace = pace;
     opts.download.byte_timeout = Duration::from_millis(800);
@@ -357,9 +359,7 @@ fn lost_and_corrupted_echoes_and_a_reset_never_pass_unnoticed() {
 #[test]
 fn a_refused_download_is_retried_after_a_reset_word_by_word() {
     let baud = 230_400;
-    let writes = HostWrites::default();
-    let board = start_board_timed(Protocol::Classic, &format!("baud={baud},uart=-2"), writes.clone());
-    let mut link = writes.link(SerialLink::open(&board.path, baud, false).unwrap());
+    let (_board, mut link) = start_board_timed(Protocol::Classic, &format!("baud={baud},uart=-2"), baud);
     let dir = tempfile::tempdir().unwrap();
     let marker = dir.path().join("resets");
     let mut opts = session(Protocol::Classic, 1);
@@ -382,9 +382,7 @@ fn a_refused_download_is_retried_after_a_reset_word_by_word() {
 #[test]
 fn handshake_downloads_pass_a_timed_uart() {
     let baud = 230_400;
-    let writes = HostWrites::default();
-    let board = start_board_timed(Protocol::Handshake, &format!("baud={baud},uart=-3"), writes.clone());
-    let mut link = writes.link(SerialLink::open(&board.path, baud, false).unwrap());
+    let (_board, mut link) = start_board_timed(Protocol::Handshake, &format!("baud={baud},uart=-3"), baud);
     let img = image(16, 2_000);
     let (got, r) = counted(&mut link, &img, &session(Protocol::Handshake, 0));
     assert!(r.is_ok(), "{:?}", r.err().map(|f| f.why));

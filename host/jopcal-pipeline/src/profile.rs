@@ -300,30 +300,26 @@ fn run_jobs(
     let agent = locate::agent_path()?;
     let progress = s.progress;
     progress.begin("profile", jobs.len() as u64);
-    let next = std::sync::atomic::AtomicUsize::new(0);
-    let done: Vec<std::sync::Mutex<Option<Result<jopcal_profile::Profile>>>> =
-        jobs.iter().map(|_| std::sync::Mutex::new(None)).collect();
-    std::thread::scope(|scope| {
-        for _ in 0..parallel.clamp(1, jobs.len().max(1)) {
-            scope.spawn(|| loop {
-                let i = next.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
-                let Some(job) = jobs.get(i) else { break };
-                progress.working_on(&job.bench);
-                let r = profile_one(jdk, &agent, job, format);
-                match &r {
-                    Ok(p) => progress.finished(&format!(
-                        "{}: {} bytecodes, {} contexts, {} calls/returns",
-                        job.bench,
-                        p.bytecodes(),
-                        p.nodes.len(),
-                        p.events.len()
-                    )),
-                    Err(e) => progress.finished(&format!("{}: FAILED: {e:#}", job.bench)),
-                }
-                *done[i].lock().unwrap_or_else(|e| e.into_inner()) = Some(r);
-            });
-        }
-    });
+    let done = jopcal_targets::parallel::map_in_order(
+        &jobs,
+        parallel,
+        |_| false,
+        |job| {
+            progress.working_on(&job.bench);
+            let r = profile_one(jdk, &agent, job, format);
+            match &r {
+                Ok(p) => progress.finished(&format!(
+                    "{}: {} bytecodes, {} contexts, {} calls/returns",
+                    job.bench,
+                    p.bytecodes(),
+                    p.nodes.len(),
+                    p.events.len()
+                )),
+                Err(e) => progress.finished(&format!("{}: FAILED: {e:#}", job.bench)),
+            }
+            r
+        },
+    );
     progress.end();
     let mut set = ProfiledSet {
         dir: out.to_path_buf(),
@@ -331,7 +327,7 @@ fn run_jobs(
         failures: Vec::new(),
     };
     for (job, r) in jobs.iter().zip(done) {
-        match r.into_inner().unwrap_or_else(|e| e.into_inner()) {
+        match r {
             Some(Ok(p)) => set.profiles.push(p),
             Some(Err(e)) => set.failures.push((job.bench.clone(), format!("{e:#}"))),
             None => set.failures.push((job.bench.clone(), "not profiled".into())),

@@ -62,17 +62,11 @@ fn measure_prepared(
 ) -> Result<Measured, TargetError> {
     let prepared = target.prepare(staging, progress)?;
     let (dir, ctx) = JobContext::open(target, out, stamp, runs, progress)?;
-    let mut failures = prepared.left_out.clone();
-    progress.begin("measure", prepared.jobs.len() as u64 * u64::from(ctx.runs));
-    for run in 1..=ctx.runs {
-        for (i, job) in prepared.jobs.iter().enumerate() {
-            if let Some(why) = ctx.run_job(target, job, (run, i), progress)? {
-                failures.push((job.name.clone(), why));
-            }
-        }
-    }
+    let queue = Queue::new(ctx, &prepared.jobs);
+    progress.begin("measure", queue.work.len() as u64);
+    queue.drain(target, progress)?;
     progress.end();
-    ctx.publish(dir, failures, target)
+    queue.publish(dir, &prepared, target)
 }
 
 /// Measures every job `runs` times as [`measure`] does, on `targets`
@@ -95,12 +89,10 @@ pub fn measure_parallel(
         .map(|k| staging_dir(out, k))
         .collect::<Result<_, _>>()?;
     let result = measure_all_prepared(targets, out, stamp, runs, &staging, progress);
+    // Every target is finished; the first error is the one told.
     let mut finished = Ok(());
-    for (k, t) in targets.iter_mut().enumerate() {
-        let f = t.finish(result.as_ref().ok().map(|m| m.out.path.as_path()));
-        if k == 0 || finished.is_ok() {
-            finished = finished.and(f);
-        }
+    for t in targets.iter_mut() {
+        finished = finished.and(t.finish(result.as_ref().ok().map(|m| m.out.path.as_path())));
     }
     drop(staging);
     let m = result?;
@@ -143,26 +135,14 @@ fn measure_all_prepared(
         }
     }
     let (dir, ctx) = JobContext::open(first.as_ref(), out, stamp, runs, progress)?;
-    let work: Vec<(u32, usize)> = (1..=ctx.runs)
-        .flat_map(|run| (0..prepared.jobs.len()).map(move |i| (run, i)))
-        .collect();
-    let next = std::sync::atomic::AtomicUsize::new(0);
-    let failed: std::sync::Mutex<Vec<((u32, usize), String)>> = std::sync::Mutex::new(Vec::new());
-    progress.begin("measure", work.len() as u64);
+    let queue = Queue::new(ctx, &prepared.jobs);
+    progress.begin("measure", queue.work.len() as u64);
     let stopped: Result<(), TargetError> = std::thread::scope(|scope| {
         let workers: Vec<_> = std::iter::once(first)
             .chain(rest.iter_mut())
             .map(|t| {
-                let (ctx, work, next, failed, jobs) = (&ctx, &work, &next, &failed, &prepared.jobs);
-                scope.spawn(move || -> Result<(), TargetError> {
-                    loop {
-                        let n = next.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
-                        let Some(&key) = work.get(n) else { return Ok(()) };
-                        if let Some(why) = ctx.run_job(t.as_mut(), &jobs[key.1], key, progress)? {
-                            failed.lock().unwrap_or_else(|e| e.into_inner()).push((key, why));
-                        }
-                    }
-                })
+                let queue = &queue;
+                scope.spawn(move || queue.drain(t.as_mut(), progress))
             })
             .collect();
         workers.into_iter().try_for_each(|w| {
@@ -172,15 +152,53 @@ fn measure_all_prepared(
     });
     progress.end();
     stopped?;
-    let mut failed = failed.into_inner().unwrap_or_else(|e| e.into_inner());
-    failed.sort_by_key(|(key, _)| *key);
-    let mut failures = prepared.left_out.clone();
-    failures.extend(
-        failed
-            .into_iter()
-            .map(|((_, i), why)| (prepared.jobs[i].name.clone(), why)),
-    );
-    ctx.publish(dir, failures, targets[0].as_ref())
+    queue.publish(dir, &prepared, targets[0].as_ref())
+}
+
+/// The jobs of one measurement, each run `ctx.runs` times, taken in turn by
+/// whichever target is free (one target takes them all in order).
+struct Queue<'a> {
+    ctx: JobContext,
+    jobs: &'a [Job],
+    /// `(run, job)` in the order one target runs them.
+    work: Vec<(u32, usize)>,
+    next: std::sync::atomic::AtomicUsize,
+    failed: std::sync::Mutex<Vec<((u32, usize), String)>>,
+}
+
+impl<'a> Queue<'a> {
+    fn new(ctx: JobContext, jobs: &'a [Job]) -> Queue<'a> {
+        let work = (1..=ctx.runs)
+            .flat_map(|run| (0..jobs.len()).map(move |i| (run, i)))
+            .collect();
+        Queue {
+            ctx,
+            jobs,
+            work,
+            next: std::sync::atomic::AtomicUsize::new(0),
+            failed: std::sync::Mutex::new(Vec::new()),
+        }
+    }
+
+    /// Runs the next job on `target` until none is left.
+    fn drain(&self, target: &mut dyn Target, progress: &dyn Progress) -> Result<(), TargetError> {
+        loop {
+            let n = self.next.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            let Some(&key) = self.work.get(n) else { return Ok(()) };
+            if let Some(why) = self.ctx.run_job(target, &self.jobs[key.1], key, progress)? {
+                self.failed.lock().unwrap_or_else(|e| e.into_inner()).push((key, why));
+            }
+        }
+    }
+
+    /// `measurements.csv` published; the failures after what `prepared` left out, in the order of the work.
+    fn publish(self, dir: OutDir, prepared: &Prepared, target: &dyn Target) -> Result<Measured, TargetError> {
+        let mut failed = self.failed.into_inner().unwrap_or_else(|e| e.into_inner());
+        failed.sort_by_key(|(key, _)| *key);
+        let mut failures = prepared.left_out.clone();
+        failures.extend(failed.into_iter().map(|((_, i), why)| (self.jobs[i].name.clone(), why)));
+        self.ctx.publish(dir, failures, target)
+    }
 }
 
 /// The rows of a measurement as they arrive: each appended durably at

@@ -30,6 +30,7 @@ pub mod emu;
 mod error;
 pub mod host;
 pub mod jopsim;
+pub mod parallel;
 mod progress;
 pub mod toolchain;
 pub mod verilator;

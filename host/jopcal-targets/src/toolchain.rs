@@ -13,8 +13,7 @@ use sha2::{Digest, Sha256};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::{Mutex, OnceLock};
+use std::sync::Mutex;
 use std::time::Duration;
 use wait_timeout::ChildExt;
 
@@ -147,8 +146,9 @@ pub struct Toolchain {
     image: String,
     /// jopcal's cache directory, and the tree's copies in it.
     cache: Option<(PathBuf, TreeCopies)>,
-    /// The tree's fingerprint, taken at the first build.
-    fingerprint: OnceLock<String>,
+    /// Hashes of the builds' inputs (the tree's fingerprint, each suite's
+    /// files), each taken once: every image of a run shares them.
+    input_hashes: Mutex<BTreeMap<(&'static str, PathBuf), String>>,
 }
 
 /// Where a built image came from.
@@ -178,7 +178,7 @@ impl Toolchain {
             build,
             image,
             cache: None,
-            fingerprint: OnceLock::new(),
+            input_hashes: Mutex::default(),
         })
     }
 
@@ -242,17 +242,6 @@ impl Toolchain {
     /// the workload, the generated suite's files, the tree (and source
     /// roots outside it) by their fingerprints.
     fn image_key(&self, suite: &Suite, job: &WorkloadSpec) -> Result<String, ToolError> {
-        let io = |what: &'static str, path: &Path| {
-            let path = path.to_path_buf();
-            move |source| ToolError::Workspace { what, path, source }
-        };
-        let tree = match self.fingerprint.get() {
-            Some(f) => f.clone(),
-            None => {
-                let f = copies::fingerprint(&self.home).map_err(io("reading the tree", &self.home))?;
-                self.fingerprint.get_or_init(|| f).clone()
-            }
-        };
         let mut h = Sha256::new();
         for part in [
             "jopcal image v1",
@@ -260,20 +249,38 @@ impl Toolchain {
             &self.image,
             &job.main,
             &job.name,
-            &tree,
-            &copies::content_hash(&suite.root).map_err(io("reading the suite", &suite.root))?,
+            &self.input_hash("reading the tree", &self.home, copies::fingerprint)?,
+            &self.input_hash("reading the suite", &suite.root, copies::content_hash)?,
         ] {
             h.update(part.as_bytes());
             h.update([0]);
         }
         for root in suite.sourcepath.iter().filter(|r| !r.starts_with(&self.home)) {
             h.update(
-                copies::fingerprint(root)
-                    .map_err(io("reading the sources", root))?
+                self.input_hash("reading the sources", root, copies::fingerprint)?
                     .as_bytes(),
             );
         }
         Ok(format!("{:x}", h.finalize())[..32].to_string())
+    }
+
+    /// `hash` of `dir`, taken at its first use by this toolchain.
+    fn input_hash(
+        &self,
+        what: &'static str,
+        dir: &Path,
+        hash: fn(&Path) -> std::io::Result<String>,
+    ) -> Result<String, ToolError> {
+        let key = (what, dir.to_path_buf());
+        if let Some(h) = self.input_hashes.lock().unwrap_or_else(|e| e.into_inner()).get(&key) {
+            return Ok(h.clone());
+        }
+        let h = hash(dir).map_err(workspace_error(what, dir))?;
+        self.input_hashes
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(key, h.clone());
+        Ok(h)
     }
 
     /// Builds `job`'s image with the tree's toolchain (or takes it from the
@@ -305,22 +312,18 @@ impl Toolchain {
             copy_image(&stored_image, keep)?;
             return Ok((keep.to_path_buf(), Provenance::Cached));
         }
-        let io = |what: &'static str, path: &Path| {
-            let path = path.to_path_buf();
-            move |source| ToolError::Workspace { what, path, source }
-        };
-        let image = if self.builds_in_a_copy() {
-            let lease = copies.lease().map_err(io("copying the tree to", copies.tree()))?;
-            let image = self.build_in(&lease.dir, suite, job, out, limit)?;
-            copy_image(&image, keep)?;
-            keep.to_path_buf()
+        let lease = if self.builds_in_a_copy() {
+            copies.lease()
         } else {
             // The templates name the tree itself: one build at a time in it.
-            let _lock = copies.lock_tree().map_err(io("locking", copies.tree()))?;
-            let image = self.build_in(&self.home, suite, job, out, limit)?;
-            copy_image(&image, keep)?;
-            keep.to_path_buf()
-        };
+            copies.lock_tree()
+        }
+        .map_err(workspace_error("preparing a tree to build in from", copies.tree()))?;
+        let image = self.build_in(&lease.dir, suite, job, out, limit)?;
+        // Copied while the lease is held: the next build there overwrites it.
+        copy_image(&image, keep)?;
+        drop(lease);
+        let image = keep.to_path_buf();
         // Stored aside, then renamed into place: a concurrent run stores the same bytes.
         let aside = cache.join("images").join(format!(
             ".{key}.{}.{:?}",
@@ -328,7 +331,7 @@ impl Toolchain {
             std::thread::current().id()
         ));
         let _ = std::fs::remove_dir_all(&aside);
-        std::fs::create_dir_all(&aside).map_err(io("storing the image in", &aside))?;
+        std::fs::create_dir_all(&aside).map_err(workspace_error("storing the image in", &aside))?;
         copy_image(&image, &aside.join("image.jop"))?;
         if std::fs::rename(&aside, &stored).is_err() {
             // Another build stored it first.
@@ -386,54 +389,36 @@ impl Toolchain {
         progress: &dyn Progress,
     ) -> Result<Vec<PathBuf>, TargetError> {
         progress.begin("build", jobs.len() as u64);
-        let next = AtomicUsize::new(0);
-        let failed = AtomicBool::new(false);
-        let results: Vec<Mutex<Option<Result<PathBuf, ToolError>>>> = jobs.iter().map(|_| Mutex::new(None)).collect();
-        std::thread::scope(|scope| {
-            for _ in 0..parallel.clamp(1, jobs.len().max(1)) {
-                scope.spawn(|| loop {
-                    let i = next.fetch_add(1, Ordering::SeqCst);
-                    if i >= jobs.len() || failed.load(Ordering::SeqCst) {
-                        break;
-                    }
-                    let job = &jobs[i];
-                    progress.working_on(&job.name);
-                    let keep = dir.join(format!("{}.jop", job.name));
-                    let r = self.build_image(suite, job, dir, &keep, limit);
-                    match &r {
-                        Ok((p, how)) => progress.finished(&format!(
-                            "{}: {}{}",
-                            job.name,
-                            p.display(),
-                            if *how == Provenance::Cached {
-                                " (cached: its inputs are unchanged)"
-                            } else {
-                                ""
-                            }
-                        )),
-                        Err(_) => failed.store(true, Ordering::SeqCst),
-                    }
-                    *results[i].lock().unwrap_or_else(|e| e.into_inner()) = Some(r.map(|(p, _)| p));
-                });
+        let results = crate::parallel::map_in_order(jobs, parallel, Result::is_err, |job| {
+            progress.working_on(&job.name);
+            let keep = dir.join(format!("{}.jop", job.name));
+            let r = self.build_image(suite, job, dir, &keep, limit);
+            if let Ok((p, how)) = &r {
+                let cached = match how {
+                    Provenance::Cached => " (cached: its inputs are unchanged)",
+                    Provenance::Built => "",
+                };
+                progress.finished(&format!("{}: {}{cached}", job.name, p.display()));
             }
+            r.map(|(p, _)| p)
         });
         progress.end();
         let mut images = Vec::new();
-        for (job, r) in jobs.iter().zip(results) {
-            match r.into_inner().unwrap_or_else(|e| e.into_inner()) {
-                Some(Ok(p)) => images.push(p),
-                Some(Err(source)) => {
-                    return Err(TargetError::Image {
-                        workload: job.name.clone(),
-                        source,
-                    })
-                }
-                // Not started after an earlier failure (reported above in job order).
-                None => {}
-            }
+        // The first failure in the order of `jobs`; the builds not started after it are `None`.
+        for (job, r) in jobs.iter().zip(results).filter_map(|(j, r)| r.map(|r| (j, r))) {
+            images.push(r.map_err(|source| TargetError::Image {
+                workload: job.name.clone(),
+                source,
+            })?);
         }
         Ok(images)
     }
+}
+
+/// A failure to prepare the tree or the image cache, naming what was done to `path`.
+fn workspace_error(what: &'static str, path: &Path) -> impl FnOnce(std::io::Error) -> ToolError {
+    let path = path.to_path_buf();
+    move |source| ToolError::Workspace { what, path, source }
 }
 
 /// Whether `template` names the directory `path` (or a file in it) literally:

@@ -167,20 +167,14 @@ pub struct TreeCopies {
     dir: PathBuf,
 }
 
-/// A copy of the tree, brought up to date and held exclusively until dropped.
+/// A tree to build in, held exclusively until dropped: a copy brought up
+/// to date ([`TreeCopies::lease`]) or the tree itself ([`TreeCopies::lock_tree`]).
 #[derive(Debug)]
 pub struct Lease {
-    /// The copy's root: build here.
+    /// The root to build in.
     pub dir: PathBuf,
-    /// What bringing it up to date took.
+    /// What bringing it up to date took (nothing for the tree itself).
     pub synced: Synced,
-    _lock: File,
-}
-
-/// An exclusive lock on a tree itself, for builds that cannot run in a
-/// copy (a template that names the tree's path instead of `{home}`).
-#[derive(Debug)]
-pub struct TreeLock {
     _lock: File,
 }
 
@@ -245,15 +239,20 @@ impl TreeCopies {
     }
 
     /// The tree itself, held exclusively (by every jopcal on this machine
-    /// that uses the same cache) until dropped.
-    pub fn lock_tree(&self) -> io::Result<TreeLock> {
+    /// that uses the same cache) until dropped: for builds that cannot run
+    /// in a copy (a template that names the tree's path instead of `{home}`).
+    pub fn lock_tree(&self) -> io::Result<Lease> {
         let f = File::options()
             .create(true)
             .truncate(false)
             .write(true)
             .open(self.dir.join("tree.lock"))?;
         f.lock()?;
-        Ok(TreeLock { _lock: f })
+        Ok(Lease {
+            dir: self.tree.clone(),
+            synced: Synced::default(),
+            _lock: f,
+        })
     }
 }
 

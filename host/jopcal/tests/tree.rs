@@ -239,8 +239,10 @@ fn toolchain_config(dir: &Path, jopsim: &str) {
 /// [`toolchain_config`] for the tree at `home`.
 fn toolchain_config_for(dir: &Path, home: &Path, jopsim: &str) {
     let jopcal_bin = env!("CARGO_BIN_EXE_jopcal");
+    // Builds run side by side (--jobs) and share {out}: the classes are
+    // compiled once, under a lock, as a user's template sharing {out} must.
     let build = format!(
-        "([ -f {{out}}/cls/.done ] || (javac --release 8 -nowarn -d {{out}}/cls -sourcepath {{sources}}:{{gen}}/../host-stubs $(find {{gen}} -name '*.java') && touch {{out}}/cls/.done)) && {jopcal_bin} emu --classes {{out}}/cls --main {{main}} --out {{out}}/img/{{class}}.jop"
+        "flock {{out}}/.cls.lock sh -c '[ -f {{out}}/cls/.done ] || (javac --release 8 -nowarn -d {{out}}/cls -sourcepath {{sources}}:{{gen}}/../host-stubs $(find {{gen}} -name \"*.java\") && touch {{out}}/cls/.done)' && {jopcal_bin} emu --classes {{out}}/cls --main {{main}} --out {{out}}/img/{{class}}.jop"
     );
     std::fs::write(
         dir.join("jopcal.toml"),
