@@ -21,7 +21,14 @@ struct Registry {
     /// Stages entered, in order; the last is the one under way.
     stages: Vec<String>,
     scratch: Vec<PathBuf>,
+    /// Work started elsewhere to stop (a scheduler's jobs), by guard id.
+    stops: Vec<(u64, StopAction)>,
+    next_stop: u64,
 }
+
+/// Stops work this run started outside this process (a Slurm job array)
+/// and says in a few words what it did.
+pub type StopAction = Box<dyn Fn() -> String + Send>;
 
 static REGISTRY: Mutex<Option<Registry>> = Mutex::new(None);
 
@@ -56,6 +63,27 @@ pub fn run_finished() {
         r.summary = None;
         r.stages.clear();
     });
+}
+
+/// If the run is interrupted while the guard lives, `stop` is called (and
+/// its words told): for work this process started elsewhere, such as a
+/// scheduler's job array, that would otherwise go on without it.
+#[must_use = "the action is forgotten when the guard drops"]
+pub struct StopGuard(u64);
+
+/// Registers `stop` until the returned guard drops.
+pub fn on_interrupt_stop(stop: StopAction) -> StopGuard {
+    with(|r| {
+        r.next_stop += 1;
+        r.stops.push((r.next_stop, stop));
+        StopGuard(r.next_stop)
+    })
+}
+
+impl Drop for StopGuard {
+    fn drop(&mut self) {
+        with(|r| r.stops.retain(|(id, _)| *id != self.0));
+    }
 }
 
 /// A scratch directory, removed when the guard drops or the run is
@@ -108,6 +136,19 @@ impl Drop for Scratch {
 /// directories and this process's half-written files in the run's
 /// directory, and says in one line what is kept.
 pub fn finish(signal: &str) -> String {
+    let stopped: Vec<String> = with(|r| std::mem::take(&mut r.stops))
+        .into_iter()
+        .map(|(_, stop)| stop())
+        .collect();
+    let line = finish_run(signal);
+    if stopped.is_empty() {
+        line
+    } else {
+        format!("{line}; {}", stopped.join("; "))
+    }
+}
+
+fn finish_run(signal: &str) -> String {
     with(|r| {
         for d in r.scratch.drain(..) {
             let _ = std::fs::remove_dir_all(d);
@@ -200,5 +241,13 @@ mod tests {
         assert!(!half.exists());
         run_finished();
         assert!(finish("SIGINT").contains("nothing kept"));
+
+        // Work started elsewhere is stopped, and said so, while its guard lives.
+        let guard = on_interrupt_stop(Box::new(|| "cancelled Slurm job 7".to_string()));
+        assert!(finish("SIGINT").ends_with("; cancelled Slurm job 7"));
+        drop(guard);
+        let guard = on_interrupt_stop(Box::new(|| "cancelled Slurm job 8".to_string()));
+        drop(guard);
+        assert!(!finish("SIGINT").contains("cancelled"));
     }
 }

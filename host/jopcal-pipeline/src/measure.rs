@@ -27,6 +27,8 @@ pub struct TargetOptions {
     /// Jobs at once: image builds, and targets (virtual boards, benches,
     /// JopSims) side by side; 0 is taken as 1.
     pub jobs: usize,
+    /// Where the workloads run: here, or as tasks of a Slurm job array.
+    pub launcher: crate::slurm::Launcher,
 }
 
 /// The virtual board's settings (`--target emu`).
@@ -100,7 +102,21 @@ pub struct Measure<'a> {
 
 /// Measures the workload directory `root` on any target into `out`.
 /// With `--jobs N`, N virtual boards, benches or JopSims run side by side.
+/// With `--launcher slurm`, each workload is a task of a Slurm job array
+/// (see [`crate::slurm`]) and the tasks' rows are published as one run's.
 pub fn measure_on(s: Session, root: &Path, how: &Measure, out: &Path, stamp: &str) -> Result<Measured> {
+    if let crate::slurm::Launcher::Slurm(opts) = &how.on.launcher {
+        let planned = slurm_tasks(s, root, how, "")?;
+        let runs = crate::slurm::run_tasks(s, opts, "run", &planned.tasks)?;
+        return collect_tasks(&planned, &runs, out, stamp, s.progress);
+    }
+    let m = measure_here(s, root, how, out, stamp)?;
+    write_target_facts(&m)?;
+    Ok(m)
+}
+
+/// [`measure_on`] on this machine.
+fn measure_here(s: Session, root: &Path, how: &Measure, out: &Path, stamp: &str) -> Result<Measured> {
     let n = side_by_side(root, how)?;
     let mut targets = (0..n)
         .map(|k| {
@@ -120,6 +136,233 @@ pub fn measure_on(s: Session, root: &Path, how: &Measure, out: &Path, stamp: &st
         how.runs,
         s.progress,
     )?)
+}
+
+/// What the target said of itself, beside `measurements.csv` as
+/// `target.json`: what a later stage (or a Slurm run's collector) needs.
+#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
+pub struct TargetFacts {
+    /// The method cache it ran with (`fifo:<bytes>:<blocks>`).
+    pub method_cache: Option<String>,
+    /// It times monitors as JopSim does.
+    pub times_monitors_as_jopsim: bool,
+    /// It ran a JOP tree's images.
+    pub runs_tree_images: bool,
+    /// The memory's read and write wait states, where it knows them.
+    pub wait_states: Option<(f64, f64)>,
+}
+
+impl TargetFacts {
+    fn of(m: &Measured) -> TargetFacts {
+        TargetFacts {
+            method_cache: m.method_cache.clone(),
+            times_monitors_as_jopsim: m.times_monitors_as_jopsim,
+            runs_tree_images: m.runs_tree_images,
+            wait_states: m.wait_states,
+        }
+    }
+}
+
+fn write_target_facts(m: &Measured) -> Result<()> {
+    let json = serde_json::to_string_pretty(&TargetFacts::of(m))?;
+    jopcal_measure::atomic::write_atomic(&m.out.path.join("target.json"), json.as_bytes())?;
+    Ok(())
+}
+
+/// The Slurm tasks of one measurement: a `jopcal run` of each workload,
+/// with this run's target options, and the workload each measures.
+pub struct PlannedTasks {
+    /// The workload of each task.
+    pub benches: Vec<String>,
+    pub tasks: Vec<crate::slurm::Task>,
+}
+
+/// One task per workload of `root` that `how` selects, each a `jopcal run`
+/// of that workload alone with every option of `how`; `label` goes before
+/// each task's name (a sweep's point).
+pub fn slurm_tasks(s: Session, root: &Path, how: &Measure, label: &str) -> Result<PlannedTasks> {
+    check_host_only(how)?;
+    if how.target == TargetKind::Board {
+        bail!("--launcher slurm cannot run --target board: the board is on this machine's port (the Slurm launcher runs emu, verilator, jopsim and host)");
+    }
+    if !how.on.board.images.is_empty() {
+        bail!("--launcher slurm runs a suite's workloads, one task each; --image files run with --launcher local");
+    }
+    // Every option checked here, before anything is submitted.
+    drop(open_target(
+        root,
+        s.jop_home,
+        how,
+        Path::new("."),
+        &jopcal_targets::NoProgress,
+    )?);
+    let benches: Vec<String> = jopcal_workloads::Suite::load(root)?
+        .select(how.benches)?
+        .into_iter()
+        .map(|w| w.name)
+        .collect();
+    let common = run_args(s, root, how)?;
+    // The workload's own limit for each run, and time to build its image.
+    let limit_secs = how.timeout * u64::from(how.runs.max(1)) + 600;
+    let tasks = benches
+        .iter()
+        .map(|b| {
+            let mut args = common.clone();
+            args.extend(["--bench".to_string(), b.clone()]);
+            crate::slurm::Task {
+                name: format!("{label}{b}"),
+                args,
+                limit_secs,
+            }
+        })
+        .collect();
+    Ok(PlannedTasks { benches, tasks })
+}
+
+/// The `jopcal run` arguments that measure `root` as `how` says, on one
+/// job (Slurm runs the tasks side by side), every path absolute.
+fn run_args(s: Session, root: &Path, how: &Measure) -> Result<Vec<String>> {
+    let abs = |p: &Path| -> Result<String> { Ok(std::path::absolute(p)?.display().to_string()) };
+    let mut a: Vec<String> = Vec::new();
+    let mut push = |k: &str, v: String| {
+        a.push(k.to_string());
+        a.push(v);
+    };
+    if let Some(f) = s.firmware {
+        push("--firmware", abs(f)?);
+    }
+    if let Some(h) = s.jop_home {
+        push("--jop-home", abs(h)?);
+    }
+    let on = how.on;
+    let mut a2: Vec<String> = vec!["run".into()];
+    let mut opt = |k: &str, v: String| {
+        a2.push(k.to_string());
+        a2.push(v);
+    };
+    opt("--target", how.target.name().into());
+    opt("--suite", if how.tree_suite { "tree" } else { "builtin" }.into());
+    opt("--suite-root", abs(root)?);
+    opt("--runs", how.runs.to_string());
+    opt("--timeout", how.timeout.to_string());
+    opt("--jobs", "1".into());
+    if let Some(c) = &on.emu.config {
+        opt("--emu-config", abs(c)?);
+    }
+    opt("--emu-timing", on.emu.timing.name().into());
+    if let Some(t) = &on.emu.top {
+        opt("--top", t.clone());
+    }
+    for (n, v) in &on.emu.generics {
+        opt("--emu-generic", format!("{n}={v}"));
+    }
+    for p in &on.emu.params {
+        opt("--emu-param", p.clone());
+    }
+    if let Some(sim) = &on.sim {
+        opt("--sim", abs(sim)?);
+    }
+    opt("--protocol", on.board.protocol.to_string());
+    opt("--baud", on.board.baud.to_string());
+    opt("--line-timeout", on.board.line_timeout.to_string());
+    if on.emu.trace {
+        a2.push("--trace".into());
+    }
+    a2.extend(on.sim_args.iter().map(|x| format!("--sim-arg={x}")));
+    a2.extend(how.jvm_args.iter().map(|x| format!("--jvm-arg={x}")));
+    a.extend(a2);
+    Ok(a)
+}
+
+/// The tasks' measurements published in `out` as one run's: rows in the
+/// order one machine gives (run, then workload), each task's logs, images
+/// and traces beside them, its failure named.
+pub fn collect_tasks(
+    planned: &PlannedTasks,
+    runs: &[crate::slurm::TaskRun],
+    out: &Path,
+    stamp: &str,
+    progress: &crate::Progress,
+) -> Result<Measured> {
+    use jopcal_measure::{measurements, MeasurementWriter, OutDir};
+    let dir = OutDir::prepare(out, stamp).map_err(|e| anyhow::anyhow!("{}: {e}", out.display()))?;
+    if let Some(old) = &dir.archived {
+        progress.note(&format!(
+            "note: the earlier run in {} was moved to {}",
+            dir.path.display(),
+            old.display()
+        ));
+    }
+    let mut rows = Vec::new();
+    let mut failures = Vec::new();
+    let mut facts: Option<TargetFacts> = None;
+    for (i, (bench, run)) in planned.benches.iter().zip(runs).enumerate() {
+        let task_out = run.out();
+        if task_out.is_dir() {
+            copy_task_files(&task_out, &dir.path)?;
+        }
+        if let Some(why) = &run.failure {
+            // The task's own line already names its workload.
+            let why = why.strip_prefix(&format!("workload {bench}: ")).unwrap_or(why);
+            failures.push((bench.clone(), why.to_string()));
+            continue;
+        }
+        let csv = task_out.join("measurements.csv");
+        // Each row's log is relative to its run's directory, where the copy now is.
+        for m in measurements::read(&csv).map_err(|e| anyhow::anyhow!("{}: {e}", csv.display()))? {
+            rows.push(((m.run, i), m));
+        }
+        if facts.is_none() {
+            let path = task_out.join("target.json");
+            if let Ok(text) = std::fs::read_to_string(&path) {
+                facts = Some(serde_json::from_str(&text).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?);
+            }
+        }
+    }
+    rows.sort_by_key(|(k, _)| *k);
+    let rows: Vec<_> = rows.into_iter().map(|(_, m)| m).collect();
+    let mut writer = MeasurementWriter::create(&dir.path)?;
+    for m in &rows {
+        writer.append(m)?;
+    }
+    let csv = writer.finish()?;
+    let facts = facts.unwrap_or_default();
+    let m = Measured {
+        out: dir,
+        csv,
+        rows,
+        failures,
+        method_cache: facts.method_cache,
+        times_monitors_as_jopsim: facts.times_monitors_as_jopsim,
+        runs_tree_images: facts.runs_tree_images,
+        wait_states: facts.wait_states,
+    };
+    write_target_facts(&m)?;
+    Ok(m)
+}
+
+/// A task's logs, images and traces copied into the run's directory
+/// (its own `measurements.csv` and `target.json` are merged, not copied).
+fn copy_task_files(task_out: &Path, dir: &Path) -> Result<()> {
+    for e in walkdir::WalkDir::new(task_out).min_depth(1) {
+        let e = e?;
+        let rel = e.path().strip_prefix(task_out)?;
+        let top = rel
+            .components()
+            .next()
+            .map(|c| c.as_os_str().to_string_lossy().into_owned());
+        if matches!(top.as_deref(), Some("measurements.csv" | "target.json" | "previous")) {
+            continue;
+        }
+        let to = dir.join(rel);
+        if e.file_type().is_dir() {
+            std::fs::create_dir_all(&to)?;
+        } else {
+            std::fs::copy(e.path(), &to)
+                .map_err(|err| anyhow::anyhow!("copying {} to {}: {err}", e.path().display(), to.display()))?;
+        }
+    }
+    Ok(())
 }
 
 /// How many targets run side by side: `--jobs`, at most one per workload;

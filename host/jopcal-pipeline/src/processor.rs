@@ -31,6 +31,16 @@ pub enum EmuTiming {
     Jopsim,
 }
 
+impl EmuTiming {
+    /// The name `--emu-timing` takes.
+    pub fn name(self) -> &'static str {
+        match self {
+            EmuTiming::Processor => "processor",
+            EmuTiming::Jopsim => "jopsim",
+        }
+    }
+}
+
 impl std::str::FromStr for EmuTiming {
     type Err = anyhow::Error;
     fn from_str(s: &str) -> Result<EmuTiming> {

@@ -8,8 +8,9 @@
 //! Writes `sweep.csv`, `sweep.md` and a plot; a point that fails is named
 //! and the others' results are kept.
 
-use crate::measure::{measure_on, prepare_host, Measure, TargetOptions};
+use crate::measure::{collect_tasks, measure_on, prepare_host, slurm_tasks, Measure, TargetOptions};
 use crate::processor::{processor_table, ProcessorSpec};
+use crate::slurm::Launcher;
 use crate::{locate, Session};
 use anyhow::{anyhow, bail, Result};
 use jopcal_measure::{atomic, clock, Unit};
@@ -181,21 +182,14 @@ pub fn sweep(s: Session, a: &SweepOptions) -> Result<Swept> {
         a.on.jobs,
     )?;
     let mut failures: Vec<(String, String)> = profiled.failures.clone();
-    let mut sized = false;
-    let mut rows = Vec::new();
-    for (k, p) in all.iter().enumerate() {
-        s.say(&format!(
-            "     sweep point {}/{}: {} ({:.0} s so far)",
-            k + 1,
-            all.len(),
-            label(p),
-            started.elapsed().as_secs_f64()
-        ));
+    // Each point's target: on the RTL, its bench (built, or kept from the cache).
+    let mut planned: Vec<(Point, TargetOptions)> = Vec::new();
+    for p in &all {
         let mut on = a.on.clone();
         on.emu.top = Some(top.clone());
         on.emu.generics = p.clone();
         if a.target == TargetKind::Verilator {
-            match point_bench(s, &top, p, a.bit_cycles) {
+            match point_bench(s, &home, &top, p, a.bit_cycles) {
                 Ok(bench) => on.sim = Some(bench),
                 Err(e) => {
                     failures.push((label(p), format!("building its bench: {e:#}")));
@@ -203,27 +197,67 @@ pub fn sweep(s: Session, a: &SweepOptions) -> Result<Swept> {
                 }
             }
         }
-        let how = Measure {
-            target: a.target,
-            benches: &a.benches,
-            runs: 1,
-            timeout,
-            jvm_args: &[],
-            on: &on,
-            tree_suite: true,
-        };
-        let dir = out.join("points").join(dir_name(p));
-        let m = match measure_on(s, &root, &how, &dir, &stamp) {
+        planned.push((p.clone(), on));
+    }
+    let how = |on| Measure {
+        target: a.target,
+        benches: &a.benches,
+        runs: 1,
+        timeout,
+        jvm_args: &[],
+        on,
+        tree_suite: true,
+    };
+    let point_dir = |p: &[(String, i64)]| out.join("points").join(dir_name(p));
+    // Every point measured: here one after another, or all of them as one Slurm submission.
+    let measured: Vec<(Point, Result<jopcal_targets::Measured>)> = match &a.on.launcher {
+        Launcher::Local => planned
+            .iter()
+            .enumerate()
+            .map(|(k, (p, on))| {
+                s.say(&format!(
+                    "     sweep point {}/{}: {} ({:.0} s so far)",
+                    k + 1,
+                    planned.len(),
+                    label(p),
+                    started.elapsed().as_secs_f64()
+                ));
+                (p.clone(), measure_on(s, &root, &how(on), &point_dir(p), &stamp))
+            })
+            .collect(),
+        Launcher::Slurm(opts) => {
+            let tasks = planned
+                .iter()
+                .map(|(p, on)| slurm_tasks(s, &root, &how(on), &format!("{} ", label(p))))
+                .collect::<Result<Vec<_>>>()?;
+            let all_tasks: Vec<_> = tasks.iter().flat_map(|t| t.tasks.iter().cloned()).collect();
+            let runs = crate::slurm::run_tasks(s, opts, "sweep", &all_tasks)?;
+            let mut at = 0;
+            planned
+                .iter()
+                .zip(&tasks)
+                .map(|((p, _), t)| {
+                    let mine = &runs[at..at + t.tasks.len()];
+                    at += t.tasks.len();
+                    (p.clone(), collect_tasks(t, mine, &point_dir(p), &stamp, s.progress))
+                })
+                .collect()
+        }
+    };
+    let mut sized = false;
+    let mut rows = Vec::new();
+    for (p, m) in measured {
+        let m = match m {
             Ok(m) => m,
             Err(e) => {
-                failures.push((label(p), format!("{e:#}")));
+                failures.push((label(&p), format!("{e:#}")));
                 continue;
             }
         };
         failures.extend(
             m.failures
                 .iter()
-                .map(|(b, why)| (format!("{} {b}", label(p)), why.clone())),
+                .map(|(b, why)| (format!("{} {b}", label(&p)), why.clone())),
         );
         if !sized {
             // The images do not depend on the point: their method sizes once.
@@ -246,7 +280,7 @@ pub fn sweep(s: Session, a: &SweepOptions) -> Result<Swept> {
                     estimated: e.cycles,
                 }),
                 None => failures.push((
-                    format!("{} {}", label(p), r.benchmark),
+                    format!("{} {}", label(&p), r.benchmark),
                     "measured, but its host profile failed: no estimate".into(),
                 )),
             }
@@ -284,9 +318,8 @@ pub fn sweep(s: Session, a: &SweepOptions) -> Result<Swept> {
 /// The bench of the processor at point `p`, built (or kept: the cache
 /// holds one per point, by its inputs) with simulation microcode, so that
 /// each image is preloaded rather than downloaded.
-fn point_bench(s: Session, top: &str, p: &[(String, i64)], bit_cycles: u32) -> Result<PathBuf> {
+fn point_bench(s: Session, home: &Path, top: &str, p: &[(String, i64)], bit_cycles: u32) -> Result<PathBuf> {
     use sha2::{Digest, Sha256};
-    let home = locate::jop_home(s.jop_home)?;
     let key = format!("{}|{top}|{}|{bit_cycles}", home.display(), label(p));
     let hash = format!("{:x}", Sha256::digest(key.as_bytes()));
     let dir = locate::cache_root()?

@@ -60,6 +60,53 @@ pub enum Verb {
     /// Measure a tree suite at every point of a cross product of its top's generics
     /// (method cache, memory) on the RTL or the virtual board, beside the estimator's prediction.
     Sweep(SweepArgs),
+    /// Run one task of a Slurm job array (what --launcher slurm submits; not for use by hand).
+    #[command(hide = true)]
+    Task {
+        /// The task's directory (its task.json).
+        dir: PathBuf,
+    },
+}
+
+/// Where the measurements run: here, or on a cluster through Slurm.
+#[derive(Debug, Args, Clone, Default)]
+pub struct LauncherArgs {
+    /// local (this machine, --jobs at a time) or slurm (each workload a task of a Slurm job
+    /// array, submitted with sbatch; the same command run again runs only what is missing or
+    /// failed; docs/slurm.md).
+    #[arg(long, value_enum, default_value_t = LauncherKind::Local)]
+    pub launcher: LauncherKind,
+    /// Option passed to sbatch with --launcher slurm, e.g. --slurm-arg=--partition=fpga (repeatable).
+    #[arg(long = "slurm-arg", value_name = "ARG", allow_hyphen_values = true)]
+    pub slurm_args: Vec<String>,
+    /// A directory every node sees at the same path, for the tasks' commands, results and
+    /// logs (default ./jopcal-slurm).
+    #[arg(long, value_name = "DIR")]
+    pub slurm_dir: Option<PathBuf>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Default)]
+pub enum LauncherKind {
+    #[default]
+    Local,
+    Slurm,
+}
+
+impl LauncherArgs {
+    /// The launcher asked for; Slurm options without Slurm are refused.
+    pub fn launcher(self) -> anyhow::Result<jopcal_pipeline::slurm::Launcher> {
+        use jopcal_pipeline::slurm::{Launcher, SlurmOptions};
+        match self.launcher {
+            LauncherKind::Slurm => Ok(Launcher::Slurm(SlurmOptions {
+                sbatch_args: self.slurm_args,
+                dir: self.slurm_dir,
+            })),
+            LauncherKind::Local if !self.slurm_args.is_empty() || self.slurm_dir.is_some() => {
+                anyhow::bail!("--slurm-arg and --slurm-dir apply to --launcher slurm only")
+            }
+            LauncherKind::Local => Ok(Launcher::Local),
+        }
+    }
 }
 
 #[derive(Debug, Args)]
@@ -96,6 +143,8 @@ pub struct SweepArgs {
     /// Output directory (default out/sweep-<time>/).
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
+    #[command(flatten)]
+    pub launch: LauncherArgs,
 }
 
 /// A target `diff` can see inside.
@@ -217,6 +266,10 @@ pub struct RunArgs {
     /// Extra option for the host JVM, e.g. --jvm-arg=-Xint (repeatable; host target).
     #[arg(long = "jvm-arg", value_name = "ARG", allow_hyphen_values = true)]
     pub jvm_args: Vec<String>,
+    /// The suite's generated directory, as a Slurm task is given it (--suite then says
+    /// only whether it is a tree's: `builtin` or `tree`).
+    #[arg(long, value_name = "DIR", hide = true)]
+    pub suite_root: Option<PathBuf>,
     #[command(flatten)]
     pub on: TargetArgs,
 }
@@ -240,6 +293,8 @@ pub struct TargetArgs {
     /// workload at a time whatever this says.
     #[arg(long, short = 'j', value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
     pub jobs: Option<u32>,
+    #[command(flatten)]
+    pub launch: LauncherArgs,
 }
 
 /// `NAME=VALUE` of `--generic`, the value an integer.
@@ -735,10 +790,11 @@ pub struct EstimateArgs {
 
 // The arguments as the options of the pipeline's stages.
 
-impl From<TargetArgs> for jopcal_pipeline::measure::TargetOptions {
-    fn from(a: TargetArgs) -> Self {
+impl TryFrom<TargetArgs> for jopcal_pipeline::measure::TargetOptions {
+    type Error = anyhow::Error;
+    fn try_from(a: TargetArgs) -> anyhow::Result<Self> {
         let b = a.board;
-        jopcal_pipeline::measure::TargetOptions {
+        Ok(jopcal_pipeline::measure::TargetOptions {
             board: jopcal_pipeline::measure::BoardOptions {
                 port: b.port,
                 protocol: b.protocol,
@@ -760,13 +816,15 @@ impl From<TargetArgs> for jopcal_pipeline::measure::TargetOptions {
             sim: a.sim,
             sim_args: a.sim_args,
             jobs: a.jobs.map_or_else(default_jobs, |n| n as usize),
-        }
+            launcher: a.launch.launcher()?,
+        })
     }
 }
 
-impl From<ValidateArgs> for jopcal_pipeline::validate::ValidateOptions {
-    fn from(a: ValidateArgs) -> Self {
-        jopcal_pipeline::validate::ValidateOptions {
+impl TryFrom<ValidateArgs> for jopcal_pipeline::validate::ValidateOptions {
+    type Error = anyhow::Error;
+    fn try_from(a: ValidateArgs) -> anyhow::Result<Self> {
+        Ok(jopcal_pipeline::validate::ValidateOptions {
             target: a.target.kind(),
             suite: a.suite,
             out: a.out,
@@ -774,10 +832,10 @@ impl From<ValidateArgs> for jopcal_pipeline::validate::ValidateOptions {
             timeout: a.timeout,
             references: a.references,
             model: a.model,
-            on: a.on.into(),
+            on: a.on.try_into()?,
             no_float_micro: a.no_float_micro,
             microcode: a.microcode,
-        }
+        })
     }
 }
 

@@ -43,5 +43,6 @@ pub fn dispatch(cli: Cli) -> Result<()> {
         Verb::Doctor(a) => jopcal_pipeline::doctor::doctor(s, a.timeout),
         Verb::Diff(a) => diff::diff(s, &a),
         Verb::Sweep(a) => stages::sweep(s, a),
+        Verb::Task { dir } => stages::task(&dir),
     }
 }

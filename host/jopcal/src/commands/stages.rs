@@ -19,7 +19,7 @@ fn fail_on_failures(failures: &[(String, String)], out: &Path) -> Result<()> {
 }
 
 pub fn validate(s: Session, a: ValidateArgs) -> Result<()> {
-    let v = jopcal_pipeline::validate::validate(s, &a.into())?;
+    let v = jopcal_pipeline::validate::validate(s, &a.try_into()?)?;
     println!("{}", v.summary.display());
     fail_on_failures(&v.failures, &v.dir)
 }
@@ -27,14 +27,18 @@ pub fn validate(s: Session, a: ValidateArgs) -> Result<()> {
 pub fn run(s: Session, a: RunArgs) -> Result<()> {
     let stamp = clock::now_stamp();
     let out = locate::out_dir(a.out.as_deref(), "run", &stamp)?;
-    let root = locate::suite_dir(s.firmware, s.jop_home, &a.suite, s.progress)?;
+    let root = match &a.suite_root {
+        // A Slurm task: the suite as the submitting run generated it.
+        Some(root) => root.clone(),
+        None => locate::suite_dir(s.firmware, s.jop_home, &a.suite, s.progress)?,
+    };
     let how = Measure {
         target: a.target.kind(),
         benches: &a.benches,
         runs: a.runs,
         timeout: locate::workload_timeout(a.timeout, a.target.kind())?,
         jvm_args: &a.jvm_args,
-        on: &a.on.into(),
+        on: &a.on.try_into()?,
         tree_suite: a.suite != "builtin",
     };
     let m = measure_on(s, &root, &how, &out, &stamp)?;
@@ -50,6 +54,7 @@ pub fn sweep(s: Session, a: SweepArgs) -> Result<()> {
         .collect::<Result<Vec<_>>>()?;
     let on = jopcal_pipeline::measure::TargetOptions {
         jobs: a.jobs.map_or_else(crate::cli::default_jobs, |n| n as usize),
+        launcher: a.launch.launcher()?,
         ..Default::default()
     };
     let swept = jopcal_pipeline::sweep::sweep(
@@ -117,4 +122,14 @@ pub fn calibrate(s: Session, a: CalibrateArgs) -> Result<()> {
     )?;
     println!("{}", cal.toml.display());
     Ok(())
+}
+
+/// `jopcal task DIR`: one task of a Slurm job array; its result is in
+/// DIR/result.json, and the exit status says whether it succeeded.
+pub fn task(dir: &Path) -> Result<()> {
+    if jopcal_pipeline::slurm::run_task(dir)? {
+        Ok(())
+    } else {
+        bail!("the task in {} failed: see its result.json", dir.display())
+    }
 }
