@@ -370,7 +370,7 @@ pub fn suite_dir(
 }
 
 /// SHA-256 (hex) over every file below `dir`: relative path and bytes, in path order.
-fn content_hash(dir: &Path) -> Result<String> {
+pub(crate) fn content_hash(dir: &Path) -> Result<String> {
     use sha2::{Digest, Sha256};
     let mut files = Vec::new();
     for e in walkdir::WalkDir::new(dir) {

@@ -298,6 +298,7 @@ fn run_jobs(
     parallel: usize,
 ) -> Result<ProfiledSet> {
     let agent = locate::agent_path()?;
+    let cache = ProfileCache::open(jdk, &agent, &jobs)?;
     let progress = s.progress;
     progress.begin("profile", jobs.len() as u64);
     let done = jopcal_targets::parallel::map_in_order(
@@ -306,16 +307,25 @@ fn run_jobs(
         |_| false,
         |job| {
             progress.working_on(&job.bench);
-            let r = profile_one(jdk, &agent, job, format);
+            let r = cache.profile(job, || Ok(profile_program(jdk, &agent, &job.request)?.profile));
             match &r {
-                Ok(p) => progress.finished(&format!(
-                    "{}: {} bytecodes, {} contexts, {} calls/returns",
+                Ok((p, cached)) => progress.finished(&format!(
+                    "{}: {} bytecodes, {} contexts, {} calls/returns{}",
                     job.bench,
                     p.bytecodes(),
                     p.nodes.len(),
-                    p.events.len()
+                    p.events.len(),
+                    if *cached {
+                        " (cached: its inputs are unchanged)"
+                    } else {
+                        ""
+                    }
                 )),
                 Err(e) => progress.finished(&format!("{}: FAILED: {e:#}", job.bench)),
+            }
+            let r = r.map(|(p, _)| p);
+            if let (Ok(p), ProfileFormat::Json) = (&r, format) {
+                write_json(p, &job.request.out)?;
             }
             r
         },
@@ -336,13 +346,112 @@ fn run_jobs(
     Ok(set)
 }
 
-/// Profiles one program (and writes its JSON view if asked).
-fn profile_one(jdk: &Jdk, agent: &Path, job: &Job, format: ProfileFormat) -> Result<jopcal_profile::Profile> {
-    let p = profile_program(jdk, agent, &job.request)?;
-    if format == ProfileFormat::Json {
-        let json = job.request.out.with_extension("json");
-        let text = serde_json::to_string_pretty(&jopcal_profile::to_json(&p.profile))?;
-        atomic::write_atomic(&json, text.as_bytes()).with_context(|| format!("writing {}", json.display()))?;
+/// Profiles kept in jopcal's cache (`profiles/<hash>/`) under a hash of
+/// everything a profile is made of: the agent's bytes, the JVM, every file
+/// of the class path, the program, its region and the JVM's options. A
+/// profile counts bytecodes, which the same inputs give the same way every
+/// time (checked: byte-identical `.jopprof` files from two runs of the tree's
+/// JemBench), so an unchanged workload is not profiled again.
+struct ProfileCache {
+    dir: PathBuf,
+    /// The hash of what every job shares: the agent and the JVM.
+    common: String,
+    /// Each class-path entry's content hash, taken once.
+    classpath: std::collections::BTreeMap<PathBuf, String>,
+}
+
+impl ProfileCache {
+    fn open(jdk: &Jdk, agent: &Path, jobs: &[Job]) -> Result<ProfileCache> {
+        use sha2::{Digest, Sha256};
+        let bytes = std::fs::read(agent).with_context(|| format!("reading the profiler agent {}", agent.display()))?;
+        let mut h = Sha256::new();
+        for part in [
+            "jopcal profile v1".as_bytes(),
+            &bytes,
+            jdk.java.display().to_string().as_bytes(),
+            jdk.version.as_bytes(),
+        ] {
+            h.update(part);
+            h.update([0]);
+        }
+        let mut classpath = std::collections::BTreeMap::new();
+        for entry in jobs.iter().flat_map(|j| &j.request.classpath) {
+            if !classpath.contains_key(entry) && entry.exists() {
+                classpath.insert(entry.clone(), locate::content_hash(entry)?);
+            }
+        }
+        Ok(ProfileCache {
+            dir: locate::cache_root()?.join("profiles"),
+            common: format!("{:x}", h.finalize()),
+            classpath,
+        })
     }
-    Ok(p.profile)
+
+    /// Where `job`'s profile is kept; `None` when a class-path entry is
+    /// missing (the run then fails as it should).
+    fn entry(&self, job: &Job) -> Option<PathBuf> {
+        use sha2::{Digest, Sha256};
+        let r = &job.request;
+        let mut h = Sha256::new();
+        let mut part = |p: &str| {
+            h.update(p.as_bytes());
+            h.update([0]);
+        };
+        part(&self.common);
+        for c in &r.classpath {
+            part(self.classpath.get(c)?);
+        }
+        part(&r.main);
+        part(&format!("{:?}", r.region));
+        part(&r.bench);
+        for a in &r.jvm_args {
+            part(a);
+        }
+        Some(self.dir.join(&format!("{:x}", h.finalize())[..32]))
+    }
+
+    /// `job`'s profile from the cache (with its log), or made by `run` and
+    /// stored; `true` when it came from the cache.
+    fn profile(&self, job: &Job, run: impl FnOnce() -> Result<Profile>) -> Result<(Profile, bool)> {
+        let r = &job.request;
+        let Some(entry) = self.entry(job) else {
+            return Ok((run()?, false));
+        };
+        let (kept, log) = (entry.join(format!("profile.{EXTENSION}")), entry.join("jvm.log"));
+        if let Ok(p) = jopcal_profile::read_file(&kept) {
+            std::fs::copy(&kept, &r.out).with_context(|| format!("writing {}", r.out.display()))?;
+            if let Some(d) = r.log.parent() {
+                std::fs::create_dir_all(d)?;
+            }
+            let text = std::fs::read_to_string(&log).unwrap_or_default();
+            let note = format!(
+                "(jopcal: this profile's inputs are unchanged; it and this log come from {})\n",
+                entry.display()
+            );
+            atomic::write_atomic(&r.log, (note + &text).as_bytes())?;
+            return Ok((p, true));
+        }
+        let p = run()?;
+        // Stored aside, then renamed into place: a concurrent run stores the same bytes.
+        let aside = self.dir.join(format!(
+            ".{}.{}.{:?}",
+            entry.file_name().unwrap_or_default().to_string_lossy(),
+            std::process::id(),
+            std::thread::current().id()
+        ));
+        let stored = std::fs::create_dir_all(&aside)
+            .and_then(|_| std::fs::copy(&r.out, aside.join(format!("profile.{EXTENSION}"))))
+            .and_then(|_| std::fs::copy(&r.log, aside.join("jvm.log")));
+        if stored.is_err() || std::fs::rename(&aside, &entry).is_err() {
+            let _ = std::fs::remove_dir_all(&aside);
+        }
+        Ok((p, false))
+    }
+}
+
+/// The JSON view of `p` beside its `.jopprof` file `out`.
+fn write_json(p: &Profile, out: &Path) -> Result<()> {
+    let json = out.with_extension("json");
+    let text = serde_json::to_string_pretty(&jopcal_profile::to_json(p))?;
+    atomic::write_atomic(&json, text.as_bytes()).with_context(|| format!("writing {}", json.display()))
 }

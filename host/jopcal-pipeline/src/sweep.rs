@@ -192,7 +192,9 @@ pub fn sweep(s: Session, a: &SweepOptions) -> Result<Swept> {
             match point_bench(s, &home, &top, p, a.bit_cycles) {
                 Ok(bench) => on.sim = Some(bench),
                 Err(e) => {
-                    failures.push((label(p), format!("building its bench: {e:#}")));
+                    let why = format!("building its bench: {e:#}");
+                    s.say(&format!("     sweep point {}: FAILED {why}", label(p)));
+                    failures.push((label(p), why));
                     continue;
                 }
             }

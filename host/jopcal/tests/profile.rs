@@ -233,15 +233,38 @@ fn counts_equal_the_bytecode_semantics() {
 #[test]
 fn suite_region_is_exactly_between_start_and_stop() {
     let tmp = tempfile::tempdir().unwrap();
-    let o = jopcal()
-        .args([
-            "profile", "--suite", "builtin", "--bench", "Sieve", "--bench", "Fib", "--out",
-        ])
-        .arg(tmp.path())
-        .output()
-        .unwrap();
+    let cache = tmp.path().join("cache");
+    let profile = |out: &str| {
+        jopcal()
+            .env("JOPCAL_CACHE", &cache)
+            .args([
+                "profile", "--suite", "builtin", "--bench", "Sieve", "--bench", "Fib", "--out",
+            ])
+            .arg(tmp.path().join(out))
+            .output()
+            .unwrap()
+    };
+    let o = profile("first");
     assert!(o.status.success(), "{}", stderr(&o));
-    let sieve = jopcal_profile::read_file(&tmp.path().join("Sieve.jopprof")).unwrap();
+    assert!(!stderr(&o).contains("(cached"), "{}", stderr(&o));
+    // Nothing changed: the cache's profiles, byte for byte what the JVM gave.
+    let again = profile("again");
+    assert!(again.status.success(), "{}", stderr(&again));
+    assert_eq!(
+        stderr(&again).matches("(cached: its inputs are unchanged)").count(),
+        2,
+        "{}",
+        stderr(&again)
+    );
+    for b in ["Sieve.jopprof", "Fib.jopprof"] {
+        let first = std::fs::read(tmp.path().join("first").join(b)).unwrap();
+        assert_eq!(first, std::fs::read(tmp.path().join("again").join(b)).unwrap(), "{b}");
+    }
+    assert!(std::fs::read_to_string(tmp.path().join("again/logs/Sieve.log"))
+        .unwrap()
+        .contains("inputs are unchanged"));
+    let tmp = tmp.path().join("first");
+    let sieve = jopcal_profile::read_file(&tmp.join("Sieve.jopprof")).unwrap();
     assert!(sieve.complete);
     assert_eq!(sieve.region, "harness");
     // The tree starts at main: calls before the region are tracked for the
@@ -279,7 +302,7 @@ fn suite_region_is_exactly_between_start_and_stop() {
     );
     assert!(sieve.region_start > 0 && (sieve.region_start as usize) < sieve.events.len());
     // Fib is recursive: every call returns, and the stream is balanced.
-    let fib = jopcal_profile::read_file(&tmp.path().join("Fib.jopprof")).unwrap();
+    let fib = jopcal_profile::read_file(&tmp.join("Fib.jopprof")).unwrap();
     let region = &fib.events[fib.region_start as usize..];
     let invokes = region
         .iter()

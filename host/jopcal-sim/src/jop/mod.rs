@@ -188,8 +188,10 @@ fn run(step: &'static str, cmd: &mut Command) -> Result<std::process::Output, Tr
     })?;
     if !o.status.success() {
         let text = String::from_utf8_lossy(&o.stderr).into_owned() + &String::from_utf8_lossy(&o.stdout);
-        // A located message (`file:line:col: ...`, as GHDL and gcc write them) first.
-        let located = regex::Regex::new(r"^\S+:\d+:\d+: ").expect("pattern");
+        // A located message (`file:line:col: ...`, as GHDL and gcc write them)
+        // first; GHDL's failed assertion (`file:line:col:(assertion error): its
+        // report`) comes before its `error due to assertion failure`.
+        let located = regex::Regex::new(r"^\S+:\d+:\d+:").expect("pattern");
         let line = text
             .lines()
             .find(|l| located.is_match(l) && !l.contains("warning"))
@@ -663,4 +665,34 @@ fn make_wrapper(top_source: &Source, sources: &[Source], generics: &[(String, i6
             .map_or(top_file, |(_, f)| f.as_path());
         tree(file, format!("port `{}` of {}: {}", u.port, u.entity, u.why))
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_failed_step_names_the_vhdls_own_assertion() {
+        // GHDL's words for a generic its VHDL refuses (cache.vhd of jop-devel/jop).
+        let ghdl = "cache.vhd:101:9:(assertion error): Minimum M$ size is 2KB\n\
+                    cache.vhd:101:9: error due to assertion failure\n  assert jpc_width>=11;\n";
+        let e = run(
+            "ghdl --synth",
+            Command::new("sh").args(["-c", &format!("printf '{ghdl}' >&2; exit 1")]),
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(
+            e.contains("cache.vhd:101:9:(assertion error): Minimum M$ size is 2KB"),
+            "{e}"
+        );
+        let gcc = "warning: x\nbench.cpp:3:1: error: expected a semicolon\n";
+        let e = run(
+            "make",
+            Command::new("sh").args(["-c", &format!("printf '{gcc}' >&2; exit 1")]),
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(e.contains("bench.cpp:3:1: error: expected a semicolon"), "{e}");
+    }
 }
