@@ -243,12 +243,19 @@ fn classic_verified(
         pace: Some(opts.pace),
         ..DownloadReport::default()
     };
+    // A window is refilled once half of it is free: topped up byte by byte
+    // as each echo comes, host and board trade one-byte writes and reads
+    // (two system calls a byte; 80% of a virtual board's run was that).
+    let refill = match opts.pace {
+        Pace::Window(n) => (n / 2).max(1),
+        _ => 1,
+    };
     let mut next_burst = Instant::now();
     let mut last_progress = Instant::now();
     while verified < bytes.len() {
         let now = Instant::now();
         let may_send = sent < bytes.len()
-            && sent - verified < in_flight
+            && in_flight - (sent - verified) >= refill.min(bytes.len() - sent)
             && now >= next_burst
             && (opts.pace != Pace::Word || sent == verified);
         if may_send {
@@ -281,7 +288,10 @@ fn classic_verified(
             } else {
                 left - Duration::from_millis(1)
             }
-        } else if sent - verified >= in_flight || sent == bytes.len() || opts.pace == Pace::Word {
+        } else if in_flight - (sent - verified) < refill.min(bytes.len() - sent)
+            || sent == bytes.len()
+            || opts.pace == Pace::Word
+        {
             opts.byte_timeout
         } else {
             Duration::ZERO

@@ -53,6 +53,14 @@ pub enum Fault {
     LatencyMs(f64),
 }
 
+impl Fault {
+    /// Whether it changes, delays or ends the bytes themselves (not only
+    /// the UART's timing, which [`crate::uart::UartLink`] models).
+    fn acts_on_bytes(&self) -> bool {
+        !matches!(self, Fault::Baud(_) | Fault::UartError(_) | Fault::LatencyMs(_))
+    }
+}
+
 /// A set of faults.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct FaultPlan {
@@ -271,6 +279,13 @@ impl<L: Link> Link for FaultyLink<L> {
     fn recv(&mut self, buf: &mut [u8], timeout: Duration) -> io::Result<usize> {
         if self.vanished {
             return Err(Self::gone());
+        }
+        if !self.plan.faults.iter().any(Fault::acts_on_bytes) {
+            // Nothing to inject (the UART's timing is the inner link's):
+            // what the line holds, at once.
+            let n = self.inner.recv(buf, timeout)?;
+            self.received += n as u64;
+            return Ok(n);
         }
         // One byte at a time, so that per-byte faults land on exact positions.
         let mut one = [0u8; 1];

@@ -388,3 +388,45 @@ fn handshake_downloads_pass_a_timed_uart() {
     assert!(r.is_ok(), "{:?}", r.err().map(|f| f.why));
     assert_eq!(got, vec![ChecksumProgram::cycles_for(&img)]);
 }
+
+/// A link that counts the host's writes.
+struct CountedSends<L: Link> {
+    inner: L,
+    sends: usize,
+}
+
+impl<L: Link> Link for CountedSends<L> {
+    fn send(&mut self, bytes: &[u8]) -> std::io::Result<()> {
+        self.sends += 1;
+        self.inner.send(bytes)
+    }
+    fn recv(&mut self, buf: &mut [u8], timeout: Duration) -> std::io::Result<usize> {
+        self.inner.recv(buf, timeout)
+    }
+    fn describe(&self) -> String {
+        self.inner.describe()
+    }
+}
+
+#[test]
+fn a_window_is_refilled_in_halves_not_byte_by_byte() {
+    // The virtual board's pace: 2 KB in flight over a pseudo-terminal. Topped
+    // up as each echo came, it took one write a byte (and the board one read).
+    let board = start_board(Protocol::Classic, "", 1);
+    let mut link = CountedSends {
+        inner: SerialLink::open(&board.path, 115_200, false).unwrap(),
+        sends: 0,
+    };
+    let img = image(9, 20_040);
+    let mut opts = session(Protocol::Classic, 0);
+    opts.download.pace = Pace::Window(2048);
+    let (got, r) = counted(&mut link, &img, &opts);
+    assert!(r.is_ok(), "{:?}", r.err().map(|f| f.why));
+    assert_eq!(got.len(), 1, "the image ran intact");
+    let bytes = img.words.len() * 4;
+    assert!(
+        link.sends <= bytes / 1024 + 8,
+        "{} writes for {bytes} bytes with 2,048 in flight",
+        link.sends
+    );
+}
