@@ -160,12 +160,16 @@ pub fn sweep(s: Session, a: &SweepOptions) -> Result<Swept> {
         jopcal_sim::jop::describe::describe(&home, &top, p).map_err(|e| anyhow!("point {}: {e}", label(p)))?;
     }
     let root = locate::suite_dir(s.firmware, s.jop_home, &a.suite, s.progress)?;
-    let s = s.with_firmware(&root);
     let stamp = clock::now_stamp();
     let out = locate::out_dir(a.out.as_deref(), "sweep", &stamp)?;
     std::fs::create_dir_all(&out)?;
     let timeout = locate::workload_timeout(a.timeout, a.target)?;
     let started = Instant::now();
+    let model = match &a.model {
+        Some(m) => Some(m.clone()),
+        None => calibrate_on_the_virtual_board(s, a, &top, &out)?,
+    };
+    let s = s.with_firmware(&root);
 
     // One host profile for every point.
     let setup = prepare_host(s, &root, &a.benches)?;
@@ -271,7 +275,7 @@ pub fn sweep(s: Session, a: &SweepOptions) -> Result<Swept> {
             generics: p.clone(),
             ..ProcessorSpec::default()
         };
-        let table = processor_table(s, &home, &spec, a.model.as_deref())?;
+        let table = processor_table(s, &home, &spec, model.as_deref())?;
         let estimates = crate::estimate::estimate_all(s, &profiled.profiles, &table.model, &[table.cache_mode()]);
         for r in m.rows.iter().filter(|r| r.unit == Unit::Cycles) {
             match estimates.iter().find(|e| e.benchmark == r.benchmark) {
@@ -291,7 +295,7 @@ pub fn sweep(s: Session, a: &SweepOptions) -> Result<Swept> {
     let csv = out.join("sweep.csv");
     atomic::write_atomic(&csv, to_csv(&a.generics, &rows)?.as_bytes())?;
     let took = started.elapsed().as_secs_f64();
-    let md = to_markdown(&a.generics, &rows, &failures, a, took);
+    let md = to_markdown(&a.generics, &rows, &failures, a, model.as_deref(), took);
     atomic::write_atomic(&out.join("sweep.md"), md.as_bytes())?;
     if !rows.is_empty() {
         plot(&rows, &out.join("plots").join("sweep-measured-vs-predicted"))?;
@@ -315,6 +319,51 @@ pub fn sweep(s: Session, a: &SweepOptions) -> Result<Swept> {
         rows,
         failures,
     })
+}
+
+/// The estimator's table when none is given: the tree's processor table
+/// with what the microcode does not time (the own cost of each bytecode
+/// JOP runs in Java, the library routines) fitted by `validate` on the
+/// virtual board, which is the processor, at the top's own configuration
+/// (kept in `calibration/`). The sweep's other points then differ from it in
+/// their method cache and memory, which the table prices itself.
+fn calibrate_on_the_virtual_board(s: Session, a: &SweepOptions, top: &str, out: &Path) -> Result<Option<PathBuf>> {
+    s.say(&format!(
+        "     sweep: fitting the estimator's table on the virtual board as quartus/{top} (validate into {})",
+        out.join("calibration").display()
+    ));
+    let v = crate::validate::validate(
+        s,
+        &crate::validate::ValidateOptions {
+            target: TargetKind::Emu,
+            suite: a.suite.clone(),
+            out: Some(out.join("calibration")),
+            benches: a.benches.clone(),
+            timeout: a.timeout,
+            references: None,
+            model: None,
+            on: TargetOptions {
+                jobs: a.on.jobs,
+                emu: crate::measure::EmuOptions {
+                    top: Some(top.to_string()),
+                    ..Default::default()
+                },
+                ..Default::default()
+            },
+            no_float_micro: false,
+            microcode: None,
+        },
+    )?;
+    let table = v.dir.join("calibrated.toml");
+    if table.is_file() {
+        Ok(Some(std::path::absolute(table)?))
+    } else {
+        s.say(&format!(
+            "     sweep: the fit wrote no table ({}): the estimator is the processor's table as the microcode times it",
+            v.summary.display()
+        ));
+        Ok(None)
+    }
 }
 
 /// The bench of the processor at point `p`, built (or kept: the cache
@@ -365,6 +414,7 @@ fn to_markdown(
     rows: &[SweepRow],
     failures: &[(String, String)],
     a: &SweepOptions,
+    model: Option<&Path>,
     seconds: f64,
 ) -> String {
     let mut md = String::new();
@@ -373,9 +423,14 @@ fn to_markdown(
         "# Sweep: suite {} on {}\n\nThe estimator: the processor's table derived from the tree's microcode{}, at each point's wait states and method cache, from one host profile. {} rows in {:.0} s.\n",
         a.suite,
         a.target.name(),
-        a.model
-            .as_ref()
-            .map_or(String::new(), |m| format!(" (on {})", m.display())),
+        match (&a.model, model) {
+            (Some(m), _) => format!(" (on {})", m.display()),
+            (None, Some(m)) => format!(
+                " on the table `validate` fitted on the virtual board at the top's own configuration ({})",
+                m.display()
+            ),
+            (None, None) => String::new(),
+        },
         rows.len(),
         seconds
     );

@@ -128,7 +128,9 @@ pub struct SweepArgs {
     /// The tree's Quartus project whose generics are swept (default cycmin).
     #[arg(long, value_name = "PROJECT")]
     pub top: Option<String>,
-    /// The timing table the estimator derives the processor's from (default: the tree's).
+    /// The timing table the estimator derives the processor's from. Default: the tree's, with
+    /// what its microcode does not time (bytecodes JOP runs in Java) fitted first by a
+    /// `validate` on the virtual board at the top's own configuration (DIR/calibration/).
     #[arg(long, value_name = "FILE")]
     pub model: Option<PathBuf>,
     /// Seconds one workload may take (default: jopcal.toml's `timeout`, else 120).
