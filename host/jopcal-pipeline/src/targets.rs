@@ -78,7 +78,7 @@ pub fn report(firmware: Option<&Path>, jop_home: Option<&Path>, offered: &[Offer
         let _ = writeln!(out, "{name:<w0$}  {default:<w1$}  {about:<w2$}  {status}");
     }
     let _ = writeln!(out);
-    let _ = writeln!(out, "{:<10} status", "suite");
+    let _ = writeln!(out, "{:<12} status", "suite");
     let builtin = match locate::firmware_dir(firmware)
         .map_err(|e| e.to_string())
         .and_then(|d| jopcal_workloads::Suite::load(&d).map_err(|e| e.to_string()))
@@ -86,7 +86,7 @@ pub fn report(firmware: Option<&Path>, jop_home: Option<&Path>, offered: &[Offer
         Ok(s) => format!("{} workloads in {}", s.workloads.len(), s.root.display()),
         Err(e) => format!("unavailable: {e}"),
     };
-    let _ = writeln!(out, "{:<10} {builtin}", "builtin");
+    let _ = writeln!(out, "{:<12} {builtin}", "builtin");
     let tree = locate::jop_home(jop_home)
         .map_err(|_| "needs the JOP tree (--jop-home DIR, $JOPCAL_JOP_HOME or [jop] home)".to_string())
         .and_then(|h| jopcal_tree::tree::JopTree::open(&h).map_err(|e| e.to_string()));
@@ -103,7 +103,7 @@ pub fn report(firmware: Option<&Path>, jop_home: Option<&Path>, offered: &[Offer
             },
             Err(e) => e.clone(),
         };
-        let _ = writeln!(out, "{:<10} {status}", suite.name());
+        let _ = writeln!(out, "{:<12} {status}", suite.name());
     }
     out
 }

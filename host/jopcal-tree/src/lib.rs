@@ -2,8 +2,9 @@
 //! benchmark harnesses (JemBench, JBE) and generating a jopcal suite that
 //! wraps each one ([`tree`]), parsing a harness's loop ([`harness`]), and
 //! jopcal's project file `jopcal.toml` that says how to build the tree's
-//! images and run JopSim ([`config`]), and the private copies of the tree its
-//! builds run in ([`copies`]). What the tree's toolchain *produces*
+//! images and run JopSim ([`config`]), the private copies of the tree its
+//! builds run in ([`copies`]), and the whole JemBench as its own `Main` runs
+//! it ([`jembench`]). What the tree's toolchain *produces*
 //! (images, link maps) is `jopcal-jop`'s.
 #![forbid(unsafe_code)]
 
@@ -11,4 +12,5 @@ pub mod config;
 pub mod copies;
 pub mod error;
 pub mod harness;
+pub mod jembench;
 pub mod tree;

@@ -17,24 +17,29 @@ pub enum TreeSuite {
     JemBench,
     /// JavaBenchEmbedded's fixed-count harnesses (`.../jbe/Loop*.java`).
     Jbe,
+    /// Every benchmark JemBench's own `Main` runs (`.../jembench/Main.java`),
+    /// each with a generated wrapper ([`crate::jembench`]).
+    JemBenchAll,
 }
 
 impl TreeSuite {
-    pub const ALL: [TreeSuite; 2] = [TreeSuite::JemBench, TreeSuite::Jbe];
+    pub const ALL: [TreeSuite; 3] = [TreeSuite::JemBench, TreeSuite::Jbe, TreeSuite::JemBenchAll];
 
     /// The suite's name on the command line.
     pub fn name(self) -> &'static str {
         match self {
             TreeSuite::JemBench => "jembench",
             TreeSuite::Jbe => "jbe",
+            TreeSuite::JemBenchAll => "jembench-all",
         }
     }
 
-    /// The directory its harnesses sit in.
+    /// The directory its harnesses (or JemBench's `Main`) sit in.
     pub fn directory(self) -> &'static str {
         match self {
             TreeSuite::JemBench => "fixed",
             TreeSuite::Jbe => "jbe",
+            TreeSuite::JemBenchAll => "jembench",
         }
     }
 
@@ -125,6 +130,8 @@ pub struct TreeWorkload {
     pub file: PathBuf,
     /// The source root its package hangs from (for javac -sourcepath).
     pub source_root: PathBuf,
+    /// For `jembench-all`: the benchmark class and the line of `Main.java` that runs it.
+    pub listed: Option<crate::jembench::Listed>,
 }
 
 /// An opened JOP tree.
@@ -154,6 +161,7 @@ impl JopTree {
             return Err(TreeError::NotATree(home.to_path_buf()));
         }
         let mut workloads = Vec::new();
+        let mut mains: Vec<PathBuf> = Vec::new();
         for e in walkdir::WalkDir::new(&src) {
             let e = e.map_err(|source| TreeError::Walk {
                 dir: src.clone(),
@@ -174,6 +182,13 @@ impl JopTree {
                 .file_stem()
                 .map(|s| s.to_string_lossy().into_owned())
                 .unwrap_or_default();
+            if suite == Some(TreeSuite::JemBenchAll) {
+                // JemBench's own Main names that suite's benchmarks.
+                if stem == "Main" && p.extension().is_some_and(|x| x == "java") {
+                    mains.push(p);
+                }
+                continue;
+            }
             let Some(suite) = suite else { continue };
             if !stem.starts_with("Loop") || stem == "Loop" || p.extension().is_none_or(|x| x != "java") {
                 continue;
@@ -199,12 +214,17 @@ impl JopTree {
                 main,
                 file: p,
                 source_root: root,
+                listed: None,
             });
+        }
+        workloads.sort_by(|a, b| (a.suite, &a.name).cmp(&(b.suite, &b.name)));
+        // JemBench's own benchmarks in the order its Main runs them.
+        for main in mains {
+            workloads.extend(jembench_workloads(&main)?);
         }
         if workloads.is_empty() {
             return Err(TreeError::NoHarnesses(home.to_path_buf()));
         }
-        workloads.sort_by(|a, b| (a.suite, &a.name).cmp(&(b.suite, &b.name)));
         Ok(JopTree {
             home: home.to_path_buf(),
             workloads,
@@ -274,6 +294,36 @@ impl JopTree {
     }
 }
 
+/// The benchmarks JemBench's `Main.java` at `main` runs (when its package
+/// is `jembench`), as workloads of `jembench-all`.
+fn jembench_workloads(main: &Path) -> Result<Vec<TreeWorkload>, TreeError> {
+    let bytes = std::fs::read(main).map_err(|source| TreeError::Io {
+        path: main.to_path_buf(),
+        source,
+    })?;
+    let text = String::from_utf8_lossy(&bytes);
+    if package_of(&text).as_deref() != Some("jembench") {
+        return Ok(Vec::new());
+    }
+    // The root the `jembench` package hangs from.
+    let root = main.parent().and_then(Path::parent).unwrap_or(main).to_path_buf();
+    let mut out: Vec<TreeWorkload> = Vec::new();
+    for l in crate::jembench::listed(&text) {
+        if out.iter().any(|w| w.name == l.name()) {
+            continue;
+        }
+        out.push(TreeWorkload {
+            name: l.name().to_string(),
+            suite: TreeSuite::JemBenchAll,
+            main: format!("jembench.{}", crate::jembench::wrapper_class(l.name())),
+            file: crate::jembench::source_file(&root, &l.class),
+            source_root: root.clone(),
+            listed: Some(l),
+        });
+    }
+    Ok(out)
+}
+
 /// A tree suite written as a jopcal workload directory.
 #[derive(Debug, Clone)]
 pub struct GeneratedSuite {
@@ -313,6 +363,34 @@ pub fn generate_suite(
                 ));
                 continue;
             }
+        }
+        if let Some(l) = &w.listed {
+            let read = |p: &Path| std::fs::read(p).map(|b| encoding.decode(&b));
+            match crate::jembench::kind_of(&w.source_root, &l.class, &read) {
+                Ok(kind) => {
+                    let n = crate::jembench::iterations(l.group(), kind);
+                    let class = crate::jembench::wrapper_class(&w.name);
+                    sources.push((
+                        format!("jembench/{class}.java"),
+                        crate::jembench::wrapper_source(l, kind, n),
+                    ));
+                    specs.push(jopcal_workloads::WorkloadSpec {
+                        name: w.name.clone(),
+                        main: w.main.clone(),
+                        kind: format!(
+                            "jembench-all: {} (Main.java line {}), a {}, its work {n} times",
+                            l.class,
+                            l.line,
+                            kind.base()
+                        ),
+                    });
+                    if !roots.contains(&w.source_root) {
+                        roots.push(w.source_root.clone());
+                    }
+                }
+                Err(why) => skipped.push(format!("{} (Main.java line {}): {why}", l.class, l.line)),
+            }
+            continue;
         }
         let bytes = std::fs::read(&w.file).map_err(|source| TreeError::Io {
             path: w.file.clone(),

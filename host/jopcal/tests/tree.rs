@@ -577,3 +577,58 @@ fn doctor_passes_a_working_tree_and_names_each_problem_with_its_fix() {
         "{err}"
     );
 }
+
+/// `--suite jembench-all`: what the tree's `jembench/Main.java` runs, in its
+/// order, a class that is no JemBench benchmark left out by name, on the
+/// host JVM, the virtual board and under the profiler.
+#[test]
+fn jembench_all_is_what_the_trees_main_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    let names = |csv: &Path| -> Vec<String> {
+        jopcal_measure::measurements::read(csv)
+            .unwrap()
+            .into_iter()
+            .map(|m| m.benchmark)
+            .collect()
+    };
+    for target in ["host", "emu"] {
+        let out = dir.path().join(target);
+        let o = jopcal()
+            .arg("--jop-home")
+            .arg(tree())
+            .args(["run", "--suite", "jembench-all", "--target", target, "--out"])
+            .arg(&out)
+            .output()
+            .unwrap();
+        let err = stderr(&o);
+        assert!(o.status.success(), "{target}: {err}");
+        assert!(
+            err.contains("left out of the jembench-all suite: jembench.micro.Plain (Main.java line 19): ")
+                && err.contains("Plain extends none of JemBench's benchmark classes"),
+            "{err}"
+        );
+        assert!(err.contains("(BenchBits, Spread, BenchQueue)"), "{err}");
+        assert_eq!(
+            names(&out.join("measurements.csv")),
+            ["BenchBits", "Spread", "BenchQueue"],
+            "{target}"
+        );
+    }
+    let o = jopcal()
+        .arg("--jop-home")
+        .arg(tree())
+        .args(["profile", "--suite", "jembench-all", "--out"])
+        .arg(dir.path().join("p"))
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let spread = jopcal_profile::read_file(&dir.path().join("p/Spread.jopprof")).unwrap();
+    // Five workers' runs in the region, each a call of run().
+    let runs: u64 = spread
+        .nodes
+        .iter()
+        .filter(|n| spread.methods[n.method as usize].name == "run")
+        .map(|n| n.calls)
+        .sum();
+    assert_eq!(runs, 5);
+}
