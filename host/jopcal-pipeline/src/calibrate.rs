@@ -200,7 +200,13 @@ pub fn run_calibration(s: Session, run: &CalibrationRun) -> Result<Calibration> 
     }
     // A measurement no table could produce is named, not fitted to (nor
     // left to the outlier rule, which would call it the model's failing).
-    let suspect = suspects(&fit_set, &start, default_cache, SUSPECT_FACTOR);
+    let routines: Vec<String> = spec
+        .params
+        .iter()
+        .filter(|p| p.starts_with("lib") || jopcal_calibrate::fit::routine_params(&start).contains(p))
+        .cloned()
+        .collect();
+    let suspect = suspects(&fit_set, &start, default_cache, SUSPECT_FACTOR, &routines);
     for x in &suspect {
         let counter = if x.measured > jopcal_calibrate::fit::COUNTER_LIMIT {
             " and more than JOP's 32-bit cycle counter counts"
@@ -208,7 +214,7 @@ pub fn run_calibration(s: Session, run: &CalibrationRun) -> Result<Calibration> 
             ""
         };
         let line = format!(
-            "suspect measurement, left out of the fit: {} measured {} cycles, {} the starting table's estimate of {}{counter}: no timing table makes that; check its run",
+            "suspect measurement, left out of the fit: {} measured {} cycles, {} the starting table's estimate of {}{counter}: no timing table the fit can reach makes that; check its run",
             x.benchmark,
             thousands(x.measured),
             if x.ratio() >= 1.0 {
