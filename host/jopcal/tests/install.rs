@@ -7,22 +7,9 @@
 
 mod common;
 
-use common::{repo, text};
+use common::{copy_tree, repo, text};
 use std::path::{Path, PathBuf};
 use std::process::Command;
-
-/// Copies `from` into `to` recursively.
-fn copy_tree(from: &Path, to: &Path) {
-    for e in walkdir::WalkDir::new(from) {
-        let e = e.unwrap();
-        let dest = to.join(e.path().strip_prefix(from).unwrap());
-        if e.file_type().is_dir() {
-            std::fs::create_dir_all(&dest).unwrap();
-        } else {
-            std::fs::copy(e.path(), &dest).unwrap();
-        }
-    }
-}
 
 /// The executable under test, placed outside the checkout: the one
 /// `cargo install` made, else the one cargo built for these tests.

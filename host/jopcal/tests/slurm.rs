@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{jopcal, repo, stderr};
+use common::{copy_tree, jopcal, repo, stderr};
 use jopcal_measure::measurements::{read, Measurement};
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
@@ -129,6 +129,42 @@ impl Cluster {
         c
     }
 
+    /// `run` of the four workloads and Fir on the Slurm launcher, its array
+    /// held (`sbatch --hold`) so that it waits in the queue: the process,
+    /// once its task is pending, and the array's job id.
+    fn held_run(&self, cwd: &Path, out: &str) -> (std::process::Child, String) {
+        let child = self
+            .jopcal(cwd)
+            .arg("run")
+            .args(bench_args())
+            .args([
+                "--bench",
+                "Fir",
+                "--launcher",
+                "slurm",
+                "--slurm-dir",
+                "shared",
+                "--slurm-arg=--hold",
+            ])
+            .args(["--out", out])
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let since = Instant::now();
+        loop {
+            let q = self.queued();
+            if let Some(id) = q.split_whitespace().next().filter(|_| q.contains("PENDING")) {
+                return (child, id.split('_').next().unwrap().to_string());
+            }
+            assert!(
+                since.elapsed() < Duration::from_secs(60),
+                "the held task never appeared"
+            );
+            std::thread::sleep(Duration::from_millis(200));
+        }
+    }
+
     /// The tasks Slurm still lists.
     fn queued(&self) -> String {
         let o = self.cmd("squeue").args(["-h", "-r", "-o", "%i %T"]).output().unwrap();
@@ -216,31 +252,7 @@ fn a_slurm_run_measures_what_a_local_run_does_resumes_and_cancels() {
     assert_eq!(counts(&read(&w.join("slurm2/measurements.csv")).unwrap()), want);
 
     // One more workload: only it runs. Held, it waits; Ctrl-C cancels it.
-    let held = cluster
-        .jopcal(w)
-        .arg("run")
-        .args(bench_args())
-        .args([
-            "--bench",
-            "Fir",
-            "--launcher",
-            "slurm",
-            "--slurm-dir",
-            "shared",
-            "--slurm-arg=--hold",
-        ])
-        .args(["--out", "held"])
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let since = Instant::now();
-    while !cluster.queued().contains("PENDING") {
-        assert!(
-            since.elapsed() < Duration::from_secs(60),
-            "the held task never appeared"
-        );
-        std::thread::sleep(Duration::from_millis(200));
-    }
+    let (held, _) = cluster.held_run(w, "held");
     let _ = Command::new("kill").args(["-INT", &held.id().to_string()]).status();
     let out = held.wait_with_output().unwrap();
     let err = stderr(&out);
@@ -257,6 +269,19 @@ fn a_slurm_run_measures_what_a_local_run_does_resumes_and_cancels() {
         );
         std::thread::sleep(Duration::from_millis(200));
     }
+
+    // A task that dies without a result (cancelled behind jopcal's back) is a
+    // failure naming the Slurm task; the others' rows are kept.
+    let (dying, job) = cluster.held_run(w, "died");
+    assert!(cluster.cmd("scancel").arg(&job).status().unwrap().success());
+    let out = dying.wait_with_output().unwrap();
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains(&format!("Slurm task {job}_0 ended without a result")) && err.contains("Fir"),
+        "{err}"
+    );
+    assert_eq!(read(&w.join("died/measurements.csv")).unwrap().len(), BENCHES.len());
 }
 
 #[test]
@@ -266,7 +291,7 @@ fn a_failed_task_is_named_the_others_kept_and_only_it_runs_again() {
     let w = work.path();
     // A suite of our own whose Sieve fails its self-check.
     let fw = w.join("fw");
-    copy_dir(&repo().join("jop-firmware"), &fw);
+    copy_tree(&repo().join("jop-firmware"), &fw);
     let sieve = fw.join("src/jopcal/suite/Sieve.java");
     let good = std::fs::read_to_string(&sieve).unwrap();
     std::fs::write(&sieve, good.replace("PRIMES = 303", "PRIMES = 304")).unwrap();
@@ -362,20 +387,28 @@ fn slurm_options_are_checked_before_anything_is_submitted() {
         Some(&empty),
     );
     assert!(err.contains("`sbatch` is not on PATH"), "{err}");
+    if Path::new("/usr/bin/sbatch").exists() {
+        // A Slurm that does not answer: sbatch's own reason, in one line.
+        std::fs::write(
+            w.join("dead.conf"),
+            "ClusterName=dead\nSlurmctldHost=localhost(127.0.0.1)\nSlurmctldPort=9\nNodeName=localhost CPUs=1\nPartitionName=p Nodes=localhost Default=YES\n",
+        )
+        .unwrap();
+        let o = jopcal()
+            .current_dir(w)
+            .env("SLURM_CONF", w.join("dead.conf"))
+            .arg("--firmware")
+            .arg(&fw)
+            .args(["run", "--launcher", "slurm", "--bench", "Sieve", "--out", "f"])
+            .output()
+            .unwrap();
+        let err = stderr(&o);
+        assert!(!o.status.success() && err.trim().lines().count() == 1, "{err}");
+        assert!(err.contains("sbatch refused the job array"), "{err}");
+        assert!(!w.join("f").exists());
+    }
     // Nothing of a refused run is left behind but the shared directory.
     for out in ["a", "b", "c", "d", "e"] {
         assert!(!w.join(out).exists(), "{out} was created");
-    }
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    for e in walkdir::WalkDir::new(from) {
-        let e = e.unwrap();
-        let t = to.join(e.path().strip_prefix(from).unwrap());
-        if e.file_type().is_dir() {
-            std::fs::create_dir_all(&t).unwrap();
-        } else {
-            std::fs::copy(e.path(), &t).unwrap();
-        }
     }
 }

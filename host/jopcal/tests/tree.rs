@@ -6,7 +6,7 @@
 //! by a configured toolchain and run in "JopSim" and on a board.
 
 mod common;
-use common::{estimate_with_board_table, harness_cycles, jopcal, repo, stderr, VirtualBoard};
+use common::{copy_tree, estimate_with_board_table, harness_cycles, jopcal, repo, stderr, VirtualBoard};
 
 use std::path::{Path, PathBuf};
 
@@ -25,20 +25,6 @@ fn classes_dir(err: &str) -> PathBuf {
 
 /// A harness of the tree's form whose benchmark uses `java.util.Random`.
 const LOOP_RANDOM: &str = "package fixed;\npublic class LoopRandom {\n    public static void main(String[] args) {\n        java.util.Random r = new java.util.Random(5);\n        int t1 = (int) System.currentTimeMillis();\n        for (int i = 0; i < 50; i++) {\n            r.nextInt();\n        }\n        int t2 = (int) System.currentTimeMillis();\n    }\n}\n";
-
-/// Copies the directory tree `from` to `to`.
-fn copy_tree(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for e in std::fs::read_dir(from).unwrap() {
-        let p = e.unwrap().path();
-        let target = to.join(p.file_name().unwrap());
-        if p.is_dir() {
-            copy_tree(&p, &target);
-        } else {
-            std::fs::copy(&p, &target).unwrap();
-        }
-    }
-}
 
 #[test]
 fn validate_runs_the_trees_jembench_suite_end_to_end() {
