@@ -132,8 +132,10 @@ impl Cluster {
     /// `run` of the four workloads and Fir on the Slurm launcher, its array
     /// held (`sbatch --hold`) so that it waits in the queue: the process,
     /// once its task is pending, and the array's job id.
+    // The child is returned to the caller, which waits for it.
+    #[allow(clippy::zombie_processes)]
     fn held_run(&self, cwd: &Path, out: &str) -> (std::process::Child, String) {
-        let child = self
+        let mut child = self
             .jopcal(cwd)
             .arg("run")
             .args(bench_args())
@@ -157,10 +159,11 @@ impl Cluster {
             if let Some(id) = q.split_whitespace().next().filter(|_| q.contains("PENDING")) {
                 return (child, id.split('_').next().unwrap().to_string());
             }
-            assert!(
-                since.elapsed() < Duration::from_secs(60),
-                "the held task never appeared"
-            );
+            if since.elapsed() >= Duration::from_secs(60) {
+                let _ = child.kill();
+                let _ = child.wait();
+                panic!("the held task never appeared");
+            }
             std::thread::sleep(Duration::from_millis(200));
         }
     }
