@@ -223,54 +223,40 @@ pub fn slurm_tasks(s: Session, root: &Path, how: &Measure, label: &str) -> Resul
 /// job (Slurm runs the tasks side by side), every path absolute.
 fn run_args(s: Session, root: &Path, how: &Measure) -> Result<Vec<String>> {
     let abs = |p: &Path| -> Result<String> { Ok(std::path::absolute(p)?.display().to_string()) };
-    let mut a: Vec<String> = Vec::new();
-    let mut push = |k: &str, v: String| {
-        a.push(k.to_string());
-        a.push(v);
-    };
-    if let Some(f) = s.firmware {
-        push("--firmware", abs(f)?);
-    }
-    if let Some(h) = s.jop_home {
-        push("--jop-home", abs(h)?);
-    }
     let on = how.on;
-    let mut a2: Vec<String> = vec!["run".into()];
-    let mut opt = |k: &str, v: String| {
-        a2.push(k.to_string());
-        a2.push(v);
-    };
-    opt("--target", how.target.name().into());
-    opt("--suite", if how.tree_suite { "tree" } else { "builtin" }.into());
-    opt("--suite-root", abs(root)?);
-    opt("--runs", how.runs.to_string());
-    opt("--timeout", how.timeout.to_string());
-    opt("--jobs", "1".into());
-    if let Some(c) = &on.emu.config {
-        opt("--emu-config", abs(c)?);
+    // `--option=value` each, after the verb (--firmware and --jop-home are global).
+    let mut a: Vec<String> = vec![
+        "run".into(),
+        format!("--target={}", how.target.name()),
+        format!("--suite={}", if how.tree_suite { "tree" } else { "builtin" }),
+        format!("--suite-root={}", abs(root)?),
+        format!("--runs={}", how.runs),
+        format!("--timeout={}", how.timeout),
+        "--jobs=1".into(),
+        format!("--emu-timing={}", on.emu.timing.name()),
+        format!("--protocol={}", on.board.protocol),
+        format!("--baud={}", on.board.baud),
+        format!("--line-timeout={}", on.board.line_timeout),
+    ];
+    let paths = [
+        ("--firmware", s.firmware),
+        ("--jop-home", s.jop_home),
+        ("--emu-config", on.emu.config.as_deref()),
+        ("--sim", on.sim.as_deref()),
+    ];
+    for (k, p) in paths {
+        if let Some(p) = p {
+            a.push(format!("{k}={}", abs(p)?));
+        }
     }
-    opt("--emu-timing", on.emu.timing.name().into());
-    if let Some(t) = &on.emu.top {
-        opt("--top", t.clone());
-    }
-    for (n, v) in &on.emu.generics {
-        opt("--emu-generic", format!("{n}={v}"));
-    }
-    for p in &on.emu.params {
-        opt("--emu-param", p.clone());
-    }
-    if let Some(sim) = &on.sim {
-        opt("--sim", abs(sim)?);
-    }
-    opt("--protocol", on.board.protocol.to_string());
-    opt("--baud", on.board.baud.to_string());
-    opt("--line-timeout", on.board.line_timeout.to_string());
+    a.extend(on.emu.top.iter().map(|t| format!("--top={t}")));
+    a.extend(on.emu.generics.iter().map(|(n, v)| format!("--emu-generic={n}={v}")));
+    a.extend(on.emu.params.iter().map(|p| format!("--emu-param={p}")));
     if on.emu.trace {
-        a2.push("--trace".into());
+        a.push("--trace".into());
     }
-    a2.extend(on.sim_args.iter().map(|x| format!("--sim-arg={x}")));
-    a2.extend(how.jvm_args.iter().map(|x| format!("--jvm-arg={x}")));
-    a.extend(a2);
+    a.extend(on.sim_args.iter().map(|x| format!("--sim-arg={x}")));
+    a.extend(how.jvm_args.iter().map(|x| format!("--jvm-arg={x}")));
     Ok(a)
 }
 
