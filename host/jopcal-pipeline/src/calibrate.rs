@@ -200,10 +200,11 @@ pub fn run_calibration(s: Session, run: &CalibrationRun) -> Result<Calibration> 
     }
     // A measurement no table could produce is named, not fitted to (nor
     // left to the outlier rule, which would call it the model's failing).
+    let java_routines = jopcal_calibrate::fit::routine_params(&start);
     let routines: Vec<String> = spec
         .params
         .iter()
-        .filter(|p| p.starts_with("lib") || jopcal_calibrate::fit::routine_params(&start).contains(p))
+        .filter(|p| p.starts_with("lib") || java_routines.contains(p))
         .cloned()
         .collect();
     let suspect = suspects(&fit_set, &start, default_cache, SUSPECT_FACTOR, &routines);

@@ -270,15 +270,8 @@ pub fn collect_tasks(
     stamp: &str,
     progress: &crate::Progress,
 ) -> Result<Measured> {
-    use jopcal_measure::{measurements, MeasurementWriter, OutDir};
-    let dir = OutDir::prepare(out, stamp).map_err(|e| anyhow::anyhow!("{}: {e}", out.display()))?;
-    if let Some(old) = &dir.archived {
-        progress.note(&format!(
-            "note: the earlier run in {} was moved to {}",
-            dir.path.display(),
-            old.display()
-        ));
-    }
+    use jopcal_measure::{measurements, MeasurementWriter};
+    let dir = jopcal_targets::prepare_out(out, stamp, progress)?;
     let mut rows = Vec::new();
     let mut failures = Vec::new();
     let mut facts: Option<TargetFacts> = None;

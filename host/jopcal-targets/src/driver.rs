@@ -201,6 +201,20 @@ impl<'a> Queue<'a> {
     }
 }
 
+/// A measurement's output directory `out`, prepared (an earlier run in it
+/// moved aside, and said so).
+pub fn prepare_out(out: &Path, stamp: &str, progress: &dyn Progress) -> Result<OutDir, TargetError> {
+    let dir = OutDir::prepare(out, stamp).map_err(|e| TargetError::io(out, e))?;
+    if let Some(old) = &dir.archived {
+        progress.note(&format!(
+            "note: the earlier run in {} was moved to {}",
+            dir.path.display(),
+            old.display()
+        ));
+    }
+    Ok(dir)
+}
+
 /// The rows of a measurement as they arrive: each appended durably at
 /// once, kept with its place in the order of one job at a time
 /// `(run, job, arrival)`.
@@ -267,14 +281,7 @@ impl JobContext {
         runs: u32,
         progress: &dyn Progress,
     ) -> Result<(OutDir, JobContext), TargetError> {
-        let dir = OutDir::prepare(out, stamp).map_err(|e| TargetError::io(out, e))?;
-        if let Some(old) = &dir.archived {
-            progress.note(&format!(
-                "note: the earlier run in {} was moved to {}",
-                dir.path.display(),
-                old.display()
-            ));
-        }
+        let dir = prepare_out(out, stamp, progress)?;
         let writer = MeasurementWriter::create(&dir.path).map_err(|e| TargetError::io(&dir.path, e))?;
         let ctx = JobContext {
             name: target.kind().name(),

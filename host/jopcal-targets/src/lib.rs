@@ -35,7 +35,7 @@ mod progress;
 pub mod toolchain;
 pub mod verilator;
 
-pub use driver::{failures_message, keep_images, measure, measure_parallel, Measured};
+pub use driver::{failures_message, keep_images, measure, measure_parallel, prepare_out, Measured};
 pub use error::{JobError, ShellError, TargetError, ToolError};
 pub use progress::{NoProgress, Progress};
 

@@ -73,7 +73,7 @@ struct Token<'a> {
 
 /// Replaces comments by spaces (newlines kept), leaving string and character
 /// literals alone, so that offsets and line numbers stay those of the file.
-fn blank_comments(text: &str) -> String {
+pub(crate) fn blank_comments(text: &str) -> String {
     let b = text.as_bytes();
     let mut out = b.to_vec();
     let mut i = 0;

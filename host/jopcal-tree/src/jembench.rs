@@ -81,40 +81,9 @@ impl Listed {
 /// commented out (`//`, `/* */`) do not count.
 pub fn listed(main_source: &str) -> Vec<Listed> {
     let mut out = Vec::new();
-    let mut in_comment = false;
-    for (n, raw) in main_source.lines().enumerate() {
-        let mut line = String::new();
-        let mut rest = raw;
-        loop {
-            if in_comment {
-                match rest.find("*/") {
-                    Some(k) => {
-                        rest = &rest[k + 2..];
-                        in_comment = false;
-                    }
-                    None => break,
-                }
-            } else {
-                let block = rest.find("/*");
-                let comment = rest.find("//");
-                match (block, comment) {
-                    (Some(b), c) if c.is_none_or(|c| b < c) => {
-                        line.push_str(&rest[..b]);
-                        rest = &rest[b + 2..];
-                        in_comment = true;
-                    }
-                    (_, Some(c)) => {
-                        line.push_str(&rest[..c]);
-                        break;
-                    }
-                    _ => {
-                        line.push_str(rest);
-                        break;
-                    }
-                }
-            }
-        }
-        let mut at = line.as_str();
+    // Comments blanked, lines kept: a call commented out is not there.
+    for (n, line) in crate::harness::blank_comments(main_source).lines().enumerate() {
+        let mut at = line;
         while let Some(k) = at.find("execute(") {
             let after = at[k + "execute(".len()..].trim_start();
             if let Some(new) = after.strip_prefix("new ") {

@@ -216,13 +216,16 @@ fn a_slurm_run_measures_what_a_local_run_does_resumes_and_cancels() {
     assert!(local.status.success(), "{}", stderr(&local));
 
     // The same measurements from a job array.
-    let slurm = cluster
-        .jopcal(w)
-        .arg("run")
-        .args(bench_args())
-        .args(["--launcher", "slurm", "--slurm-dir", "shared", "--out", "slurm"])
-        .output()
-        .unwrap();
+    let on_slurm = |out: &str| {
+        cluster
+            .jopcal(w)
+            .arg("run")
+            .args(bench_args())
+            .args(["--launcher", "slurm", "--slurm-dir", "shared", "--out", out])
+            .output()
+            .unwrap()
+    };
+    let slurm = on_slurm("slurm");
     let err = stderr(&slurm);
     assert!(slurm.status.success(), "{err}");
     assert!(
@@ -239,13 +242,7 @@ fn a_slurm_run_measures_what_a_local_run_does_resumes_and_cancels() {
     assert!(w.join("slurm/target.json").is_file());
 
     // The same command again: nothing is submitted, the rows are the same.
-    let again = cluster
-        .jopcal(w)
-        .arg("run")
-        .args(bench_args())
-        .args(["--launcher", "slurm", "--slurm-dir", "shared", "--out", "slurm2"])
-        .output()
-        .unwrap();
+    let again = on_slurm("slurm2");
     let err = stderr(&again);
     assert!(again.status.success(), "{err}");
     assert!(
