@@ -321,7 +321,7 @@ pub fn suite_dir(
         return Ok(fw);
     }
     let Some(tree_suite) = TreeSuite::from_name(suite) else {
-        bail!("unknown suite `{suite}`: the suites are: builtin, jembench, jbe, jembench-all");
+        bail!("unknown suite `{suite}`: the suites are: builtin, jembench, jbe, jembench-all, apps");
     };
     let home = jop_home(home)?;
     let tree = JopTree::open(&home).map_err(|e| anyhow::anyhow!(e))?;

@@ -8,6 +8,7 @@
 //! (images, link maps) is `jopcal-jop`'s.
 #![forbid(unsafe_code)]
 
+pub mod apps;
 pub mod config;
 pub mod copies;
 pub mod error;

@@ -20,10 +20,18 @@ pub enum TreeSuite {
     /// Every benchmark JemBench's own `Main` runs (`.../jembench/Main.java`),
     /// each with a generated wrapper ([`crate::jembench`]).
     JemBenchAll,
+    /// The tree's applications outside JemBench (`java/target/src/bench`),
+    /// each with a generated wrapper ([`crate::apps`]) or left out with the reason.
+    Apps,
 }
 
 impl TreeSuite {
-    pub const ALL: [TreeSuite; 3] = [TreeSuite::JemBench, TreeSuite::Jbe, TreeSuite::JemBenchAll];
+    pub const ALL: [TreeSuite; 4] = [
+        TreeSuite::JemBench,
+        TreeSuite::Jbe,
+        TreeSuite::JemBenchAll,
+        TreeSuite::Apps,
+    ];
 
     /// The suite's name on the command line.
     pub fn name(self) -> &'static str {
@@ -31,6 +39,7 @@ impl TreeSuite {
             TreeSuite::JemBench => "jembench",
             TreeSuite::Jbe => "jbe",
             TreeSuite::JemBenchAll => "jembench-all",
+            TreeSuite::Apps => "apps",
         }
     }
 
@@ -40,6 +49,7 @@ impl TreeSuite {
             TreeSuite::JemBench => "fixed",
             TreeSuite::Jbe => "jbe",
             TreeSuite::JemBenchAll => "jembench",
+            TreeSuite::Apps => "bench",
         }
     }
 
@@ -132,6 +142,8 @@ pub struct TreeWorkload {
     pub source_root: PathBuf,
     /// For `jembench-all`: the benchmark class and the line of `Main.java` that runs it.
     pub listed: Option<crate::jembench::Listed>,
+    /// For `apps`: the application's `main`.
+    pub app: Option<crate::apps::AppMain>,
 }
 
 /// An opened JOP tree.
@@ -189,7 +201,9 @@ impl JopTree {
                 }
                 continue;
             }
-            let Some(suite) = suite else { continue };
+            let Some(suite) = suite.filter(|s| *s != TreeSuite::Apps) else {
+                continue;
+            };
             if !stem.starts_with("Loop") || stem == "Loop" || p.extension().is_none_or(|x| x != "java") {
                 continue;
             }
@@ -215,12 +229,32 @@ impl JopTree {
                 file: p,
                 source_root: root,
                 listed: None,
+                app: None,
             });
         }
         workloads.sort_by(|a, b| (a.suite, &a.name).cmp(&(b.suite, &b.name)));
         // JemBench's own benchmarks in the order its Main runs them.
         for main in mains {
             workloads.extend(jembench_workloads(&main)?);
+        }
+        // The applications outside JemBench.
+        let bench = src.join(TreeSuite::Apps.directory());
+        if bench.is_dir() {
+            let apps = crate::apps::discover(&bench).map_err(|source| TreeError::Io {
+                path: bench.clone(),
+                source,
+            })?;
+            for app in apps {
+                workloads.push(TreeWorkload {
+                    name: app.name(),
+                    suite: TreeSuite::Apps,
+                    main: app.class.clone(),
+                    file: app.file.clone(),
+                    source_root: bench.clone(),
+                    listed: None,
+                    app: Some(app),
+                });
+            }
         }
         if workloads.is_empty() {
             return Err(TreeError::NoHarnesses(home.to_path_buf()));
@@ -319,6 +353,7 @@ fn jembench_workloads(main: &Path) -> Result<Vec<TreeWorkload>, TreeError> {
             file: crate::jembench::source_file(&root, &l.class),
             source_root: root.clone(),
             listed: Some(l),
+            app: None,
         });
     }
     Ok(out)
@@ -389,6 +424,27 @@ pub fn generate_suite(
                     }
                 }
                 Err(why) => skipped.push(format!("{} (Main.java line {}): {why}", l.class, l.line)),
+            }
+            continue;
+        }
+        if let Some(app) = &w.app {
+            let read = |p: &Path| std::fs::read(p).map(|b| encoding.decode(&b));
+            // The tree's home: java/target/src/bench is four levels below it.
+            let home = w.source_root.ancestors().nth(4).unwrap_or(&w.source_root);
+            let jdk = crate::apps::build_source_dirs(home);
+            match crate::apps::plan(&w.source_root, &jdk, app, &read) {
+                Ok(wrapper) => {
+                    sources.push((wrapper.path, wrapper.source));
+                    specs.push(jopcal_workloads::WorkloadSpec {
+                        name: w.name.clone(),
+                        main: wrapper.main,
+                        kind: wrapper.kind,
+                    });
+                    if !roots.contains(&w.source_root) {
+                        roots.push(w.source_root.clone());
+                    }
+                }
+                Err(why) => skipped.push(format!("{} ({}): {why}", app.class, w.name)),
             }
             continue;
         }

@@ -618,3 +618,54 @@ fn jembench_all_is_what_the_trees_main_runs() {
         .sum();
     assert_eq!(runs, 5);
 }
+
+/// `--suite apps`: the tree's applications outside JemBench, a periodic-task
+/// application timed as a cyclic executive on the host JVM, the virtual board
+/// and under the profiler, one whose work prints left out with the reason.
+#[test]
+fn apps_time_periodic_tasks_and_name_what_they_leave_out() {
+    let dir = tempfile::tempdir().unwrap();
+    for target in ["host", "emu"] {
+        let out = dir.path().join(target);
+        let o = jopcal()
+            .arg("--jop-home")
+            .arg(tree())
+            .args(["run", "--suite", "apps", "--target", target, "--out"])
+            .arg(&out)
+            .output()
+            .unwrap();
+        let err = stderr(&o);
+        assert!(o.status.success(), "{target}: {err}");
+        assert!(
+            err.contains("left out of the apps suite: talk.Main (talk): ")
+                && err.contains("talk/Chatter.java:6: it prints inside its work (System.out)"),
+            "{err}"
+        );
+        let rows = jopcal_measure::measurements::read(&out.join("measurements.csv")).unwrap();
+        let names: Vec<&str> = rows.iter().map(|m| m.benchmark.as_str()).collect();
+        assert_eq!(names, ["flight"], "{target}");
+        assert!(rows[0].value > 0, "{target}");
+    }
+    let o = jopcal()
+        .arg("--jop-home")
+        .arg(tree())
+        .args(["profile", "--suite", "apps", "--out"])
+        .arg(dir.path().join("p"))
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let p = jopcal_profile::read_file(&dir.path().join("p/flight.jopprof")).unwrap();
+    // One hyperperiod (50 ms at a 25 ms tick): the 25 ms handler runs twice,
+    // the 50 ms one once.
+    let runs = |class: &str| -> u64 {
+        p.nodes
+            .iter()
+            .filter(|n| {
+                let m = &p.methods[n.method as usize];
+                m.name == "run" && m.class.ends_with(class)
+            })
+            .map(|n| n.calls)
+            .sum()
+    };
+    assert_eq!((runs("Steer"), runs("Report")), (2, 1));
+}

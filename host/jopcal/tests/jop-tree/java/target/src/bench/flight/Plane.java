@@ -1,0 +1,7 @@
+package flight;
+
+public interface Plane {
+    void init();
+
+    void start();
+}
