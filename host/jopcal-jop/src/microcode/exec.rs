@@ -13,6 +13,7 @@
 use super::access::{AccessKind, AccessTiming, AddressFrom};
 use super::isa::{self, BinaryOp, Flow, Stack, DELAY_SLOTS};
 use super::source::Program;
+use smallvec::SmallVec;
 use std::collections::BTreeMap;
 
 /// Longest run before giving up (a loop on data the run does not have).
@@ -178,9 +179,35 @@ impl Exec {
 
     /// [`Exec::cycles`], with the path's key (see [`super::PathKey`]).
     pub fn run(&self, entry: EntryId, stack: &[i32], vars: &[(VarId, i32)]) -> Option<(u32, super::PathKey)> {
+        let known: SmallVec<[Option<i32>; 8]> = stack.iter().map(|v| Some(*v)).collect();
+        self.follow(entry, &known, vars, false)
+    }
+
+    /// [`Exec::run`] with only some of the stack's words known (`None`: not
+    /// given): `Some` only when the path and its cycles depend on the known
+    /// words alone (an access whose address is not known is not followed), so
+    /// that the answer holds for every value of the others.
+    pub fn run_known(
+        &self,
+        entry: EntryId,
+        stack: &[Option<i32>],
+        vars: &[(VarId, i32)],
+    ) -> Option<(u32, super::PathKey)> {
+        self.follow(entry, stack, vars, true)
+    }
+
+    fn follow(
+        &self,
+        entry: EntryId,
+        stack: &[Option<i32>],
+        vars: &[(VarId, i32)],
+        strict: bool,
+    ) -> Option<(u32, super::PathKey)> {
         let mut key = super::PathKey::default();
-        let mut st: Vec<Option<i32>> = stack.iter().map(|v| Some(*v)).collect();
-        let mut var: Vec<Option<i32>> = vec![None; self.vars.len()];
+        // On the stack frame, not the heap: the virtual board follows the
+        // microcode of some bytecodes on every execution.
+        let mut st: SmallVec<[Option<i32>; 16]> = stack.iter().copied().collect();
+        let mut var: SmallVec<[Option<i32>; 32]> = SmallVec::from_elem(None, self.vars.len());
         for (VarId(i), v) in vars {
             var[*i] = Some(*v);
         }
@@ -216,6 +243,9 @@ impl Exec {
                     AddressFrom::Write => write_address,
                     AddressFrom::Other => None,
                 };
+                if strict && address.is_none() && a.address != AddressFrom::Other {
+                    return None;
+                }
                 let io = address.is_some_and(|x| x < 0);
                 if io && a.address == AddressFrom::Write && address == self.exception_register {
                     return None;
@@ -392,6 +422,24 @@ memrd:
         // A read of an I/O address is the I/O device's timing.
         let memrd = e.entry("memrd").unwrap();
         assert_eq!(e.cycles(memrd, &[-128], &[]), e.cycles(memrd, &[100], &[]));
+    }
+
+    #[test]
+    fn a_path_is_known_from_the_words_it_depends_on() {
+        let (_, e) = setup();
+        let shift = e.entry("shift").unwrap();
+        // The shift's path depends on its count alone: the same for every value.
+        for count in [0, 3, 35] {
+            let full = e.run(shift, &[7, count], &[]);
+            assert_eq!(e.run_known(shift, &[None, Some(count)], &[]), full, "{count}");
+        }
+        // A compare needs both words; an access needs its address.
+        let cmp = e.entry("cmp").unwrap();
+        assert_eq!(e.run_known(cmp, &[None, Some(4)], &[]), None);
+        assert!(e.run_known(cmp, &[Some(4), Some(4)], &[]).is_some());
+        let memrd = e.entry("memrd").unwrap();
+        assert!(e.run(memrd, &[100], &[]).is_some());
+        assert_eq!(e.run_known(memrd, &[None], &[]), None);
     }
 
     #[test]

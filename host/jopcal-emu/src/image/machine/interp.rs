@@ -768,7 +768,29 @@ impl<'c> Machine<'c> {
             Some(v) => &[(v, self.moncnt)],
             None => &[],
         };
-        match m.exec.run(entry, &top, vars) {
+        // Most such paths depend on the top word alone (a long shift's
+        // count): followed once per (opcode, word, lock count) for every other value,
+        // where the microcode says so.
+        const GIVE_UP: u8 = 16;
+        let by_top = if self.by_top_misses[op as usize] < GIVE_UP {
+            match self.by_top.get(&(op, top[3], self.moncnt)) {
+                Some(&hit) => Some(hit),
+                None => {
+                    let known = [None, None, None, Some(top[3])];
+                    let found = m.exec.run_known(entry, &known, vars);
+                    match found {
+                        Some(r) => {
+                            self.by_top.insert((op, top[3], self.moncnt), r);
+                        }
+                        None => self.by_top_misses[op as usize] += 1,
+                    }
+                    found
+                }
+            }
+        } else {
+            None
+        };
+        match by_top.or_else(|| m.exec.run(entry, &top, vars)) {
             Some((c, key)) => {
                 self.path = Some(key);
                 self.reprice(op, c);

@@ -144,6 +144,13 @@ pub struct Machine<'c> {
     ram: Option<Box<[i32]>>,
     /// The microcode path the running bytecode took, where its operands decided.
     path: Option<jopcal_jop::microcode::PathKey>,
+    /// Paths of bytecodes priced by their operands that depend on the top
+    /// word alone (a long shift's count), by (opcode, that word, the lock
+    /// count); see `interp::price_by_data`.
+    by_top: std::collections::HashMap<(u8, i32, i32), (u32, jopcal_jop::microcode::PathKey)>,
+    /// Per opcode: times the top word alone did not decide the path (tried
+    /// no more after a few).
+    by_top_misses: [u8; 256],
     /// The stack memory's writes of the running bytecode (kept for its allocation).
     ram_pending: Vec<(i32, i32)>,
     /// The locals past the arguments of the frame the running bytecode made
@@ -235,6 +242,8 @@ impl<'c> Machine<'c> {
             tx: processor.map(|p| TxUart::new(p.uart_tick, p.uart_tx_depth)),
             ram: processor.map(|p| p.stack_init.clone().into_boxed_slice()),
             path: None,
+            by_top: std::collections::HashMap::new(),
+            by_top_misses: [0; 256],
             ram_pending: Vec::new(),
             fresh_locals: (1, 0),
             overflow_next: false,
