@@ -94,8 +94,14 @@ pub fn report(firmware: Option<&Path>, jop_home: Option<&Path>, offered: &[Offer
         let status = match &tree {
             Ok(t) => match t.select(suite, &[]) {
                 Ok(ws) => format!(
-                    "{} harnesses in {} ({})",
+                    "{} {} in {} ({})",
                     ws.len(),
+                    // An application is a main, timed or left out when the suite is made.
+                    if suite == jopcal_tree::tree::TreeSuite::Apps {
+                        "applications (each timed or left out with the reason when run)"
+                    } else {
+                        "harnesses"
+                    },
                     t.home.display(),
                     ws.iter().map(|w| w.name.as_str()).collect::<Vec<_>>().join(", ")
                 ),
