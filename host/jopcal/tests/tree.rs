@@ -564,6 +564,21 @@ fn doctor_passes_a_working_tree_and_names_each_problem_with_its_fix() {
     );
 }
 
+/// `run --suite SUITE --target TARGET --out OUT` on the miniature tree, which
+/// must succeed; its standard error.
+fn run_suite_ok(suite: &str, target: &str, out: &Path) -> String {
+    let o = jopcal()
+        .arg("--jop-home")
+        .arg(tree())
+        .args(["run", "--suite", suite, "--target", target, "--out"])
+        .arg(out)
+        .output()
+        .unwrap();
+    let err = stderr(&o);
+    assert!(o.status.success(), "{suite} on {target}: {err}");
+    err
+}
+
 /// `--suite jembench-all`: what the tree's `jembench/Main.java` runs, in its
 /// order, a class that is no JemBench benchmark left out by name, on the
 /// host JVM, the virtual board and under the profiler.
@@ -579,15 +594,7 @@ fn jembench_all_is_what_the_trees_main_runs() {
     };
     for target in ["host", "emu"] {
         let out = dir.path().join(target);
-        let o = jopcal()
-            .arg("--jop-home")
-            .arg(tree())
-            .args(["run", "--suite", "jembench-all", "--target", target, "--out"])
-            .arg(&out)
-            .output()
-            .unwrap();
-        let err = stderr(&o);
-        assert!(o.status.success(), "{target}: {err}");
+        let err = run_suite_ok("jembench-all", target, &out);
         assert!(
             err.contains("left out of the jembench-all suite: jembench.micro.Plain (Main.java line 19): ")
                 && err.contains("Plain extends none of JemBench's benchmark classes"),
@@ -627,15 +634,7 @@ fn apps_time_periodic_tasks_and_name_what_they_leave_out() {
     let dir = tempfile::tempdir().unwrap();
     for target in ["host", "emu"] {
         let out = dir.path().join(target);
-        let o = jopcal()
-            .arg("--jop-home")
-            .arg(tree())
-            .args(["run", "--suite", "apps", "--target", target, "--out"])
-            .arg(&out)
-            .output()
-            .unwrap();
-        let err = stderr(&o);
-        assert!(o.status.success(), "{target}: {err}");
+        let err = run_suite_ok("apps", target, &out);
         assert!(
             err.contains("left out of the apps suite: talk.Main (talk): ")
                 && err.contains("talk/Chatter.java:6: it prints inside its work (System.out)"),
