@@ -93,7 +93,7 @@ pub fn discover(root: &Path) -> std::io::Result<Vec<AppMain>> {
             .file_stem()
             .map(|s| s.to_string_lossy().into_owned())
             .unwrap_or_default();
-        let class = match package_of(&clean) {
+        let class = match crate::tree::package_of(&clean) {
             Some(pk) => format!("{pk}.{stem}"),
             None => stem,
         };
@@ -104,14 +104,6 @@ pub fn discover(root: &Path) -> std::io::Result<Vec<AppMain>> {
     }
     out.sort_by(|a, b| a.class.cmp(&b.class));
     Ok(out)
-}
-
-fn package_of(clean: &str) -> Option<String> {
-    clean
-        .lines()
-        .map(str::trim)
-        .find_map(|l| l.strip_prefix("package "))
-        .map(|p| p.trim_end_matches(';').trim().to_string())
 }
 
 /// Byte range of the body (inside the braces) of `static void main(`.
@@ -266,8 +258,8 @@ fn imports(clean: &str) -> Imports {
 /// The source of class `simple` as seen from a file of `package` with
 /// `imports`, under `root`: an import naming it, the same package, then the
 /// wildcard imports.
-fn resolve(root: &Path, package: &str, imports: &[(String, usize)], simple: &str) -> Option<PathBuf> {
-    let file = |class: &str| root.join(format!("{}.java", class.replace('.', "/")));
+fn resolve(root: &Path, package: &str, imports: &Imports, simple: &str) -> Option<PathBuf> {
+    let file = |class: &str| crate::jembench::source_file(root, class);
     if simple.contains('.') {
         return Some(file(simple)).filter(|f| f.is_file());
     }
@@ -322,10 +314,10 @@ impl Source {
     }
 
     fn package(&self) -> String {
-        package_of(&self.clean).unwrap_or_default()
+        crate::tree::package_of(&self.clean).unwrap_or_default()
     }
 
-    fn imports(&self) -> Vec<(String, usize)> {
+    fn imports(&self) -> Imports {
         imports(&self.clean)
     }
 
@@ -479,33 +471,23 @@ pub fn plan(
 ) -> Result<Wrapper, String> {
     let main = Source::read(&app.file, decode)?;
     let body = main_body(&main.clean).ok_or_else(|| format!("{}: no main body", app.file.display()))?;
-    // What it needs first: a class the tree's build lacks is the plainest reason.
-    if let Some(why) = missing_import(root, jdk, std::slice::from_ref(&app.file), decode) {
-        return Err(why);
-    }
-    let wrapper = match periodic_tasks(root, app, &main, body.clone(), decode)? {
-        Some(w) => w,
-        None => match period_loop(app, &main, body.clone())? {
-            Some(w) => w,
-            None => return Err(why_not(root, &main, body, decode)),
-        },
-    };
+    // What it needs first: a class the tree's build lacks is the plainest
+    // reason. The walk starts at main and at the classes it makes (which a
+    // wrapper may copy), wherever they are.
     let mut start = vec![app.file.clone()];
-    start.extend(wrapper_sources(&wrapper));
+    let (package, imports) = (main.package(), main.imports());
+    start.extend(
+        constructed(&main.clean[body.clone()])
+            .into_iter()
+            .filter_map(|(class, _)| resolve(root, &package, &imports, &class)),
+    );
     if let Some(why) = missing_import(root, jdk, &start, decode) {
         return Err(why);
     }
-    Ok(wrapper)
-}
-
-/// The tree's files a wrapper copies (its base of periodic tasks), read
-/// back from its header line.
-fn wrapper_sources(w: &Wrapper) -> Vec<PathBuf> {
-    w.source
-        .lines()
-        .filter_map(|l| l.strip_prefix("// copied from "))
-        .map(PathBuf::from)
-        .collect()
+    match periodic_tasks(root, app, &main, body.clone(), decode)? {
+        Some(w) => Ok(w),
+        None => period_loop(app, &main, body.clone()).ok_or_else(|| why_not(root, &main, body, decode)),
+    }
 }
 
 /// Why an application whose `main` has neither shape is left out.
@@ -523,8 +505,9 @@ fn why_not(
             main.at(body.start + k)
         );
         // What those threads run: a handler whose run() never returns.
+        let (package, imports) = (main.package(), main.imports());
         for (class, _) in constructed(text) {
-            let Some(f) = resolve(root, &main.package(), &main.imports(), &class) else {
+            let Some(f) = resolve(root, &package, &imports, &class) else {
                 continue;
             };
             let Ok(s) = Source::read(&f, decode) else { continue };
@@ -603,7 +586,7 @@ fn why_not(
 }
 
 /// `T v = new T(); ... loop { v.m(); }` in main.
-fn period_loop(app: &AppMain, main: &Source, body: std::ops::Range<usize>) -> Result<Option<Wrapper>, String> {
+fn period_loop(app: &AppMain, main: &Source, body: std::ops::Range<usize>) -> Option<Wrapper> {
     let text = &main.clean[body.clone()];
     for r in statements(text) {
         let st = text[r.clone()].trim();
@@ -651,7 +634,7 @@ fn period_loop(app: &AppMain, main: &Source, body: std::ops::Range<usize>) -> Re
             source.push_str(&format!(
                 "\npublic final class {class} {{\n    public static void main(String[] args) {{\n        {ty} {var} = new {ty}();\n        jopcal.harness.Harness.start();\n        for (int i = 0; i < {n}; ++i) {{\n            {var}.{call}();\n        }}\n        jopcal.harness.Harness.stop();\n        jopcal.harness.Harness.report(\"{name}\", {n});\n    }}\n}}\n"
             ));
-            return Ok(Some(Wrapper {
+            return Some(Wrapper {
                 main: qualified(package, &class),
                 path: src_path(package, &class),
                 source,
@@ -660,10 +643,10 @@ fn period_loop(app: &AppMain, main: &Source, body: std::ops::Range<usize>) -> Re
                     app.class,
                     app.file.display()
                 ),
-            }));
+            });
         }
     }
-    Ok(None)
+    None
 }
 
 fn qualified(package: &str, class: &str) -> String {
@@ -693,8 +676,7 @@ pub fn wrapper_class(name: &str) -> String {
 struct TaskClass {
     simple: String,
     source: Source,
-    /// Constructors taking a Runnable: (params, index of the handler, of the
-    /// period, of the priority).
+    /// Its constructors that take a handler and a period.
     constructors: Vec<TaskConstructor>,
 }
 
@@ -754,8 +736,9 @@ fn periodic_tasks(
     decode: &dyn Fn(&Path) -> std::io::Result<String>,
 ) -> Result<Option<Wrapper>, String> {
     let text = &main.clean[body.clone()];
+    let (package, imports) = (main.package(), main.imports());
     for (class, _) in constructed(text) {
-        let Some(file) = resolve(root, &main.package(), &main.imports(), &class) else {
+        let Some(file) = resolve(root, &package, &imports, &class) else {
             continue;
         };
         let Ok(owner) = Source::read(&file, decode) else {
@@ -908,7 +891,7 @@ fn tasks_wrapper(
         .collect();
     let package = owner.package();
     let mut source = format!(
-        "// Generated by jopcal from {main_file}: {owner_simple}'s periodic tasks ({task} in\n// {owner_file}) run as a cyclic executive on one CPU, {n} hyperperiods between the\n// cycle-counter reads of jopcal's harness. The class below is {owner_simple}, renamed,\n// whose task creations record their handlers instead of making threads.\n// copied from {owner_file}\n",
+        "// Generated by jopcal from {main_file}: {owner_simple}'s periodic tasks ({task} in\n// {owner_file}) run as a cyclic executive on one CPU, {n} hyperperiods between the\n// cycle-counter reads of jopcal's harness. The class below is {owner_simple}, renamed,\n// whose task creations record their handlers instead of making threads.\n",
         main_file = app.file.display(),
         task = task.simple,
         owner_file = owner.path.display(),

@@ -153,7 +153,8 @@ pub struct JopTree {
     pub workloads: Vec<TreeWorkload>,
 }
 
-fn package_of(text: &str) -> Option<String> {
+/// The package a Java source declares, if any.
+pub(crate) fn package_of(text: &str) -> Option<String> {
     text.lines()
         .map(str::trim)
         .find_map(|l| l.strip_prefix("package "))
@@ -387,6 +388,10 @@ pub fn generate_suite(
     let mut sources = Vec::new();
     let mut roots: Vec<PathBuf> = Vec::new();
     let mut skipped = Vec::new();
+    // The tree's sources as its build reads them.
+    let read = |p: &Path| std::fs::read(p).map(|b| encoding.decode(&b));
+    // The JDK the tree's build compiles applications against (read once).
+    let mut app_jdk: Option<Vec<PathBuf>> = None;
     for w in workloads {
         if let Some(first) = workloads.iter().find(|o| o.name == w.name && o.file != w.file) {
             if specs.iter().any(|s: &jopcal_workloads::WorkloadSpec| s.name == w.name) {
@@ -400,7 +405,6 @@ pub fn generate_suite(
             }
         }
         if let Some(l) = &w.listed {
-            let read = |p: &Path| std::fs::read(p).map(|b| encoding.decode(&b));
             match crate::jembench::kind_of(&w.source_root, &l.class, &read) {
                 Ok(kind) => {
                     let n = crate::jembench::iterations(l.group(), kind);
@@ -428,11 +432,11 @@ pub fn generate_suite(
             continue;
         }
         if let Some(app) = &w.app {
-            let read = |p: &Path| std::fs::read(p).map(|b| encoding.decode(&b));
             // The tree's home: java/target/src/bench is four levels below it.
-            let home = w.source_root.ancestors().nth(4).unwrap_or(&w.source_root);
-            let jdk = crate::apps::build_source_dirs(home);
-            match crate::apps::plan(&w.source_root, &jdk, app, &read) {
+            let jdk = app_jdk.get_or_insert_with(|| {
+                crate::apps::build_source_dirs(w.source_root.ancestors().nth(4).unwrap_or(&w.source_root))
+            });
+            match crate::apps::plan(&w.source_root, jdk, app, &read) {
                 Ok(wrapper) => {
                     sources.push((wrapper.path, wrapper.source));
                     specs.push(jopcal_workloads::WorkloadSpec {
