@@ -198,12 +198,24 @@ fn remove_temporaries(dir: &Path) {
     }
 }
 
+/// The registry is one per process and tests run on threads: a test that
+/// registers a directory (through [`crate::OutDir::prepare`] too) holds this
+/// while it runs and leaves the registry empty.
+#[cfg(test)]
+pub(crate) fn test_serial() -> std::sync::MutexGuard<'static, ()> {
+    static SERIAL: Mutex<()> = Mutex::new(());
+    let guard = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
+    run_finished();
+    guard
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
     fn an_interrupt_writes_the_summary_and_removes_scratch() {
+        let _serial = test_serial();
         let dir = tempfile::tempdir().unwrap();
         let scratch_dir = dir.path().join(".scratch");
         let scratch = Scratch::create(&scratch_dir).unwrap();

@@ -66,6 +66,7 @@ mod tests {
 
     #[test]
     fn earlier_run_is_archived_not_overwritten() {
+        let _serial = crate::interrupt::test_serial();
         let dir = tempfile::tempdir().unwrap();
         let out = dir.path().join("run");
         let first = OutDir::prepare(&out, "20260101-000000").unwrap();
@@ -82,5 +83,6 @@ mod tests {
         OutDir::prepare(&out, "20260101-000100").unwrap();
         let third = OutDir::prepare(&out, "x").unwrap();
         assert_eq!(third.archived.unwrap(), out.join("previous").join("20260101-000100-2"));
+        crate::interrupt::run_finished();
     }
 }
