@@ -354,8 +354,10 @@ fn run_bench(image: &Path, sim: &Path, extra: &[String], timeout: Duration, scra
         let _ = std::io::Read::read_to_string(&mut stderr, &mut s);
         s
     });
+    let stop = jopcal_sim::stop_on_interrupt(child.id());
     let done = std::thread::spawn(move || -> Result<(Vec<u8>, String)> {
         let status = child.wait()?;
+        drop(stop);
         // A bench that never opened the pipe must not leave its reader waiting.
         jopcal_sim::release_fifo(&fifo);
         let read = reader.join().map_err(|_| anyhow!("the event reader crashed"))?;

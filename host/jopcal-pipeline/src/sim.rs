@@ -98,10 +98,12 @@ pub fn build_for_rtl(s: Session, rtl: &[PathBuf], top: Option<&str>, out: &Path,
 /// Runs the bench built in `sim` with `args`, its output the caller's; its
 /// exit status, where not 0, becomes the error.
 pub fn run(sim: &Path, args: &[String]) -> Result<()> {
-    let status = Command::new(bench_binary(sim)?)
+    let mut child = Command::new(bench_binary(sim)?)
         .args(args)
-        .status()
+        .spawn()
         .context("starting the bench")?;
+    let _stop = jopcal_sim::stop_on_interrupt(child.id());
+    let status = child.wait().context("waiting for the bench")?;
     match status.code() {
         Some(0) => Ok(()),
         Some(2) => bail!("the bench stopped at its cycle limit or timeout (see its last line above)"),

@@ -148,6 +148,19 @@ pub struct RunningBench {
     /// The pseudo-terminal's path (the bench's first line).
     pub port: String,
     stderr: Option<std::thread::JoinHandle<String>>,
+    /// Stops the bench if jopcal is interrupted (it would simulate on alone).
+    _on_interrupt: jopcal_output::interrupt::StopGuard,
+}
+
+/// While the guard lives, an interrupt of jopcal (SIGINT, a scheduler's
+/// SIGTERM to jopcal alone) also stops the bench process `pid`: a bench
+/// keeps its pseudo-terminal open and would simulate on, unseen.
+pub fn stop_on_interrupt(pid: u32) -> jopcal_output::interrupt::StopGuard {
+    jopcal_output::interrupt::on_interrupt_stop(Box::new(move || {
+        // SAFETY: signalling a process this one started.
+        unsafe { libc::kill(pid as libc::pid_t, libc::SIGTERM) };
+        format!("stopped the bench (process {pid})")
+    }))
 }
 
 impl RunningBench {
@@ -192,6 +205,7 @@ pub fn start(binary: &Path, args: &[String], wait: Duration) -> Result<RunningBe
     });
     match rx.recv_timeout(wait) {
         Ok(line) if line.starts_with('/') => Ok(RunningBench {
+            _on_interrupt: stop_on_interrupt(child.id()),
             child,
             port: line.trim().to_string(),
             stderr: Some(stderr),

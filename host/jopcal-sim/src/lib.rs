@@ -10,6 +10,6 @@ pub mod error;
 pub mod jop;
 pub mod ports;
 
-pub use build::{build, make_fifo, release_fifo, start, BuiltBench, RunningBench};
+pub use build::{build, make_fifo, release_fifo, start, stop_on_interrupt, BuiltBench, RunningBench};
 pub use error::{BenchError, ContractError};
 pub use ports::{check_contract, parse_ports, Contract, MemoryStyle, Port, TraceTaps, UartStyle};
