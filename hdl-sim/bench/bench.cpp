@@ -66,8 +66,10 @@ struct Options {
     unsigned bit_cycles = 868;
     // The host side of the serial line: its own bit time (a board's UART
     // clock differs from the host's; 0: the DUT's), and idle bits after each
-    // byte it sends (a host pacing its bytes below the line rate).
+    // burst of host_burst bytes it sends (a host pacing its bytes below the
+    // line rate in bursts, as jopcal's classic download does).
     double host_bit_cycles = 0, host_gap_bits = 0, uart_error_pct = 0;
+    unsigned host_burst = 1;
     std::string trace;
     uint64_t trace_from = 0, trace_to = UINT64_MAX;
     std::string methods, events;  // trace taps: per-method CSV, per-bytecode events
@@ -112,6 +114,7 @@ Options parse(int argc, char** argv) {
         else if (a == "--bit-cycles") o.bit_cycles = (unsigned)number(next("cycles"), "--bit-cycles");
         else if (a == "--host-bit-cycles") o.host_bit_cycles = fraction(next("cycles"), "--host-bit-cycles");
         else if (a == "--host-gap-bits") o.host_gap_bits = fraction(next("bits"), "--host-gap-bits");
+        else if (a == "--host-burst") o.host_burst = (unsigned)number(next("bytes"), "--host-burst");
         else if (a == "--uart-error") {
             // The DUT's UART clock against the host's, in percent (-1.4: 1.4% slow).
             char* end = nullptr;
@@ -131,6 +134,7 @@ Options parse(int argc, char** argv) {
     if (o.mode == Options::NONE) die(USAGE, "say where the UART goes: --pty, --tcp PORT or --stdout (or --bare N)");
     if (o.bit_cycles < 4) die(USAGE, "--bit-cycles must be at least 4");
     if (o.host_bit_cycles != 0 && o.host_bit_cycles < 4) die(USAGE, "--host-bit-cycles must be at least 4");
+    if (o.host_burst < 1) die(USAGE, "--host-burst must be at least 1");
     return o;
 }
 
@@ -460,6 +464,7 @@ int main(int argc, char** argv) {
     const uint64_t host_gap_fx = (uint64_t)(o.host_gap_bits * (double)host_bit_fx);
     int tx_state = -1; uint64_t tx_sample_fx = 0; unsigned tx_bits = 0;
     int rx_bit = -1; uint64_t rx_edge_fx = 0, rx_free_fx = 0; unsigned rx_byte = 0;
+    uint64_t rx_sent = 0;  // bytes the host has sent: its gap follows each burst
     top->uart_rxd = 1;
 #endif
     bool draining = false;     // --stop-at-exit: the trace ended, the UART still sends
@@ -559,7 +564,10 @@ int main(int argc, char** argv) {
             if (now_fx >= rx_edge_fx) {
                 const uint64_t end = rx_edge_fx;
                 rx_edge_fx += host_bit_fx;
-                if (++rx_bit > 9) { rx_bit = -1; rx_free_fx = end + host_gap_fx; }
+                if (++rx_bit > 9) {
+                    rx_bit = -1;
+                    rx_free_fx = end + (++rx_sent % o.host_burst == 0 ? host_gap_fx : 0);
+                }
             }
         }
 #endif

@@ -50,17 +50,25 @@ impl fmt::Display for Protocol {
 }
 
 /// How a classic download paces what it sends. JOP's serial-boot microcode
-/// echoes each byte into a 2-byte transmit FIFO without waiting for room: a
-/// board whose UART is slower than the host's falls behind a little on every
-/// byte it receives back to back, and overruns that FIFO unless the host
-/// leaves it time to catch up.
+/// echoes each byte into a 2-byte transmit FIFO without waiting for room,
+/// and its UART (`sc_uart`) sends two stop bits: 11 bit times a byte against
+/// the host's 10. A host that sends back to back outruns the echoes by a
+/// bit a byte, and a board whose clock is slow by more still: the FIFO
+/// overruns after a few dozen bytes unless the host leaves the transmitter
+/// time to catch up.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Pace {
-    /// Bursts of [`BURST`] bytes started no faster than `bytes_per_s` times
-    /// (1 - `tolerance`): a board whose UART is up to `tolerance` slower
-    /// than the line never has more than about one byte waiting. Echoes are
-    /// verified as they come, however late (a USB adapter's latency).
-    Line { bytes_per_s: f64, tolerance: f64 },
+    /// Bursts of [`BURST`] bytes started no faster than the board's
+    /// transmitter sends them: `baud` / `echo_frame_bits` bytes a second,
+    /// times (1 - `tolerance`), so that a board whose UART is up to
+    /// `tolerance` slower than the line never has more than about one byte
+    /// waiting. Echoes are verified as they come, however late (a USB
+    /// adapter's latency).
+    Line {
+        baud: u32,
+        echo_frame_bits: u32,
+        tolerance: f64,
+    },
     /// Up to this many bytes in flight, refilled as their echoes come: for a
     /// board without a UART between (the virtual board on a pseudo-terminal).
     Window(usize),
@@ -68,47 +76,103 @@ pub enum Pace {
     Word,
 }
 
-/// Bytes sent back to back under [`Pace::Line`]: the board falls behind by
-/// at most `BURST` × its clock error within a burst (0.6 bytes at 3.5%).
-pub const BURST: usize = 16;
+/// Bytes sent back to back under [`Pace::Line`]. A burst of n bytes leaves
+/// JOP's transmitter about n/11 bytes behind (n × 0.12 on a board 3.5%
+/// slow), and a USB adapter may put two of the host's writes on the wire
+/// as one: two bursts of 8 still fit the FIFO, two of 16 would not.
+pub const BURST: usize = 8;
 
 /// The UART tolerance [`Pace::Line`] allows by default: 3% between host and
 /// board, as 8N1 UARTs are specified, and half a percent to spare.
 pub const UART_TOLERANCE: f64 = 0.035;
 
+/// Bit times JOP's transmitter spends on a byte: `sc_uart` sends a start
+/// bit, 8 data bits and two stop bits (its shift register shifts 11 times
+/// a byte), so its echoes of bytes received back to back, 10 bit times
+/// apart, fall behind by a bit each. Measured on the tree's RTL: a stream
+/// with 1 idle bit after each byte downloads intact, one with 0.36 or 0.9
+/// overruns.
+pub const JOP_ECHO_FRAME_BITS: u32 = 11;
+
 impl Pace {
-    /// The default on a serial line of `baud` bits/s (8N1: 10 bits a byte).
+    /// The default on a serial line of `baud` bits/s to a JOP board.
     pub fn line(baud: u32) -> Pace {
         Pace::Line {
-            bytes_per_s: f64::from(baud) / 10.0,
+            baud,
+            echo_frame_bits: JOP_ECHO_FRAME_BITS,
             tolerance: UART_TOLERANCE,
         }
     }
 
-    /// Parses `line`, `window:N` or `word` (`line` at `baud`).
+    /// Parses `line`, `line:BITS` (a board whose transmitter spends BITS
+    /// bit times a byte, 10 to 12), `window:N` or `word` (`line` at `baud`).
     pub fn parse(s: &str, baud: u32) -> Result<Pace, SettingError> {
+        let bad = || SettingError::BadPace(s.to_string());
         match s {
             "line" => Ok(Pace::line(baud)),
             "word" => Ok(Pace::Word),
-            _ => match s.strip_prefix("window:").and_then(|n| n.parse::<usize>().ok()) {
-                Some(n) if n >= 1 => Ok(Pace::Window(n)),
-                _ => Err(SettingError::BadPace(s.to_string())),
-            },
+            _ => {
+                if let Some(bits) = s.strip_prefix("line:") {
+                    let bits = bits
+                        .parse::<u32>()
+                        .ok()
+                        .filter(|b| (10..=12).contains(b))
+                        .ok_or_else(bad)?;
+                    return Ok(Pace::Line {
+                        baud,
+                        echo_frame_bits: bits,
+                        tolerance: UART_TOLERANCE,
+                    });
+                }
+                match s.strip_prefix("window:").and_then(|n| n.parse::<usize>().ok()) {
+                    Some(n) if n >= 1 => Ok(Pace::Window(n)),
+                    _ => Err(bad()),
+                }
+            }
         }
+    }
+
+    /// Under [`Pace::Line`]: the bytes a second sent, and the share of the
+    /// line's 10-bit rate that is.
+    pub fn line_rate(&self) -> Option<(f64, f64)> {
+        match *self {
+            Pace::Line {
+                baud,
+                echo_frame_bits,
+                tolerance,
+            } => {
+                let rate = f64::from(baud) / f64::from(echo_frame_bits.max(1)) * (1.0 - tolerance);
+                Some((rate, rate / (f64::from(baud) / 10.0)))
+            }
+            _ => None,
+        }
+    }
+
+    /// Under [`Pace::Line`]: the idle bit times (of the host's line) after
+    /// each burst of [`BURST`] bytes, for a simulated line that paces in
+    /// its own time what this host paces in wall-clock time.
+    pub fn idle_bits_per_burst(&self) -> Option<f64> {
+        let (_, share) = self.line_rate()?;
+        Some(BURST as f64 * 10.0 * (1.0 / share - 1.0))
     }
 }
 
 impl fmt::Display for Pace {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Pace::Line { bytes_per_s, tolerance } => write!(
-                f,
-                "paced at {:.0} bytes/s ({:.1}% of the line's {:.0}, for a board up to {:.1}% slow)",
-                bytes_per_s * (1.0 - tolerance),
-                100.0 * (1.0 - tolerance),
-                bytes_per_s,
-                100.0 * tolerance
-            ),
+        match *self {
+            Pace::Line {
+                echo_frame_bits,
+                tolerance,
+                ..
+            } => {
+                let (rate, share) = self.line_rate().unwrap_or_default();
+                write!(
+                    f,
+                    "paced at {rate:.0} bytes/s ({:.1}% of the line: echoes of {echo_frame_bits} bit times, for a board up to {:.1}% slow)",
+                    100.0 * share,
+                    100.0 * tolerance
+                )
+            }
             Pace::Window(n) => write!(f, "{n} bytes in flight"),
             Pace::Word => write!(f, "word by word"),
         }
@@ -232,8 +296,8 @@ fn classic_verified(
         Pace::Line { .. } => 1 << 16,
     };
     // Seconds per byte between burst starts (zero: no pacing).
-    let spacing = match opts.pace {
-        Pace::Line { bytes_per_s, tolerance } if bytes_per_s > 0.0 => 1.0 / (bytes_per_s * (1.0 - tolerance)),
+    let spacing = match opts.pace.line_rate() {
+        Some((rate, _)) if rate > 0.0 => 1.0 / rate,
         _ => 0.0,
     };
     let (mut sent, mut verified) = (0usize, 0usize);
@@ -446,4 +510,36 @@ fn handshake(
         expected,
         got: last_got,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_line_pace_stays_below_a_slow_jop_transmitter() {
+        let baud = 115_200;
+        let (rate, share) = Pace::line(baud).line_rate().unwrap();
+        // JOP's transmitter 3% slow: 11 bit times of a clock 3% slow.
+        assert!(rate < f64::from(baud) / 11.0 * 0.97, "{rate}");
+        assert!((share - 10.0 / 11.0 * (1.0 - UART_TOLERANCE)).abs() < 1e-12);
+        let one = Pace::parse("line:10", baud).unwrap();
+        assert!(one.line_rate().unwrap().0 > rate);
+        // The idle time after each burst makes a simulated line's average
+        // byte as long as the wall-clock pace's.
+        let idle = Pace::line(baud).idle_bits_per_burst().unwrap();
+        let bits_a_byte = (BURST as f64 * 10.0 + idle) / BURST as f64;
+        assert!((f64::from(baud) / bits_a_byte - rate).abs() < 1e-6);
+        assert_eq!(Pace::Word.idle_bits_per_burst(), None);
+    }
+
+    #[test]
+    fn paces_parse_or_name_what_is_wrong() {
+        assert_eq!(Pace::parse("word", 9600).unwrap(), Pace::Word);
+        assert_eq!(Pace::parse("window:64", 9600).unwrap(), Pace::Window(64));
+        for bad in ["line:9", "line:13", "line:x", "window:0", "fast"] {
+            let e = Pace::parse(bad, 9600).unwrap_err().to_string();
+            assert!(e.contains(bad), "{e}");
+        }
+    }
 }

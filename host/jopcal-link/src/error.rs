@@ -13,7 +13,7 @@ pub enum SettingError {
     #[error("bad fault '{0}' (drop=P, flip=P, dup=P [-in|-out], stall=MS@N, vanish@N, reset@N, garbage=N, previous=N, uart=PCT, baud=N, latency=MS)")]
     BadFault(String),
     /// Not a pace.
-    #[error("unknown pace '{0}' (line, window:N or word)")]
+    #[error("unknown pace '{0}' (line, line:BITS for a transmitter of 10 to 12 bit times a byte, window:N or word)")]
     BadPace(String),
     /// A fault probability outside 0..1.
     #[error("fault '{0}': probability must be within 0..1")]

@@ -15,7 +15,9 @@
 //! host's line rate; it turns the model on), `uart=PCT` (the board's UART
 //! clock against the host's, e.g. `uart=-1.4` for 1.4% slow), `latency=MS`
 //! (the host gets the board's bytes in batches MS apart, as from a USB
-//! adapter).
+//! adapter), `frame=BITS` (bit times the board's transmitter spends on a
+//! byte: 11 for JOP's `sc_uart`, which sends two stop bits; 10 for a UART
+//! with one).
 
 use crate::error::SettingError;
 use crate::link::Link;
@@ -51,13 +53,17 @@ pub enum Fault {
     Baud(u32),
     UartError(f64),
     LatencyMs(f64),
+    FrameBits(u32),
 }
 
 impl Fault {
     /// Whether it changes, delays or ends the bytes themselves (not only
     /// the UART's timing, which [`crate::uart::UartLink`] models).
     fn acts_on_bytes(&self) -> bool {
-        !matches!(self, Fault::Baud(_) | Fault::UartError(_) | Fault::LatencyMs(_))
+        !matches!(
+            self,
+            Fault::Baud(_) | Fault::UartError(_) | Fault::LatencyMs(_) | Fault::FrameBits(_)
+        )
     }
 }
 
@@ -122,6 +128,7 @@ impl FromStr for FaultPlan {
                         .ok_or_else(bad)?,
                 ),
                 "latency" => Fault::LatencyMs(value.parse().ok().filter(|l: &f64| *l >= 0.0).ok_or_else(bad)?),
+                "frame" => Fault::FrameBits(value.parse().ok().filter(|b| (10..=12).contains(b)).ok_or_else(bad)?),
                 _ => return Err(bad()),
             });
         }
@@ -147,6 +154,14 @@ impl FaultPlan {
                 })
                 .unwrap_or(0.0),
             tx_fifo: 2,
+            tx_frame_bits: self
+                .faults
+                .iter()
+                .find_map(|f| match f {
+                    Fault::FrameBits(b) => Some(*b),
+                    _ => None,
+                })
+                .unwrap_or(crate::download::JOP_ECHO_FRAME_BITS),
             latency: self
                 .faults
                 .iter()
@@ -358,6 +373,13 @@ mod tests {
         assert_eq!((t.host_baud, t.board_error_pct, t.tx_fifo), (115200, -1.4, 2));
         assert_eq!(t.latency, Duration::from_millis(8));
         assert!("uart=-60".parse::<FaultPlan>().is_err());
+        assert!("baud=9600,frame=9".parse::<FaultPlan>().is_err());
+        let t = "baud=9600,frame=10"
+            .parse::<FaultPlan>()
+            .unwrap()
+            .uart_timing()
+            .unwrap();
+        assert_eq!(t.tx_frame_bits, 10);
         assert!("drop=2"
             .parse::<FaultPlan>()
             .unwrap_err()

@@ -55,10 +55,12 @@ impl Attempt {
         }
         match &self.download {
             Ok(r) => {
+                let secs = r.elapsed.as_secs_f64();
+                let paced = r.pace.map(|p| format!(", {p}")).unwrap_or_default();
                 text.push_str(&format!(
-                    "# download: {} bytes in {:.3} s, {} handshake attempt(s)\n",
+                    "# download: {} bytes in {secs:.3} s ({:.0} bytes/s{paced}), {} handshake attempt(s)\n",
                     r.bytes,
-                    r.elapsed.as_secs_f64(),
+                    r.bytes as f64 / secs.max(1e-9),
                     r.attempts
                 ));
                 for n in &r.notes {

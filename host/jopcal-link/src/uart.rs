@@ -2,7 +2,8 @@
 //! moves bytes at once): bytes from the host arrive no faster than the
 //! host's line rate; the board's echoes and output leave through JOP's
 //! transmitter, a FIFO of [`UartTiming::tx_fifo`] bytes before a shift
-//! register clocked by the board's own, possibly slow or fast, UART clock;
+//! register clocked by the board's own, possibly slow or fast, UART clock,
+//! [`UartTiming::tx_frame_bits`] bit times a byte;
 //! and they reach the host in batches, as a USB adapter's latency timer
 //! delivers them. JOP's serial-boot microcode writes each echo into that
 //! FIFO without looking for room (`asm/src/jvm.asm`): an echo that finds it
@@ -121,6 +122,8 @@ pub struct UartTiming {
     pub board_error_pct: f64,
     /// The transmit FIFO's depth (JOP's `scio_min`: 2).
     pub tx_fifo: usize,
+    /// Bit times the transmitter spends on a byte ([`crate::download::JOP_ECHO_FRAME_BITS`]).
+    pub tx_frame_bits: u32,
     /// The host gets the board's bytes in batches this far apart (zero: at once).
     pub latency: Duration,
 }
@@ -131,7 +134,9 @@ impl UartTiming {
     }
 
     fn board_byte(&self) -> Duration {
-        self.host_byte().div_f64((1.0 + self.board_error_pct / 100.0).max(0.01))
+        self.host_byte()
+            .mul_f64(f64::from(self.tx_frame_bits) / 10.0)
+            .div_f64((1.0 + self.board_error_pct / 100.0).max(0.01))
     }
 }
 
@@ -378,7 +383,7 @@ mod tests {
     }
 
     /// Echoes `n` bytes sent back to back; returns the echoes lost.
-    fn echo_burst(n: usize, error_pct: f64) -> u64 {
+    fn echo_burst(n: usize, error_pct: f64, frame_bits: u32) -> u64 {
         let mem = Memory {
             incoming: (0..n).map(|i| i as u8).collect(),
             sent: Vec::new(),
@@ -389,6 +394,7 @@ mod tests {
                 host_baud: 1_000_000,
                 board_error_pct: error_pct,
                 tx_fifo: 2,
+                tx_frame_bits: frame_bits,
                 latency: Duration::ZERO,
             }),
             None,
@@ -405,10 +411,15 @@ mod tests {
 
     #[test]
     fn a_slow_uart_loses_echoes_of_a_long_burst_and_a_fast_one_does_not() {
-        assert_eq!(echo_burst(400, 0.0), 0);
-        assert_eq!(echo_burst(400, 3.0), 0);
-        assert!(echo_burst(400, -3.0) > 0);
+        // A UART with one stop bit keeps up unless its clock is slow.
+        assert_eq!(echo_burst(400, 0.0, 10), 0);
+        assert_eq!(echo_burst(400, 3.0, 10), 0);
+        assert!(echo_burst(400, -3.0, 10) > 0);
         // A short burst fits: the FIFO absorbs what the board falls behind.
-        assert_eq!(echo_burst(30, -3.0), 0);
+        assert_eq!(echo_burst(30, -3.0, 10), 0);
+        // JOP's, with two, falls behind a bit a byte even on time.
+        assert!(echo_burst(400, 0.0, 11) > 0);
+        assert!(echo_burst(400, 3.0, 11) > 0);
+        assert_eq!(echo_burst(16, -3.0, 11), 0);
     }
 }

@@ -307,29 +307,44 @@ fn paced(plan: &str, img: &JopImage, baud: u32, pace: Pace) -> Result<u64, Strin
     got.last().copied().ok_or_else(|| "no result line".to_string())
 }
 
-/// JOP's loader echoes into a 2-byte FIFO without waiting: paced for a 3%
-/// tolerance, every download of the largest JemBench image arrives intact
-/// from a UART 3% slow to 3% fast, with a USB adapter's latency too.
+/// JOP's loader echoes into a 2-byte FIFO without waiting, and its UART
+/// sends 11 bit times a byte: paced for that and a 3% tolerance, every
+/// download of the largest JemBench image arrives intact from a UART 3% slow
+/// to 3% fast, with a USB adapter's latency too, and on a board whose UART
+/// sends one stop bit.
 #[test]
 fn paced_downloads_arrive_intact_on_any_uart_within_tolerance() {
     let baud = 230_400;
     let img = image(11, LARGEST_JEMBENCH_WORDS);
     let want = ChecksumProgram::cycles_for(&img);
-    for (error, latency) in [(-3.0, 0), (-1.4, 0), (0.0, 0), (1.4, 0), (3.0, 0), (-3.0, 16)] {
-        let plan = format!("baud={baud},uart={error},latency={latency}");
+    for (error, latency, frame) in [
+        (-3.0, 0, 11),
+        (-1.4, 0, 11),
+        (0.0, 0, 11),
+        (1.4, 0, 11),
+        (3.0, 0, 11),
+        (-3.0, 16, 11),
+        (-3.0, 0, 10),
+        (3.0, 4, 10),
+    ] {
+        let plan = format!("baud={baud},uart={error},latency={latency},frame={frame}");
         assert_eq!(paced(&plan, &img, baud, Pace::line(baud)), Ok(want), "{plan}");
     }
 }
 
-/// The control: a window of bytes in flight, unpaced, overruns a UART 1.4%
-/// slow (as on the simulated RTL), and the host says at which word.
+/// The controls: a window of bytes in flight, unpaced, overruns a UART 1.4%
+/// slow (as on the simulated RTL), and so does a pace made for a UART with
+/// one stop bit on JOP's, which sends two, even on time; the host says at
+/// which word. Word by word is safe however slow the board.
 #[test]
 fn an_unpaced_window_overruns_a_slow_uart_and_names_the_word() {
     let baud = 230_400;
     let img = image(12, 4_000);
     let e = paced(&format!("baud={baud},uart=-1.4"), &img, baud, Pace::Window(64)).unwrap_err();
     assert!(e.contains("at word"), "{e}");
-    // Word by word is safe however slow the board.
+    let one_stop_bit = Pace::parse("line:10", baud).unwrap();
+    let e = paced(&format!("baud={baud},uart=0"), &img, baud, one_stop_bit).unwrap_err();
+    assert!(e.contains("at word"), "{e}");
     let want = ChecksumProgram::cycles_for(&image(13, 400));
     assert_eq!(
         paced(&format!("baud={baud},uart=-6"), &image(13, 400), baud, Pace::Word),

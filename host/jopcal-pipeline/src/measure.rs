@@ -69,6 +69,8 @@ pub struct BoardOptions {
     pub dtr_rts: bool,
     /// Seconds of silence after which a running image is given up.
     pub line_timeout: u64,
+    /// How a classic download to a board is paced (default [`jopcal_link::Pace::line`]).
+    pub pace: Option<jopcal_link::Pace>,
 }
 
 impl Default for BoardOptions {
@@ -82,6 +84,7 @@ impl Default for BoardOptions {
             retries: 2,
             dtr_rts: false,
             line_timeout: 30,
+            pace: None,
         }
     }
 }
@@ -439,14 +442,18 @@ fn open_target(
                 bail!("--target board needs --port DEV or --port tcp://HOST:PORT");
             };
             let images = images(root, jop_home, how)?;
-            Box::new(BoardTarget::new(
+            let target = BoardTarget::new(
                 jopcal_targets::TargetKind::Board,
                 line(port),
                 images,
                 REAL_BOARD,
                 limit,
                 None,
-            ))
+            );
+            Box::new(match on.board.pace {
+                Some(pace) => target.with_pace(pace),
+                None => target,
+            })
         }
         TargetKind::Verilator => {
             let Some(sim) = on.sim.as_deref() else {

@@ -40,7 +40,6 @@ pub fn target(
     total: Duration,
     trace_dir: Option<PathBuf>,
 ) -> BoardTarget {
-    let note = format!("verilator bench {} {}", sim.display(), args.join(" "));
     let microcode = std::fs::read_to_string(sim.join("microcode")).unwrap_or_default();
     let tree_jop = !microcode.is_empty();
     let preload = microcode.trim() == "simulation";
@@ -53,6 +52,29 @@ pub fn target(
         // another attempt on the same bench could only fail at its download.
         line.retries = 0;
     }
+    // JOP's serial-boot microcode echoes each byte into a 2-byte FIFO
+    // without waiting, and its UART sends 11 bit times a byte: a stream
+    // sent back to back overruns it after a few hundred bytes. The bench's
+    // side of the line paces as a board's host does, in simulated time
+    // (the host's wall-clock pace means nothing to a simulation running at
+    // a hundredth of real time): bursts of BURST bytes with the idle time
+    // `Pace::line` leaves after each. What the host writes to the bench's
+    // terminal is then only bounded by a window.
+    let pace = jopcal_link::Pace::line(line.baud);
+    let pacing: Vec<String> = match (tree_jop && !preload, pace.idle_bits_per_burst()) {
+        (true, Some(idle)) => vec![
+            "--host-burst".into(),
+            jopcal_link::download::BURST.to_string(),
+            "--host-gap-bits".into(),
+            format!("{idle:.4}"),
+        ],
+        _ => Vec::new(),
+    };
+    let note = format!(
+        "verilator bench {} {}",
+        sim.display(),
+        pacing.iter().chain(args).cloned().collect::<Vec<_>>().join(" ")
+    );
     let target = BoardTarget::new(
         TargetKind::Verilator,
         line,
@@ -63,7 +85,11 @@ pub fn target(
     )
     .launched(Box::new(Bench {
         sim: sim.to_path_buf(),
-        args: build_args(sim).into_iter().chain(args.iter().cloned()).collect(),
+        args: build_args(sim)
+            .into_iter()
+            .chain(pacing)
+            .chain(args.iter().cloned())
+            .collect(),
         running: None,
         // A tree's JOP boots once per reset: a fresh bench for every image.
         fresh_per_image: tree_jop,
@@ -76,19 +102,17 @@ pub fn target(
         // Simulation microcode: the bench puts each image in memory before reset.
         return target.preloading().jop();
     }
-    // JOP's serial-boot microcode echoes each byte without waiting for its
-    // UART's transmitter: a stream of bytes runs the tree's cycmin JOP over
-    // after about 1,400 bytes, paced below the line rate or not (measured:
-    // word 345-350 of Kfl, with the bench's side at 96.5% of the line,
-    // `--host-gap-bits`, at 0% and 1.4% slow), so it is not the FIFO's
-    // clock alone. The `down` tool's echo mode sends a word and waits for
-    // its echo; so does jopcal, on a tree's JOP, at any `--uart-error`.
     if tree_jop {
-        target.with_pace(jopcal_link::Pace::Word).jop()
+        target.with_pace(jopcal_link::Pace::Window(VERILATOR_WINDOW)).jop()
     } else {
         target
     }
 }
+
+/// Bytes in flight to a bench whose own line paces them: about a tenth of
+/// a second of its simulated line at the bench's speed, so an echo is
+/// never awaited longer than the download's byte timeout.
+const VERILATOR_WINDOW: usize = 256;
 
 impl Bench {
     fn start(&mut self, image: Option<&Path>) -> Result<String, TargetError> {

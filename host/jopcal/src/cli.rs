@@ -371,6 +371,10 @@ pub struct BoardArgs {
     /// Seconds of silence after which a running image is given up.
     #[arg(long, default_value_t = 30)]
     pub line_timeout: u64,
+    /// Classic download to a board: `line` (default: paced for JOP's transmitter, 11 bit
+    /// times a byte, up to 3.5% slow), `line:10` (a UART with one stop bit), `word`, `window:N`.
+    #[arg(long = "pace", value_name = "PACE")]
+    pub pace: Option<String>,
 }
 
 fn parse_protocol(s: &str) -> Result<jopcal_link::Protocol, jopcal_link::SettingError> {
@@ -602,8 +606,9 @@ pub struct UploadArgs {
     /// Raise DTR and RTS after opening the port.
     #[arg(long)]
     pub dtr_rts: bool,
-    /// Classic download: `line` (bursts paced for a board whose UART is up to 3.5% slow),
-    /// `word` (each word's echo awaited), or `window:N` (N bytes in flight, unpaced).
+    /// Classic download: `line` (bursts paced for JOP's transmitter, 11 bit times a byte,
+    /// on a board whose UART is up to 3.5% slow), `line:10` (a board whose UART sends one
+    /// stop bit), `word` (each word's echo awaited), or `window:N` (N bytes in flight, unpaced).
     #[arg(long, default_value = "line", value_name = "PACE")]
     pub pace: String,
     /// The image to download.
@@ -806,6 +811,11 @@ impl TryFrom<TargetArgs> for jopcal_pipeline::measure::TargetOptions {
                 retries: b.retries,
                 dtr_rts: b.dtr_rts,
                 line_timeout: b.line_timeout,
+                pace: b
+                    .pace
+                    .map(|p| jopcal_link::Pace::parse(&p, b.baud))
+                    .transpose()
+                    .map_err(|e| anyhow::anyhow!("--pace: {e}"))?,
             },
             emu: jopcal_pipeline::measure::EmuOptions {
                 config: a.emu.emu_config,

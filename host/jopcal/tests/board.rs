@@ -259,3 +259,31 @@ fn bad_images_and_ports_are_one_line_errors() {
         .unwrap();
     assert!(stderr(&o).contains("--target board needs --port"), "{}", stderr(&o));
 }
+
+#[test]
+fn run_on_board_takes_a_pace_and_its_log_names_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let (a, ca) = write_image(dir.path(), "a", &(0..200).collect::<Vec<u32>>());
+    let board = pty_board(Protocol::Classic, "");
+    let out = dir.path().join("out");
+    let run = |pace: &str| {
+        jopcal()
+            .args(["run", "--target", "board", "--port", &board.port, "--pace", pace, "--image"])
+            .arg(&a)
+            .arg("--out")
+            .arg(&out)
+            .output()
+            .unwrap()
+    };
+    let o = run("word");
+    assert!(o.status.success(), "{}", stderr(&o));
+    let rows = jopcal_measure::measurements::read(&out.join("measurements.csv")).unwrap();
+    assert_eq!(rows[0].value, ca);
+    let log = String::from_utf8_lossy(&std::fs::read(out.join(&rows[0].log)).unwrap()).into_owned();
+    assert!(log.contains("bytes/s, word by word)"), "{log}");
+    // A pace that is none: one line naming it, before anything is sent.
+    let o = run("line:9");
+    assert!(!o.status.success());
+    let e = stderr(&o);
+    assert!(e.contains("--pace: unknown pace 'line:9'") && e.trim().lines().count() == 1, "{e}");
+}
