@@ -268,7 +268,16 @@ fn run_on_board_takes_a_pace_and_its_log_names_it() {
     let out = dir.path().join("out");
     let run = |pace: &str| {
         jopcal()
-            .args(["run", "--target", "board", "--port", &board.port, "--pace", pace, "--image"])
+            .args([
+                "run",
+                "--target",
+                "board",
+                "--port",
+                &board.port,
+                "--pace",
+                pace,
+                "--image",
+            ])
             .arg(&a)
             .arg("--out")
             .arg(&out)
@@ -285,5 +294,8 @@ fn run_on_board_takes_a_pace_and_its_log_names_it() {
     let o = run("line:9");
     assert!(!o.status.success());
     let e = stderr(&o);
-    assert!(e.contains("--pace: unknown pace 'line:9'") && e.trim().lines().count() == 1, "{e}");
+    assert!(
+        e.contains("--pace: unknown pace 'line:9'") && e.trim().lines().count() == 1,
+        "{e}"
+    );
 }
