@@ -253,6 +253,45 @@ pub enum DownloadError {
     Link(#[from] io::Error),
 }
 
+impl DownloadError {
+    /// What to check after this failure, for a download paced as `pace` at
+    /// `baud` (where known; a paced line knows its own): a board that never echoed its first byte right is elsewhere
+    /// (another port, another baud rate, not in its loader); one that
+    /// stopped or garbled later lost a byte on the way.
+    pub fn what_to_check(&self, pace: Pace, baud: Option<u32>) -> String {
+        let baud = match (baud, pace) {
+            (Some(b), _) | (None, Pace::Line { baud: b, .. }) => format!("{b} baud"),
+            _ => "the baud rate given".to_string(),
+        };
+        match self {
+            DownloadError::NoEcho { word: 0, byte: 0, .. } => {
+                format!("nothing came back: is the board on this port, in its loader (reset it), at {baud}?")
+            }
+            DownloadError::EchoMismatch { word: 0, byte: 0, .. } => {
+                format!("the first echo was wrong: is the board at {baud} and in its loader (reset it)?")
+            }
+            DownloadError::NoEcho { .. } if pace == Pace::Word => {
+                "the board stopped answering: check its power and cable, then reset it".to_string()
+            }
+            DownloadError::EchoMismatch { .. } if pace == Pace::Word => {
+                "a byte changed on the line: check the cable and the baud rate, then reset the board".to_string()
+            }
+            DownloadError::NoEcho { .. } | DownloadError::EchoMismatch { .. } => {
+                "an echo was lost or changed: reset the board; `--pace word` is safe on any board".to_string()
+            }
+            DownloadError::NoSync(..) => {
+                format!("is the board's handshake loader waiting (reset it), at {baud}?")
+            }
+            DownloadError::Checksum { .. } => {
+                "bytes changed on the line: check the cable and the baud rate".to_string()
+            }
+            DownloadError::Failed(_) | DownloadError::Link(_) => {
+                "check the port and the board, then reset it".to_string()
+            }
+        }
+    }
+}
+
 fn image_bytes(image: &JopImage) -> Vec<u8> {
     image.words.iter().flat_map(|w| w.to_be_bytes()).collect()
 }
@@ -531,6 +570,45 @@ mod tests {
         let bits_a_byte = (BURST as f64 * 10.0 + idle) / BURST as f64;
         assert!((f64::from(baud) / bits_a_byte - rate).abs() < 1e-6);
         assert_eq!(Pace::Word.idle_bits_per_burst(), None);
+    }
+
+    #[test]
+    fn a_failure_says_what_to_check() {
+        let t = Duration::from_secs(2);
+        let check = |e: DownloadError, pace: Pace| e.what_to_check(pace, None);
+        assert!(check(
+            DownloadError::NoEcho {
+                word: 0,
+                byte: 0,
+                timeout: t
+            },
+            Pace::line(115_200)
+        )
+        .contains("115200 baud"));
+        let wrong_first = DownloadError::EchoMismatch {
+            word: 0,
+            byte: 0,
+            sent: 0,
+            got: 0x80,
+        };
+        assert!(check(wrong_first, Pace::Word).contains("the baud rate given"));
+        let late = || DownloadError::EchoMismatch {
+            word: 366,
+            byte: 1,
+            sent: 0,
+            got: 0x2a,
+        };
+        assert!(check(late(), Pace::line(115_200)).contains("--pace word"));
+        assert!(check(late(), Pace::Word).contains("cable"));
+        assert!(check(
+            DownloadError::NoEcho {
+                word: 9,
+                byte: 2,
+                timeout: t
+            },
+            Pace::Word
+        )
+        .contains("stopped answering"));
     }
 
     #[test]

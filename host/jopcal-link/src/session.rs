@@ -203,7 +203,8 @@ pub fn run_image(
         };
         match &a.download {
             Err(e) => {
-                a.verdict = Some(format!("download failed: {e}"));
+                let check = e.what_to_check(download_opts.pace, None);
+                a.verdict = Some(format!("download failed on {}: {e} ({check})", link.describe()));
             }
             Ok(report) => {
                 let c = capture(link, &report.leftover, &opts.capture, on_result);

@@ -176,8 +176,13 @@ fn a_failing_later_image_keeps_earlier_results_and_configure_runs_each_attempt()
     let last = err.lines().last().unwrap();
     assert!(last.starts_with("jopcal: error: workload b: "), "{err}");
     assert!(last.contains("Broken pipe"), "{err}");
+    // The reason names the port and what to check.
+    let first = err
+        .lines()
+        .find(|l| l.contains("b attempt 1: download failed on "))
+        .unwrap_or_else(|| panic!("{err}"));
     assert!(
-        err.contains("b attempt 1: download failed: the link failed: Broken pipe"),
+        first.contains(&board.port) && first.contains("the link failed: Broken pipe (check the port"),
         "{err}"
     );
     let rows = jopcal_measure::measurements::read(&out.join("measurements.csv")).unwrap();

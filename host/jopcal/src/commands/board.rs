@@ -26,14 +26,8 @@ pub fn upload(a: &UploadArgs) -> Result<()> {
     }
     let mut opts = DownloadOptions::new(a.protocol);
     opts.pace = pace;
-    let report = download(link.as_mut(), &image, &opts).map_err(|e| {
-        let hint = if pace != Pace::Word {
-            " (reset the board; `--pace word` is safe on any board)"
-        } else {
-            ""
-        };
-        anyhow!("{}: {e}{hint}", link.describe())
-    })?;
+    let report = download(link.as_mut(), &image, &opts)
+        .map_err(|e| anyhow!("{}: {e} ({})", link.describe(), e.what_to_check(pace, Some(a.baud))))?;
     for n in &report.notes {
         eprintln!("    upload note: {n}");
     }
