@@ -326,10 +326,9 @@ fn classic_verified(
     bytes: &[u8],
     opts: &DownloadOptions,
 ) -> Result<DownloadReport, DownloadError> {
-    // Bytes in flight at most: a word, a window, or (paced) what a slow
-    // adapter may hold back, since the pace, not the echoes, keeps the
-    // board's FIFO short.
-    let in_flight = match opts.pace {
+    // Bytes in flight at most: a word, a window, or (paced) what the
+    // echoes' lag needs to keep the pace ([`PacedInFlight`]).
+    let fixed_cap = match opts.pace {
         Pace::Word => 4,
         Pace::Window(n) => n.max(1),
         Pace::Line { .. } => 1 << 16,
@@ -339,6 +338,7 @@ fn classic_verified(
         Some((rate, _)) if rate > 0.0 => 1.0 / rate,
         _ => 0.0,
     };
+    let mut paced = (spacing > 0.0).then(|| PacedInFlight::new(1.0 / spacing));
     let (mut sent, mut verified) = (0usize, 0usize);
     let mut buf = vec![0u8; 4096];
     let mut report = DownloadReport {
@@ -351,37 +351,59 @@ fn classic_verified(
     // (two system calls a byte; 80% of a virtual board's run was that).
     let refill = match opts.pace {
         Pace::Window(n) => (n / 2).max(1),
-        _ => 1,
+        Pace::Line { .. } => BURST,
+        Pace::Word => 1,
     };
     let mut next_burst = Instant::now();
     let mut last_progress = Instant::now();
     while verified < bytes.len() {
         let now = Instant::now();
-        let may_send = sent < bytes.len()
-            && in_flight - (sent - verified) >= refill.min(bytes.len() - sent)
-            && now >= next_burst
-            && (opts.pace != Pace::Word || sent == verified);
+        let cap = paced.as_ref().map_or(fixed_cap, PacedInFlight::cap);
+        let room = cap.saturating_sub(sent - verified);
+        let need = refill.min(bytes.len() - sent);
+        let may_send =
+            sent < bytes.len() && room >= need && now >= next_burst && (opts.pace != Pace::Word || sent == verified);
         if may_send {
-            let room = in_flight - (sent - verified);
             let n = match opts.pace {
                 Pace::Line { .. } => BURST,
                 _ => room,
             }
             .min(room)
             .min(bytes.len() - sent);
+            let writing = Instant::now();
             link.send(&bytes[sent..sent + n])?;
+            let written = Instant::now();
             sent += n;
-            // Late (the host was busy): the schedule starts again from now,
-            // never with bursts back to back to catch up.
-            next_burst = next_burst.max(now) + Duration::from_secs_f64(n as f64 * spacing);
+            // The next burst is timed from this one's write, not from when
+            // it was due: a write the OS delayed would otherwise bring the
+            // next closer, and on a board 3% slow the pace has 0.5% to
+            // spare. A write that took long (the host was preempted in it)
+            // counts from its end, as its bytes may have left only then.
+            let base = if written - writing > Duration::from_micros(50) {
+                written
+            } else {
+                writing
+            };
+            if let Some(p) = paced.as_mut() {
+                p.sent(sent, written);
+            }
+            // Late, the schedule starts again from the write, never with
+            // bursts back to back to catch up.
+            next_burst = next_burst.max(base) + Duration::from_secs_f64(n as f64 * spacing);
             if sent - verified == n {
                 last_progress = Instant::now();
             }
         }
-        // Wait for echoes, but not past the next burst's start: a wait
-        // shorter than the OS's poll resolution (1 ms) is slept, then the
-        // line polled.
-        let wait = if sent < bytes.len() && sent - verified < in_flight && spacing > 0.0 {
+        // Wait for echoes when nothing more may go before they come;
+        // otherwise not past the next burst's start: a wait shorter than the
+        // OS's poll resolution (1 ms) is slept, then the line polled.
+        let room = cap.saturating_sub(sent - verified);
+        let waiting_for_echoes = sent == bytes.len()
+            || room < refill.min(bytes.len() - sent)
+            || (opts.pace == Pace::Word && sent > verified);
+        let wait = if waiting_for_echoes {
+            opts.byte_timeout
+        } else if spacing > 0.0 {
             let left = next_burst
                 .saturating_duration_since(Instant::now())
                 .min(opts.byte_timeout);
@@ -391,11 +413,6 @@ fn classic_verified(
             } else {
                 left - Duration::from_millis(1)
             }
-        } else if in_flight - (sent - verified) < refill.min(bytes.len() - sent)
-            || sent == bytes.len()
-            || opts.pace == Pace::Word
-        {
-            opts.byte_timeout
         } else {
             Duration::ZERO
         };
@@ -426,8 +443,71 @@ fn classic_verified(
             }
             verified += 1;
         }
+        if let Some(p) = paced.as_mut() {
+            p.verified(verified, Instant::now());
+        }
     }
     Ok(report)
+}
+
+/// Under [`Pace::Line`], how many bytes may wait for their echoes. A board
+/// model that times what it receives by when it reads it (on a loaded
+/// machine, late and in a lump) takes everything in flight back to back,
+/// and JOP's FIFO holds the echoes of about 16 such bytes; a line whose
+/// echoes come late (a USB adapter's latency timer) needs more in flight to
+/// keep the pace. So: two bursts, or what the echoes' typical lag (the
+/// median of the last [`LAGS`] bursts, from a burst's write to its last
+/// echo) holds at the pace's rate, if more. On a line without latency two
+/// bursts keep the pace: a burst's last echo comes about 1 ms after its
+/// write, and the burst after next is due 1.6 ms after it.
+#[derive(Debug)]
+struct PacedInFlight {
+    bytes_per_s: f64,
+    /// Bursts awaiting their last echo: the count sent after each, and when.
+    waiting: std::collections::VecDeque<(usize, Instant)>,
+    lags: std::collections::VecDeque<Duration>,
+}
+
+/// Bursts whose echoes' lag sets [`PacedInFlight::cap`].
+const LAGS: usize = 16;
+
+impl PacedInFlight {
+    fn new(bytes_per_s: f64) -> PacedInFlight {
+        PacedInFlight {
+            bytes_per_s,
+            waiting: Default::default(),
+            lags: Default::default(),
+        }
+    }
+
+    fn sent(&mut self, total: usize, at: Instant) {
+        self.waiting.push_back((total, at));
+    }
+
+    fn verified(&mut self, total: usize, now: Instant) {
+        while let Some(&(end, at)) = self.waiting.front() {
+            if end > total {
+                break;
+            }
+            self.waiting.pop_front();
+            if self.lags.len() == LAGS {
+                self.lags.pop_front();
+            }
+            self.lags.push_back(now.saturating_duration_since(at));
+        }
+    }
+
+    fn cap(&self) -> usize {
+        let floor = 2 * BURST;
+        if self.lags.len() < 4 {
+            return floor;
+        }
+        let mut lags: Vec<Duration> = self.lags.iter().copied().collect();
+        lags.sort();
+        let median = lags[lags.len() / 2].as_secs_f64();
+        let keep_pace = (self.bytes_per_s * median).ceil() as usize;
+        keep_pace.clamp(floor, 1 << 16)
+    }
 }
 
 /// Waits until `t`: a sleep overshoots by tens of microseconds, so the last
@@ -609,6 +689,39 @@ mod tests {
             Pace::Word
         )
         .contains("stopped answering"));
+    }
+
+    #[test]
+    fn what_is_in_flight_follows_the_echoes_lag() {
+        let t0 = Instant::now();
+        let ms = |m: u64| t0 + Duration::from_millis(m);
+        // 10,000 bytes/s: a burst's echoes 1 ms late need 10 in flight,
+        // and two bursts are the least.
+        let mut quick = PacedInFlight::new(10_000.0);
+        assert_eq!(quick.cap(), 2 * BURST);
+        for k in 0..8u64 {
+            quick.sent(8 * (k as usize + 1), ms(k));
+            quick.verified(8 * (k as usize + 1), ms(k + 1));
+        }
+        assert_eq!(quick.cap(), 2 * BURST);
+        let mut slower = PacedInFlight::new(10_000.0);
+        for k in 0..8u64 {
+            slower.sent(8 * (k as usize + 1), ms(3 * k));
+            slower.verified(8 * (k as usize + 1), ms(3 * k + 3));
+        }
+        assert_eq!(slower.cap(), 30);
+        // A USB adapter's 16 ms: enough in flight to keep the pace.
+        let mut late = PacedInFlight::new(10_000.0);
+        for k in 0..8u64 {
+            late.sent(8 * (k as usize + 1), ms(k));
+        }
+        late.verified(64, ms(24));
+        assert!(late.cap() >= 10_000 * 16 / 1000, "{}", late.cap());
+        // A burst not yet echoed in full is no lag yet.
+        let mut part = PacedInFlight::new(10_000.0);
+        part.sent(8, ms(0));
+        part.verified(7, ms(50));
+        assert!(part.lags.is_empty());
     }
 
     #[test]

@@ -54,7 +54,7 @@ pub fn target(
     }
     // JOP's serial-boot microcode echoes each byte into a 2-byte FIFO
     // without waiting, and its UART sends 11 bit times a byte: a stream
-    // sent back to back overruns it after a few hundred bytes. The bench's
+    // sent back to back overruns it within a few dozen bytes. The bench's
     // side of the line paces as a board's host does, in simulated time
     // (the host's wall-clock pace means nothing to a simulation running at
     // a hundredth of real time): bursts of BURST bytes with the idle time
