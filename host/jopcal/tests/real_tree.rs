@@ -350,7 +350,8 @@ fn the_microcode_table_agrees_with_the_trees_own_microcode_analysis() {
 
 /// `sim build --jop-home` converts the tree's JOP (the cycmin project) to a
 /// Verilator bench; JemBench's Kfl, downloaded over the bench's UART with the
-/// classic protocol as to a board, counts the same cycles on the simulated
+/// classic protocol as to a board (its side of the line paced in simulated
+/// time as a board's host paces), counts the same cycles on the simulated
 /// RTL as in the tree's JopSim; with `--preload` (simulation microcode) too.
 #[test]
 #[ignore = "needs a JOP tree: set JOPCAL_JOP_HOME (docs/jop-tree.md)"]
@@ -387,6 +388,12 @@ fn kfl_on_the_trees_verilated_rtl_counts_as_jopsim() {
         );
         let log = std::fs::read_to_string(o.join("logs/Kfl-attempt1.log")).unwrap();
         assert!(log.contains("1 CPUs"), "{log}");
+        if extra.is_none() {
+            // The bench's side of the line paces as a board's host does.
+            let csv = std::fs::read_to_string(o.join("measurements.csv")).unwrap();
+            assert!(csv.contains("--host-burst 8 --host-gap-bits 11.19"), "{csv}");
+            assert!(log.contains("# download: 69656 bytes in"), "{log}");
+        }
         measured.push(rows(&o.join("measurements.csv")));
     }
     let _turn = TREE_BUILDS.lock().unwrap_or_else(|e| e.into_inner());
