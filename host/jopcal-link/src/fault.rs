@@ -139,20 +139,18 @@ impl FromStr for FaultPlan {
 impl FaultPlan {
     /// The board's UART in time, when the plan gives the host's line rate.
     pub fn uart_timing(&self) -> Option<crate::uart::UartTiming> {
+        let first = |pick: &dyn Fn(&Fault) -> Option<f64>| self.faults.iter().find_map(pick);
         let baud = self.faults.iter().find_map(|f| match f {
             Fault::Baud(b) => Some(*b),
             _ => None,
         })?;
         Some(crate::uart::UartTiming {
             host_baud: baud,
-            board_error_pct: self
-                .faults
-                .iter()
-                .find_map(|f| match f {
-                    Fault::UartError(e) => Some(*e),
-                    _ => None,
-                })
-                .unwrap_or(0.0),
+            board_error_pct: first(&|f| match f {
+                Fault::UartError(e) => Some(*e),
+                _ => None,
+            })
+            .unwrap_or(0.0),
             tx_fifo: 2,
             tx_frame_bits: self
                 .faults
@@ -162,14 +160,14 @@ impl FaultPlan {
                     _ => None,
                 })
                 .unwrap_or(crate::download::JOP_ECHO_FRAME_BITS),
-            latency: self
-                .faults
-                .iter()
-                .find_map(|f| match f {
-                    Fault::LatencyMs(l) => Some(Duration::from_secs_f64(l / 1000.0)),
+            latency: Duration::from_secs_f64(
+                first(&|f| match f {
+                    Fault::LatencyMs(l) => Some(*l),
                     _ => None,
                 })
-                .unwrap_or(Duration::ZERO),
+                .unwrap_or(0.0)
+                    / 1000.0,
+            ),
         })
     }
 }
