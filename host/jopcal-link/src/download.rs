@@ -255,9 +255,10 @@ pub enum DownloadError {
 
 impl DownloadError {
     /// What to check after this failure, for a download paced as `pace` at
-    /// `baud` (where known; a paced line knows its own): a board that never echoed its first byte right is elsewhere
-    /// (another port, another baud rate, not in its loader); one that
-    /// stopped or garbled later lost a byte on the way.
+    /// `baud` (where known; a paced line knows its own): a board that never
+    /// echoed its first byte right is elsewhere (another port, another baud
+    /// rate, not in its loader); one that stopped or garbled later lost a
+    /// byte on the way.
     pub fn what_to_check(&self, pace: Pace, baud: Option<u32>) -> String {
         let baud = match (baud, pace) {
             (Some(b), _) | (None, Pace::Line { baud: b, .. }) => format!("{b} baud"),
@@ -466,6 +467,9 @@ struct PacedInFlight {
     /// Bursts awaiting their last echo: the count sent after each, and when.
     waiting: std::collections::VecDeque<(usize, Instant)>,
     lags: std::collections::VecDeque<Duration>,
+    /// What [`PacedInFlight::cap`] answers, set as each lag comes (the
+    /// download's loop asks for it on every turn).
+    cap: usize,
 }
 
 /// Bursts whose echoes' lag sets [`PacedInFlight::cap`].
@@ -477,6 +481,7 @@ impl PacedInFlight {
             bytes_per_s,
             waiting: Default::default(),
             lags: Default::default(),
+            cap: 2 * BURST,
         }
     }
 
@@ -485,6 +490,7 @@ impl PacedInFlight {
     }
 
     fn verified(&mut self, total: usize, now: Instant) {
+        let mut lagged = false;
         while let Some(&(end, at)) = self.waiting.front() {
             if end > total {
                 break;
@@ -494,19 +500,19 @@ impl PacedInFlight {
                 self.lags.pop_front();
             }
             self.lags.push_back(now.saturating_duration_since(at));
+            lagged = true;
+        }
+        if lagged && self.lags.len() >= 4 {
+            let mut lags: Vec<Duration> = self.lags.iter().copied().collect();
+            lags.sort();
+            let median = lags[lags.len() / 2].as_secs_f64();
+            let keep_pace = (self.bytes_per_s * median).ceil() as usize;
+            self.cap = keep_pace.clamp(2 * BURST, 1 << 16);
         }
     }
 
     fn cap(&self) -> usize {
-        let floor = 2 * BURST;
-        if self.lags.len() < 4 {
-            return floor;
-        }
-        let mut lags: Vec<Duration> = self.lags.iter().copied().collect();
-        lags.sort();
-        let median = lags[lags.len() / 2].as_secs_f64();
-        let keep_pace = (self.bytes_per_s * median).ceil() as usize;
-        keep_pace.clamp(floor, 1 << 16)
+        self.cap
     }
 }
 

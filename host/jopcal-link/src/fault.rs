@@ -139,36 +139,36 @@ impl FromStr for FaultPlan {
 impl FaultPlan {
     /// The board's UART in time, when the plan gives the host's line rate.
     pub fn uart_timing(&self) -> Option<crate::uart::UartTiming> {
-        let first = |pick: &dyn Fn(&Fault) -> Option<f64>| self.faults.iter().find_map(pick);
-        let baud = self.faults.iter().find_map(|f| match f {
-            Fault::Baud(b) => Some(*b),
-            _ => None,
-        })?;
         Some(crate::uart::UartTiming {
-            host_baud: baud,
-            board_error_pct: first(&|f| match f {
-                Fault::UartError(e) => Some(*e),
+            host_baud: self.first(|f| match f {
+                Fault::Baud(b) => Some(*b),
                 _ => None,
-            })
-            .unwrap_or(0.0),
+            })?,
+            board_error_pct: self
+                .first(|f| match f {
+                    Fault::UartError(e) => Some(*e),
+                    _ => None,
+                })
+                .unwrap_or(0.0),
             tx_fifo: 2,
             tx_frame_bits: self
-                .faults
-                .iter()
-                .find_map(|f| match f {
+                .first(|f| match f {
                     Fault::FrameBits(b) => Some(*b),
                     _ => None,
                 })
                 .unwrap_or(crate::download::JOP_ECHO_FRAME_BITS),
-            latency: Duration::from_secs_f64(
-                first(&|f| match f {
-                    Fault::LatencyMs(l) => Some(*l),
+            latency: self
+                .first(|f| match f {
+                    Fault::LatencyMs(l) => Some(Duration::from_secs_f64(l / 1000.0)),
                     _ => None,
                 })
-                .unwrap_or(0.0)
-                    / 1000.0,
-            ),
+                .unwrap_or(Duration::ZERO),
         })
+    }
+
+    /// The first fault `pick` takes, as it takes it.
+    fn first<T>(&self, pick: impl Fn(&Fault) -> Option<T>) -> Option<T> {
+        self.faults.iter().find_map(pick)
     }
 }
 

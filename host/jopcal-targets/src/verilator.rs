@@ -57,7 +57,7 @@ pub fn target(
     // sent back to back overruns it within a few dozen bytes. The bench's
     // side of the line paces as a board's host does, in simulated time
     // (the host's wall-clock pace means nothing to a simulation running at
-    // a hundredth of real time): bursts of BURST bytes with the idle time
+    // about a fifth of real time): bursts of BURST bytes with the idle time
     // `Pace::line` leaves after each. What the host writes to the bench's
     // terminal is then only bounded by a window.
     let pace = jopcal_link::Pace::line(line.baud);

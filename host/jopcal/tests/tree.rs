@@ -567,15 +567,22 @@ fn doctor_passes_a_working_tree_and_names_each_problem_with_its_fix() {
 /// `run --suite SUITE --target TARGET --out OUT` on the miniature tree, which
 /// must succeed; its standard error.
 fn run_suite_ok(suite: &str, target: &str, out: &Path) -> String {
+    tree_ok(&["run", "--suite", suite, "--target", target], out)
+}
+
+/// `jopcal --jop-home TREE ARGS --out OUT` on the miniature tree, which must
+/// succeed; its stderr.
+fn tree_ok(args: &[&str], out: &Path) -> String {
     let o = jopcal()
         .arg("--jop-home")
         .arg(tree())
-        .args(["run", "--suite", suite, "--target", target, "--out"])
+        .args(args)
+        .arg("--out")
         .arg(out)
         .output()
         .unwrap();
     let err = stderr(&o);
-    assert!(o.status.success(), "{suite} on {target}: {err}");
+    assert!(o.status.success(), "{}: {err}", args.join(" "));
     err
 }
 
@@ -607,14 +614,7 @@ fn jembench_all_is_what_the_trees_main_runs() {
             "{target}"
         );
     }
-    let o = jopcal()
-        .arg("--jop-home")
-        .arg(tree())
-        .args(["profile", "--suite", "jembench-all", "--out"])
-        .arg(dir.path().join("p"))
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", stderr(&o));
+    tree_ok(&["profile", "--suite", "jembench-all"], &dir.path().join("p"));
     let spread = jopcal_profile::read_file(&dir.path().join("p/Spread.jopprof")).unwrap();
     // Five workers' runs in the region, each a call of run().
     let runs: u64 = spread
@@ -645,14 +645,7 @@ fn apps_time_periodic_tasks_and_name_what_they_leave_out() {
         assert_eq!(names, ["flight"], "{target}");
         assert!(rows[0].value > 0, "{target}");
     }
-    let o = jopcal()
-        .arg("--jop-home")
-        .arg(tree())
-        .args(["profile", "--suite", "apps", "--out"])
-        .arg(dir.path().join("p"))
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", stderr(&o));
+    tree_ok(&["profile", "--suite", "apps"], &dir.path().join("p"));
     let p = jopcal_profile::read_file(&dir.path().join("p/flight.jopprof")).unwrap();
     // One hyperperiod (50 ms at a 25 ms tick): the 25 ms handler runs twice,
     // the 50 ms one once.
