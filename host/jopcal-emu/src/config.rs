@@ -84,6 +84,150 @@ pub struct MicrocodeCosts {
     pub sp: Vec<Option<jopcal_jop::microcode::SpRange>>,
     /// What each opcode's microcode writes into the stack memory, per path.
     pub ram: Vec<RamScripts>,
+    /// The same compiled per opcode for the common cases (see
+    /// [`MicrocodeCosts::new`]), and the board's one look-up per bytecode
+    /// into them.
+    pub plans: Box<[StackStep; 256]>,
+    pub steps: Box<[Step; 256]>,
+}
+
+impl MicrocodeCosts {
+    /// The costs, with each opcode's stack-memory scripts compiled into a
+    /// [`StackStep`] (an opcode the microcode sends to its Java routine
+    /// invokes it: the general bookkeeping).
+    pub fn new(
+        exec: jopcal_jop::microcode::exec::Exec,
+        by_data: Vec<Option<EntryId>>,
+        io: Vec<Option<u32>>,
+        in_java: Vec<bool>,
+        sp: Vec<Option<jopcal_jop::microcode::SpRange>>,
+        ram: Vec<RamScripts>,
+    ) -> MicrocodeCosts {
+        let plans: Box<[StackStep; 256]> = Box::new(std::array::from_fn(|op| match ram.get(op) {
+            Some(r) if !in_java.get(op).copied().unwrap_or(false) => StackStep::of(r),
+            _ => StackStep::General,
+        }));
+        let steps = Box::new(std::array::from_fn(|op| match &plans[op] {
+            StackStep::Quiet => Step::Quiet,
+            StackStep::Pop { net } => Step::Pop(*net as i8),
+            StackStep::Fixed { net, .. } => Step::Fixed(*net as i8),
+            StackStep::General => Step::General,
+        }));
+        MicrocodeCosts {
+            lock_count: exec.var("lockcnt"),
+            exec,
+            by_data,
+            io,
+            in_java,
+            sp,
+            ram,
+            plans,
+            steps,
+        }
+    }
+}
+
+/// Words below the top of the stack whose values a bytecode's bookkeeping
+/// keeps from before it runs (a long comparison pops 4).
+pub const NEAR_WORDS: usize = 8;
+/// Most writes above the stack a [`StackStep::Fixed`] makes.
+pub const FIXED_WRITES: usize = 8;
+
+/// An opcode's stack-memory bookkeeping, compiled from its scripts: most
+/// bytecodes take one path with a fixed push or pop and write only near the
+/// top, and the board runs those without interpreting the script.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum StackStep {
+    /// Nothing above the stack changes: no write there, no word leaves.
+    Quiet,
+    /// One path that pops `-net` words in all and writes nothing above the
+    /// stack: the words that leave it keep their values in the memory.
+    Pop { net: i32 },
+    /// One path, `net` words pushed (negative: popped), and the writes that
+    /// outlast it above the stack, each at `S + k` (`S`: the top's address
+    /// when the bytecode starts) with a value known before it runs.
+    Fixed { net: i32, writes: Vec<(i32, FixedValue)> },
+    /// Several paths, a written stack pointer, or a value from deep in the
+    /// stack: the script is interpreted.
+    General,
+}
+
+/// A [`StackStep`] in two bytes: what the board looks up per bytecode
+/// (the net push or pop: at most [`NEAR_WORDS`] words either way).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Step {
+    Quiet,
+    Pop(i8),
+    /// The writes are the plan's.
+    Fixed(i8),
+    General,
+}
+
+/// A value a [`StackStep::Fixed`] write stores.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FixedValue {
+    /// The stack's word at `S + k` when the bytecode starts (`-k` below
+    /// [`NEAR_WORDS`]).
+    Entry(i32),
+    /// The memory's word at `S + k` (the stack's below its top two).
+    Memory(i32),
+    /// The memory's word at `vp + n`, or at `vp` plus the first operand byte.
+    Local(i32),
+    LocalOperand,
+    /// A register as it is when the bytecode starts.
+    Register(jopcal_jop::microcode::stackram::Register),
+    /// A constant, or `S + k` as a value.
+    Constant(i32),
+    Address(i32),
+}
+
+impl StackStep {
+    /// Compiles `scripts`.
+    pub fn of(scripts: &RamScripts) -> StackStep {
+        use jopcal_jop::microcode::stackram::{At, Value};
+        if scripts.is_quiet() {
+            return StackStep::Quiet;
+        }
+        let (Some(net), [(_, script)]) = (scripts.net, scripts.paths.as_slice()) else {
+            return StackStep::General;
+        };
+        // The words that leave the stack must lie in the kept window.
+        if 1 - net >= NEAR_WORDS as i32 || net > NEAR_WORDS as i32 {
+            return StackStep::General;
+        }
+        let start = |at: At| match at {
+            At::Start(k) => k,
+            At::End(k) => net + k,
+        };
+        let mut writes = Vec::new();
+        for (at, value) in &script.writes {
+            let k = start(*at);
+            // Below the top two at the end the memory is the stack.
+            if k <= net - 2 {
+                continue;
+            }
+            let v = match *value {
+                Value::Unchanged => continue,
+                Value::Entry(e) if (0..NEAR_WORDS as i32).contains(&-e) => FixedValue::Entry(e),
+                Value::Memory(m) => FixedValue::Memory(start(m)),
+                Value::Local(n) => FixedValue::Local(n),
+                Value::LocalOperand => FixedValue::LocalOperand,
+                Value::Register(r) => FixedValue::Register(r),
+                Value::Constant(c) => FixedValue::Constant(c),
+                Value::Unknown => FixedValue::Constant(0),
+                Value::Address(a) => FixedValue::Address(start(a)),
+                _ => return StackStep::General,
+            };
+            writes.push((k, v));
+        }
+        if writes.len() > FIXED_WRITES {
+            return StackStep::General;
+        }
+        if writes.is_empty() {
+            return StackStep::Pop { net };
+        }
+        StackStep::Fixed { net, writes }
+    }
 }
 
 /// An opcode's writes into the stack memory above the stack (see
@@ -166,5 +310,80 @@ impl BoardConfig {
             cycle_limit: DEFAULT_CYCLE_LIMIT,
             processor: None,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use jopcal_jop::microcode::stackram::{At, Register, Value};
+
+    fn one_path(net: Option<i32>, writes: Vec<(At, Value)>) -> RamScripts {
+        RamScripts::new(vec![(PathKey::default(), RamScript { writes, net })], None)
+    }
+
+    #[test]
+    fn a_push_or_pop_with_no_writes_is_quiet_or_a_pop() {
+        assert_eq!(StackStep::of(&one_path(Some(1), vec![])), StackStep::Quiet);
+        assert_eq!(StackStep::of(&one_path(Some(0), vec![])), StackStep::Quiet);
+        assert_eq!(StackStep::of(&one_path(Some(-2), vec![])), StackStep::Pop { net: -2 });
+    }
+
+    #[test]
+    fn fixed_writes_are_start_relative_and_drop_what_lies_in_the_stack_at_the_end() {
+        let s = one_path(
+            Some(-2),
+            vec![
+                (At::Start(-1), Value::Entry(-1)),
+                // S - 4 is below the top two at the end (S - 2, S - 3): the stack's.
+                (At::Start(-4), Value::Entry(-4)),
+                (At::Start(0), Value::Unchanged),
+                (At::End(2), Value::Register(Register::Vp)),
+                (At::Start(1), Value::Memory(At::End(1))),
+                (At::Start(2), Value::Unknown),
+            ],
+        );
+        assert_eq!(
+            StackStep::of(&s),
+            StackStep::Fixed {
+                net: -2,
+                writes: vec![
+                    (-1, FixedValue::Entry(-1)),
+                    (0, FixedValue::Register(Register::Vp)),
+                    (1, FixedValue::Memory(-1)),
+                    // What the microcode computes itself is not followed, as in the general case.
+                    (2, FixedValue::Constant(0)),
+                ]
+            }
+        );
+    }
+
+    #[test]
+    fn frames_several_paths_deep_words_and_long_pops_stay_general() {
+        let frame = one_path(None, vec![(At::End(-2), Value::Register(Register::Vp))]);
+        assert_eq!(StackStep::of(&frame), StackStep::General);
+        let paths = RamScripts::new(
+            vec![
+                (
+                    PathKey::default(),
+                    RamScript {
+                        writes: vec![],
+                        net: Some(-1),
+                    },
+                ),
+                (
+                    PathKey::default().then(true),
+                    RamScript {
+                        writes: vec![(At::Start(0), Value::Unknown)],
+                        net: Some(-1),
+                    },
+                ),
+            ],
+            None,
+        );
+        assert_eq!(StackStep::of(&paths), StackStep::General);
+        let deep = one_path(Some(0), vec![(At::Start(0), Value::Entry(-9))]);
+        assert_eq!(StackStep::of(&deep), StackStep::General);
+        assert_eq!(StackStep::of(&one_path(Some(-7), vec![])), StackStep::General);
     }
 }

@@ -276,15 +276,7 @@ fn processor(
         start_cycle: spec.start_cycle.unwrap_or(DEFAULT_START_CYCLE),
         io_read_at: access.io_read_at,
         io_write_at: access.io_write_at,
-        microcode: MicrocodeCosts {
-            lock_count: exec.var("lockcnt"),
-            exec,
-            by_data,
-            io,
-            in_java,
-            sp,
-            ram,
-        },
+        microcode: MicrocodeCosts::new(exec, by_data, io, in_java, sp, ram),
     })
 }
 

@@ -2,6 +2,7 @@
 //! and array accesses they share.
 
 use super::*;
+use crate::config::Step;
 
 impl<'c> Machine<'c> {
     // ---- the interpreter ----
@@ -14,13 +15,17 @@ impl<'c> Machine<'c> {
         if self.overflow_next {
             return Err(self.overflow(op, at, method));
         }
-        match self.processor {
+        match self.steps {
+            None => self.execute_op(op, at)?,
             // Below a frame's saved registers only after `setSP` unwound it:
             // its locals are then above the stack.
-            Some(p) if !p.microcode.ram[op as usize].is_quiet() || self.vp + 4 > s0 => {
-                self.execute_with_stack_memory(op, at, s0, p)?
-            }
-            _ => self.execute_op(op, at)?,
+            Some(_) if self.vp + 4 > s0 => self.execute_with_stack_memory(op, at, s0)?,
+            Some(steps) => match steps[op as usize] {
+                Step::Quiet => self.execute_op(op, at)?,
+                Step::Pop(net) => self.execute_pop(op, at, s0, i32::from(net))?,
+                Step::Fixed(net) => self.execute_fixed(op, at, s0, i32::from(net))?,
+                Step::General => self.execute_with_stack_memory(op, at, s0)?,
+            },
         }
         if s0.max(self.sp) >= self.sp_watch {
             self.check_overflow(op, at, s0, method)?;

@@ -16,66 +16,225 @@
 //! new frame's locals, `setSP` upwards) comes back from there.
 
 use super::*;
+use crate::config::{FixedValue, RamScripts, StackStep, FIXED_WRITES, NEAR_WORDS as NEAR};
 use jopcal_jop::microcode::stackram::{At, Register, Value};
 
-/// Words of the stack below the top a bytecode is seen to pop at most
-/// without writing the pointer (a long comparison: 4).
-const NEAR: usize = 8;
+/// The machine as a bytecode found it, for its stack-memory bookkeeping.
+struct Entry {
+    /// The stack's top when it started, and the words near it.
+    s0: i32,
+    near: [i32; NEAR],
+    vp: i32,
+    mp: i32,
+    cp: i32,
+    heap: i32,
+    jjp: i32,
+    jjhp: i32,
+    locks: i32,
+    /// Its first operand byte.
+    operand: i32,
+}
+
+impl Entry {
+    /// The stack's word at `a` when the bytecode started (far from the top,
+    /// where nothing was kept, as the stack is now).
+    #[inline(always)]
+    fn at(&self, a: i32, stack: &[i32]) -> i32 {
+        let k = self.s0 - a;
+        if (0..NEAR as i32).contains(&k) {
+            self.near[k as usize]
+        } else {
+            stack.get(a as u32 as usize).copied().unwrap_or(0)
+        }
+    }
+
+    /// The memory's word at `a` before the bytecode's writes: below the
+    /// top two words the stack's, above them `ram`'s.
+    #[inline(always)]
+    fn memory(&self, a: i32, stack: &[i32], ram: &[i32]) -> i32 {
+        if a <= self.s0 - 2 {
+            self.at(a, stack)
+        } else {
+            ram.get(a as u32 as usize).copied().unwrap_or(0)
+        }
+    }
+
+    fn register(&self, r: Register) -> i32 {
+        match r {
+            Register::Mp => self.mp,
+            Register::Cp => self.cp,
+            Register::Vp => self.vp,
+            Register::Heap => self.heap,
+            Register::Jjp => self.jjp,
+            Register::Jjhp => self.jjhp,
+            Register::LockCount => self.locks,
+        }
+    }
+}
 
 impl<'c> Machine<'c> {
-    /// Executes `op` (fetched at `at`, the stack's top at `s0`) and keeps
-    /// the stack memory above the stack as the processor's.
-    #[inline(never)]
-    pub(super) fn execute_with_stack_memory(
-        &mut self,
-        op: u8,
-        at: i32,
-        s0: i32,
-        p: &Processor,
-    ) -> Result<(), EmuError> {
-        let scripts = &p.microcode.ram[op as usize];
-        // The words near the top as the bytecode found them.
+    /// What the bookkeeping of `op` (fetched at `at`, the stack's top at
+    /// `s0`) needs from before it runs.
+    #[inline(always)]
+    fn entry(&self, at: i32, s0: i32) -> Entry {
         let mut near = [0i32; NEAR];
         for (k, e) in near.iter_mut().enumerate() {
             *e = self.stack.get((s0 - k as i32) as u32 as usize).copied().unwrap_or(0);
         }
-        let at_start = |a: i32, stack: &[i32]| -> i32 {
-            let k = s0 - a;
-            if (0..NEAR as i32).contains(&k) {
-                near[k as usize]
-            } else {
-                stack.get(a as u32 as usize).copied().unwrap_or(0)
-            }
+        Entry {
+            s0,
+            near,
+            vp: self.vp,
+            mp: self.mp,
+            cp: self.cp,
+            heap: self.heap,
+            jjp: self.jjp,
+            jjhp: self.jjhp,
+            locks: self.moncnt,
+            operand: self
+                .code
+                .get(self.code_at + at as usize + 1)
+                .copied()
+                .map_or(0, i32::from),
+        }
+    }
+
+    /// Executes `op` (fetched at `at`, the stack's top at `s0`) and keeps
+    /// the stack memory above the stack as the processor's, interpreting
+    /// its script.
+    #[inline(never)]
+    pub(super) fn execute_with_stack_memory(&mut self, op: u8, at: i32, s0: i32) -> Result<(), EmuError> {
+        let Some(p) = self.processor else {
+            return self.execute_op(op, at);
         };
-        let (vp0, mp0, cp0, heap0, jjp0, jjhp0, locks0) =
-            (self.vp, self.mp, self.cp, self.heap, self.jjp, self.jjhp, self.moncnt);
+        let scripts = &p.microcode.ram[op as usize];
+        let entry = self.entry(at, s0);
         // A return's value lands on the callee's first locals: what they
         // held goes to the memory (only a bytecode that writes the stack
         // pointer, a return or an invoke, moves the frame).
         let frame0 = scripts
             .net
             .is_none()
-            .then(|| [self.st(vp0).unwrap_or(0), self.st(vp0 + 1).unwrap_or(0)]);
-        let operand = self
-            .code
-            .get(self.code_at + at as usize + 1)
-            .copied()
-            .map_or(0, i32::from);
+            .then(|| [self.st(entry.vp).unwrap_or(0), self.st(entry.vp + 1).unwrap_or(0)]);
         self.path = None;
         self.fresh_locals = (1, 0);
         self.execute_op(op, at)?;
+        self.settle_stack_memory(op, at, &entry, frame0, scripts, p);
+        Ok(())
+    }
+
+    /// Executes `op`, which pops `-net` words in all and writes nothing
+    /// above the stack, as [`Machine::execute_with_stack_memory`] would: the
+    /// words that leave the stack keep their values in the memory.
+    #[inline(always)]
+    pub(super) fn execute_pop(&mut self, op: u8, at: i32, s0: i32, net: i32) -> Result<(), EmuError> {
+        // The words from `S + net - 1` to `S - 2` (at most `NEAR - 2`).
+        let mut leaving = [0i32; NEAR];
+        let lowest = s0 + net - 1;
+        for (j, w) in leaving.iter_mut().enumerate().take((1 - net) as usize) {
+            *w = self
+                .stack
+                .get((lowest + j as i32) as u32 as usize)
+                .copied()
+                .unwrap_or(0);
+        }
+        self.execute_op(op, at)?;
+        // A bytecode that stopped short (an exception raised) popped more
+        // and pushed nothing: the words below are still as it found them.
+        let end = self.sp.min(s0 + net);
+        let Some(ram) = self.ram.as_deref_mut() else {
+            return Ok(());
+        };
+        for a in (end - 1).max(0)..=s0 - 2 {
+            let v = if a >= lowest {
+                leaving[(a - lowest) as usize]
+            } else {
+                self.stack.get(a as u32 as usize).copied().unwrap_or(0)
+            };
+            if let Some(w) = ram.get_mut(a as u32 as usize) {
+                *w = v;
+            }
+        }
+        Ok(())
+    }
+
+    /// Executes `op`, whose bookkeeping is compiled (`net` words pushed, the
+    /// writes of its [`StackStep::Fixed`] plan), as
+    /// [`Machine::execute_with_stack_memory`] would.
+    #[inline(never)]
+    pub(super) fn execute_fixed(&mut self, op: u8, at: i32, s0: i32, net: i32) -> Result<(), EmuError> {
+        let Some(StackStep::Fixed { writes, .. }) = self.processor.map(|p| &p.microcode.plans[op as usize]) else {
+            return self.execute_with_stack_memory(op, at, s0);
+        };
+        let entry = self.entry(at, s0);
+        self.execute_op(op, at)?;
         let end = self.sp;
+        if end != s0 + net {
+            // It stopped short (an exception raised): the words it did not
+            // pop or push are the general case's to sort out.
+            if let Some(p) = self.processor {
+                self.fresh_locals = (1, 0);
+                self.settle_stack_memory(op, at, &entry, None, &p.microcode.ram[op as usize], p);
+            }
+            return Ok(());
+        }
         let Some(mut ram) = self.ram.take() else {
             return Ok(());
+        };
+        // Every value as the bytecode found the memory, before any write.
+        let mut values = [(0i32, 0i32); FIXED_WRITES];
+        for (slot, &(k, v)) in values.iter_mut().zip(writes) {
+            let value = match v {
+                FixedValue::Entry(e) => entry.near[(-e) as usize],
+                FixedValue::Memory(m) => entry.memory(s0 + m, &self.stack, &ram),
+                FixedValue::Local(n) => entry.memory(entry.vp + n, &self.stack, &ram),
+                FixedValue::LocalOperand => entry.memory(entry.vp + entry.operand, &self.stack, &ram),
+                FixedValue::Register(r) => entry.register(r),
+                FixedValue::Constant(c) => c,
+                FixedValue::Address(a) => s0 + a,
+            };
+            *slot = (s0 + k, value);
+        }
+        // Words that left the stack keep their values in the memory.
+        for a in (end - 1).max(0)..=s0 - 2 {
+            if let Some(w) = ram.get_mut(a as u32 as usize) {
+                *w = entry.near[(s0 - a) as usize];
+            }
+        }
+        for &(addr, v) in &values[..writes.len()] {
+            if let Some(w) = ram.get_mut(addr as u32 as usize) {
+                *w = v;
+            }
+        }
+        self.ram = Some(ram);
+        Ok(())
+    }
+
+    /// The stack memory after `op` ran from `entry` (with `frame0` the
+    /// callee's first two locals, for a bytecode that moves the frame).
+    fn settle_stack_memory(
+        &mut self,
+        op: u8,
+        at: i32,
+        entry: &Entry,
+        frame0: Option<[i32; 2]>,
+        scripts: &RamScripts,
+        p: &Processor,
+    ) {
+        let (s0, vp0) = (entry.s0, entry.vp);
+        let end = self.sp;
+        let Some(mut ram) = self.ram.take() else {
+            return;
         };
 
         // The microcode's writes above the stack, each value as the memory
         // and the registers were when the bytecode started.
         let script = scripts.path(self.path, || {
             let e = scripts.entry?;
+            let near = &entry.near;
             let top = [near[3], near[2], near[1], near[0]];
             let vars: &[(jopcal_jop::microcode::exec::VarId, i32)] = match p.microcode.lock_count {
-                Some(v) => &[(v, locks0)],
+                Some(v) => &[(v, entry.locks)],
                 None => &[],
             };
             p.microcode.exec.run(e, &top, vars).map(|(_, k)| k)
@@ -92,29 +251,15 @@ impl<'c> Machine<'c> {
             if addr <= end - 2 && !(first..=last).contains(&addr) {
                 continue;
             }
-            let memory = |a: i32| {
-                if a <= s0 - 2 {
-                    at_start(a, &self.stack)
-                } else {
-                    ram.get(a as u32 as usize).copied().unwrap_or(0)
-                }
-            };
+            let memory = |a: i32| entry.memory(a, &self.stack, &ram);
             let v = match *value {
                 Value::Unchanged => continue,
-                Value::Entry(k) => at_start(s0 + k, &self.stack),
+                Value::Entry(k) => entry.at(s0 + k, &self.stack),
                 Value::Memory(At::Start(k)) => memory(s0 + k),
                 Value::Memory(At::End(k)) => memory(end + k),
                 Value::Local(n) => memory(vp0 + n),
-                Value::LocalOperand => memory(vp0 + operand),
-                Value::Register(r) => match r {
-                    Register::Mp => mp0,
-                    Register::Cp => cp0,
-                    Register::Vp => vp0,
-                    Register::Heap => heap0,
-                    Register::Jjp => jjp0,
-                    Register::Jjhp => jjhp0,
-                    Register::LockCount => locks0,
-                },
+                Value::LocalOperand => memory(vp0 + entry.operand),
+                Value::Register(r) => entry.register(r),
                 Value::Constant(c) => c,
                 Value::Address(At::Start(k)) => s0 + k,
                 Value::Address(At::End(k)) => end + k,
@@ -130,7 +275,7 @@ impl<'c> Machine<'c> {
             let v = match frame0 {
                 Some([local0, _]) if a == vp0 => local0,
                 Some([_, local1]) if a == vp0 + 1 => local1,
-                _ => at_start(a, &self.stack),
+                _ => entry.at(a, &self.stack),
             };
             if let Some(w) = ram.get_mut(a as u32 as usize) {
                 *w = v;
@@ -161,10 +306,9 @@ impl<'c> Machine<'c> {
                 .code
                 .get(self.code_at + at as usize + 2)
                 .map_or(0, |b| i32::from(*b as i8));
-            self.locals_above_stack(LocalAccess::of(op, operand, increment), vp0, s0, &mut ram);
+            self.locals_above_stack(LocalAccess::of(op, entry.operand, increment), vp0, s0, &mut ram);
         }
         self.ram = Some(ram);
-        Ok(())
     }
 
     /// A local the bytecode loaded or stored when its frame lay above the
