@@ -16,12 +16,12 @@ impl<'c> Machine<'c> {
             return Err(self.overflow(op, at, method));
         }
         match self.steps {
-            None => self.execute_op(op, at)?,
+            None => self.execute_op(op, at, false)?,
             // Below a frame's saved registers only after `setSP` unwound it:
             // its locals are then above the stack.
             Some(_) if self.vp + 4 > s0 => self.execute_with_stack_memory(op, at, s0)?,
             Some(steps) => match steps[op as usize] {
-                Step::Quiet => self.execute_op(op, at)?,
+                Step::Quiet => self.execute_op(op, at, false)?,
                 Step::Pop(net) => self.execute_pop(op, at, s0, i32::from(net))?,
                 Step::Fixed(net) => self.execute_fixed(op, at, s0, i32::from(net))?,
                 Step::General => self.execute_with_stack_memory(op, at, s0)?,
@@ -81,13 +81,15 @@ impl<'c> Machine<'c> {
         }
     }
 
-    /// Executes bytecode `op` fetched at `at`.
+    /// Executes bytecode `op` fetched at `at`; `routines`: on the processor,
+    /// `op` may be one its microcode hands to a Java routine (a constant at
+    /// every call: the compiled steps know it is not).
     #[inline(always)]
-    pub(super) fn execute_op(&mut self, op: u8, at: i32) -> Result<(), EmuError> {
+    pub(super) fn execute_op(&mut self, op: u8, at: i32, routines: bool) -> Result<(), EmuError> {
         self.executed += 1;
         self.fetched_at = self.cycles;
         self.charge(self.table.fixed[op as usize]);
-        if let Some(p) = self.processor {
+        if let (true, Some(p)) = (routines, self.processor) {
             // The processor's microcode hands it to its Java routine (JopSim runs it).
             if p.microcode.in_java[op as usize] {
                 return self.java(op);

@@ -105,7 +105,7 @@ impl<'c> Machine<'c> {
     #[inline(never)]
     pub(super) fn execute_with_stack_memory(&mut self, op: u8, at: i32, s0: i32) -> Result<(), EmuError> {
         let Some(p) = self.processor else {
-            return self.execute_op(op, at);
+            return self.execute_op(op, at, false);
         };
         let scripts = &p.microcode.ram[op as usize];
         let entry = self.entry(at, s0);
@@ -118,7 +118,7 @@ impl<'c> Machine<'c> {
             .then(|| [self.st(entry.vp).unwrap_or(0), self.st(entry.vp + 1).unwrap_or(0)]);
         self.path = None;
         self.fresh_locals = (1, 0);
-        self.execute_op(op, at)?;
+        self.execute_op(op, at, true)?;
         self.settle_stack_memory(op, at, &entry, frame0, scripts, p);
         Ok(())
     }
@@ -138,7 +138,7 @@ impl<'c> Machine<'c> {
                 .copied()
                 .unwrap_or(0);
         }
-        self.execute_op(op, at)?;
+        self.execute_op(op, at, false)?;
         // A bytecode that stopped short (an exception raised) popped more
         // and pushed nothing: the words below are still as it found them.
         let end = self.sp.min(s0 + net);
@@ -167,7 +167,7 @@ impl<'c> Machine<'c> {
             return self.execute_with_stack_memory(op, at, s0);
         };
         let entry = self.entry(at, s0);
-        self.execute_op(op, at)?;
+        self.execute_op(op, at, false)?;
         let end = self.sp;
         if end != s0 + net {
             // It stopped short (an exception raised): the words it did not
