@@ -372,7 +372,8 @@ pub struct BoardArgs {
     #[arg(long, default_value_t = 30)]
     pub line_timeout: u64,
     /// Classic download to a board: `line` (default: paced for JOP's transmitter, 11 bit
-    /// times a byte, up to 3.5% slow), `line:10` (a UART with one stop bit), `word`, `window:N`.
+    /// times a byte, up to 3.5% slow, each burst when all but 2 echoes of the one before have
+    /// come), `line:10` (a UART with one stop bit), `word`, `window:N`.
     #[arg(long = "pace", value_name = "PACE")]
     pub pace: Option<String>,
 }
@@ -607,8 +608,9 @@ pub struct UploadArgs {
     #[arg(long)]
     pub dtr_rts: bool,
     /// Classic download: `line` (bursts paced for JOP's transmitter, 11 bit times a byte,
-    /// on a board whose UART is up to 3.5% slow), `line:10` (a board whose UART sends one
-    /// stop bit), `word` (each word's echo awaited), or `window:N` (N bytes in flight, unpaced).
+    /// on a board whose UART is up to 3.5% slow, each when all but 2 echoes of the one before
+    /// have come), `line:10` (a board whose UART sends one stop bit), `word` (each word's echo
+    /// awaited), or `window:N` (N bytes in flight, unpaced).
     #[arg(long, default_value = "line", value_name = "PACE")]
     pub pace: String,
     /// The image to download.
