@@ -1,7 +1,8 @@
 //! `jopcal doctor`: checks the user's JOP tree and its `jopcal.toml` the way
 //! the verbs will use them (the host JDK, the tree's harnesses and encoding,
 //! each suite compiling on the host, one image from the tree's toolchain and
-//! one JopSim run), and names each problem with its fix, one line each.
+//! one JopSim run; with `--link`, every workload's image), and names each
+//! problem with its fix, one line each.
 
 use crate::{locate, Session};
 use anyhow::{bail, Result};
@@ -63,8 +64,9 @@ fn fix_for(why: &str) -> String {
 
 /// Checks the JOP tree the session names (its harnesses, encoding, host
 /// build, one image, one JopSim run), saying each finding; an error when
-/// any found a problem. `timeout`: seconds for the image build and JopSim.
-pub fn doctor(s: Session, timeout: u64) -> Result<()> {
+/// any found a problem. `timeout`: seconds for the image build and JopSim;
+/// `link`: every workload of every suite built into an image.
+pub fn doctor(s: Session, timeout: u64, link: bool) -> Result<()> {
     let mut c = Checks { s, problems: 0 };
     c.check(
         "host JDK",
@@ -119,6 +121,7 @@ pub fn doctor(s: Session, timeout: u64) -> Result<()> {
     );
     // Each suite must compile on the host: the profiles and the virtual board need it.
     let mut generated = None;
+    let mut roots = Vec::new();
     for suite in TreeSuite::ALL {
         let name = format!("{} on the host", suite.name());
         let f = locate::suite_dir(s.firmware, Some(&home), suite.name(), s.progress).and_then(|root| {
@@ -127,6 +130,9 @@ pub fn doctor(s: Session, timeout: u64) -> Result<()> {
         });
         if let (Ok(root), None) = (&f, &generated) {
             generated = Some(root.clone());
+        }
+        if let Ok(root) = &f {
+            roots.push((suite.name(), root.clone()));
         }
         let compiler = config
             .as_ref()
@@ -152,7 +158,43 @@ pub fn doctor(s: Session, timeout: u64) -> Result<()> {
             let _ = toolchain_or_problem(&mut c, &home);
         }
     }
+    if link {
+        link_checks(&mut c, &home, &roots, timeout)?;
+    }
     c.finish()
+}
+
+/// Every workload of the generated suites `roots` built into an image by
+/// the tree's toolchain, one finding a workload.
+fn link_checks(c: &mut Checks, home: &Path, roots: &[(&str, std::path::PathBuf)], timeout: u64) -> Result<()> {
+    let Some(tools) = toolchain_or_problem(c, home) else {
+        return Ok(());
+    };
+    let scratch = tempfile::tempdir()?;
+    let limit = Duration::from_secs(timeout);
+    for (suite_name, root) in roots {
+        let suite = Suite::load(root)?;
+        // A directory of its own for each suite, as each run has: a build
+        // may keep what it compiled there for the suite's other workloads.
+        let out = scratch.path().join(suite_name);
+        for job in &suite.workloads {
+            let image = out.join(format!("{}.jop", job.name));
+            let name = format!("{suite_name} {} links", job.name);
+            let finding = match tools.build_image(&suite, job, &out, &image, limit) {
+                Ok((p, _)) => Finding::Ok(format!(
+                    "{} words",
+                    jopcal_link::JopImage::load(&p, None).map_or(0, |i| i.words.len())
+                )),
+                Err(why) => {
+                    let why = why.to_string();
+                    let fix = fix_for(&why);
+                    problem(why, fix)
+                }
+            };
+            c.check(&name, finding);
+        }
+    }
+    Ok(())
 }
 
 /// The toolchain jopcal.toml configures, or a problem said about it.

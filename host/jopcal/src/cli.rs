@@ -198,6 +198,11 @@ pub struct DoctorArgs {
     /// Seconds the image build and the JopSim run may each take.
     #[arg(long, default_value_t = 300)]
     pub timeout: u64,
+    /// Also build every workload of every suite into an image with the tree's toolchain
+    /// (one `make java_app` each, minutes for the whole tree; images built before from the
+    /// same inputs come from the cache) and name each that does not link.
+    #[arg(long)]
+    pub link: bool,
 }
 
 #[derive(Debug, Args)]

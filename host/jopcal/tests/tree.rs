@@ -514,13 +514,15 @@ fn doctor_passes_a_working_tree_and_names_each_problem_with_its_fix() {
     let dir = tempfile::tempdir().unwrap();
     let jopcal_bin = env!("CARGO_BIN_EXE_jopcal");
     toolchain_config(dir.path(), &format!("{jopcal_bin} emu --run {{image}}"));
-    let doctor = || {
+    let doctor_with = |more: &[&str]| {
         jopcal()
             .current_dir(dir.path())
             .args(["doctor", "--timeout", "120"])
+            .args(more)
             .output()
             .unwrap()
     };
+    let doctor = || doctor_with(&[]);
     let o = doctor();
     let err = stderr(&o);
     assert!(o.status.success(), "{err}");
@@ -534,6 +536,14 @@ fn doctor_passes_a_working_tree_and_names_each_problem_with_its_fix() {
         "all checks passed",
     ] {
         assert!(err.contains(line), "{line}: {err}");
+    }
+    assert!(!err.contains(" links: "), "{err}");
+    // --link: every workload of every suite built into an image.
+    let o = doctor_with(&["--link"]);
+    let err = stderr(&o);
+    assert!(o.status.success(), "{err}");
+    for name in ["jembench Bits", "jembench Insertion", "jembench Queue"] {
+        assert!(err.contains(&format!("ok       {name} links: ")), "{name}: {err}");
     }
     // The tree's Makefile with JDK 17's javac: the problem, and the fix.
     let toml = std::fs::read_to_string(dir.path().join("jopcal.toml")).unwrap();
@@ -550,6 +560,13 @@ fn doctor_passes_a_working_tree_and_names_each_problem_with_its_fix() {
         .collect::<Vec<_>>()
         .join("\n");
     std::fs::write(dir.path().join("jopcal.toml"), broken).unwrap();
+    let o = doctor_with(&["--link"]);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("PROBLEM  jembench Queue links: building the image:"),
+        "{err}"
+    );
     let o = doctor();
     let err = stderr(&o);
     assert_eq!(o.status.code(), Some(1), "{err}");

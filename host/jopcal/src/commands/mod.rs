@@ -40,7 +40,7 @@ pub fn dispatch(cli: Cli) -> Result<()> {
         Verb::Emu(a) => emu::emu(s, &a),
         Verb::Sim(a) => sim::sim(s, &a),
         Verb::Cache(a) => cache::cache(s, &a),
-        Verb::Doctor(a) => jopcal_pipeline::doctor::doctor(s, a.timeout),
+        Verb::Doctor(a) => jopcal_pipeline::doctor::doctor(s, a.timeout, a.link),
         Verb::Diff(a) => diff::diff(s, &a),
         Verb::Sweep(a) => stages::sweep(s, a),
         Verb::Task { dir } => stages::task(&dir),
