@@ -63,7 +63,8 @@ pub enum Pace {
     /// board whose UART is up to `tolerance` slower than the line keeps up,
     /// and each only when all but [`GATE`] echoes of the one before have
     /// come back: a delay on the way that makes two bursts one run then
-    /// costs pace, never an echo. Echoes are verified as they come.
+    /// costs pace, never an echo ([`LATE_BURST`]s on a line whose echoes
+    /// come late). Echoes are verified as they come.
     Line {
         baud: u32,
         echo_frame_bits: u32,
@@ -497,6 +498,7 @@ pub const GATE: usize = 2;
 /// when the board is slower than the pace (the throughput bench: 92.8% of a
 /// board 3% slow, against 99.1% with bursts of 8).
 pub const LATE_BURST: usize = 16;
+/// The echoes of a [`LATE_BURST`] that may be awaited when the next goes.
 pub const LATE_GATE: usize = 1;
 
 /// Under [`Pace::Line`]: the echoes' lag (the median of the last [`LAGS`]
