@@ -110,7 +110,7 @@ impl MicrocodeCosts {
         let steps = Box::new(std::array::from_fn(|op| match &plans[op] {
             StackStep::Quiet => Step::Quiet,
             StackStep::Pop { net } => Step::Pop(*net as i8),
-            StackStep::Fixed { net, .. } => Step::Fixed(*net as i8),
+            StackStep::Fixed { .. } => Step::Fixed,
             StackStep::General => Step::General,
         }));
         MicrocodeCosts {
@@ -153,13 +153,13 @@ pub enum StackStep {
 }
 
 /// A [`StackStep`] in two bytes: what the board looks up per bytecode
-/// (the net push or pop: at most [`NEAR_WORDS`] words either way).
+/// (a pop's words: at most [`NEAR_WORDS`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Step {
     Quiet,
     Pop(i8),
-    /// The writes are the plan's.
-    Fixed(i8),
+    /// The words pushed and the writes are the plan's.
+    Fixed,
     General,
 }
 

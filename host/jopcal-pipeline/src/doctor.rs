@@ -55,6 +55,13 @@ fn problem(what: impl Into<String>, fix: impl Into<String>) -> Finding {
     }
 }
 
+/// An image build's failure, with its fix.
+fn build_problem(why: &ToolError) -> Finding {
+    let why = why.to_string();
+    let fix = fix_for(&why);
+    problem(why, fix)
+}
+
 /// The fix for a toolchain failure, or a pointer to the set-up notes.
 fn fix_for(why: &str) -> String {
     known_fix(why)
@@ -185,11 +192,7 @@ fn link_checks(c: &mut Checks, home: &Path, roots: &[(&str, std::path::PathBuf)]
                     "{} words",
                     jopcal_link::JopImage::load(&p, None).map_or(0, |i| i.words.len())
                 )),
-                Err(why) => {
-                    let why = why.to_string();
-                    let fix = fix_for(&why);
-                    problem(why, fix)
-                }
+                Err(why) => build_problem(&why),
             };
             c.check(&name, finding);
         }
@@ -246,11 +249,7 @@ fn image_checks(c: &mut Checks, home: &Path, root: &Path, timeout: u64) -> Resul
                     jopcal_targets::toolchain::Provenance::Built => "",
                 }
             )),
-            Err(why) => {
-                let why = why.to_string();
-                let fix = fix_for(&why);
-                problem(why, fix)
-            }
+            Err(why) => build_problem(why),
         },
     );
     if built.is_err() {

@@ -23,7 +23,7 @@ impl<'c> Machine<'c> {
             Some(steps) => match steps[op as usize] {
                 Step::Quiet => self.execute_op(op, at, false)?,
                 Step::Pop(net) => self.execute_pop(op, at, s0, i32::from(net))?,
-                Step::Fixed(net) => self.execute_fixed(op, at, s0, i32::from(net))?,
+                Step::Fixed => self.execute_fixed(op, at, s0)?,
                 Step::General => self.execute_with_stack_memory(op, at, s0)?,
             },
         }

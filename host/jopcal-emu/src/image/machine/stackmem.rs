@@ -145,25 +145,24 @@ impl<'c> Machine<'c> {
         let Some(ram) = self.ram.as_deref_mut() else {
             return Ok(());
         };
-        for a in (end - 1).max(0)..=s0 - 2 {
-            let v = if a >= lowest {
+        let stack = &self.stack;
+        keep_leaving(ram, end, s0, |a| {
+            if a >= lowest {
                 leaving[(a - lowest) as usize]
             } else {
-                self.stack.get(a as u32 as usize).copied().unwrap_or(0)
-            };
-            if let Some(w) = ram.get_mut(a as u32 as usize) {
-                *w = v;
+                stack.get(a as u32 as usize).copied().unwrap_or(0)
             }
-        }
+        });
         Ok(())
     }
 
-    /// Executes `op`, whose bookkeeping is compiled (`net` words pushed, the
+    /// Executes `op`, whose bookkeeping is compiled (the words pushed and the
     /// writes of its [`StackStep::Fixed`] plan), as
     /// [`Machine::execute_with_stack_memory`] would.
     #[inline(never)]
-    pub(super) fn execute_fixed(&mut self, op: u8, at: i32, s0: i32, net: i32) -> Result<(), EmuError> {
-        let Some(StackStep::Fixed { writes, .. }) = self.processor.map(|p| &p.microcode.plans[op as usize]) else {
+    pub(super) fn execute_fixed(&mut self, op: u8, at: i32, s0: i32) -> Result<(), EmuError> {
+        let Some(&StackStep::Fixed { net, ref writes }) = self.processor.map(|p| &p.microcode.plans[op as usize])
+        else {
             return self.execute_with_stack_memory(op, at, s0);
         };
         let entry = self.entry(at, s0);
@@ -195,17 +194,8 @@ impl<'c> Machine<'c> {
             };
             *slot = (s0 + k, value);
         }
-        // Words that left the stack keep their values in the memory.
-        for a in (end - 1).max(0)..=s0 - 2 {
-            if let Some(w) = ram.get_mut(a as u32 as usize) {
-                *w = entry.near[(s0 - a) as usize];
-            }
-        }
-        for &(addr, v) in &values[..writes.len()] {
-            if let Some(w) = ram.get_mut(addr as u32 as usize) {
-                *w = v;
-            }
-        }
+        keep_leaving(&mut ram, end, s0, |a| entry.near[(s0 - a) as usize]);
+        store(&mut ram, &values[..writes.len()]);
         self.ram = Some(ram);
         Ok(())
     }
@@ -269,23 +259,15 @@ impl<'c> Machine<'c> {
             pending.push((addr, v));
         }
 
-        // Words that left the stack keep their values in the memory (a
-        // return's value overwrote the callee's first locals).
-        for a in (end - 1).max(0)..=s0 - 2 {
-            let v = match frame0 {
-                Some([local0, _]) if a == vp0 => local0,
-                Some([_, local1]) if a == vp0 + 1 => local1,
-                _ => entry.at(a, &self.stack),
-            };
-            if let Some(w) = ram.get_mut(a as u32 as usize) {
-                *w = v;
-            }
-        }
-        for &(addr, v) in &pending {
-            if let Some(w) = ram.get_mut(addr as u32 as usize) {
-                *w = v;
-            }
-        }
+        // A return's value overwrote the callee's first locals: those are
+        // the values that left the stack there.
+        let stack = &self.stack;
+        keep_leaving(&mut ram, end, s0, |a| match frame0 {
+            Some([local0, _]) if a == vp0 => local0,
+            Some([_, local1]) if a == vp0 + 1 => local1,
+            _ => entry.at(a, stack),
+        });
+        store(&mut ram, &pending);
         self.ram_pending = pending;
 
         // Words that joined the stack unpushed come from the memory: a new
@@ -336,6 +318,28 @@ impl<'c> Machine<'c> {
                 LocalKind::Increment(d) if a > s0 => *word = word.wrapping_add(d),
                 _ => {}
             }
+        }
+    }
+}
+
+/// The words a bytecode popped (from `end - 1` up to `s0 - 2`, its top's
+/// address at the end and at the start) keep in the memory the values
+/// `value` gives them: the processor's pops leave them there.
+#[inline(always)]
+fn keep_leaving(ram: &mut [i32], end: i32, s0: i32, value: impl Fn(i32) -> i32) {
+    for a in (end - 1).max(0)..=s0 - 2 {
+        if let Some(w) = ram.get_mut(a as u32 as usize) {
+            *w = value(a);
+        }
+    }
+}
+
+/// The microcode's writes, `(address, value)` in order, into the memory.
+#[inline(always)]
+fn store(ram: &mut [i32], writes: &[(i32, i32)]) {
+    for &(addr, v) in writes {
+        if let Some(w) = ram.get_mut(addr as u32 as usize) {
+            *w = v;
         }
     }
 }
