@@ -25,5 +25,5 @@ fuzz_target!(|data: &[u8]| {
         })
         .collect();
     let image = jopcal_link::JopImage { words };
-    let _ = jopcal_emu::image::run_image(&image, config(), false, &mut |_| {});
+    let _ = jopcal_emu::image::run_image(&image, config(), false, None, &mut |_| {});
 });

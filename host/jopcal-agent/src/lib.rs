@@ -36,7 +36,7 @@ pub mod tree;
 
 use jopcal_classfile::{opcode::is_invoke, parse_constant_pool};
 use jopcal_profile::agent_options::{AgentOptions, Region};
-use jopcal_profile::{encode, Event, MethodInfo};
+use jopcal_profile::{encode, routed, Event, MethodInfo};
 use jvmti_bindings::prelude::*;
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -381,7 +381,9 @@ fn end_region(jvmti: &Jvmti, complete: bool, why: &str) {
     if !complete {
         log(&format!("{why}; the profile written is marked incomplete"));
     }
-    let profile = tree.into_profile(&opts.benchmark, opts.region.name(), complete);
+    let mut profile = tree.into_profile(&opts.benchmark, opts.region.name(), complete);
+    // A run through jopcal's bridge to JOP's runtime routines reads as JOP runs it.
+    jopcal_profile::routed::splice(&mut profile);
     let tmp = opts.out.with_extension("jopprof.partial");
     let written = std::fs::write(&tmp, encode(&profile)).and_then(|_| std::fs::rename(&tmp, &opts.out));
     if let Err(e) = written {
@@ -438,6 +440,30 @@ fn step(jvmti: &Jvmti, event: LocationEvent, by_breakpoint: bool) {
         } else {
             None
         };
+        // The first bytecode of jopcal's bridge for a long shift: its count
+        // (a local of the bridge method) decides the microcode's path on JOP;
+        // it is the caller's execution (`jopcal_profile::routed`).
+        let operand = if at == 0 && top.code.info.class == routed::BRIDGE_CLASS {
+            routed::observed_named(&top.code.info.name).and_then(|o| {
+                // SAFETY: a null thread is the current one, whose frame 0 is
+                // the bridge method, with the slots of its parameters.
+                let value = match o.operand {
+                    routed::Operand::Count { slot, mask } => {
+                        let v = unsafe { jvmti.get_local_int(ptr::null_mut(), 0, jni::jint::from(slot)) }.ok()?;
+                        (v as u8) & mask
+                    }
+                    routed::Operand::LongCompare => {
+                        let a = unsafe { jvmti.get_local_long(ptr::null_mut(), 0, 0) }.ok()?;
+                        let b = unsafe { jvmti.get_local_long(ptr::null_mut(), 0, 2) }.ok()?;
+                        routed::long_compare_class(a, b)
+                    }
+                };
+                let caller = ts.frames.len().checked_sub(2).map(|i| ts.frames[i].node)?;
+                Some((caller, o.opcode, value))
+            })
+        } else {
+            None
+        };
         if let Some(tree) = shared().tree.as_mut() {
             tree.count(node, op, block);
             if let Some((local, inc)) = iinc {
@@ -445,6 +471,9 @@ fn step(jvmti: &Jvmti, event: LocationEvent, by_breakpoint: bool) {
             }
             if let Some(kind) = field {
                 tree.count_field(node, op, kind);
+            }
+            if let Some((caller, op, value)) = operand {
+                tree.count_operand(caller, op, value);
             }
         }
     });
@@ -487,6 +516,8 @@ impl Agent for Profiler {
             c.set_can_generate_exception_events(true);
             c.set_can_get_bytecodes(true);
             c.set_can_get_constant_pool(true);
+            // The count of a long shift, read in jopcal's bridge (`routed`).
+            c.set_can_access_local_variables(true);
         });
         if let Err(e) = caps {
             log(&format!("the JVM refuses the capabilities the profiler needs: {e:?}"));

@@ -151,6 +151,8 @@ struct NodeCounts {
     iinc: BTreeMap<(u16, i16), u64>,
     /// Field accesses by (opcode, field kind).
     fields: BTreeMap<(u8, FieldKind), u64>,
+    /// Executions by (opcode, the operand that decides its microcode path).
+    operands: BTreeMap<(u8, u8), u64>,
 }
 
 /// The tree, the method table and the event stream of one region.
@@ -239,6 +241,12 @@ impl Tree {
         *self.nodes[node as usize].iinc.entry((local, inc)).or_insert(0) += 1;
     }
 
+    /// One execution of `op` with the operand `value` that decides its
+    /// microcode's path (`jopcal_profile::routed::OBSERVED`).
+    pub fn count_operand(&mut self, node: u32, op: u8, value: u8) {
+        *self.nodes[node as usize].operands.entry((op, value)).or_insert(0) += 1;
+    }
+
     /// One executed field access (already counted as an opcode) of a field of `kind`.
     pub fn count_field(&mut self, node: u32, op: u8, kind: FieldKind) {
         *self.nodes[node as usize].fields.entry((op, kind)).or_insert(0) += 1;
@@ -292,6 +300,7 @@ impl Tree {
                     blocks,
                     iinc: n.iinc,
                     fields: n.fields,
+                    operands: n.operands,
                 }
             })
             .collect();
@@ -321,6 +330,7 @@ impl NodeCounts {
             handler_blocks: BTreeMap::new(),
             iinc: BTreeMap::new(),
             fields: BTreeMap::new(),
+            operands: BTreeMap::new(),
         }
     }
 }

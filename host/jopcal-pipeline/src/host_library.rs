@@ -20,17 +20,29 @@ const JDK_ROOTS: [&str; 3] = [
     "java/target/src/jdk11",
 ];
 
-/// The JVM options that make the profiled JVM run the tree's versions of
-/// `classes` (dotted names of `java.base` classes), compiled here with the
-/// host JDK (cached by a hash of the sources and the compiler).
-pub fn patch_args(
+/// The options that add `dirs` to `java.base`.
+pub fn patch(dirs: &[&Path]) -> Result<Vec<String>> {
+    let joined =
+        std::env::join_paths(dirs).map_err(|e| anyhow!("the JVM's --patch-module cannot name {dirs:?}: {e}"))?;
+    Ok(vec![
+        "--patch-module".to_string(),
+        format!("java.base={}", joined.to_string_lossy()),
+    ])
+}
+
+/// The directory of the tree's versions of `classes` (dotted names of
+/// `java.base` classes) compiled for the host JVM to run in place of its
+/// own (`--patch-module`, [`patch`]), compiled here with the host JDK
+/// (cached by a hash of the sources and the compiler); `None` without
+/// classes.
+pub fn library_dir(
     home: &Path,
     classes: &[String],
     encoding: jopcal_workloads::SourceEncoding,
     say: &dyn Fn(&str),
-) -> Result<Vec<String>> {
+) -> Result<Option<PathBuf>> {
     if classes.is_empty() {
-        return Ok(Vec::new());
+        return Ok(None);
     }
     let jdk = jopcal_workloads::Jdk::detect()?;
     let mut sources: Vec<(String, PathBuf, PathBuf)> = Vec::new();
@@ -97,8 +109,5 @@ pub fn patch_args(
         classes.join(", "),
         dir.display()
     ));
-    Ok(vec![
-        "--patch-module".to_string(),
-        format!("java.base={}", dir.display()),
-    ])
+    Ok(Some(dir))
 }

@@ -24,6 +24,7 @@ pub mod emu;
 pub mod estimate;
 pub mod explain;
 pub mod host_library;
+pub mod host_routines;
 pub mod locate;
 pub mod measure;
 pub mod microcode;

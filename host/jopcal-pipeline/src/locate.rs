@@ -276,6 +276,18 @@ pub fn workload_timeout(explicit: Option<u64>, target: jopcal_targets::TargetKin
     Ok(configured.unwrap_or(120))
 }
 
+/// The least time a host profile gets when `--timeout` does not say: the
+/// profiler single-steps every bytecode, and a tree's software floating
+/// point runs as the tree's routines (jop-devel/jop's Raytrace: 58 million
+/// bytecodes in about 3 minutes), far slower than the workload on a target.
+pub const PROFILE_TIMEOUT_FLOOR: u64 = 900;
+
+/// Seconds one host profile may take: `explicit` (`--timeout`), else the
+/// workload's timeout but at least [`PROFILE_TIMEOUT_FLOOR`].
+pub fn profile_timeout(explicit: Option<u64>, workload: u64) -> u64 {
+    explicit.unwrap_or(workload.max(PROFILE_TIMEOUT_FLOOR))
+}
+
 /// The JOP tree's toolchain as the `jopcal.toml` found from the current
 /// directory upwards configures it; `why` says what needs it.
 pub fn toolchain(home: Option<&Path>, why: &str) -> Result<jopcal_targets::toolchain::Toolchain> {

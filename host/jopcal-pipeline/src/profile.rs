@@ -131,13 +131,9 @@ pub fn profile(s: Session, a: &ProfileOptions) -> Result<ProfiledSet> {
                     .note("note: --region main counts the whole of each workload's main, harness included");
             }
             let setup = prepare_host(s, &root, &a.benches)?;
-            let mut jvm_args = if suite == "builtin" {
-                Vec::new()
-            } else {
-                tree_library_args(s)?
-            };
-            jvm_args.extend(a.jvm_args.iter().cloned());
-            profile_suite(s, &setup, &out, &stamp, a.region, a.format, timeout, &jvm_args, a.jobs)?
+            let mut run = tree_host_run(s, &root, &setup, suite != "builtin")?;
+            run.jvm_args.extend(a.jvm_args.iter().cloned());
+            profile_suite(s, &setup, &run, &out, &stamp, a.region, a.format, timeout, a.jobs)?
         }
     };
     Ok(set)
@@ -231,32 +227,68 @@ fn prepare(s: Session, out: &Path, stamp: &str) -> Result<PathBuf> {
     Ok(dir.path)
 }
 
-/// For a tree's suite: the JVM options that run the tree's versions of the
-/// JDK classes `host_library` in jopcal.toml names (none without).
-pub fn tree_library_args(s: Session) -> Result<Vec<String>> {
-    let Some(config) = locate::jop_config()? else {
-        return Ok(Vec::new());
-    };
-    if config.host_library.is_empty() {
-        return Ok(Vec::new());
-    }
-    let home = locate::jop_home(s.jop_home)?;
-    let tree = jopcal_tree::tree::JopTree::open(&home).map_err(|e| anyhow::anyhow!(e))?;
-    let encoding = locate::tree_encoding(Some(&config), &tree)?;
-    crate::host_library::patch_args(&home, &config.host_library, encoding, &|m| s.say(m))
+/// How the host runs a suite's classes: its class path and JVM options.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HostRun {
+    pub classpath: Vec<PathBuf>,
+    pub jvm_args: Vec<String>,
 }
 
-/// Profiles the selected workloads of the built suite into `out`.
+/// How the host runs the suite in `root` (built in `setup`). For a tree's
+/// suite (`tree_suite`): with the tree's versions of the JDK classes
+/// `host_library` in jopcal.toml names ([`crate::host_library`]), and with
+/// the bytecodes JOP implements as Java routines routed through the tree's
+/// own routines ([`crate::host_routines`]) where that can be done (a note
+/// says why not). The built-in suite: its classes as built.
+pub fn tree_host_run(s: Session, root: &Path, setup: &HostSetup, tree_suite: bool) -> Result<HostRun> {
+    let plain = HostRun {
+        classpath: vec![setup.built.classes.clone()],
+        jvm_args: Vec::new(),
+    };
+    if !tree_suite {
+        return Ok(plain);
+    }
+    let config = locate::jop_config()?;
+    let home = locate::jop_home(s.jop_home)?;
+    let tree = jopcal_tree::tree::JopTree::open(&home).map_err(|e| anyhow::anyhow!(e))?;
+    let encoding = locate::tree_encoding(config.as_ref(), &tree)?;
+    let (host_library, host_javac) = config.map(|c| (c.host_library, c.host_javac)).unwrap_or_default();
+    let library = crate::host_library::library_dir(&home, &host_library, encoding, &|m| s.say(m))?;
+    let compiler = jopcal_workloads::build::Compiler::of(&host_javac, &setup.jdk, encoding)?;
+    let how = crate::host_routines::Suite {
+        root,
+        classes: &setup.built.classes,
+        library: library.as_deref(),
+        compiler: &compiler,
+        encoding,
+    };
+    Ok(match crate::host_routines::route(&home, &how, &|m| s.say(m))? {
+        Some(r) => HostRun {
+            classpath: r.classpath,
+            jvm_args: r.jvm_args,
+        },
+        None => HostRun {
+            classpath: plain.classpath,
+            jvm_args: match library {
+                Some(dir) => crate::host_library::patch(&[&dir])?,
+                None => Vec::new(),
+            },
+        },
+    })
+}
+
+/// Profiles the selected workloads of the built suite into `out`, run as
+/// `run` says (see [`tree_host_run`]).
 #[allow(clippy::too_many_arguments)]
 pub fn profile_suite(
     s: Session,
     setup: &HostSetup,
+    run: &HostRun,
     out: &Path,
     stamp: &str,
     region: Option<RegionChoice>,
     format: ProfileFormat,
     timeout: Duration,
-    jvm_args: &[String],
     parallel: usize,
 ) -> Result<ProfiledSet> {
     let out = prepare(s, out, stamp)?;
@@ -266,7 +298,7 @@ pub fn profile_suite(
         .map(|w| Job {
             bench: w.name.clone(),
             request: ProfileRequest {
-                classpath: vec![setup.built.classes.clone()],
+                classpath: run.classpath.clone(),
                 main: w.main.clone(),
                 region: match region {
                     Some(RegionChoice::Main) => ProfileRegion::Main,
@@ -276,7 +308,7 @@ pub fn profile_suite(
                 bench: w.name.clone(),
                 out: out.join(format!("{}.{EXTENSION}", w.name)),
                 timeout,
-                jvm_args: jvm_args.to_vec(),
+                jvm_args: run.jvm_args.clone(),
                 log: out.join("logs").join(format!("{}.log", w.name)),
             },
         })

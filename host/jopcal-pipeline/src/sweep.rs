@@ -173,16 +173,16 @@ pub fn sweep(s: Session, a: &SweepOptions) -> Result<Swept> {
 
     // One host profile for every point.
     let setup = prepare_host(s, &root, &a.benches)?;
-    let jvm_args = crate::profile::tree_library_args(s)?;
+    let run = crate::profile::tree_host_run(s, &root, &setup, true)?;
     let mut profiled = crate::profile::profile_suite(
         s,
         &setup,
+        &run,
         &out.join("profiles"),
         &stamp,
         None,
         crate::profile::ProfileFormat::Binary,
-        Duration::from_secs(timeout),
-        &jvm_args,
+        Duration::from_secs(locate::profile_timeout(a.timeout, timeout)),
         a.on.jobs,
     )?;
     let mut failures: Vec<(String, String)> = profiled.failures.clone();

@@ -97,20 +97,16 @@ fn measure_and_profile(
     let m = measure_on(s, root, &how, out, stamp)?;
     interrupt::stage(&format!("{stage}profile"));
     let setup = prepare_host(s, root, benches)?;
-    let jvm_args = if a.suite != "builtin" {
-        crate::profile::tree_library_args(s)?
-    } else {
-        Vec::new()
-    };
+    let run = crate::profile::tree_host_run(s, root, &setup, a.suite != "builtin")?;
     let mut profiled = profile_suite(
         s,
         &setup,
+        &run,
         &m.out.path.join("profiles"),
         stamp,
         None,
         ProfileFormat::Binary,
-        Duration::from_secs(timeout),
-        &jvm_args,
+        Duration::from_secs(locate::profile_timeout(a.timeout, timeout)),
         a.on.jobs,
     )?;
     let library = use_image_sizes(s, &m.out.path, &mut profiled)?;
@@ -129,7 +125,10 @@ fn library_calls(p: &jopcal_profile::Profile, sizes: &jopcal_jop::sizes::MethodS
         .map(|m| {
             let q = m.qualified();
             let jdk = ["java.", "javax.", "jdk.", "sun."].iter().any(|pre| q.starts_with(pre));
+            // A call of Native is one of JOP's own bytecodes, priced as such.
+            let jop_bytecode = m.class == jopcal_timing::estimate::JOP_NATIVE_CLASS;
             !m.native
+                && !jop_bytecode
                 && match sizes.get(&q) {
                     None => true,
                     Some(&w) => jdk && w != jopcal_timing::cache::words_of(m.bytecode_len),

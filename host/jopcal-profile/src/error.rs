@@ -35,8 +35,23 @@ pub enum InvalidProfile {
     /// The root was entered by an invoke.
     #[error("the root node has invoke opcode {0}, not 0")]
     RootInvoke(u8),
+    /// A node records more executions by operand than of the bytecode, or
+    /// an operand of a bytecode that has none recorded (or out of range).
+    #[error("node {node} records {observed} executions of opcode {opcode} by operand, but executed {executed} (or an operand the bytecode cannot have)")]
+    OperandCounts {
+        /// The node's index.
+        node: usize,
+        /// The opcode.
+        opcode: u8,
+        /// Executions recorded by operand (or the bad operand).
+        observed: u64,
+        /// Executions of the opcode.
+        executed: u64,
+    },
     /// A node was entered by an opcode that is not an invoke.
-    #[error("node {node} was entered by opcode {opcode}, which is not an invoke")]
+    #[error(
+        "node {node} was entered by opcode {opcode}, which is neither an invoke nor a bytecode JOP runs as a routine"
+    )]
     NotAnInvoke {
         /// The node's index.
         node: usize,

@@ -1,10 +1,11 @@
-//! The `.jopprof` binary format, version 4 (versions 2, without the `iinc`
-//! operand counts, and 3, without the field kinds, still read). All integers are unsigned LEB128
+//! The `.jopprof` binary format, version 5 (versions 2, without the `iinc`
+//! operand counts, 3, without the field kinds, and 4, without the operands
+//! of bytecodes whose microcode path depends on one, still read). All integers are unsigned LEB128
 //! varints unless said otherwise; strings are a varint byte length and UTF-8.
 //!
 //! ```text
 //! magic        8 bytes "JOPCALP\n"
-//! version      varint (4)
+//! version      varint (5)
 //! flags        varint (bit 0: complete)
 //! benchmark    string
 //! region       string ("harness" or "main")
@@ -24,6 +25,8 @@
 //!                fields varint count, then (opcode byte 0xb2..=0xb5, kind
 //!                byte: 0 reference, 1 long or double, count varint)...
 //!                (version 4 on)
+//!                operands varint count, then (opcode byte, operand byte,
+//!                count varint)... (version 5 on)
 //! entry_stack  varint count, then node ids
 //! region_start varint: index of the first event inside the region (the
 //!              events before it were tracked for the method cache only)
@@ -39,7 +42,7 @@ use serde_json::{json, Map, Value};
 use std::path::{Path, PathBuf};
 
 pub const MAGIC: &[u8; 8] = b"JOPCALP\n";
-pub const FORMAT_VERSION: u64 = 4;
+pub const FORMAT_VERSION: u64 = 5;
 /// The oldest version this reader accepts.
 pub const OLDEST_VERSION: u64 = 2;
 /// File extension of binary profiles.
@@ -130,6 +133,12 @@ pub fn encode(p: &Profile) -> Vec<u8> {
                 FieldKind::Reference => 0,
                 FieldKind::Wide => 1,
             });
+            put(&mut o, *c);
+        }
+        put(&mut o, n.operands.len() as u64);
+        for ((op, value), c) in &n.operands {
+            o.push(*op);
+            o.push(*value);
             put(&mut o, *c);
         }
     }
@@ -329,6 +338,15 @@ fn decode_at(data: &[u8]) -> R<Profile> {
                 fields.insert((op, kind), c);
             }
         }
+        let mut operands = std::collections::BTreeMap::new();
+        if version >= 5 {
+            for _ in 0..r.count("operand", 3)? {
+                let op = r.byte()?;
+                let value = r.byte()?;
+                let c = r.var()?;
+                operands.insert((op, value), c);
+            }
+        }
         nodes.push(Node {
             parent,
             method,
@@ -339,6 +357,7 @@ fn decode_at(data: &[u8]) -> R<Profile> {
             blocks,
             iinc,
             fields,
+            operands,
         });
     }
     let n_stack = r.count("entry stack", 1)?;
@@ -433,6 +452,7 @@ pub fn to_json(p: &Profile) -> Value {
                 FieldKind::Reference => "reference",
                 FieldKind::Wide => "long or double",
             }, c])).collect::<Vec<Value>>(),
+            "operands": n.operands.iter().map(|((op, v), c)| json!([mnemonic(*op).unwrap_or("?"), v, c])).collect::<Vec<Value>>(),
             "children": kids,
         }));
     }
@@ -519,7 +539,7 @@ mod tests {
         p.nodes[n].fields.insert((0xb5, FieldKind::Wide), 1);
         let back = decode(&encode(&p)).unwrap();
         assert_eq!(back, p);
-        assert_eq!(to_json(&p)["format_version"], json!(4));
+        assert_eq!(to_json(&p)["format_version"], json!(FORMAT_VERSION));
         // More typed accesses than executions are refused.
         p.nodes[n].fields.insert((0xb5, FieldKind::Wide), 3);
         assert!(decode(&encode(&p))
@@ -539,6 +559,44 @@ mod tests {
     }
 
     #[test]
+    fn operands_round_trip_and_version_4_still_reads() {
+        let mut p = sample();
+        p.nodes[1].opcodes.insert(0x79, 5); // lshl
+        p.nodes[1].operands.insert((0x79, 0), 1);
+        p.nodes[1].operands.insert((0x79, 40), 3);
+        let back = decode(&encode(&p)).unwrap();
+        assert_eq!(back, p);
+        assert_eq!(
+            to_json(&p)["root"]["children"][0]["operands"][1],
+            json!(["lshl", 40, 3])
+        );
+        // More executions by operand than executions, a count past 63, or an
+        // operand of a bytecode whose path no operand decides: refused.
+        p.nodes[1].operands.insert((0x79, 1), 2);
+        assert!(decode(&encode(&p))
+            .unwrap_err()
+            .message
+            .contains("records 6 executions of opcode 121 by operand, but executed 5"));
+        p.nodes[1].operands.remove(&(0x79, 1));
+        p.nodes[1].operands.insert((0x79, 64), 1);
+        assert!(decode(&encode(&p)).is_err());
+        p.nodes[1].operands.remove(&(0x79, 64));
+        p.nodes[1].opcodes.insert(0x60, 1);
+        p.nodes[1].operands.insert((0x60, 1), 1);
+        assert!(decode(&encode(&p)).is_err());
+        // A version 4 file (no operands) reads with none.
+        let mut v4 = MAGIC.to_vec();
+        v4.extend([4, 1, 1, b'B', 7]);
+        v4.extend(b"harness");
+        v4.extend([1, 3, b't', b'/', b'T', 3, b'r', b'u', b'n', 3, b'(', b')', b'V', 4, 0]);
+        v4.extend([1, 0, 0, 1, 0, 1, 1, 0x79, 1, 0, 0, 0]); // node: lshl x1, no blocks, iinc forms or fields
+        v4.extend([1, 0, 0, 0]); // entry stack [0], region start 0, no events
+        let old = decode(&v4).unwrap();
+        assert_eq!(old.nodes[0].opcodes[&0x79], 1);
+        assert!(old.nodes[0].operands.is_empty());
+    }
+
+    #[test]
     fn corruption_names_the_byte() {
         let bytes = encode(&sample());
         assert_eq!(
@@ -549,11 +607,11 @@ mod tests {
             decode(b"JOPCALQ\n").unwrap_err().to_string(),
             "byte 0: not a jopcal profile (bad magic)"
         );
-        let mut v5 = bytes.clone();
-        v5[8] = 5;
+        let mut newer = bytes.clone();
+        newer[8] = 6;
         assert_eq!(
-            decode(&v5).unwrap_err().message,
-            "profile format version 5; this jopcal reads versions 2 to 4"
+            decode(&newer).unwrap_err().message,
+            "profile format version 6; this jopcal reads versions 2 to 5"
         );
         let mut extra = bytes.clone();
         extra.push(0);

@@ -17,6 +17,7 @@ pub mod error;
 pub mod examples;
 pub mod format;
 pub mod model;
+pub mod routed;
 
 pub use format::{decode, encode, read_dir, read_file, to_json, DecodeError, ProfileError, EXTENSION, FORMAT_VERSION};
 pub use model::{Event, FieldKind, MethodInfo, Node, Profile};

@@ -96,6 +96,12 @@ pub struct Node {
     /// have none. Not in the serde view; the binary format carries it.
     #[serde(skip)]
     pub fields: BTreeMap<(u8, FieldKind), u64>,
+    /// Executions of a bytecode whose microcode takes a path by an operand
+    /// (`crate::routed::OBSERVED`: a long shift's count, 0 to 63), by
+    /// (opcode, that operand), inside the region. Profiles before format 5
+    /// have none. Not in the serde view; the binary format carries it.
+    #[serde(skip)]
+    pub operands: BTreeMap<(u8, u8), u64>,
 }
 
 impl Node {
@@ -210,7 +216,10 @@ impl Profile {
             if i == 0 && n.invoke_opcode != 0 {
                 return Err(InvalidProfile::RootInvoke(n.invoke_opcode));
             }
-            if i > 0 && n.invoke_opcode != 0 && !(182..=186).contains(&n.invoke_opcode) {
+            // A routine of JOP's runtime is entered by the bytecode it implements
+            // (`crate::routed`).
+            let routed = crate::routed::routable(n.invoke_opcode).is_some();
+            if i > 0 && n.invoke_opcode != 0 && !(182..=186).contains(&n.invoke_opcode) && !routed {
                 return Err(InvalidProfile::NotAnInvoke {
                     node: i,
                     opcode: n.invoke_opcode,
@@ -248,6 +257,30 @@ impl Profile {
                         executed,
                     });
                 }
+            }
+            for (&op, executed) in &n.opcodes {
+                let observed: u64 = n
+                    .operands
+                    .range((op, 0)..=(op, u8::MAX))
+                    .fold(0u64, |a, (_, c)| a.saturating_add(*c));
+                if observed > *executed {
+                    return Err(InvalidProfile::OperandCounts {
+                        node: i,
+                        opcode: op,
+                        observed,
+                        executed: *executed,
+                    });
+                }
+            }
+            if let Some(&(op, value)) = n.operands.keys().find(|(op, value)| {
+                crate::routed::observed(*op).is_none_or(|o| *value > o.max()) || !n.opcodes.contains_key(op)
+            }) {
+                return Err(InvalidProfile::OperandCounts {
+                    node: i,
+                    opcode: op,
+                    observed: u64::from(value),
+                    executed: 0,
+                });
             }
             if let Some(&(op, _)) = n.fields.keys().find(|(op, _)| !FIELD_OPCODES.contains(op)) {
                 return Err(InvalidProfile::FieldCounts {

@@ -199,7 +199,9 @@ pub fn explain(
                 count,
                 cycles,
             });
-            if model.params().get(routine).copied().unwrap_or(0.0) == 0.0 && count > 0 {
+            // Executions whose routine the profile ran are priced by its bytecodes.
+            let by_routine = e.routine_entries.get(name).copied().unwrap_or(0);
+            if model.params().get(routine).copied().unwrap_or(0.0) == 0.0 && count > by_routine {
                 unpriced.push(name.clone());
             }
         }
@@ -358,7 +360,7 @@ fn findings(x: &Explanation, e: &Estimate, counts: Option<&TargetCounts>) -> Vec
             .java
             .iter()
             .filter(|j| x.unpriced_routines.contains(&j.name))
-            .map(|j| j.count)
+            .map(|j| j.count - e.routine_entries.get(&j.name).copied().unwrap_or(0).min(j.count))
             .sum();
         f.push(format!(
             "{} executions of {} are priced at their dispatch alone: JOP runs a Java routine for each, whose cycles this model does not have (calibrate, or price them with a model that does)",

@@ -53,6 +53,10 @@ pub struct Estimate {
     pub per_node: Vec<f64>,
     /// Bytecodes in contexts the host JVM entered on its own (not charged).
     pub jvm_entered_bytecodes: u64,
+    /// Per mnemonic: executions of a bytecode JOP implements in Java whose
+    /// routine the profile ran (`jopcal_profile::routed`), priced by the
+    /// routine's own bytecodes rather than by the model's routine parameter.
+    pub routine_entries: BTreeMap<String, u64>,
     /// Whether the profile was complete.
     pub complete: bool,
 }
@@ -79,7 +83,7 @@ impl CacheState {
 /// bytecodes are charged one by one.
 fn whole_cost(model: &TimingModel, m: &jopcal_profile::MethodInfo) -> Option<f64> {
     (m.class == JOP_NATIVE_CLASS)
-        .then(|| model.native_cost(&format!("jopsys_{}", m.name)))
+        .then(|| model.native_cost(&crate::jop::native_method_bytecode(&m.name)))
         .flatten()
         .or_else(|| model.method_cost(&m.qualified()))
 }
@@ -97,6 +101,13 @@ struct Layout {
     skipped: Vec<bool>,
     /// Bytecodes in contexts the host JVM entered on its own.
     jvm_entered_bytecodes: u64,
+    /// Executions of JOP's runtime routines (`jopcal_profile::routed`) that
+    /// the model times as one bytecode (its microcode implements it): the
+    /// caller's node, the bytecode, the executions. The routine's context is
+    /// skipped.
+    collapsed: Vec<(usize, u8, u64)>,
+    /// Opcodes the model prices by the operand the profile recorded (`[operands]`).
+    by_operand: [bool; 256],
     /// The target's linker replaces `iinc` (see [`linked_opcodes`]).
     replace_iinc: bool,
     /// The target's linker types field accesses by their field.
@@ -197,10 +208,16 @@ impl Layout {
         let mut below_whole = vec![false; profile.nodes.len()];
         let mut skipped = vec![false; profile.nodes.len()];
         let mut jvm_entered_bytecodes = 0;
+        let mut collapsed = Vec::new();
         for (i, n) in profile.nodes.iter().enumerate() {
-            below_whole[i] = n
-                .parent
-                .is_some_and(|p| below_whole[p as usize] || whole[profile.nodes[p as usize].method as usize]);
+            let parent_whole = |p: u32| whole[profile.nodes[p as usize].method as usize];
+            below_whole[i] = n.parent.is_some_and(|p| below_whole[p as usize] || parent_whole(p));
+            let routine_as_bytecode = is_routine(n) && !model.is_java(n.invoke_opcode);
+            if routine_as_bytecode && !below_whole[i] && !jvm_work[i] {
+                collapsed.push((n.parent.unwrap_or(0) as usize, n.invoke_opcode, n.calls));
+            }
+            // A routine the model times as one bytecode: nothing below it runs on JOP.
+            below_whole[i] |= routine_as_bytecode;
             skipped[i] = below_whole[i] || jvm_work[i];
             if jvm_work[i] && !below_whole[i] {
                 jvm_entered_bytecodes += n.bytecodes();
@@ -211,27 +228,71 @@ impl Layout {
             whole,
             skipped,
             jvm_entered_bytecodes,
+            collapsed,
+            by_operand: std::array::from_fn(|op| model.prices_by_operand(op as u8)),
             replace_iinc: model.linker().replace_iinc,
             typed_fields: model.linker().typed_fields,
             synchronized_methods: model.linker().synchronized_methods,
         }
     }
 
-    /// Charged executions of every bytecode but invokes and returns:
-    /// `(node, opcode, count)`.
-    fn plain<'p>(&'p self, profile: &'p Profile) -> impl Iterator<Item = (usize, u8, u64)> + 'p {
+    /// Nodes whose bytecodes are charged one by one.
+    fn charged<'p>(&'p self, profile: &'p Profile) -> impl Iterator<Item = (usize, &'p jopcal_profile::Node)> + 'p {
         profile
             .nodes
             .iter()
             .enumerate()
             .filter(|(i, n)| !self.skipped[*i] && !self.whole[n.method as usize])
-            .flat_map(|(i, n)| {
+    }
+
+    /// Charged executions of every bytecode but invokes and returns, less
+    /// those priced by their operand ([`Layout::by_operand`]):
+    /// `(node, opcode, count)`.
+    fn plain<'p>(&'p self, profile: &'p Profile) -> impl Iterator<Item = (usize, u8, u64)> + 'p {
+        self.charged(profile)
+            .flat_map(move |(i, n)| {
                 let monitors = self.synchronized_methods && profile.methods[n.method as usize].synchronized;
                 linked_opcodes(n, self.replace_iinc, self.typed_fields, monitors)
                     .into_iter()
-                    .map(move |(op, count)| (i, op, count))
+                    .map(move |(op, count)| {
+                        let by_operand = if self.by_operand[op as usize] {
+                            n.operands.range((op, 0)..=(op, u8::MAX)).map(|(_, c)| c).sum()
+                        } else {
+                            0
+                        };
+                        (i, op, count.saturating_sub(by_operand))
+                    })
             })
-            .filter(|(_, op, _)| !is_invoke(*op) && !is_return(*op))
+            .filter(|(_, op, count)| !is_invoke(*op) && !is_return(*op) && *count > 0)
+            .chain(self.collapsed.iter().copied())
+    }
+
+    /// Charged executions priced by their operand: `(node, opcode, operand, count)`.
+    fn by_operand<'p>(&'p self, profile: &'p Profile) -> impl Iterator<Item = (usize, u8, u8, u64)> + 'p {
+        self.charged(profile).flat_map(move |(i, n)| {
+            n.operands
+                .iter()
+                .filter(|((op, _), _)| self.by_operand[*op as usize])
+                .map(move |(&(op, v), &c)| (i, op, v, c))
+        })
+    }
+}
+
+/// True when `n` is a routine of JOP's runtime entered by the bytecode it
+/// implements (`jopcal_profile::routed`), not by an invoke: its dispatch is
+/// the bytecode's, and its own cost is its context's bytecodes, not the
+/// model's routine parameter.
+fn is_routine(n: &jopcal_profile::Node) -> bool {
+    n.parent.is_some() && n.invoke_opcode != 0 && !is_invoke(n.invoke_opcode)
+}
+
+/// What an invoke entering `n` costs when the method loads in `b` cycles and
+/// has `words` words: for a routine, its bytecode's dispatch alone.
+fn entry_cost(model: &TimingModel, n: &jopcal_profile::Node, b: f64, words: u32) -> f64 {
+    if is_routine(n) {
+        model.cost_parts(n.invoke_opcode, b, words).0
+    } else {
+        model.cost(n.invoke_opcode, b, words)
     }
 }
 
@@ -357,6 +418,7 @@ pub fn estimate_sized(
         per_opcode: BTreeMap::new(),
         per_node: vec![0.0; profile.nodes.len()],
         jvm_entered_bytecodes: layout.jvm_entered_bytecodes,
+        routine_entries: BTreeMap::new(),
         complete: profile.complete,
     };
     let words = &layout.words;
@@ -382,6 +444,13 @@ pub fn estimate_sized(
         op_cycles[op as usize] += c;
         e.per_node[i] += c;
     }
+    // 1b. Executions priced by the operand that decides their microcode's path.
+    for (i, op, v, count) in layout.by_operand(profile) {
+        let c = model.operand_cost(op, v).unwrap_or_else(|| model.cost(op, b_hit, 0)) * count as f64;
+        op_count[op as usize] += count;
+        op_cycles[op as usize] += c;
+        e.per_node[i] += c;
+    }
     // 2. Invokes and returns, event by event. Costs depend only on the node and
     // on hit or miss, so they are resolved once per node: [miss, hit].
     let mut invoke_cost = vec![[0.0f64; 2]; profile.nodes.len()];
@@ -390,7 +459,7 @@ pub fn estimate_sized(
         let m = node.method as usize;
         for hit in [false, true] {
             let b = model.load_cost(hit, words[m]);
-            invoke_cost[k][usize::from(hit)] = model.cost(node.invoke_opcode, b, words[m]);
+            invoke_cost[k][usize::from(hit)] = entry_cost(model, node, b, words[m]);
             if let Some(p) = node.parent {
                 let caller = profile.nodes[p as usize].method as usize;
                 let b = model.load_cost(hit, words[caller]);
@@ -407,13 +476,18 @@ pub fn estimate_sized(
             }
             op_count[n.invoke_opcode as usize] += 1;
             op_cycles[n.invoke_opcode as usize] += c;
+            if is_routine(n) {
+                e.java_dispatch_cycles += c;
+                let name = crate::jop::any_opcode_name(n.invoke_opcode).to_string();
+                *e.routine_entries.entry(name).or_default() += 1;
+            }
             e.per_node[n.parent.unwrap_or(0) as usize] += c;
         }
         Charge::Whole { node } => {
             let n = &profile.nodes[node];
             let mi = &profile.methods[n.method as usize];
             let name = if mi.class == JOP_NATIVE_CLASS {
-                format!("jopsys_{}", mi.name)
+                crate::jop::native_method_bytecode(&mi.name)
             } else {
                 format!("method {}", mi.qualified())
             };
@@ -484,10 +558,13 @@ pub fn estimate_sized(
 pub struct Tally {
     pub benchmark: String,
     pub cache: CacheMode,
-    /// `((opcode, words, hit), executions)`.
-    buckets: Vec<((u8, u32, bool), u64)>,
+    /// `((opcode, words, hit, routine), executions)`; `routine`: the entry
+    /// of a runtime routine by its bytecode (priced by its dispatch alone).
+    buckets: Vec<((u8, u32, bool, bool), u64)>,
     /// `(method, calls)` of the whole-priced methods.
     wholes: Vec<(jopcal_profile::MethodInfo, u64)>,
+    /// `((opcode, operand), executions)` priced by their operand.
+    operands: Vec<((u8, u8), u64)>,
     /// Charged executions per opcode.
     op_counts: [u64; 256],
     pub cache_hits: u64,
@@ -505,16 +582,20 @@ impl Tally {
     ) -> Tally {
         let layout = Layout::new(profile, model, size_of);
         let words = &layout.words;
-        let mut buckets: std::collections::HashMap<(u8, u32, bool), u64> = std::collections::HashMap::new();
+        let mut buckets: std::collections::HashMap<(u8, u32, bool, bool), u64> = std::collections::HashMap::new();
         let mut wholes: BTreeMap<u32, u64> = BTreeMap::new();
         for (_, op, count) in layout.plain(profile) {
-            *buckets.entry((op, 0, true)).or_default() += count;
+            *buckets.entry((op, 0, true, false)).or_default() += count;
+        }
+        let mut operands: BTreeMap<(u8, u8), u64> = BTreeMap::new();
+        for (_, op, v, count) in layout.by_operand(profile) {
+            *operands.entry((op, v)).or_default() += count;
         }
         let (hits, misses) = replay(profile, &layout, mode, |ch| match ch {
             Charge::Invoke { node, hit } => {
                 let n = &profile.nodes[node];
                 *buckets
-                    .entry((n.invoke_opcode, words[n.method as usize], hit))
+                    .entry((n.invoke_opcode, words[n.method as usize], hit, is_routine(n)))
                     .or_default() += 1;
             }
             Charge::Whole { node } => *wholes.entry(profile.nodes[node].method).or_default() += 1,
@@ -525,13 +606,16 @@ impl Tally {
                 };
                 if !unwind {
                     let op = profile.methods[profile.nodes[node].method as usize].return_opcode();
-                    *buckets.entry((op, key.0, key.1)).or_default() += 1;
+                    *buckets.entry((op, key.0, key.1, false)).or_default() += 1;
                 }
             }
         });
         let mut op_counts = [0u64; 256];
-        for (&(op, _, _), &n) in &buckets {
-            op_counts[op as usize] += n;
+        // A routine's entries are not executions its routine parameter prices.
+        for (&(op, _, _, routine), &n) in &buckets {
+            if !routine {
+                op_counts[op as usize] += n;
+            }
         }
         let mut buckets: Vec<_> = buckets.into_iter().collect();
         buckets.sort_unstable_by_key(|b| b.0);
@@ -543,6 +627,7 @@ impl Tally {
                 .into_iter()
                 .map(|(m, n)| (profile.methods[m as usize].clone(), n))
                 .collect(),
+            operands: operands.into_iter().collect(),
             op_counts,
             cache_hits: hits,
             cache_misses: misses,
@@ -554,14 +639,28 @@ impl Tally {
         let buckets: f64 = self
             .buckets
             .iter()
-            .map(|&((op, words, hit), n)| n as f64 * model.cost(op, model.load_cost(hit, words), words))
+            .map(|&((op, words, hit, routine), n)| {
+                let b = model.load_cost(hit, words);
+                let cost = if routine {
+                    model.cost_parts(op, b, words).0
+                } else {
+                    model.cost(op, b, words)
+                };
+                n as f64 * cost
+            })
             .sum();
         let wholes: f64 = self
             .wholes
             .iter()
             .map(|(m, n)| *n as f64 * whole_cost(model, m).unwrap_or(0.0))
             .sum();
-        buckets + wholes
+        let b_hit = model.load_cost(true, 0);
+        let operands: f64 = self
+            .operands
+            .iter()
+            .map(|&((op, v), n)| n as f64 * model.operand_cost(op, v).unwrap_or_else(|| model.cost(op, b_hit, 0)))
+            .sum();
+        buckets + wholes + operands
     }
 
     /// Whether `model` still prices as a whole every call this tally counted
@@ -571,14 +670,15 @@ impl Tally {
         self.wholes.iter().all(|(m, _)| whole_cost(model, m).is_some())
     }
 
-    /// Charged executions of `op` (invokes and returns included).
+    /// Charged executions of `op` (invokes and returns included) that its
+    /// routine parameter prices: not the entries of a profiled routine.
     pub fn executions(&self, op: u8) -> u64 {
         self.op_counts[op as usize]
     }
 
     /// Number of distinct buckets (a measure of pricing work).
     pub fn buckets(&self) -> usize {
-        self.buckets.len() + self.wholes.len()
+        self.buckets.len() + self.wholes.len() + self.operands.len()
     }
 }
 
@@ -748,6 +848,98 @@ mod tests {
         assert_eq!(e.java_dispatch_cycles, 3.0 * 82.0);
         assert_eq!(e.java_routine_cycles, 3.0 * 40.0);
         assert_eq!(e.cycles, 197.0 + 3.0 * 122.0);
+    }
+
+    /// two_calls with f as idiv's routine: the caller's two invokes of f are
+    /// the two idivs whose routine the host profile ran (`jopcal_profile::routed`).
+    fn routed_idiv() -> Profile {
+        let mut p = two_calls();
+        p.nodes[0].opcodes.remove(&0xb8);
+        p.nodes[1].invoke_opcode = 0x6c;
+        p.validate().unwrap();
+        p
+    }
+
+    #[test]
+    fn a_profiled_routine_costs_its_dispatch_and_its_own_bytecodes() {
+        let mut m = jop("r=1");
+        m.set_param("impl_idiv", 40.0).unwrap();
+        for mode in [CacheMode::Hit, CacheMode::Miss] {
+            let invoked = estimate(&two_calls(), &m, mode);
+            let routed = estimate(&routed_idiv(), &m, mode);
+            let b = m.load_cost(mode == CacheMode::Hit, words_of(130));
+            let (dispatch, routine) = m.cost_parts(0x6c, b, words_of(130));
+            assert_eq!(routine, 40.0);
+            // Each entry costs idiv's dispatch instead of invokestatic; the
+            // routine parameter is not charged: the routine's bytecodes are.
+            let invoke = m.cost(0xb8, b, words_of(130));
+            assert_eq!(
+                routed.cycles,
+                invoked.cycles - 2.0 * invoke + 2.0 * dispatch,
+                "{mode:?}"
+            );
+            assert_eq!(routed.java_routine_cycles, 0.0);
+            assert_eq!(routed.java_dispatch_cycles, 2.0 * dispatch);
+            assert_eq!(routed.per_opcode["idiv"], (2, 2.0 * dispatch));
+            assert_eq!(routed.routine_entries["idiv"], 2);
+            let tally = Tally::new(&routed_idiv(), &m, mode, &|_| None);
+            assert_eq!(tally.price(&m), routed.cycles);
+            assert_eq!(tally.executions(0x6c), 0, "no execution for impl_idiv to price");
+        }
+    }
+
+    /// JOP's published table with `sections` of a model deriving from it.
+    fn wcet_with(tag: &str, sections: &str) -> TimingModel {
+        let dir = std::env::temp_dir().join(format!("jopcal-{tag}-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let base = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../calibration/jop-wcet.toml");
+        let file = dir.join("m.toml");
+        let text = format!("[model]\nname = \"m\"\nbase = \"{}\"\n{sections}", base.display());
+        std::fs::write(&file, text).unwrap();
+        let m = TimingModel::load(&file).unwrap();
+        let _ = std::fs::remove_dir_all(&dir);
+        m
+    }
+
+    #[test]
+    fn a_routine_the_model_runs_in_microcode_costs_the_bytecode_alone() {
+        let micro = wcet_with("routine", "[opcodes]\nidiv = \"35\"\n");
+        let e = estimate(&routed_idiv(), &micro, CacheMode::Hit);
+        // run's iadd and two idivs at 35; f's body, entry and return are not JOP's.
+        assert_eq!(e.cycles, micro.cost(0x60, 0.0, 0) + 2.0 * 35.0);
+        assert_eq!(e.per_opcode["idiv"], (2, 70.0));
+        assert_eq!(
+            Tally::new(&routed_idiv(), &micro, CacheMode::Miss, &|_| None).price(&micro),
+            e.cycles
+        );
+    }
+
+    #[test]
+    fn a_recorded_operand_prices_its_execution_by_its_path() {
+        let m = wcet_with(
+            "operands",
+            "[operands.lshl]\n\"0\" = \"7\"\n\"1-31\" = \"28\"\n\"32-63\" = \"22\"\n",
+        );
+        let mut p = two_calls();
+        p.nodes[1].opcodes.insert(0x79, 3); // lshl x3: counts 0 and 40 recorded, one not
+        p.nodes[1].operands.insert((0x79, 0), 1);
+        p.nodes[1].operands.insert((0x79, 40), 1);
+        p.validate().unwrap();
+        let formula = m.cost(0x79, 0.0, 0);
+        let without = estimate(&two_calls(), &m, CacheMode::Hit).cycles;
+        let e = estimate(&p, &m, CacheMode::Hit);
+        assert_eq!(e.cycles, without + 7.0 + 22.0 + formula);
+        assert_eq!(e.per_opcode["lshl"], (3, 7.0 + 22.0 + formula));
+        assert_eq!(
+            Tally::new(&p, &m, CacheMode::Miss, &|_| None).price(&m),
+            estimate(&p, &m, CacheMode::Miss).cycles
+        );
+        // A table without [operands] (JopSim's) prices every execution by the formula.
+        let plain = jop("r=1");
+        assert_eq!(
+            estimate(&p, &plain, CacheMode::Hit).cycles,
+            estimate(&two_calls(), &plain, CacheMode::Hit).cycles + 3.0 * plain.cost(0x79, 0.0, 0)
+        );
     }
 
     proptest::proptest! {

@@ -10,6 +10,32 @@ use jopcal_profile::FieldKind;
 /// The opcode JOP's linker writes for `invokespecial` of a superclass method.
 pub const INVOKESUPER: u8 = 236;
 
+/// The name the `[native]` table prices a call of `com.jopdesign.sys.Native`'s
+/// method `name` by: the bytecode JOP's linker writes for it (its
+/// JOPizer's mapping; `Native.rd` is `jopsys_rd`, and the conversions that
+/// only retype a stack word, `makeLong` or `toInt`, are `jopsys_nop`).
+pub fn native_method_bytecode(name: &str) -> String {
+    match name {
+        "rdMem" => "jopsys_rdmem".into(),
+        "wrMem" => "jopsys_wrmem".into(),
+        "rdIntMem" => "jopsys_rdint".into(),
+        "wrIntMem" => "jopsys_wrint".into(),
+        "getSP" => "jopsys_getsp".into(),
+        "setSP" => "jopsys_setsp".into(),
+        "getVP" => "jopsys_getvp".into(),
+        "setVP" => "jopsys_setvp".into(),
+        "int2extMem" => "jopsys_int2ext".into(),
+        "ext2intMem" => "jopsys_ext2int".into(),
+        "makeLong" | "toInt" | "toFloat" | "toObject" | "toIntArray" | "toLong" | "toDouble" | "toRtThreadImpl" => {
+            "jopsys_nop".into()
+        }
+        "invalidate" => "jopsys_inval".into(),
+        "memCopy" => "jopsys_memcpy".into(),
+        "condMove" | "condMoveRef" => "jopsys_cond_move".into(),
+        other => format!("jopsys_{}", other.to_ascii_lowercase()),
+    }
+}
+
 /// The name the `[native]` table prices JOP's opcode `op` (202 and up) by
 /// (opcodes of JOP's own that JopSim and the microcode do not execute are
 /// dispatched to Java as `sys_noim`).

@@ -38,6 +38,11 @@ pub struct TimingModel {
     /// Whole-call costs of methods whose host code is not what JOP runs
     /// (library differences), by `pkg.Class.name(desc)`.
     methods: BTreeMap<String, Expr>,
+    /// Costs of bytecodes whose microcode path an operand decides (a long
+    /// shift's count; `[operands]`): per opcode, (first, last operand,
+    /// cost) ranges. An execution the profile recorded the operand of is
+    /// priced by its range, others by the opcode's formula.
+    operands: BTreeMap<u8, Vec<(u8, u8, Expr)>>,
     /// What the target's linker does to the bytecode before it runs.
     pub(crate) linker: Linker,
     /// Upper bounds of parameters: what no such cost can exceed on the
@@ -86,6 +91,9 @@ struct RawModel {
     native: BTreeMap<String, Spanned<RawCost>>,
     #[serde(default)]
     methods: BTreeMap<String, Spanned<String>>,
+    /// `[operands.<opcode>]`: `"<value>" = "cost"` or `"<first>-<last>" = "cost"`.
+    #[serde(default)]
+    operands: BTreeMap<Spanned<String>, BTreeMap<Spanned<String>, Spanned<String>>>,
     linker: Option<Linker>,
     /// The most each named parameter can physically be (`[max]`).
     #[serde(default)]
@@ -172,6 +180,13 @@ fn opcode_cost(
             }
         }
     })
+}
+
+/// `"5"` or `"1-31"`: the operands a `[operands]` key names.
+fn operand_range(key: &str) -> Option<(u8, u8)> {
+    let (a, b) = key.split_once('-').unwrap_or((key, key));
+    let (a, b): (u8, u8) = (a.trim().parse().ok()?, b.trim().parse().ok()?);
+    (a <= b).then_some((a, b))
 }
 
 /// Formulas may use formulas, but not themselves, directly or not: the
@@ -304,6 +319,42 @@ impl TimingModel {
             spans.push((what, v.span().start, e));
             native.insert(k.clone(), c);
         }
+        // An opcode this file prices anew drops the base's costs by operand.
+        let mut operands = base.as_ref().map(|b| b.operands.clone()).unwrap_or_default();
+        for name in raw.opcodes.keys() {
+            if let Some(op) = opcode::by_mnemonic(name.get_ref()) {
+                operands.remove(&op);
+            }
+        }
+        for (name, ranges) in &raw.operands {
+            let Some(op) = opcode::by_mnemonic(name.get_ref()) else {
+                return Err(at(
+                    name.span().start,
+                    format!("[operands]: unknown opcode '{}'", name.get_ref()),
+                ));
+            };
+            let mut parsed: Vec<(u8, u8, Expr)> = Vec::new();
+            for (key, cost) in ranges {
+                let what = format!("operands of '{}' {}", name.get_ref(), key.get_ref());
+                let range = operand_range(key.get_ref()).ok_or_else(|| {
+                    at(
+                        key.span().start,
+                        format!("{what}: an operand is a number 0-255 or a range such as 1-31"),
+                    )
+                })?;
+                if let Some(other) = parsed.iter().find(|(a, b, _)| range.0 <= *b && *a <= range.1) {
+                    return Err(at(
+                        key.span().start,
+                        format!("{what}: overlaps the range {}-{}", other.0, other.1),
+                    ));
+                }
+                let e = formula(cost, &what)?;
+                spans.push((what, cost.span().start, e.clone()));
+                parsed.push((range.0, range.1, e));
+            }
+            parsed.sort_by_key(|(a, _, _)| *a);
+            operands.insert(op, parsed);
+        }
         let mut methods = base.as_ref().map(|b| b.methods.clone()).unwrap_or_default();
         for (k, v) in &raw.methods {
             // `"host"`: this model prices the method by the host's profiled code
@@ -366,6 +417,7 @@ impl TimingModel {
             opcodes: opcodes.into_iter().map(|c| c.expect("checked above")).collect(),
             native,
             methods,
+            operands,
             linker: raw.linker.or(base.as_ref().map(|b| b.linker)).unwrap_or_default(),
             max,
         })
@@ -488,6 +540,21 @@ impl TimingModel {
         a + r
     }
 
+    /// The cost of `op` with the operand `value` that decides its microcode
+    /// path (`[operands]`), where the model has one.
+    pub fn operand_cost(&self, op: u8, value: u8) -> Option<f64> {
+        self.operands
+            .get(&op)?
+            .iter()
+            .find(|(a, b, _)| (*a..=*b).contains(&value))
+            .map(|(_, _, e)| self.eval(e, 0.0, 0))
+    }
+
+    /// True when the model prices `op` by its operand (`[operands]`).
+    pub fn prices_by_operand(&self, op: u8) -> bool {
+        self.operands.contains_key(&op)
+    }
+
     /// True when JOP implements `op` in Java.
     pub fn is_java(&self, op: u8) -> bool {
         matches!(self.opcode(op), Some(Cost::Java { .. }))
@@ -571,6 +638,23 @@ mod tests {
     fn max_bounds_parameters_at_load_and_on_override() {
         let base = minimal("iadd = \"1\"\nidiv = { java = \"80\", routine = \"impl_x\" }\n");
         let m = parse(&format!("{base}[max]\nimpl_x = 40\n")).unwrap();
+        let shifts = parse(&format!(
+            "{base}[operands.idiv]\n\"0\" = \"7\"\n\"1-31\" = \"r + 27\"\n"
+        ))
+        .unwrap();
+        assert_eq!(shifts.operand_cost(0x6c, 0), Some(7.0));
+        assert_eq!(shifts.operand_cost(0x6c, 31), Some(28.0));
+        assert_eq!(shifts.operand_cost(0x6c, 32), None);
+        assert!(shifts.prices_by_operand(0x6c) && !shifts.prices_by_operand(0x60));
+        let e = parse(&format!("{base}[operands.idiv]\n\"0-9\" = \"7\"\n\"9-31\" = \"2\"\n")).unwrap_err();
+        assert!(e.ends_with("operands of 'idiv' 9-31: overlaps the range 0-9"), "{e}");
+        let e = parse(&format!("{base}[operands.idiv]\n\"40-3\" = \"7\"\n")).unwrap_err();
+        assert!(
+            e.contains("operands of 'idiv' 40-3: an operand is a number 0-255 or a range such as 1-31"),
+            "{e}"
+        );
+        let e = parse(&format!("{base}[operands.idiv]\n\"4\" = \"q\"\n")).unwrap_err();
+        assert!(e.ends_with("operands of 'idiv' 4: unknown name 'q'"), "{e}");
         assert_eq!(m.max_of("impl_x"), Some(40.0));
         assert_eq!(m.max_of("r"), None);
         let mut m2 = m.clone();

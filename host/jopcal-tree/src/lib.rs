@@ -14,4 +14,5 @@ pub mod copies;
 pub mod error;
 pub mod harness;
 pub mod jembench;
+pub mod runtime;
 pub mod tree;

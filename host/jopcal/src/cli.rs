@@ -721,8 +721,9 @@ pub struct ProfileArgs {
     /// Also write a JSON view of each profile.
     #[arg(long, value_enum, default_value_t = ProfileFormat::Binary)]
     pub format: ProfileFormat,
-    /// Seconds one program may run before it is killed.
-    #[arg(long, default_value_t = 300)]
+    /// Seconds one program may run before it is killed (the profiler
+    /// single-steps every bytecode: a tree's Raytrace takes about 3 minutes).
+    #[arg(long, default_value_t = 900)]
     pub timeout: u64,
     /// Extra option for the JVM (repeatable).
     #[arg(long = "jvm-arg", value_name = "ARG", allow_hyphen_values = true)]

@@ -678,3 +678,100 @@ fn apps_time_periodic_tasks_and_name_what_they_leave_out() {
     };
     assert_eq!((runs("Steer"), runs("Report")), (2, 1));
 }
+
+/// The miniature tree's runtime, written for these tests in the form of a JOP
+/// tree's `JVM.java`: `idiv` as a Java routine (a restoring division on long
+/// shifts), `iadd` as the "not implemented" stub of a microcoded bytecode.
+const RUNTIME: &str = "package com.jopdesign.sys;\n\nclass JVM {\n\tprivate static void f_iadd() { JVMHelp.noim(); /* microcode */ }\n\n\tprivate static int f_idiv(int a, int b) {\n\t\tboolean negative = (a < 0) != (b < 0);\n\t\tlong n = a < 0 ? -(long) a : a;\n\t\tlong d = b < 0 ? -(long) b : b;\n\t\tint q = 0;\n\t\tfor (int bit = 31; bit >= 0; bit--) {\n\t\t\tif ((n >> bit) >= d) {\n\t\t\t\tn -= d << bit;\n\t\t\t\tq |= 1 << bit;\n\t\t\t}\n\t\t}\n\t\treturn negative ? -q : q;\n\t}\n}\n";
+
+/// A benchmark that divides `2 * cnt` times, then once by zero (caught).
+const BENCH_DIVIDE: &str = "package jembench.kernel;\n\nimport jembench.SerialBenchmark;\n\npublic class BenchDivide extends SerialBenchmark {\n    public int perform(int cnt) {\n        int sum = 0;\n        for (int i = 1; i <= cnt; i++) {\n            sum += 1000003 / i - (-77777 / i);\n        }\n        try {\n            sum += sum / (cnt - cnt);\n        } catch (ArithmeticException e) {\n            sum++;\n        }\n        return sum;\n    }\n}\n";
+
+const LOOP_DIVIDE: &str = "package fixed;\n\nimport jembench.*;\n\npublic class LoopDivide {\n    public static void main(String[] args) {\n        SerialBenchmark bench = new jembench.kernel.BenchDivide();\n        int t1 = (int) System.currentTimeMillis();\n        bench.perform(40);\n        int t2 = (int) System.currentTimeMillis();\n        System.out.println(t2 - t1);\n    }\n}\n";
+
+#[test]
+fn the_host_profile_runs_the_trees_own_routine_on_each_operand() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path().join("jop");
+    copy_tree(&tree(), &home);
+    let sys = home.join("java/target/src/common/com/jopdesign/sys");
+    std::fs::create_dir_all(&sys).unwrap();
+    std::fs::write(sys.join("JVM.java"), RUNTIME).unwrap();
+    let bench = home.join("java/target/src/bench");
+    std::fs::write(bench.join("jembench/kernel/BenchDivide.java"), BENCH_DIVIDE).unwrap();
+    std::fs::write(bench.join("fixed/LoopDivide.java"), LOOP_DIVIDE).unwrap();
+    let profile = |out: &str, asm: Option<&str>| {
+        let mut c = jopcal();
+        if let Some(jar) = asm {
+            c.env("JOPCAL_ASM_JAR", jar);
+        }
+        let o = c
+            .arg("--jop-home")
+            .arg(&home)
+            .args(["profile", "--suite", "jembench", "--bench", "Divide", "--out"])
+            .arg(dir.path().join(out))
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", stderr(&o));
+        let p = jopcal_profile::read_file(&dir.path().join(out).join("Divide.jopprof")).unwrap();
+        (p, stderr(&o))
+    };
+    let name = |p: &jopcal_profile::Profile, n: &jopcal_profile::Node| {
+        let m = &p.methods[n.method as usize];
+        format!("{}.{}", m.class, m.name)
+    };
+
+    let (p, err) = profile("routed", None);
+    assert!(
+        err.contains("profile routines: idiv run as the tree's own routines on their operands, and the counts of lshl, lshr, lushr are recorded ("),
+        "{err}"
+    );
+    let perform = p
+        .nodes
+        .iter()
+        .find(|n| name(&p, n) == "jembench/kernel/BenchDivide.perform")
+        .unwrap();
+    // The 80 divisions ran the tree's routine, each a context entered by idiv;
+    // the division by zero stayed the host's, an idiv of perform's own.
+    let routines: Vec<&jopcal_profile::Node> = p
+        .nodes
+        .iter()
+        .filter(|n| name(&p, n) == "com/jopdesign/sys/JVM.f_idiv")
+        .collect();
+    assert_eq!(routines.len(), 2, "one context per call site");
+    for r in &routines {
+        assert_eq!(r.invoke_opcode, 0x6c);
+        assert_eq!(
+            p.methods[p.nodes[r.parent.unwrap() as usize].method as usize].name,
+            "perform"
+        );
+    }
+    assert_eq!(routines.iter().map(|r| r.calls).sum::<u64>(), 80);
+    assert_eq!(perform.opcodes.get(&0x6c), Some(&1));
+    // Every long shift of the routine has its count: 32 a division.
+    for r in &routines {
+        let shifts = r.opcodes.get(&0x7b).copied().unwrap_or(0);
+        let counted: u64 = r.operands.range((0x7b, 0)..=(0x7b, 63)).map(|(_, c)| c).sum();
+        assert_eq!((shifts, counted), (32 * r.calls, 32 * r.calls));
+        assert_eq!(r.operands.get(&(0x7b, 31)), Some(&r.calls));
+    }
+    // jopcal's bridge left no trace.
+    assert!(!p
+        .nodes
+        .iter()
+        .any(|n| p.methods[n.method as usize].class == jopcal_profile::routed::BRIDGE_CLASS));
+
+    // Without ASM: the host's own division, priced by the table's constant, and a note.
+    let (plain, err) = profile("plain", Some("/nonexistent/asm.jar"));
+    assert!(
+        err.contains("note: no ASM (JOPCAL_ASM_JAR, else /usr/share/java/asm.jar"),
+        "{err}"
+    );
+    let perform = plain
+        .nodes
+        .iter()
+        .find(|n| name(&plain, n) == "jembench/kernel/BenchDivide.perform")
+        .unwrap();
+    assert_eq!(perform.opcodes.get(&0x6c), Some(&81));
+    assert!(!plain.nodes.iter().any(|n| name(&plain, n).ends_with("JVM.f_idiv")));
+}

@@ -60,7 +60,119 @@ pub fn from_source(
         .chain(natives.iter().map(String::as_str))
         .chain([super::NOT_IMPLEMENTED]);
     let derivation = Derivation::new(source, &program, access, names);
-    Ok(derive_model(&derivation, base, base_path, header))
+    let mut derived = derive_model(&derivation, base, base_path, header);
+    let r = base.params().get("r").copied().unwrap_or(0.0);
+    let w = base.params().get("w").copied().unwrap_or(0.0);
+    derived.toml.push_str(&operand_section(&program, access, r, w));
+    Ok(derived)
+}
+
+/// `[operands]` of the derived model: for each bytecode whose path its
+/// operands decide and the host profile records
+/// (`jopcal_profile::routed::OBSERVED`: a long shift's count, `lcmp`'s
+/// class), the cycles the microcode takes with each recorded value, run
+/// here ([`super::exec`]) on operands of that value, as ranges of equal
+/// cycles. A bytecode whose cycles the wait states change, or that its
+/// recorded value does not decide alone (two operands of one value taking
+/// different paths), is left to its formula.
+pub fn operand_section(program: &super::Program, access: &super::AccessTiming, r: f64, w: f64) -> String {
+    let at = super::exec::Exec::new(program, access, r, w);
+    let slower = super::exec::Exec::new(program, access, r + 1.0, w + 1.0);
+    let mut out = String::new();
+    for o in jopcal_profile::routed::OBSERVED {
+        let (Some(entry), Some(entry_slower)) = (at.entry(o.mnemonic), slower.entry(o.mnemonic)) else {
+            continue;
+        };
+        let cycles_of = |stack: &[Option<i32>]| -> Option<u32> {
+            let here = at.run_known(entry, stack, &[]).map(|(c, _)| c)?;
+            let there = slower.run_known(entry_slower, stack, &[]).map(|(c, _)| c)?;
+            (here == there).then_some(here)
+        };
+        // Per value: the cycles all its samples agree on (None: they do not).
+        let mut by_value: Vec<(u8, Option<u32>)> = Vec::new();
+        for (value, stack) in operand_samples(&o) {
+            let c = cycles_of(&stack);
+            match by_value.iter_mut().find(|(v, _)| *v == value) {
+                Some((_, seen)) => {
+                    if *seen != c {
+                        *seen = None;
+                    }
+                }
+                None => by_value.push((value, c)),
+            }
+        }
+        by_value.sort_by_key(|(v, _)| *v);
+        let Some(cycles) = by_value
+            .iter()
+            .map(|(v, c)| c.map(|c| (*v, c)))
+            .collect::<Option<Vec<(u8, u32)>>>()
+        else {
+            continue;
+        };
+        if cycles.iter().all(|(_, c)| *c == cycles[0].1) {
+            continue;
+        }
+        let _ = writeln!(
+            out,
+            "[operands.{}]   # the microcode's path by the operands' recorded value, run with each",
+            o.mnemonic
+        );
+        let mut start = 0usize;
+        for k in 1..=cycles.len() {
+            let run_ends = k == cycles.len() || cycles[k].1 != cycles[start].1 || cycles[k].0 != cycles[k - 1].0 + 1;
+            if run_ends {
+                let (first, last) = (cycles[start].0, cycles[k - 1].0);
+                let key = if first == last {
+                    first.to_string()
+                } else {
+                    format!("{first}-{last}")
+                };
+                let _ = writeln!(out, "\"{key}\" = \"{}\"", cycles[start].1);
+                start = k;
+            }
+        }
+        out.push('\n');
+    }
+    out
+}
+
+/// Operand stacks (the top last; `None`: a word the path must not depend
+/// on) for each value the profile records of `o`, with that value.
+fn operand_samples(o: &jopcal_profile::routed::Observed) -> Vec<(u8, Vec<Option<i32>>)> {
+    use jopcal_profile::routed::{long_compare_class, Operand};
+    match o.operand {
+        // The count on top, the long below it unknown.
+        Operand::Count { mask, .. } => (0..=mask).map(|v| (v, vec![None, None, Some(i32::from(v))])).collect(),
+        // Pairs of longs across signs, magnitudes and word boundaries.
+        Operand::LongCompare => {
+            const LONGS: [i64; 14] = [
+                0,
+                1,
+                2,
+                7,
+                0xffff_ffff,
+                1 << 32,
+                1 << 40,
+                i64::MAX,
+                -1,
+                -2,
+                -7,
+                -(1 << 32),
+                -(1 << 40),
+                i64::MIN,
+            ];
+            let words = |x: i64| [Some((x >> 32) as i32), Some(x as i32)];
+            LONGS
+                .iter()
+                .flat_map(|&a| LONGS.iter().map(move |&b| (a, b)))
+                .map(|(a, b)| {
+                    let [ah, al] = words(a);
+                    let [bh, bl] = words(b);
+                    (long_compare_class(a, b), vec![ah, al, bh, bl])
+                })
+                .collect()
+        }
+    }
 }
 
 /// The wait states and cache loads both tables are compared at.

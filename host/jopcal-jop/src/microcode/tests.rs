@@ -167,3 +167,28 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn operand_costs_come_from_running_the_microcode_with_each_value() {
+    // A long shift that returns at once for a count of 0 (the tree's shape),
+    // an lcmp whose path the sign of the high words decides, and an lshr whose
+    // path depends on the long itself, which the profile does not record.
+    let text = format!(
+        "{HEADER}\nlshl:\n ldi 63\n and\n dup\n bnz lshl_not0\n nop\n nop\n pop nxt\nlshl_not0:\n stm a\n nop\n nop nxt\n\
+         lcmp:\n stm a\n stm a\n stm a\n dup\n ldi 31\n shr\n nop\n bnz lcmp_neg\n nop\n nop\n pop\n ldi 1 nxt\nlcmp_neg:\n pop\n nop\n ldi -1 nxt\n\
+         lshr:\n pop\n pop\n nop\n bz lshr_z\n nop\n nop\n nop nxt\nlshr_z:\n nop nxt\n"
+    );
+    let section = table::operand_section(&program(&text), &timing(), 1.0, 2.0);
+    assert!(
+        section.contains("[operands.lshl]   # the microcode's path by the operands' recorded value, run with each\n\"0\" = \"7\"\n\"1-63\" = \"9\"\n"),
+        "{section}"
+    );
+    // lcmp's classes (signs and order) with a negative first operand take the other path.
+    assert!(section.contains("[operands.lcmp]"), "{section}");
+    // (Classes 3, 4, 7 and 8 cannot happen: a sign and an order that disagree.)
+    assert!(
+        section.contains("[operands.lcmp]   # the microcode's path by the operands' recorded value, run with each\n\"0-2\" = \"12\"\n\"5\" = \"12\"\n\"6\" = \"13\"\n\"9-11\" = \"13\"\n"),
+        "{section}"
+    );
+    assert!(!section.contains("[operands.lshr]"), "{section}");
+}

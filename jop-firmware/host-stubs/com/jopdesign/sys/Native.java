@@ -1,10 +1,12 @@
 package com.jopdesign.sys;
 
 /**
- * Host stand-in for JOP's Native.rd (jopcal's own code): reading the cycle
+ * Host stand-in for JOP's Native (jopcal's own code). Reading the cycle
  * counter address returns System.nanoTime() truncated to 32 bits, so a host
  * run measures nanoseconds with the same wrap-around arithmetic as JOP's
  * 32-bit cycle counter. On JOP the call compiles to the jopsys_rd bytecode.
+ * makeLong joins two words as JOP's stack holds a long (its jopsys_nop); the
+ * tree's runtime routines the host profile runs use it.
  */
 public final class Native {
     private Native() {
@@ -15,5 +17,13 @@ public final class Native {
             return (int) System.nanoTime();
         }
         throw new IllegalArgumentException("host stand-in of Native.rd supports only Const.IO_CNT");
+    }
+
+    public static long makeLong(int high, int low) {
+        return ((long) high << 32) | (low & 0xffffffffL);
+    }
+
+    public static void wrMem(int value, int address) {
+        throw new IllegalArgumentException("host stand-in of Native.wrMem: the host has no JOP memory or I/O");
     }
 }

@@ -1,0 +1,97 @@
+package jopcal.tools;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.nio.file.StandardCopyOption;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+import org.objectweb.asm.ClassReader;
+import org.objectweb.asm.ClassVisitor;
+import org.objectweb.asm.ClassWriter;
+import org.objectweb.asm.MethodVisitor;
+import org.objectweb.asm.Opcodes;
+
+/**
+ * jopcal's bytecode router (run by jopcal with ASM on the class path): in
+ * every class file under the given directories, each bytecode of the list
+ * becomes a call of the bridge's static method of the same name, which
+ * hands the operands to the JOP runtime's own routine. ASM relocates the
+ * branches and the stack map frames the longer instruction moves. Inside
+ * the routine of a bytecode (com/jopdesign/sys/JVM.f_NAME) that bytecode
+ * stays the host's: routed, it would call its own routine again.
+ *
+ * Usage: RouteBytecodes BRIDGE OPCODE=NAME:DESCRIPTOR,... DIR...
+ * Prints one line: the sites routed and the classes changed.
+ */
+public final class RouteBytecodes {
+    private RouteBytecodes() {
+    }
+
+    public static void main(String[] args) throws IOException {
+        if (args.length < 3) {
+            System.err.println("usage: RouteBytecodes BRIDGE OPCODE=NAME:DESCRIPTOR,... DIR...");
+            System.exit(2);
+        }
+        final String bridge = args[0];
+        final String runtime = "com/jopdesign/sys/JVM";
+        final Map<Integer, String[]> routes = new HashMap<>();
+        for (String r : args[1].split(",")) {
+            int eq = r.indexOf('=');
+            int colon = r.indexOf(':');
+            routes.put(Integer.parseInt(r.substring(0, eq)),
+                    new String[] {r.substring(eq + 1, colon), r.substring(colon + 1)});
+        }
+        long sites = 0;
+        int classes = 0;
+        for (int i = 2; i < args.length; i++) {
+            List<Path> files;
+            try (Stream<Path> walk = Files.walk(Paths.get(args[i]))) {
+                files = walk.filter(p -> p.toString().endsWith(".class")).collect(Collectors.toList());
+            }
+            for (Path file : files) {
+                byte[] in = Files.readAllBytes(file);
+                ClassReader reader = new ClassReader(in);
+                if (reader.getClassName().equals(bridge)) {
+                    continue;
+                }
+                ClassWriter writer = new ClassWriter(reader, 0);
+                final long[] count = {0};
+                final boolean inRuntime = reader.getClassName().equals(runtime);
+                reader.accept(new ClassVisitor(Opcodes.ASM9, writer) {
+                    @Override
+                    public MethodVisitor visitMethod(int access, String name, String desc, String sig, String[] ex) {
+                        final String method = name;
+                        return new MethodVisitor(Opcodes.ASM9, super.visitMethod(access, name, desc, sig, ex)) {
+                            @Override
+                            public void visitInsn(int opcode) {
+                                String[] to = routes.get(opcode);
+                                if (to != null && inRuntime && method.equals("f_" + to[0])) {
+                                    to = null;
+                                }
+                                if (to == null) {
+                                    super.visitInsn(opcode);
+                                } else {
+                                    count[0]++;
+                                    super.visitMethodInsn(Opcodes.INVOKESTATIC, bridge, to[0], to[1], false);
+                                }
+                            }
+                        };
+                    }
+                }, 0);
+                if (count[0] > 0) {
+                    Path tmp = file.resolveSibling(file.getFileName() + ".routing");
+                    Files.write(tmp, writer.toByteArray());
+                    Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+                    sites += count[0];
+                    classes++;
+                }
+            }
+        }
+        System.out.println(sites + " sites in " + classes + " classes");
+    }
+}

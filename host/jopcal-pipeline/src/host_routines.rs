@@ -1,0 +1,507 @@
+//! The JOP runtime's own Java routines on the host: JOP runs `idiv`, `lmul`
+//! and the floating point as Java methods of its runtime
+//! (`com.jopdesign.sys.JVM.f_idiv`, `SoftFloat32`, ...), whose time depends
+//! on the operands. For a tree's suite, the host profile runs those
+//! routines on the program's real operands instead of the host JVM's
+//! instructions (`jopcal_profile::routed` says how the profile then reads):
+//!
+//! 1. the routines are read from the tree's `JVM.java` (each `f_<mnemonic>`
+//!    whose parameters are the bytecode's operands as JOP holds them and
+//!    whose body is not the "not implemented" stub) and compiled for the
+//!    host with what they use of the tree (`SoftFloat32`, `SoftFloat64`, the
+//!    constants of `Const`);
+//! 2. jopcal's bridge (generated: one static method per bytecode, passing
+//!    a float as its bits) calls them;
+//! 3. every such bytecode in the suite's host classes, and in the routines
+//!    themselves (the float routines multiply longs), becomes a call of the
+//!    bridge, rewritten by jopcal's `RouteBytecodes` with ASM (Debian's
+//!    `libasm-java`).
+//!
+//! Everything is cached by the hash of its inputs. Without ASM, or with a
+//! tree whose routines do not compile for the host, the profile runs the
+//! host's instructions and the table prices them by constants, as before;
+//! a note says why.
+
+use crate::locate;
+use anyhow::{bail, Context, Result};
+use jopcal_measure::atomic;
+use jopcal_profile::routed::{BRIDGE_CLASS, OBSERVED};
+use jopcal_tree::runtime::{find_routines, Routine};
+use sha2::{Digest, Sha256};
+use std::path::{Path, PathBuf};
+
+/// Where the tree keeps its runtime (its `JVM.java` and the software float).
+const RUNTIME_DIR: &str = "java/target/src/common/com/jopdesign/sys";
+/// The runtime's classes the routines are not compiled with: the generated
+/// runtime class and JVMHelp stand in for the first two, and the suite's
+/// host stand-in for Native (the tree's declares JOP's native methods and
+/// needs the whole runtime).
+const NOT_FROM_THE_TREE: [&str; 3] = ["JVM.java", "JVMHelp.java", "Native.java"];
+/// Where a suite keeps its host stand-in of Native.
+const NATIVE_STAND_IN: &str = "host-stubs/com/jopdesign/sys/Native.java";
+/// Compiled for the routines and dropped: the suite's class of each is the
+/// one that runs (the tree's `Const` is compiled only for the constants the
+/// compiler folds into the routines).
+const DROPPED: [&str; 2] = ["Const.class", "Native.class"];
+/// jopcal's rewriter (its own Java, compiled here against ASM).
+const ROUTER_SOURCE: &str = include_str!("../java/RouteBytecodes.java");
+/// Where Debian's `libasm-java` puts ASM.
+const DEBIAN_ASM: &str = "/usr/share/java/asm.jar";
+/// The bridge's package, dotted.
+const BRIDGE_PACKAGE: &str = "jopcal.host";
+
+/// The class path and JVM options that run the suite's classes with their
+/// routed bytecodes, and what was routed.
+#[derive(Debug, Clone)]
+pub struct Routed {
+    pub classpath: Vec<PathBuf>,
+    pub jvm_args: Vec<String>,
+    pub mnemonics: Vec<&'static str>,
+}
+
+/// The suite whose host classes are routed.
+pub struct Suite<'a> {
+    /// Its directory (with its host stand-ins in `host-stubs/`).
+    pub root: &'a Path,
+    /// Its host class files.
+    pub classes: &'a Path,
+    /// The tree's JDK classes the host runs in `java.base` (`host_library`),
+    /// routed as well: then the routines, the bridge and the suite's
+    /// stand-ins go into `java.base` with them, where both those classes
+    /// and the suite's can call them.
+    pub library: Option<&'a Path>,
+    /// What compiled the suite (and compiles the routines, so that they
+    /// are the bytecodes the tree's own build makes).
+    pub compiler: &'a jopcal_workloads::build::Compiler,
+    pub encoding: jopcal_workloads::SourceEncoding,
+}
+
+fn java_type(code: char) -> &'static str {
+    match code {
+        'J' => "long",
+        'F' => "float",
+        'D' => "double",
+        _ => "int",
+    }
+}
+
+/// Types of a descriptor's parameters and its result, as letters.
+fn signature(descriptor: &str) -> (Vec<char>, char) {
+    let (params, result) = descriptor.trim_start_matches('(').split_once(')').unwrap_or(("", "I"));
+    (params.chars().collect(), result.chars().next().unwrap_or('I'))
+}
+
+/// jopcal's bridge: per routine, a static method named by the bytecode
+/// that takes its operands as the host types them and calls the routine
+/// with them as JOP holds them. A division by zero stays the host's (JOP's
+/// routine raises it through an I/O register the host does not have).
+pub fn bridge_source(routines: &[Routine]) -> String {
+    let (package, class) = BRIDGE_CLASS.rsplit_once('/').expect("a package");
+    let mut s = format!(
+        "package {};\n\n/** jopcal's generated bridge to the JOP runtime's routines (see jopcal_profile::routed). */\npublic final class {class} {{\n    private {class}() {{\n    }}\n",
+        package.replace('/', ".")
+    );
+    for r in routines {
+        let b = r.bytecode;
+        let (host_params, host_result) = signature(b.host);
+        let (jop_params, jop_result) = signature(b.jop);
+        let names = ["a", "b"];
+        let params: Vec<String> = host_params
+            .iter()
+            .zip(names)
+            .map(|(t, n)| format!("{} {n}", java_type(*t)))
+            .collect();
+        let args: Vec<String> = host_params
+            .iter()
+            .zip(&jop_params)
+            .zip(names)
+            .map(|((h, j), n)| match (h, j) {
+                ('F', 'I') => format!("Float.floatToRawIntBits({n})"),
+                ('D', 'J') => format!("Double.doubleToRawLongBits({n})"),
+                _ => n.to_string(),
+            })
+            .collect();
+        let call = format!("com.jopdesign.sys.JVM.f_{}({})", b.mnemonic, args.join(", "));
+        let result = match (host_result, jop_result) {
+            ('F', 'I') => format!("Float.intBitsToFloat({call})"),
+            ('D', 'J') => format!("Double.longBitsToDouble({call})"),
+            _ => call,
+        };
+        let zero_check = match b.mnemonic {
+            "idiv" | "ldiv" => "        if (b == 0) {\n            return a / b;\n        }\n",
+            "irem" | "lrem" => "        if (b == 0) {\n            return a % b;\n        }\n",
+            _ => "",
+        };
+        s.push_str(&format!(
+            "\n    public static {} {}({}) {{\n{zero_check}        return {result};\n    }}\n",
+            java_type(host_result),
+            b.mnemonic,
+            params.join(", ")
+        ));
+    }
+    // The long shifts run as the host runs them: the call only shows the
+    // profiler the count (jopcal_profile::routed::OBSERVED).
+    for o in OBSERVED {
+        let body = match o.mnemonic {
+            "lshl" => "long a, int b) {\n        return a << b;",
+            "lshr" => "long a, int b) {\n        return a >> b;",
+            "lushr" => "long a, int b) {\n        return a >>> b;",
+            _ => "long a, long b) {\n        return a < b ? -1 : a == b ? 0 : 1;",
+        };
+        let result = if o.host.ends_with('I') { "int" } else { "long" };
+        s.push_str(&format!("\n    public static {result} {}({body}\n    }}\n", o.mnemonic));
+    }
+    s.push_str("}\n");
+    s
+}
+
+/// The tree's runtime class for the host: its routines only, public.
+fn runtime_source(routines: &[Routine]) -> String {
+    let mut s = String::from(
+        "package com.jopdesign.sys;\n\n/** The JOP tree's runtime routines, read from its JVM.java by jopcal for the host. */\npublic final class JVM {\n",
+    );
+    for r in routines {
+        s.push_str(&r.source);
+    }
+    s.push_str("}\n");
+    s
+}
+
+/// A stand-in for the runtime's "not implemented" report, which a routine
+/// calls only where the tree's configuration leaves the bytecode out.
+const JVMHELP_SOURCE: &str = "package com.jopdesign.sys;\n\n/** jopcal's host stand-in. */\npublic final class JVMHelp {\n    private JVMHelp() {\n    }\n\n    public static void noim() {\n        throw new Error(\"the JOP tree's runtime does not implement this bytecode\");\n    }\n}\n";
+
+/// ASM's jar: `JOPCAL_ASM_JAR`, else Debian's.
+fn asm_jar() -> Option<PathBuf> {
+    let jar = std::env::var_os("JOPCAL_ASM_JAR")
+        .filter(|v| !v.is_empty())
+        .map_or_else(|| PathBuf::from(DEBIAN_ASM), PathBuf::from);
+    jar.is_file().then_some(jar)
+}
+
+/// Routes the host classes of `suite` through the tree's routines (see the
+/// module doc): how to run them, or `None` (with a note through `say`)
+/// when the tree or the machine cannot.
+pub fn route(home: &Path, suite: &Suite, say: &dyn Fn(&str)) -> Result<Option<Routed>> {
+    let Suite {
+        root: suite_root,
+        classes,
+        library,
+        compiler,
+        encoding,
+    } = *suite;
+    let runtime = home.join(RUNTIME_DIR);
+    let Ok(jvm_java) = std::fs::read(runtime.join("JVM.java")) else {
+        say(&format!(
+            "  note: {} has no JVM.java: the bytecodes JOP runs as Java routines are priced by constants",
+            runtime.display()
+        ));
+        return Ok(None);
+    };
+    let routines = find_routines(&encoding.decode(&jvm_java));
+    if routines.is_empty() {
+        return Ok(None);
+    }
+    let Some(asm) = asm_jar() else {
+        say(&format!("  note: no ASM (JOPCAL_ASM_JAR, else {DEBIAN_ASM}: scripts/setup installs Debian's libasm-java): idiv, lmul and the floating point are priced by constants, not by the tree's routines on their operands"));
+        return Ok(None);
+    };
+    let jdk = jopcal_workloads::Jdk::detect()?;
+    let mut h = Sha256::new();
+    h.update(jdk.version.as_bytes());
+    h.update(compiler.identity.as_bytes());
+    h.update(compiler.argv.join(" ").as_bytes());
+    h.update(std::fs::read(suite_root.join(NATIVE_STAND_IN)).unwrap_or_default());
+    h.update(ROUTER_SOURCE.as_bytes());
+    h.update(JVMHELP_SOURCE.as_bytes());
+    h.update(bridge_source(&routines).as_bytes());
+    h.update(runtime_source(&routines).as_bytes());
+    h.update(asm.to_string_lossy().as_bytes());
+    h.update(&jvm_java);
+    for e in walkdir::WalkDir::new(&runtime)
+        .sort_by_file_name()
+        .into_iter()
+        .flatten()
+    {
+        if e.file_type().is_file() {
+            h.update(e.path().to_string_lossy().as_bytes());
+            h.update(std::fs::read(e.path()).unwrap_or_default());
+        }
+    }
+    for dir in std::iter::once(classes).chain(library) {
+        h.update(b"\0dir");
+        for e in walkdir::WalkDir::new(dir).sort_by_file_name() {
+            let e = e.with_context(|| format!("reading {}", dir.display()))?;
+            if e.file_type().is_file() {
+                h.update(
+                    e.path()
+                        .strip_prefix(dir)
+                        .unwrap_or(e.path())
+                        .to_string_lossy()
+                        .as_bytes(),
+                );
+                h.update(std::fs::read(e.path()).with_context(|| format!("reading {}", e.path().display()))?);
+            }
+        }
+    }
+    let key: String = h.finalize().iter().take(8).map(|b| format!("{b:02x}")).collect();
+    let dir = locate::cache_root()?.join("host-routines").join(key);
+    let mnemonics: Vec<&'static str> = routines.iter().map(|r| r.bytecode.mnemonic).collect();
+    let routed = match library {
+        None => Routed {
+            classpath: vec![dir.join("classes"), dir.join("routines")],
+            jvm_args: Vec::new(),
+            mnemonics: mnemonics.clone(),
+        },
+        Some(_) => {
+            let mut jvm_args = crate::host_library::patch(&[&dir.join("library"), &dir.join("routines")])?;
+            for package in ["com.jopdesign.sys", BRIDGE_PACKAGE] {
+                jvm_args.extend(["--add-exports".to_string(), format!("java.base/{package}=ALL-UNNAMED")]);
+            }
+            Routed {
+                classpath: vec![dir.join("classes")],
+                jvm_args,
+                mnemonics: mnemonics.clone(),
+            }
+        }
+    };
+    if dir.join(".complete").is_file() {
+        say(&routed_line(
+            &mnemonics,
+            &std::fs::read_to_string(dir.join("routed.txt")).unwrap_or_default(),
+        ));
+        return Ok(Some(routed));
+    }
+    let tmp = dir.with_extension(format!("tmp{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&tmp);
+    let sources = Sources {
+        runtime: &runtime,
+        native: &suite_root.join(NATIVE_STAND_IN),
+        compiler,
+        encoding,
+    };
+    let result = build(&tmp, &jdk, &asm, &sources, classes, library, &routines);
+    let summary = match result {
+        Ok(s) => s,
+        Err(e) => {
+            let _ = std::fs::remove_dir_all(&tmp);
+            say(&format!(
+                "  note: the tree's runtime routines do not run on the host ({e:#}): they are priced by constants"
+            ));
+            return Ok(None);
+        }
+    };
+    atomic::write_atomic(&tmp.join("routed.txt"), summary.as_bytes())?;
+    atomic::write_atomic(&tmp.join(".complete"), b"")?;
+    if std::fs::rename(&tmp, &dir).is_err() && !dir.join(".complete").is_file() {
+        bail!("cannot move {} to {}", tmp.display(), dir.display());
+    }
+    let _ = std::fs::remove_dir_all(&tmp);
+    say(&routed_line(&mnemonics, &summary));
+    Ok(Some(routed))
+}
+
+fn routed_line(mnemonics: &[&str], summary: &str) -> String {
+    format!(
+        "  profile routines: {} run as the tree's own routines on their operands, and the counts of {} are recorded ({})",
+        mnemonics.join(", "),
+        OBSERVED.iter().map(|o| o.mnemonic).collect::<Vec<_>>().join(", "),
+        summary.trim()
+    )
+}
+
+/// Where the routines' sources come from and what compiles them.
+struct Sources<'a> {
+    /// The tree's runtime package.
+    runtime: &'a Path,
+    /// The suite's host stand-in of Native.
+    native: &'a Path,
+    compiler: &'a jopcal_workloads::build::Compiler,
+    encoding: jopcal_workloads::SourceEncoding,
+}
+
+/// Compiles the routines and the bridge into `tmp/routines`, copies
+/// `classes` to `tmp/classes` (and `library` to `tmp/library`, with the
+/// suite's stand-ins beside the routines) and routes them all; the
+/// router's summary line.
+fn build(
+    tmp: &Path,
+    jdk: &jopcal_workloads::Jdk,
+    asm: &Path,
+    sources: &Sources,
+    classes: &Path,
+    library: Option<&Path>,
+    routines: &[Routine],
+) -> Result<String> {
+    let Sources {
+        runtime,
+        native,
+        compiler,
+        encoding,
+    } = *sources;
+    let src = tmp.join("src");
+    let out = tmp.join("routines");
+    let tool = tmp.join("tool");
+    for d in [&src, &out, &tool] {
+        std::fs::create_dir_all(d)?;
+    }
+    let generated = [
+        ("com/jopdesign/sys/JVM.java", runtime_source(routines)),
+        ("com/jopdesign/sys/JVMHelp.java", JVMHELP_SOURCE.to_string()),
+        (&format!("{BRIDGE_CLASS}.java")[..], bridge_source(routines)),
+        ("jopcal/tools/RouteBytecodes.java", ROUTER_SOURCE.to_string()),
+    ];
+    let mut files = Vec::new();
+    for (rel, text) in &generated {
+        let p = src.join(rel);
+        std::fs::create_dir_all(p.parent().expect("a directory"))?;
+        std::fs::write(&p, encoding.encode(text))?;
+        files.push(p);
+    }
+    let router = files.pop().expect("the router");
+    // What the routines use of the tree's runtime package (the software
+    // float), with the suite's stand-in of Native, as a source path of its own.
+    let tree_src = tmp.join("tree");
+    let package = tree_src.join("com/jopdesign/sys");
+    std::fs::create_dir_all(&package)?;
+    for e in std::fs::read_dir(runtime).with_context(|| format!("reading {}", runtime.display()))? {
+        let p = e?.path();
+        let name = p.file_name().and_then(|n| n.to_str()).unwrap_or_default().to_string();
+        if name.ends_with(".java") && !NOT_FROM_THE_TREE.contains(&name.as_str()) {
+            std::fs::copy(&p, package.join(&name)).with_context(|| format!("copying {}", p.display()))?;
+        }
+    }
+    std::fs::copy(native, package.join("Native.java")).with_context(|| format!("copying {}", native.display()))?;
+    let mut argv = compiler.argv.clone();
+    argv.extend(["-sourcepath".into(), tree_src.to_string_lossy().into_owned()]);
+    compile(&argv, &out, files.iter().cloned())?;
+    for class in DROPPED {
+        let _ = std::fs::remove_file(out.join("com/jopdesign/sys").join(class));
+    }
+    let _ = std::fs::remove_dir_all(&tree_src);
+    let javac = vec![
+        jdk.javac.to_string_lossy().into_owned(),
+        "-nowarn".into(),
+        "-encoding".into(),
+        encoding.javac_name().into(),
+        "-cp".into(),
+        asm.to_string_lossy().into_owned(),
+    ];
+    compile(&javac, &tool, [router])?;
+    copy_tree(classes, &tmp.join("classes"))?;
+    let mut routed = vec![tmp.join("classes"), out.clone()];
+    if let Some(lib) = library {
+        copy_tree(lib, &tmp.join("library"))?;
+        routed.push(tmp.join("library"));
+        // In java.base, the suite's package com.jopdesign.sys is the
+        // routines' one: the suite's stand-ins (Native, Const) go there too.
+        let package = "com/jopdesign/sys";
+        copy_tree(&classes.join(package), &out.join(package))?;
+    }
+    let routes: Vec<String> = routines
+        .iter()
+        .map(|r| (r.bytecode.opcode, r.bytecode.mnemonic, r.bytecode.host))
+        .chain(OBSERVED.iter().map(|o| (o.opcode, o.mnemonic, o.host)))
+        .map(|(op, name, desc)| format!("{op}={name}:{desc}"))
+        .collect();
+    let cp = std::env::join_paths([asm, &tool])?;
+    let o = std::process::Command::new(&jdk.java)
+        .arg("-cp")
+        .arg(cp)
+        .arg("jopcal.tools.RouteBytecodes")
+        .arg(BRIDGE_CLASS)
+        .arg(routes.join(","))
+        .args(&routed)
+        .output()
+        .with_context(|| format!("running {}", jdk.java.display()))?;
+    if !o.status.success() {
+        let text = String::from_utf8_lossy(&o.stderr);
+        bail!(
+            "routing the bytecodes: {}",
+            text.lines().find(|l| !l.trim().is_empty()).unwrap_or("failed")
+        );
+    }
+    let _ = std::fs::remove_dir_all(&tool);
+    Ok(String::from_utf8_lossy(&o.stdout).trim().to_string())
+}
+
+/// Runs the compiler `argv` (its command line up to `-d`) on `files`.
+fn compile(argv: &[String], out: &Path, files: impl IntoIterator<Item = PathBuf>) -> Result<()> {
+    let o = std::process::Command::new(&argv[0])
+        .args(&argv[1..])
+        .arg("-d")
+        .arg(out)
+        .args(files)
+        .output()
+        .with_context(|| format!("running {}", argv[0]))?;
+    if !o.status.success() {
+        let text = String::from_utf8_lossy(&o.stderr) + String::from_utf8_lossy(&o.stdout);
+        let mut lines = text.lines().skip_while(|l| !l.contains("error"));
+        let first = lines.next().unwrap_or("failed").trim();
+        // javac names what it could not find on a line of its own.
+        let symbol = lines.take(4).find(|l| l.trim_start().starts_with("symbol:"));
+        bail!(
+            "javac: {first}{}",
+            symbol.map(|s| format!(" ({})", s.trim())).unwrap_or_default()
+        );
+    }
+    Ok(())
+}
+
+fn copy_tree(from: &Path, to: &Path) -> Result<()> {
+    for e in walkdir::WalkDir::new(from) {
+        let e = e.with_context(|| format!("reading {}", from.display()))?;
+        let target = to.join(e.path().strip_prefix(from).unwrap_or(e.path()));
+        if e.file_type().is_dir() {
+            std::fs::create_dir_all(&target)?;
+        } else if e.file_type().is_file() {
+            std::fs::copy(e.path(), &target).with_context(|| format!("copying {}", e.path().display()))?;
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Routines as [`find_routines`] gives them (the bridge reads only the bytecodes).
+    fn routines(mnemonics: &[&str]) -> Vec<Routine> {
+        mnemonics
+            .iter()
+            .map(|m| Routine {
+                bytecode: jopcal_profile::routed::routable_named(m).unwrap(),
+                source: String::new(),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn the_bridge_package_is_the_bridge_class_one() {
+        assert_eq!(
+            BRIDGE_CLASS.rsplit_once('/').unwrap().0,
+            BRIDGE_PACKAGE.replace('.', "/")
+        );
+    }
+
+    #[test]
+    fn the_bridge_passes_floats_as_bits_and_leaves_zero_divisors_to_the_host() {
+        let src = bridge_source(&routines(&["fadd", "lmul", "idiv"]));
+        assert!(src.starts_with("package jopcal.host;"));
+        assert!(src.contains("public static float fadd(float a, float b) {\n        return Float.intBitsToFloat(com.jopdesign.sys.JVM.f_fadd(Float.floatToRawIntBits(a), Float.floatToRawIntBits(b)));"), "{src}");
+        assert!(
+            src.contains("public static int idiv(int a, int b) {\n        if (b == 0) {\n            return a / b;"),
+            "{src}"
+        );
+        assert!(
+            src.contains(
+                "public static long lmul(long a, long b) {\n        return com.jopdesign.sys.JVM.f_lmul(a, b);"
+            ),
+            "{src}"
+        );
+        assert!(
+            src.contains("public static long lushr(long a, int b) {\n        return a >>> b;"),
+            "{src}"
+        );
+    }
+}

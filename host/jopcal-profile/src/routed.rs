@@ -1,0 +1,533 @@
+//! Bytecodes JOP runs as Java routines of its runtime (`idiv`, the software
+//! floating point), profiled on the host through those routines.
+//!
+//! The time such a routine takes depends on its operands (the division
+//! loop's branches, the float's exponents), which a JVMTI profiler cannot
+//! read. So a tree's host profile runs the routine itself: before the host
+//! run, each of these bytecodes in the program's classes becomes a call of
+//! jopcal's bridge ([`BRIDGE_CLASS`], one static method per bytecode, named
+//! by its mnemonic), which passes the operands as JOP holds them (a float as
+//! its bits) to the tree's own routine (`com.jopdesign.sys.JVM.f_<mnemonic>`)
+//! compiled for the host. The agent records all of it; [`splice`] then makes
+//! the profile say what JOP runs: the caller executed the bytecode, and the
+//! routine is a context of the caller entered by that bytecode
+//! (`Node::invoke_opcode` is the bytecode), with its own bytecodes, calls and
+//! method-cache loads. The bridge and its conversions vanish.
+//!
+//! The long shifts and `lcmp` go through the bridge too ([`OBSERVED`]),
+//! though JOP runs them in microcode: their path there depends on their
+//! operands, which the agent reads from the bridge's local variables and
+//! records with the caller (`Node::operands`); they stay plain executions
+//! of the caller.
+
+use crate::model::{Event, Profile};
+
+/// The bridge class jopcal generates (internal name).
+pub const BRIDGE_CLASS: &str = "jopcal/host/JopBytecodes";
+/// The tree's runtime class whose `f_<mnemonic>` methods are the routines.
+pub const RUNTIME_CLASS: &str = "com/jopdesign/sys/JVM";
+
+/// A bytecode a host profile can route through the runtime's routine: its
+/// opcode, mnemonic, its operands and result as the host JVM types them
+/// (the bridge method's descriptor) and as JOP's routine takes them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Routable {
+    pub opcode: u8,
+    pub mnemonic: &'static str,
+    pub host: &'static str,
+    pub jop: &'static str,
+}
+
+const fn r(opcode: u8, mnemonic: &'static str, host: &'static str, jop: &'static str) -> Routable {
+    Routable {
+        opcode,
+        mnemonic,
+        host,
+        jop,
+    }
+}
+
+/// Every bytecode whose JOP routine's time depends on its operands: integer
+/// and long division, long multiply, floating point, and the narrowing
+/// conversions (a branch on the sign). (Constants such as `fconst_1` are
+/// priced well by a constant; the object bytecodes' routines reach into the
+/// runtime's heap, which the host does not have.)
+pub const ROUTABLE: [Routable; 33] = [
+    r(0x62, "fadd", "(FF)F", "(II)I"),
+    r(0x63, "dadd", "(DD)D", "(JJ)J"),
+    r(0x66, "fsub", "(FF)F", "(II)I"),
+    r(0x67, "dsub", "(DD)D", "(JJ)J"),
+    r(0x69, "lmul", "(JJ)J", "(JJ)J"),
+    r(0x6a, "fmul", "(FF)F", "(II)I"),
+    r(0x6b, "dmul", "(DD)D", "(JJ)J"),
+    r(0x6c, "idiv", "(II)I", "(II)I"),
+    r(0x6d, "ldiv", "(JJ)J", "(JJ)J"),
+    r(0x6e, "fdiv", "(FF)F", "(II)I"),
+    r(0x6f, "ddiv", "(DD)D", "(JJ)J"),
+    r(0x70, "irem", "(II)I", "(II)I"),
+    r(0x71, "lrem", "(JJ)J", "(JJ)J"),
+    r(0x72, "frem", "(FF)F", "(II)I"),
+    r(0x73, "drem", "(DD)D", "(JJ)J"),
+    r(0x76, "fneg", "(F)F", "(I)I"),
+    r(0x77, "dneg", "(D)D", "(J)J"),
+    r(0x86, "i2f", "(I)F", "(I)I"),
+    r(0x87, "i2d", "(I)D", "(I)J"),
+    r(0x89, "l2f", "(J)F", "(J)I"),
+    r(0x8a, "l2d", "(J)D", "(J)J"),
+    r(0x8b, "f2i", "(F)I", "(I)I"),
+    r(0x8c, "f2l", "(F)J", "(I)J"),
+    r(0x8d, "f2d", "(F)D", "(I)J"),
+    r(0x8e, "d2i", "(D)I", "(J)I"),
+    r(0x8f, "d2l", "(D)J", "(J)J"),
+    r(0x90, "d2f", "(D)F", "(J)I"),
+    r(0x91, "i2b", "(I)I", "(I)I"),
+    r(0x93, "i2s", "(I)I", "(I)I"),
+    r(0x95, "fcmpl", "(FF)I", "(II)I"),
+    r(0x96, "fcmpg", "(FF)I", "(II)I"),
+    r(0x97, "dcmpl", "(DD)I", "(JJ)I"),
+    r(0x98, "dcmpg", "(DD)I", "(JJ)I"),
+];
+
+/// A bytecode JOP runs in microcode whose path (and cycles) its operands
+/// decide: a long shift by its count, `lcmp` by the signs and the order of
+/// its operands. The bridge runs it as the host does; its call only lets
+/// the profiler read the operands from the bridge method's locals, recorded
+/// as one small value (`Node::operands`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Observed {
+    pub opcode: u8,
+    pub mnemonic: &'static str,
+    /// The bridge method's descriptor (the bytecode's operands and result).
+    pub host: &'static str,
+    pub operand: Operand,
+}
+
+/// What the profiler records of an observed bytecode's operands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Operand {
+    /// The int local `slot`, masked as the bytecode masks it (a shift count).
+    Count { slot: u8, mask: u8 },
+    /// The two long locals (slots 0 and 2): their [`long_compare_class`].
+    LongCompare,
+}
+
+impl Observed {
+    /// The largest value recorded.
+    pub fn max(&self) -> u8 {
+        match self.operand {
+            Operand::Count { mask, .. } => mask,
+            Operand::LongCompare => LONG_COMPARE_CLASSES - 1,
+        }
+    }
+}
+
+/// How many values [`long_compare_class`] takes.
+pub const LONG_COMPARE_CLASSES: u8 = 12;
+
+/// The class of `lcmp`'s operands `a` and `b`: their signs and their order,
+/// `6 * (a < 0) + 3 * (b < 0) + (1 + the comparison: -1, 0 or 1)`. (JOP's
+/// microcode tells the signs apart before it subtracts, and then the
+/// difference's zero and sign: its path is the class's.)
+pub fn long_compare_class(a: i64, b: i64) -> u8 {
+    let order = match a.cmp(&b) {
+        std::cmp::Ordering::Less => 0,
+        std::cmp::Ordering::Equal => 1,
+        std::cmp::Ordering::Greater => 2,
+    };
+    6 * u8::from(a < 0) + 3 * u8::from(b < 0) + order
+}
+
+/// The long shifts (the count is the top operand, after the long: slot 2)
+/// and `lcmp`.
+pub const OBSERVED: [Observed; 4] = [
+    Observed {
+        opcode: 0x79,
+        mnemonic: "lshl",
+        host: "(JI)J",
+        operand: Operand::Count { slot: 2, mask: 63 },
+    },
+    Observed {
+        opcode: 0x7b,
+        mnemonic: "lshr",
+        host: "(JI)J",
+        operand: Operand::Count { slot: 2, mask: 63 },
+    },
+    Observed {
+        opcode: 0x7d,
+        mnemonic: "lushr",
+        host: "(JI)J",
+        operand: Operand::Count { slot: 2, mask: 63 },
+    },
+    Observed {
+        opcode: 0x94,
+        mnemonic: "lcmp",
+        host: "(JJ)I",
+        operand: Operand::LongCompare,
+    },
+];
+
+/// The observed bytecode `op`, if it is one.
+pub fn observed(op: u8) -> Option<&'static Observed> {
+    OBSERVED.iter().find(|o| o.opcode == op)
+}
+
+/// The observed bytecode named `mnemonic`.
+pub fn observed_named(mnemonic: &str) -> Option<&'static Observed> {
+    OBSERVED.iter().find(|o| o.mnemonic == mnemonic)
+}
+
+/// The routable bytecode `op`, if it is one.
+pub fn routable(op: u8) -> Option<&'static Routable> {
+    ROUTABLE.iter().find(|r| r.opcode == op)
+}
+
+/// The routable bytecode named `mnemonic`.
+pub fn routable_named(mnemonic: &str) -> Option<&'static Routable> {
+    ROUTABLE.iter().find(|r| r.mnemonic == mnemonic)
+}
+
+/// What [`splice`] did.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Spliced {
+    /// Executions that ran the tree's routine (now contexts of their own).
+    pub routed: u64,
+    /// Executions the bridge ran on the host instead (a zero divisor): they
+    /// count as plain executions of the bytecode.
+    pub unrouted: u64,
+}
+
+/// Rewrites a profile recorded through the bridge into what JOP runs: each
+/// call of a bridge method becomes an execution of its bytecode in the
+/// caller, each call of the routine from the bridge a context of the caller
+/// entered by that bytecode; the bridge's own bytecodes, its other calls
+/// (the bit conversions) and their events are dropped. A profile without
+/// bridge calls is left as it is.
+pub fn splice(p: &mut Profile) -> Spliced {
+    let bridge_op: Vec<Option<u8>> = p
+        .methods
+        .iter()
+        .map(|m| {
+            (m.class == BRIDGE_CLASS)
+                .then(|| {
+                    routable_named(&m.name)
+                        .map(|r| r.opcode)
+                        .or_else(|| observed_named(&m.name).map(|o| o.opcode))
+                })
+                .flatten()
+        })
+        .collect();
+    if !p.nodes.iter().skip(1).any(|n| bridge_op[n.method as usize].is_some()) {
+        return Spliced::default();
+    }
+    let n = p.nodes.len();
+    // Per node: gone with everything below it; a bridge call (gone, its
+    // routine lifted to the caller); or kept, maybe under a new parent.
+    let mut dead = vec![false; n];
+    let mut bridge: Vec<Option<u8>> = vec![None; n];
+    let mut lifted: Vec<Option<u8>> = vec![None; n];
+    for i in 1..n {
+        let Some(parent) = p.nodes[i].parent.map(|x| x as usize) else {
+            continue;
+        };
+        let method = &p.methods[p.nodes[i].method as usize];
+        if dead[parent] {
+            dead[i] = true;
+        } else if let Some(op) = bridge[parent] {
+            let routine = routable(op).map(|r| format!("f_{}", r.mnemonic));
+            if method.class == RUNTIME_CLASS && Some(&method.name) == routine.as_ref() {
+                lifted[i] = Some(op);
+            } else {
+                dead[i] = true;
+            }
+        } else if let Some(op) = bridge_op[p.nodes[i].method as usize] {
+            bridge[i] = Some(op);
+        }
+    }
+    let mut done = Spliced::default();
+    // The caller's invokestatic of the bridge is the bytecode itself.
+    const INVOKESTATIC: u8 = 0xb8;
+    for (i, op) in bridge.iter().enumerate() {
+        let (Some(op), Some(caller)) = (*op, p.nodes[i].parent) else {
+            continue;
+        };
+        let calls = p.nodes[i].calls;
+        let routed: u64 = (0..n)
+            .filter(|&k| lifted[k].is_some() && p.nodes[k].parent == Some(i as u32))
+            .map(|k| p.nodes[k].calls)
+            .sum();
+        let unrouted = calls.saturating_sub(routed);
+        done.routed += routed;
+        done.unrouted += unrouted;
+        let c = &mut p.nodes[caller as usize].opcodes;
+        if let Some(v) = c.get_mut(&INVOKESTATIC) {
+            *v = v.saturating_sub(calls);
+            if *v == 0 {
+                c.remove(&INVOKESTATIC);
+            }
+        }
+        if unrouted > 0 {
+            *c.entry(op).or_default() += unrouted;
+        }
+    }
+    // Renumber the kept nodes (parents still come before their children).
+    let kept = |i: usize| !dead[i] && bridge[i].is_none();
+    let mut new_id = vec![u32::MAX; n];
+    let mut next = 0u32;
+    for (i, id) in new_id.iter_mut().enumerate() {
+        if kept(i) {
+            *id = next;
+            next += 1;
+        }
+    }
+    let old = std::mem::take(&mut p.nodes);
+    for (i, mut node) in old.iter().cloned().enumerate() {
+        if !kept(i) {
+            continue;
+        }
+        if let Some(op) = lifted[i] {
+            let b = old[i].parent.expect("a lifted routine has the bridge above it") as usize;
+            node.parent = old[b].parent.map(|c| new_id[c as usize]);
+            node.callsite = old[b].callsite;
+            node.invoke_opcode = op;
+        } else {
+            node.parent = node.parent.map(|x| new_id[x as usize]);
+        }
+        p.nodes.push(node);
+    }
+    // The events of the kept nodes only.
+    let mut stack: Vec<u32> = p.entry_stack.clone();
+    let mut events = Vec::with_capacity(p.events.len());
+    let mut region_start = 0u64;
+    for (k, ev) in p.events.iter().enumerate() {
+        if k as u64 == p.region_start {
+            region_start = events.len() as u64;
+        }
+        let node = match ev {
+            Event::Invoke(x) => {
+                stack.push(*x);
+                *x as usize
+            }
+            Event::Return | Event::Unwind => match stack.pop() {
+                Some(x) => x as usize,
+                None => {
+                    events.push(*ev);
+                    continue;
+                }
+            },
+        };
+        if node >= n || !kept(node) {
+            continue;
+        }
+        events.push(match ev {
+            Event::Invoke(_) => Event::Invoke(new_id[node]),
+            other => *other,
+        });
+    }
+    if p.region_start >= p.events.len() as u64 {
+        region_start = events.len() as u64;
+    }
+    p.region_start = region_start;
+    p.events = events;
+    p.entry_stack = p
+        .entry_stack
+        .iter()
+        .filter(|&&x| (x as usize) < n && kept(x as usize))
+        .map(|&x| new_id[x as usize])
+        .collect();
+    done
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{MethodInfo, Node};
+
+    fn method(class: &str, name: &str, desc: &str) -> MethodInfo {
+        MethodInfo {
+            class: class.into(),
+            name: name.into(),
+            descriptor: desc.into(),
+            bytecode_len: 10,
+            native: false,
+            synchronized: false,
+        }
+    }
+
+    fn node(parent: Option<u32>, method: u32, site: i32, op: u8, calls: u64, ops: &[(u8, u64)]) -> Node {
+        Node {
+            parent,
+            method,
+            callsite: site,
+            invoke_opcode: op,
+            calls,
+            opcodes: ops.iter().copied().collect(),
+            ..Node::default()
+        }
+    }
+
+    /// main divides 3 times through the bridge (once by zero: no routine
+    /// call) and converts a float once; the bridge's fadd calls a native
+    /// bit conversion besides the routine.
+    fn bridged() -> Profile {
+        Profile {
+            benchmark: "b".into(),
+            region: "main".into(),
+            complete: true,
+            methods: vec![
+                method("Main", "main", "([Ljava/lang/String;)V"),
+                method(BRIDGE_CLASS, "idiv", "(II)I"),
+                method(RUNTIME_CLASS, "f_idiv", "(II)I"),
+                method(BRIDGE_CLASS, "fadd", "(FF)F"),
+                method("java/lang/Float", "floatToRawIntBits", "(F)I"),
+                method(RUNTIME_CLASS, "f_fadd", "(II)I"),
+                method("Main", "helper", "()V"),
+            ],
+            nodes: vec![
+                node(None, 0, -1, 0, 1, &[(0xb8, 5), (0x60, 7), (0xb1, 1)]),
+                node(Some(0), 1, 4, 0xb8, 3, &[(0x1a, 6), (0xb8, 2), (0xac, 3)]),
+                node(Some(1), 2, 9, 0xb8, 2, &[(0x1a, 40), (0xac, 2)]),
+                node(Some(0), 3, 8, 0xb8, 1, &[(0x22, 2), (0xb8, 4), (0xae, 1)]),
+                node(Some(3), 4, 2, 0xb8, 2, &[]),
+                node(Some(3), 5, 6, 0xb8, 1, &[(0x1a, 90), (0xac, 1)]),
+                node(Some(0), 6, 12, 0xb8, 1, &[(0xb1, 1)]),
+            ],
+            entry_stack: vec![0],
+            region_start: 0,
+            events: vec![
+                Event::Invoke(1),
+                Event::Invoke(2),
+                Event::Return,
+                Event::Return,
+                Event::Invoke(1),
+                Event::Unwind,
+                Event::Invoke(1),
+                Event::Invoke(2),
+                Event::Return,
+                Event::Return,
+                Event::Invoke(3),
+                Event::Invoke(4),
+                Event::Return,
+                Event::Invoke(4),
+                Event::Invoke(5),
+                Event::Return,
+                Event::Return,
+                Event::Invoke(6),
+                Event::Return,
+            ],
+        }
+    }
+
+    #[test]
+    fn the_bridge_vanishes_and_the_routine_is_entered_by_its_bytecode() {
+        let mut p = bridged();
+        let done = splice(&mut p);
+        assert_eq!(done, Spliced { routed: 3, unrouted: 1 });
+        p.validate().unwrap();
+        let names: Vec<_> = p
+            .nodes
+            .iter()
+            .map(|n| p.methods[n.method as usize].name.as_str())
+            .collect();
+        assert_eq!(names, ["main", "f_idiv", "f_fadd", "helper"]);
+        // main: 5 invokestatic less the 4 bridge calls; the zero divide stays an idiv.
+        assert_eq!(p.nodes[0].opcodes.get(&0xb8), Some(&1));
+        assert_eq!(p.nodes[0].opcodes.get(&0x6c), Some(&1));
+        assert_eq!(p.nodes[0].opcodes.get(&0x62), None);
+        let (div, add) = (&p.nodes[1], &p.nodes[2]);
+        assert_eq!(
+            (div.parent, div.invoke_opcode, div.callsite, div.calls),
+            (Some(0), 0x6c, 4, 2)
+        );
+        assert_eq!(
+            (add.parent, add.invoke_opcode, add.callsite, add.calls),
+            (Some(0), 0x62, 8, 1)
+        );
+        assert_eq!(p.nodes[3].parent, Some(0));
+        assert_eq!(
+            p.events,
+            [
+                Event::Invoke(1),
+                Event::Return,
+                Event::Invoke(1),
+                Event::Return,
+                Event::Invoke(2),
+                Event::Return,
+                Event::Invoke(3),
+                Event::Return
+            ]
+        );
+        // The routines' own bytecodes are all that is left of the host's extra work.
+        assert_eq!(p.bytecodes(), 13 - 4 + 1 + 42 + 91 + 1);
+    }
+
+    #[test]
+    fn the_region_start_moves_with_the_events_before_it() {
+        let mut p = bridged();
+        p.region_start = 10; // the fadd and the helper are in the region
+        splice(&mut p);
+        assert_eq!(p.region_start, 4);
+        assert_eq!(p.events[4], Event::Invoke(2));
+    }
+
+    #[test]
+    fn a_profile_without_the_bridge_is_unchanged() {
+        let mut p = crate::examples::two_calls();
+        let before = p.clone();
+        assert_eq!(splice(&mut p), Spliced::default());
+        assert_eq!(p, before);
+    }
+
+    #[test]
+    fn an_observed_shift_stays_the_callers_bytecode() {
+        let mut p = bridged();
+        p.methods.push(method(BRIDGE_CLASS, "lshl", "(JI)J"));
+        p.nodes.push(node(
+            Some(0),
+            7,
+            20,
+            0xb8,
+            2,
+            &[(0x1e, 2), (0x1c, 2), (0x79, 2), (0xad, 2)],
+        ));
+        p.nodes[0].opcodes.insert(0xb8, 7);
+        p.nodes[0].operands.insert((0x79, 8), 2);
+        p.events
+            .extend([Event::Invoke(7), Event::Return, Event::Invoke(7), Event::Return]);
+        let done = splice(&mut p);
+        assert_eq!(done.unrouted, 3);
+        p.validate().unwrap();
+        assert_eq!(p.nodes[0].opcodes.get(&0x79), Some(&2));
+        assert_eq!(p.nodes.len(), 4);
+        assert_eq!(p.events.len(), 8);
+    }
+
+    #[test]
+    fn long_compares_fall_into_their_classes() {
+        assert_eq!(long_compare_class(1, 2), 0);
+        assert_eq!(long_compare_class(5, 5), 1);
+        assert_eq!(long_compare_class(7, -3), 5);
+        assert_eq!(long_compare_class(-7, 3), 6);
+        assert_eq!(long_compare_class(i64::MIN, i64::MAX), 6);
+        assert_eq!(long_compare_class(-1, -1), 10);
+        assert_eq!(long_compare_class(-1, -2), 11);
+        assert!((0..LONG_COMPARE_CLASSES).contains(&long_compare_class(i64::MIN, -1)));
+    }
+
+    #[test]
+    fn the_table_names_each_opcode_by_its_mnemonic() {
+        for r in ROUTABLE {
+            assert_eq!(jopcal_classfile::opcode::mnemonic(r.opcode), Some(r.mnemonic), "{r:?}");
+        }
+        for o in OBSERVED {
+            assert_eq!(jopcal_classfile::opcode::mnemonic(o.opcode), Some(o.mnemonic), "{o:?}");
+        }
+        let mut ops: Vec<u8> = ROUTABLE
+            .iter()
+            .map(|r| r.opcode)
+            .chain(OBSERVED.iter().map(|o| o.opcode))
+            .collect();
+        ops.sort_unstable();
+        ops.dedup();
+        assert_eq!(ops.len(), ROUTABLE.len() + OBSERVED.len());
+    }
+}
