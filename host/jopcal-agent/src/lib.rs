@@ -102,6 +102,22 @@ struct ThreadState {
     epoch: u64,
     owner: bool,
     frames: Vec<Frame>,
+    /// Monitors this thread holds (entries of `synchronized` blocks and
+    /// methods not yet left): JOP's lock count, whose reaching 0 decides
+    /// the path of a `monitorexit` (`routed::MONITOREXIT`).
+    held: u32,
+}
+
+impl ThreadState {
+    /// A monitor left: the exit's class, as JOP's lock count decides its path.
+    fn release(&mut self) -> u8 {
+        self.held = self.held.saturating_sub(1);
+        if self.held == 0 {
+            routed::MONITOR_RELEASED
+        } else {
+            routed::MONITOR_NESTED
+        }
+    }
 }
 
 thread_local! {
@@ -425,9 +441,23 @@ fn step(jvmti: &Jvmti, event: LocationEvent, by_breakpoint: bool) {
         };
         top.pending = is_invoke(op).then_some(at);
         top.last = at as i32;
+        let node = top.node;
+        const MONITORENTER: u8 = 0xc2;
+        let exit = match op {
+            MONITORENTER => {
+                ts.held += 1;
+                None
+            }
+            routed::MONITOREXIT => Some(ts.release()),
+            _ => None,
+        };
         if !counting {
             return;
         }
+        if let (Some(class), Some(tree)) = (exit, shared().tree.as_mut()) {
+            tree.count_operand(node, routed::MONITOREXIT, class);
+        }
+        let Some(top) = ts.frames.last_mut() else { return };
         let block = top.code.block_starting_at(at);
         let node = top.node;
         let iinc = if op == 0x84 || op == 0xc4 {
@@ -680,6 +710,9 @@ impl Agent for Profiler {
                 }
                 node
             };
+            if code.info.synchronized {
+                ts.held += 1;
+            }
             ts.frames.push(Frame {
                 node,
                 method: mid,
@@ -717,9 +750,15 @@ impl Agent for Profiler {
                 ts.frames.clear();
                 return false;
             }
-            if ts.owner {
-                let mut s = shared();
-                if let Some(tree) = s.tree.as_mut() {
+            // A synchronized method's return runs the linker's monitorexit on JOP
+            // (an exception leaves without one).
+            let exit = top.code.info.synchronized.then(|| ts.release());
+            let mut s = shared();
+            if let Some(tree) = s.tree.as_mut() {
+                if let (Some(class), true, false) = (exit, counting, event.was_popped_by_exception()) {
+                    tree.count_operand(top.node, routed::MONITOREXIT, class);
+                }
+                if ts.owner {
                     tree.event(if event.was_popped_by_exception() {
                         Event::Unwind
                     } else {
@@ -727,6 +766,7 @@ impl Agent for Profiler {
                     });
                 }
             }
+            drop(s);
             counting && ts.owner && ts.frames.is_empty()
         });
         if region_over {

@@ -258,23 +258,40 @@ impl Profile {
                     });
                 }
             }
-            for (&op, executed) in &n.opcodes {
+            // A synchronized method's monitorexit is the linker's, one per call at most.
+            let monitors = self.methods[n.method as usize].synchronized;
+            let executed_of = |op: u8| {
+                let own = n.opcodes.get(&op).copied().unwrap_or(0);
+                if op == crate::routed::MONITOREXIT && monitors {
+                    own.saturating_add(n.calls)
+                } else {
+                    own
+                }
+            };
+            for op in n
+                .operands
+                .keys()
+                .map(|(op, _)| *op)
+                .collect::<std::collections::BTreeSet<u8>>()
+            {
                 let observed: u64 = n
                     .operands
                     .range((op, 0)..=(op, u8::MAX))
                     .fold(0u64, |a, (_, c)| a.saturating_add(*c));
-                if observed > *executed {
+                if observed > executed_of(op) {
                     return Err(InvalidProfile::OperandCounts {
                         node: i,
                         opcode: op,
                         observed,
-                        executed: *executed,
+                        executed: executed_of(op),
                     });
                 }
             }
-            if let Some(&(op, value)) = n.operands.keys().find(|(op, value)| {
-                crate::routed::observed(*op).is_none_or(|o| *value > o.max()) || !n.opcodes.contains_key(op)
-            }) {
+            if let Some(&(op, value)) = n
+                .operands
+                .keys()
+                .find(|(op, value)| crate::routed::operand_max(*op).is_none_or(|max| *value > max))
+            {
                 return Err(InvalidProfile::OperandCounts {
                     node: i,
                     opcode: op,

@@ -166,6 +166,26 @@ pub const OBSERVED: [Observed; 4] = [
     },
 ];
 
+/// `monitorexit`: on JOP it releases the global lock (and enables
+/// interrupts) only when the processor's lock count reaches 0, a longer
+/// path than a nested exit's. The agent counts the monitors each thread
+/// holds and records each exit, the linker's of a `synchronized` method's
+/// return included, as [`MONITOR_RELEASED`] or [`MONITOR_NESTED`].
+pub const MONITOREXIT: u8 = 0xc3;
+/// The exit leaves no monitor held: the count reaches 0.
+pub const MONITOR_RELEASED: u8 = 0;
+/// The exit leaves a monitor held (nested or recursive locking).
+pub const MONITOR_NESTED: u8 = 1;
+
+/// The largest value a profile records for `op` (`Node::operands`), where
+/// it records one.
+pub fn operand_max(op: u8) -> Option<u8> {
+    match op {
+        MONITOREXIT => Some(MONITOR_NESTED),
+        _ => observed(op).map(Observed::max),
+    }
+}
+
 /// The observed bytecode `op`, if it is one.
 pub fn observed(op: u8) -> Option<&'static Observed> {
     OBSERVED.iter().find(|o| o.opcode == op)

@@ -108,6 +108,10 @@ struct Layout {
     collapsed: Vec<(usize, u8, u64)>,
     /// Opcodes the model prices by the operand the profile recorded (`[operands]`).
     by_operand: [bool; 256],
+    /// Normal returns of each node inside the region, from the event stream
+    /// (a profile's return opcode counts can miss the return that follows a
+    /// call the host JVM stepped over).
+    returns: Vec<u64>,
     /// The target's linker replaces `iinc` (see [`linked_opcodes`]).
     replace_iinc: bool,
     /// The target's linker types field accesses by their field.
@@ -147,9 +151,15 @@ pub fn iinc_replacement(local: u16, inc: i16) -> [u8; 4] {
 /// (an `iinc` the profile has no operands for stays, priced by its entry);
 /// with its typed field accesses, each access the profile recorded the
 /// field kind of counts as JOP's typed opcode (`putfield_ref`, ...); in a
-/// `synchronized` method (`monitors`), each call adds `aload_0;
-/// monitorenter` and each return `aload_0; monitorexit`.
-fn linked_opcodes(n: &jopcal_profile::Node, replace_iinc: bool, typed_fields: bool, monitors: bool) -> Vec<(u8, u64)> {
+/// `synchronized` method (`monitors: Some(returns)`), each call adds
+/// `aload_0; monitorenter` and each of its `returns` (normal returns; an
+/// exception leaves without the linker's monitorexit) `aload_0; monitorexit`.
+fn linked_opcodes(
+    n: &jopcal_profile::Node,
+    replace_iinc: bool,
+    typed_fields: bool,
+    monitors: Option<u64>,
+) -> Vec<(u8, u64)> {
     const IINC: u8 = 0x84;
     const WIDE: u8 = 0xc4;
     const ALOAD_0: u8 = 0x2a;
@@ -157,12 +167,11 @@ fn linked_opcodes(n: &jopcal_profile::Node, replace_iinc: bool, typed_fields: bo
     const MONITOREXIT: u8 = 0xc3;
     let replace_iinc = replace_iinc && !n.iinc.is_empty();
     let typed_fields = typed_fields && !n.fields.is_empty();
-    if !replace_iinc && !typed_fields && !monitors {
+    if !replace_iinc && !typed_fields && monitors.is_none() {
         return n.opcodes.iter().map(|(&op, &c)| (op, c)).collect();
     }
     let mut ops = n.opcodes.clone();
-    if monitors {
-        let returns: u64 = n.opcodes.iter().filter(|(op, _)| is_return(**op)).map(|(_, c)| c).sum();
+    if let Some(returns) = monitors {
         *ops.entry(ALOAD_0).or_default() += n.calls + returns;
         *ops.entry(MONITORENTER).or_default() += n.calls;
         *ops.entry(MONITOREXIT).or_default() += returns;
@@ -230,6 +239,7 @@ impl Layout {
             jvm_entered_bytecodes,
             collapsed,
             by_operand: std::array::from_fn(|op| model.prices_by_operand(op as u8)),
+            returns: normal_returns(profile),
             replace_iinc: model.linker().replace_iinc,
             typed_fields: model.linker().typed_fields,
             synchronized_methods: model.linker().synchronized_methods,
@@ -251,7 +261,8 @@ impl Layout {
     fn plain<'p>(&'p self, profile: &'p Profile) -> impl Iterator<Item = (usize, u8, u64)> + 'p {
         self.charged(profile)
             .flat_map(move |(i, n)| {
-                let monitors = self.synchronized_methods && profile.methods[n.method as usize].synchronized;
+                let monitors = (self.synchronized_methods && profile.methods[n.method as usize].synchronized)
+                    .then(|| self.returns[i]);
                 linked_opcodes(n, self.replace_iinc, self.typed_fields, monitors)
                     .into_iter()
                     .map(move |(op, count)| {
@@ -276,6 +287,31 @@ impl Layout {
                 .map(move |(&(op, v), &c)| (i, op, v, c))
         })
     }
+}
+
+/// Each node's normal returns inside the region (the event stream's
+/// returns out of it; an unwind is an exception leaving it).
+fn normal_returns(profile: &Profile) -> Vec<u64> {
+    let mut returns = vec![0u64; profile.nodes.len()];
+    let mut stack: Vec<u32> = profile.entry_stack.clone();
+    for (k, ev) in profile.events.iter().enumerate() {
+        match ev {
+            Event::Invoke(n) => stack.push(*n),
+            Event::Unwind => {
+                stack.pop();
+            }
+            Event::Return => {
+                if let Some(n) = stack.pop() {
+                    if k as u64 >= profile.region_start {
+                        if let Some(r) = returns.get_mut(n as usize) {
+                            *r += 1;
+                        }
+                    }
+                }
+            }
+        }
+    }
+    returns
 }
 
 /// True when `n` is a routine of JOP's runtime entered by the bytecode it
@@ -940,6 +976,26 @@ mod tests {
             estimate(&p, &plain, CacheMode::Hit).cycles,
             estimate(&two_calls(), &plain, CacheMode::Hit).cycles + 3.0 * plain.cost(0x79, 0.0, 0)
         );
+    }
+
+    #[test]
+    fn a_synchronized_method_exits_its_monitor_on_each_normal_return() {
+        let mut m = jop("r=1");
+        m.linker.synchronized_methods = true;
+        let mut p = two_calls();
+        p.methods[1].synchronized = true;
+        // The host stepped over one of f's two ireturns (as after a recursive
+        // call): the events still return twice, and JOP exits the monitor twice.
+        p.nodes[1].opcodes.insert(0xac, 1);
+        let e = estimate(&p, &m, CacheMode::Hit);
+        assert_eq!(e.per_opcode["monitorenter"].0, 2);
+        assert_eq!(e.per_opcode["monitorexit"].0, 2);
+        // A call an exception leaves runs no monitorexit (the linker puts it
+        // before the returns only).
+        p.events[3] = Event::Unwind;
+        let e = estimate(&p, &m, CacheMode::Hit);
+        assert_eq!(e.per_opcode["monitorexit"].0, 1);
+        assert_eq!(e.per_opcode["aload_0"].0, 3);
     }
 
     proptest::proptest! {

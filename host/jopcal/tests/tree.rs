@@ -684,8 +684,10 @@ fn apps_time_periodic_tasks_and_name_what_they_leave_out() {
 /// shifts), `iadd` as the "not implemented" stub of a microcoded bytecode.
 const RUNTIME: &str = "package com.jopdesign.sys;\n\nclass JVM {\n\tprivate static void f_iadd() { JVMHelp.noim(); /* microcode */ }\n\n\tprivate static int f_idiv(int a, int b) {\n\t\tboolean negative = (a < 0) != (b < 0);\n\t\tlong n = a < 0 ? -(long) a : a;\n\t\tlong d = b < 0 ? -(long) b : b;\n\t\tint q = 0;\n\t\tfor (int bit = 31; bit >= 0; bit--) {\n\t\t\tif ((n >> bit) >= d) {\n\t\t\t\tn -= d << bit;\n\t\t\t\tq |= 1 << bit;\n\t\t\t}\n\t\t}\n\t\treturn negative ? -q : q;\n\t}\n}\n";
 
-/// A benchmark that divides `2 * cnt` times, then once by zero (caught).
-const BENCH_DIVIDE: &str = "package jembench.kernel;\n\nimport jembench.SerialBenchmark;\n\npublic class BenchDivide extends SerialBenchmark {\n    public int perform(int cnt) {\n        int sum = 0;\n        for (int i = 1; i <= cnt; i++) {\n            sum += 1000003 / i - (-77777 / i);\n        }\n        try {\n            sum += sum / (cnt - cnt);\n        } catch (ArithmeticException e) {\n            sum++;\n        }\n        return sum;\n    }\n}\n";
+/// A benchmark that divides `2 * cnt` times, then once by zero (caught), and
+/// holds monitors nested (`cnt` times) and recursively (a synchronized method
+/// three deep).
+const BENCH_DIVIDE: &str = "package jembench.kernel;\n\nimport jembench.SerialBenchmark;\n\npublic class BenchDivide extends SerialBenchmark {\n    private final Object lock = new Object();\n\n    synchronized int depth(int d) {\n        return d == 0 ? 0 : 1 + depth(d - 1);\n    }\n\n    public int perform(int cnt) {\n        int sum = depth(2);\n        for (int i = 1; i <= cnt; i++) {\n            sum += 1000003 / i - (-77777 / i);\n            synchronized (this) {\n                synchronized (lock) {\n                    sum++;\n                }\n            }\n        }\n        try {\n            sum += sum / (cnt - cnt);\n        } catch (ArithmeticException e) {\n            sum++;\n        }\n        return sum;\n    }\n}\n";
 
 const LOOP_DIVIDE: &str = "package fixed;\n\nimport jembench.*;\n\npublic class LoopDivide {\n    public static void main(String[] args) {\n        SerialBenchmark bench = new jembench.kernel.BenchDivide();\n        int t1 = (int) System.currentTimeMillis();\n        bench.perform(40);\n        int t2 = (int) System.currentTimeMillis();\n        System.out.println(t2 - t1);\n    }\n}\n";
 
@@ -723,7 +725,7 @@ fn the_host_profile_runs_the_trees_own_routine_on_each_operand() {
 
     let (p, err) = profile("routed", None);
     assert!(
-        err.contains("profile routines: idiv run as the tree's own routines on their operands, and the counts of lshl, lshr, lushr are recorded ("),
+        err.contains("profile routines: idiv run as the tree's own routines on their operands, and the counts of lshl, lshr, lushr, lcmp are recorded ("),
         "{err}"
     );
     let perform = p
@@ -755,6 +757,21 @@ fn the_host_profile_runs_the_trees_own_routine_on_each_operand() {
         assert_eq!((shifts, counted), (32 * r.calls, 32 * r.calls));
         assert_eq!(r.operands.get(&(0x7b, 31)), Some(&r.calls));
     }
+    // Each monitor exit is recorded as JOP's lock count decides its path:
+    // the inner block's exit leaves the outer one held; only the outermost
+    // call of the recursive synchronized method releases.
+    assert_eq!(perform.operands.get(&(0xc3, 1)), Some(&40), "{:?}", perform.operands);
+    assert_eq!(perform.operands.get(&(0xc3, 0)), Some(&40), "{:?}", perform.operands);
+    let depth: Vec<&jopcal_profile::Node> = p
+        .nodes
+        .iter()
+        .filter(|n| name(&p, n) == "jembench/kernel/BenchDivide.depth" && n.calls > 0)
+        .collect();
+    let exits: Vec<_> = depth.iter().map(|n| n.operands.clone()).collect();
+    assert_eq!(depth.len(), 3, "{exits:?}");
+    assert_eq!(exits[0].get(&(0xc3, 0)), Some(&1), "{exits:?}");
+    assert!(exits[1..].iter().all(|o| o.get(&(0xc3, 1)) == Some(&1)), "{exits:?}");
+
     // jopcal's bridge left no trace.
     assert!(!p
         .nodes

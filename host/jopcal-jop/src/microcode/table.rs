@@ -79,19 +79,23 @@ pub fn operand_section(program: &super::Program, access: &super::AccessTiming, r
     let at = super::exec::Exec::new(program, access, r, w);
     let slower = super::exec::Exec::new(program, access, r + 1.0, w + 1.0);
     let mut out = String::new();
-    for o in jopcal_profile::routed::OBSERVED {
-        let (Some(entry), Some(entry_slower)) = (at.entry(o.mnemonic), slower.entry(o.mnemonic)) else {
+    let recorded = jopcal_profile::routed::OBSERVED
+        .iter()
+        .map(|o| (o.mnemonic, operand_samples(o)))
+        .chain([("monitorexit", monitor_exit_samples(&at))]);
+    for (mnemonic, samples) in recorded {
+        let (Some(entry), Some(entry_slower)) = (at.entry(mnemonic), slower.entry(mnemonic)) else {
             continue;
         };
-        let cycles_of = |stack: &[Option<i32>]| -> Option<u32> {
-            let here = at.run_known(entry, stack, &[]).map(|(c, _)| c)?;
-            let there = slower.run_known(entry_slower, stack, &[]).map(|(c, _)| c)?;
+        let cycles_of = |stack: &[Option<i32>], vars: &[(super::exec::VarId, i32)]| -> Option<u32> {
+            let here = at.run_known(entry, stack, vars).map(|(c, _)| c)?;
+            let there = slower.run_known(entry_slower, stack, vars).map(|(c, _)| c)?;
             (here == there).then_some(here)
         };
         // Per value: the cycles all its samples agree on (None: they do not).
         let mut by_value: Vec<(u8, Option<u32>)> = Vec::new();
-        for (value, stack) in operand_samples(&o) {
-            let c = cycles_of(&stack);
+        for (value, stack, vars) in samples {
+            let c = cycles_of(&stack, &vars);
             match by_value.iter_mut().find(|(v, _)| *v == value) {
                 Some((_, seen)) => {
                     if *seen != c {
@@ -114,8 +118,7 @@ pub fn operand_section(program: &super::Program, access: &super::AccessTiming, r
         }
         let _ = writeln!(
             out,
-            "[operands.{}]   # the microcode's path by the operands' recorded value, run with each",
-            o.mnemonic
+            "[operands.{mnemonic}]   # the microcode's path by the operands' recorded value, run with each"
         );
         let mut start = 0usize;
         for k in 1..=cycles.len() {
@@ -136,13 +139,32 @@ pub fn operand_section(program: &super::Program, access: &super::AccessTiming, r
     out
 }
 
-/// Operand stacks (the top last; `None`: a word the path must not depend
-/// on) for each value the profile records of `o`, with that value.
-fn operand_samples(o: &jopcal_profile::routed::Observed) -> Vec<(u8, Vec<Option<i32>>)> {
+/// A run of the microcode: the value the profile records, the operand stack
+/// (the top last; `None`: a word the path must not depend on) and the
+/// microcode's variables known.
+type Sample = (u8, Vec<Option<i32>>, Vec<(super::exec::VarId, i32)>);
+
+/// `monitorexit` with the lock count it finds: 1 (it reaches 0: released),
+/// 2 or 3 (nested); none where the microcode has no `lockcnt`.
+fn monitor_exit_samples(exec: &super::exec::Exec) -> Vec<Sample> {
+    use jopcal_profile::routed::{MONITOR_NESTED, MONITOR_RELEASED};
+    let Some(count) = exec.var("lockcnt") else {
+        return Vec::new();
+    };
+    [(MONITOR_RELEASED, 1), (MONITOR_NESTED, 2), (MONITOR_NESTED, 3)]
+        .into_iter()
+        .map(|(value, held)| (value, vec![None], vec![(count, held)]))
+        .collect()
+}
+
+/// Runs for each value the profile records of `o`, with that value.
+fn operand_samples(o: &jopcal_profile::routed::Observed) -> Vec<Sample> {
     use jopcal_profile::routed::{long_compare_class, Operand};
     match o.operand {
         // The count on top, the long below it unknown.
-        Operand::Count { mask, .. } => (0..=mask).map(|v| (v, vec![None, None, Some(i32::from(v))])).collect(),
+        Operand::Count { mask, .. } => (0..=mask)
+            .map(|v| (v, vec![None, None, Some(i32::from(v))], Vec::new()))
+            .collect(),
         // Pairs of longs across signs, magnitudes and word boundaries.
         Operand::LongCompare => {
             const LONGS: [i64; 14] = [
@@ -168,7 +190,7 @@ fn operand_samples(o: &jopcal_profile::routed::Observed) -> Vec<(u8, Vec<Option<
                 .map(|(a, b)| {
                     let [ah, al] = words(a);
                     let [bh, bl] = words(b);
-                    (long_compare_class(a, b), vec![ah, al, bh, bl])
+                    (long_compare_class(a, b), vec![ah, al, bh, bl], Vec::new())
                 })
                 .collect()
         }

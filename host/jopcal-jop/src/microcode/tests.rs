@@ -192,3 +192,16 @@ fn operand_costs_come_from_running_the_microcode_with_each_value() {
     );
     assert!(!section.contains("[operands.lshr]"), "{section}");
 }
+
+#[test]
+fn a_monitor_exit_costs_by_whether_it_releases_the_lock() {
+    // The lock count reaching 0 takes the longer path (the interrupts enabled again).
+    let text = format!(
+        "{HEADER}lockcnt ?\nmonitorexit:\n ldm lockcnt\n ldi 1\n sub\n dup\n stm lockcnt\n bnz nested\n nop\n nop\n nop\n nop\nnested: nop nxt\n"
+    );
+    let section = table::operand_section(&program(&text), &timing(), 1.0, 2.0);
+    assert!(
+        section.contains("[operands.monitorexit]   # the microcode's path by the operands' recorded value, run with each\n\"0\" = \"11\"\n\"1\" = \"9\"\n"),
+        "{section}"
+    );
+}
