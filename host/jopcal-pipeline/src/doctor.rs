@@ -147,6 +147,9 @@ pub fn doctor(s: Session, timeout: u64, link: bool) -> Result<()> {
             .map_or("the host JDK's javac".to_string(), |j| format!("{j} (host_javac)"));
         c.check(&name, compile_finding(f.map(|_| ()), &compiler));
     }
+    if let Some(root) = &generated {
+        c.check("runtime routines on the host", routines_finding(s, &home, root));
+    }
     let Some(cfg) = config else {
         c.check(
             "jopcal.toml",
@@ -169,6 +172,27 @@ pub fn doctor(s: Session, timeout: u64, link: bool) -> Result<()> {
         link_checks(&mut c, &home, &roots, timeout)?;
     }
     c.finish()
+}
+
+/// Whether a host profile of the suite in `root` runs the tree's own
+/// routines for the bytecodes JOP implements in Java (docs/jop-tree.md
+/// section 17); the reason it cannot is in the note printed above.
+fn routines_finding(s: Session, home: &Path, root: &Path) -> Finding {
+    if !home.join(crate::host_routines::RUNTIME_DIR).join("JVM.java").is_file() {
+        return Finding::Skipped("the tree has no runtime JVM.java: those bytecodes are priced by constants".into());
+    }
+    let routed = crate::measure::prepare_host(s, root, &[])
+        .and_then(|setup| crate::profile::tree_host_run(s, root, &setup, true).map(|run| (setup, run)));
+    match routed {
+        Ok((setup, run)) if run.classpath.first() != Some(&setup.built.classes) => {
+            Finding::Ok("idiv, lmul and the software float run as the tree's own routines on their operands".into())
+        }
+        Ok(_) => problem(
+            "the bytecodes JOP runs as Java routines are priced by constants (the note above says why)",
+            "install Debian's libasm-java (scripts/setup does) or set JOPCAL_ASM_JAR",
+        ),
+        Err(e) => problem(format!("{e:#}"), "see docs/jop-tree.md section 17"),
+    }
 }
 
 /// Every workload of the generated suites `roots` built into an image by

@@ -15,7 +15,9 @@
 //! 3. every such bytecode in the suite's host classes, and in the routines
 //!    themselves (the float routines multiply longs), becomes a call of the
 //!    bridge, rewritten by jopcal's `RouteBytecodes` with ASM (Debian's
-//!    `libasm-java`).
+//!    `libasm-java`); so do the long shifts and `lcmp`, whose bridge methods
+//!    run them as the host does and only let the profiler read the operands
+//!    that decide their microcode's path (`jopcal_profile::routed::OBSERVED`).
 //!
 //! Everything is cached by the hash of its inputs. Without ASM, or with a
 //! tree whose routines do not compile for the host, the profile runs the
@@ -31,7 +33,7 @@ use sha2::{Digest, Sha256};
 use std::path::{Path, PathBuf};
 
 /// Where the tree keeps its runtime (its `JVM.java` and the software float).
-const RUNTIME_DIR: &str = "java/target/src/common/com/jopdesign/sys";
+pub const RUNTIME_DIR: &str = "java/target/src/common/com/jopdesign/sys";
 /// The runtime's classes the routines are not compiled with: the generated
 /// runtime class and JVMHelp stand in for the first two, and the suite's
 /// host stand-in for Native (the tree's declares JOP's native methods and
