@@ -53,12 +53,11 @@ const DEBIAN_ASM: &str = "/usr/share/java/asm.jar";
 const BRIDGE_PACKAGE: &str = "jopcal.host";
 
 /// The class path and JVM options that run the suite's classes with their
-/// routed bytecodes, and what was routed.
+/// routed bytecodes.
 #[derive(Debug, Clone)]
 pub struct Routed {
     pub classpath: Vec<PathBuf>,
     pub jvm_args: Vec<String>,
-    pub mnemonics: Vec<&'static str>,
 }
 
 /// The suite whose host classes are routed.
@@ -173,6 +172,17 @@ fn runtime_source(routines: &[Routine]) -> String {
 /// calls only where the tree's configuration leaves the bytecode out.
 const JVMHELP_SOURCE: &str = "package com.jopdesign.sys;\n\n/** jopcal's host stand-in. */\npublic final class JVMHelp {\n    private JVMHelp() {\n    }\n\n    public static void noim() {\n        throw new Error(\"the JOP tree's runtime does not implement this bytecode\");\n    }\n}\n";
 
+/// The Java sources jopcal writes for `routines`, by path: the runtime
+/// class, JVMHelp, the bridge and, last, the router.
+fn generated_sources(routines: &[Routine]) -> Vec<(String, String)> {
+    vec![
+        ("com/jopdesign/sys/JVM.java".into(), runtime_source(routines)),
+        ("com/jopdesign/sys/JVMHelp.java".into(), JVMHELP_SOURCE.into()),
+        (format!("{BRIDGE_CLASS}.java"), bridge_source(routines)),
+        ("jopcal/tools/RouteBytecodes.java".into(), ROUTER_SOURCE.into()),
+    ]
+}
+
 /// ASM's jar: `JOPCAL_ASM_JAR`, else Debian's.
 fn asm_jar() -> Option<PathBuf> {
     let jar = std::env::var_os("JOPCAL_ASM_JAR")
@@ -209,42 +219,26 @@ pub fn route(home: &Path, suite: &Suite, say: &dyn Fn(&str)) -> Result<Option<Ro
         return Ok(None);
     };
     let jdk = jopcal_workloads::Jdk::detect()?;
+    let generated = generated_sources(&routines);
+    // The key: everything the routed classes are made of. (The runtime
+    // package holds JVM.java.)
     let mut h = Sha256::new();
-    h.update(jdk.version.as_bytes());
-    h.update(compiler.identity.as_bytes());
-    h.update(compiler.argv.join(" ").as_bytes());
-    h.update(std::fs::read(suite_root.join(NATIVE_STAND_IN)).unwrap_or_default());
-    h.update(ROUTER_SOURCE.as_bytes());
-    h.update(JVMHELP_SOURCE.as_bytes());
-    h.update(bridge_source(&routines).as_bytes());
-    h.update(runtime_source(&routines).as_bytes());
-    h.update(asm.to_string_lossy().as_bytes());
-    h.update(&jvm_java);
-    for e in walkdir::WalkDir::new(&runtime)
-        .sort_by_file_name()
-        .into_iter()
-        .flatten()
-    {
-        if e.file_type().is_file() {
-            h.update(e.path().to_string_lossy().as_bytes());
-            h.update(std::fs::read(e.path()).unwrap_or_default());
-        }
+    for part in [
+        jdk.version.as_str(),
+        &compiler.identity,
+        &compiler.argv.join(" "),
+        &asm.to_string_lossy(),
+    ] {
+        h.update(part.as_bytes());
+        h.update([0]);
     }
-    for dir in std::iter::once(classes).chain(library) {
-        h.update(b"\0dir");
-        for e in walkdir::WalkDir::new(dir).sort_by_file_name() {
-            let e = e.with_context(|| format!("reading {}", dir.display()))?;
-            if e.file_type().is_file() {
-                h.update(
-                    e.path()
-                        .strip_prefix(dir)
-                        .unwrap_or(e.path())
-                        .to_string_lossy()
-                        .as_bytes(),
-                );
-                h.update(std::fs::read(e.path()).with_context(|| format!("reading {}", e.path().display()))?);
-            }
-        }
+    h.update(std::fs::read(suite_root.join(NATIVE_STAND_IN)).unwrap_or_default());
+    for (path, text) in &generated {
+        h.update(path.as_bytes());
+        h.update(text.as_bytes());
+    }
+    for dir in [runtime.as_path(), classes].into_iter().chain(library) {
+        h.update(locate::content_hash(dir)?.as_bytes());
     }
     let key: String = h.finalize().iter().take(8).map(|b| format!("{b:02x}")).collect();
     let dir = locate::cache_root()?.join("host-routines").join(key);
@@ -253,7 +247,6 @@ pub fn route(home: &Path, suite: &Suite, say: &dyn Fn(&str)) -> Result<Option<Ro
         None => Routed {
             classpath: vec![dir.join("classes"), dir.join("routines")],
             jvm_args: Vec::new(),
-            mnemonics: mnemonics.clone(),
         },
         Some(_) => {
             let mut jvm_args = crate::host_library::patch(&[&dir.join("library"), &dir.join("routines")])?;
@@ -263,7 +256,6 @@ pub fn route(home: &Path, suite: &Suite, say: &dyn Fn(&str)) -> Result<Option<Ro
             Routed {
                 classpath: vec![dir.join("classes")],
                 jvm_args,
-                mnemonics: mnemonics.clone(),
             }
         }
     };
@@ -279,6 +271,7 @@ pub fn route(home: &Path, suite: &Suite, say: &dyn Fn(&str)) -> Result<Option<Ro
     let sources = Sources {
         runtime: &runtime,
         native: &suite_root.join(NATIVE_STAND_IN),
+        generated: &generated,
         compiler,
         encoding,
     };
@@ -318,6 +311,8 @@ struct Sources<'a> {
     runtime: &'a Path,
     /// The suite's host stand-in of Native.
     native: &'a Path,
+    /// jopcal's own ([`generated_sources`]).
+    generated: &'a [(String, String)],
     compiler: &'a jopcal_workloads::build::Compiler,
     encoding: jopcal_workloads::SourceEncoding,
 }
@@ -338,6 +333,7 @@ fn build(
     let Sources {
         runtime,
         native,
+        generated,
         compiler,
         encoding,
     } = *sources;
@@ -347,14 +343,8 @@ fn build(
     for d in [&src, &out, &tool] {
         std::fs::create_dir_all(d)?;
     }
-    let generated = [
-        ("com/jopdesign/sys/JVM.java", runtime_source(routines)),
-        ("com/jopdesign/sys/JVMHelp.java", JVMHELP_SOURCE.to_string()),
-        (&format!("{BRIDGE_CLASS}.java")[..], bridge_source(routines)),
-        ("jopcal/tools/RouteBytecodes.java", ROUTER_SOURCE.to_string()),
-    ];
     let mut files = Vec::new();
-    for (rel, text) in &generated {
+    for (rel, text) in generated {
         let p = src.join(rel);
         std::fs::create_dir_all(p.parent().expect("a directory"))?;
         std::fs::write(&p, encoding.encode(text))?;

@@ -110,7 +110,7 @@ struct Layout {
     by_operand: [bool; 256],
     /// Normal returns of each node inside the region, from the event stream
     /// (a profile's return opcode counts can miss the return that follows a
-    /// call the host JVM stepped over).
+    /// call the host JVM stepped over); empty unless `synchronized_methods`.
     returns: Vec<u64>,
     /// The target's linker replaces `iinc` (see [`linked_opcodes`]).
     replace_iinc: bool,
@@ -239,7 +239,12 @@ impl Layout {
             jvm_entered_bytecodes,
             collapsed,
             by_operand: std::array::from_fn(|op| model.prices_by_operand(op as u8)),
-            returns: normal_returns(profile),
+            // (Only a linker that puts monitors into synchronized methods asks.)
+            returns: if model.linker().synchronized_methods {
+                normal_returns(profile)
+            } else {
+                Vec::new()
+            },
             replace_iinc: model.linker().replace_iinc,
             typed_fields: model.linker().typed_fields,
             synchronized_methods: model.linker().synchronized_methods,
@@ -322,14 +327,23 @@ fn is_routine(n: &jopcal_profile::Node) -> bool {
     n.parent.is_some() && n.invoke_opcode != 0 && !is_invoke(n.invoke_opcode)
 }
 
-/// What an invoke entering `n` costs when the method loads in `b` cycles and
-/// has `words` words: for a routine, its bytecode's dispatch alone.
-fn entry_cost(model: &TimingModel, n: &jopcal_profile::Node, b: f64, words: u32) -> f64 {
-    if is_routine(n) {
-        model.cost_parts(n.invoke_opcode, b, words).0
+/// What entering a method by `op` costs when the method loads in `b` cycles
+/// and has `words` words: for a `routine` (see [`is_routine`]), the
+/// bytecode's dispatch alone.
+fn entry_cost(model: &TimingModel, op: u8, routine: bool, b: f64, words: u32) -> f64 {
+    if routine {
+        model.cost_parts(op, b, words).0
     } else {
-        model.cost(n.invoke_opcode, b, words)
+        model.cost(op, b, words)
     }
+}
+
+/// One execution of `op` whose recorded operand is `value`: its `[operands]`
+/// cost, else its formula.
+fn operand_priced(model: &TimingModel, op: u8, value: u8) -> f64 {
+    model
+        .operand_cost(op, value)
+        .unwrap_or_else(|| model.cost(op, model.load_cost(true, 0), 0))
 }
 
 /// One charged event of the timed region, as the call/return replay decides it.
@@ -482,7 +496,7 @@ pub fn estimate_sized(
     }
     // 1b. Executions priced by the operand that decides their microcode's path.
     for (i, op, v, count) in layout.by_operand(profile) {
-        let c = model.operand_cost(op, v).unwrap_or_else(|| model.cost(op, b_hit, 0)) * count as f64;
+        let c = operand_priced(model, op, v) * count as f64;
         op_count[op as usize] += count;
         op_cycles[op as usize] += c;
         e.per_node[i] += c;
@@ -495,7 +509,7 @@ pub fn estimate_sized(
         let m = node.method as usize;
         for hit in [false, true] {
             let b = model.load_cost(hit, words[m]);
-            invoke_cost[k][usize::from(hit)] = entry_cost(model, node, b, words[m]);
+            invoke_cost[k][usize::from(hit)] = entry_cost(model, node.invoke_opcode, is_routine(node), b, words[m]);
             if let Some(p) = node.parent {
                 let caller = profile.nodes[p as usize].method as usize;
                 let b = model.load_cost(hit, words[caller]);
@@ -676,13 +690,7 @@ impl Tally {
             .buckets
             .iter()
             .map(|&((op, words, hit, routine), n)| {
-                let b = model.load_cost(hit, words);
-                let cost = if routine {
-                    model.cost_parts(op, b, words).0
-                } else {
-                    model.cost(op, b, words)
-                };
-                n as f64 * cost
+                n as f64 * entry_cost(model, op, routine, model.load_cost(hit, words), words)
             })
             .sum();
         let wholes: f64 = self
@@ -690,11 +698,10 @@ impl Tally {
             .iter()
             .map(|(m, n)| *n as f64 * whole_cost(model, m).unwrap_or(0.0))
             .sum();
-        let b_hit = model.load_cost(true, 0);
         let operands: f64 = self
             .operands
             .iter()
-            .map(|&((op, v), n)| n as f64 * model.operand_cost(op, v).unwrap_or_else(|| model.cost(op, b_hit, 0)))
+            .map(|&((op, v), n)| n as f64 * operand_priced(model, op, v))
             .sum();
         buckets + wholes + operands
     }
