@@ -84,6 +84,9 @@ pub struct MicrocodeCosts {
     pub sp: Vec<Option<jopcal_jop::microcode::SpRange>>,
     /// What each opcode's microcode writes into the stack memory, per path.
     pub ram: Vec<RamScripts>,
+    /// The microcode entry of each opcode that has microcode of its own:
+    /// followed again when its memory access raises an exception.
+    pub entries: Vec<Option<EntryId>>,
     /// The same compiled per opcode for the common cases (see
     /// [`MicrocodeCosts::new`]), and the board's one look-up per bytecode
     /// into them.
@@ -102,6 +105,7 @@ impl MicrocodeCosts {
         in_java: Vec<bool>,
         sp: Vec<Option<jopcal_jop::microcode::SpRange>>,
         ram: Vec<RamScripts>,
+        entries: Vec<Option<EntryId>>,
     ) -> MicrocodeCosts {
         let plans: Box<[StackStep; 256]> = Box::new(std::array::from_fn(|op| match ram.get(op) {
             Some(r) if !in_java.get(op).copied().unwrap_or(false) => StackStep::of(r),
@@ -111,6 +115,7 @@ impl MicrocodeCosts {
             StackStep::Quiet => Step::Quiet,
             StackStep::Pop { net } => Step::Pop(*net as i8),
             StackStep::Fixed { .. } => Step::Fixed,
+            StackStep::ByPath { .. } => Step::ByPath,
             StackStep::General => Step::General,
         }));
         MicrocodeCosts {
@@ -121,6 +126,7 @@ impl MicrocodeCosts {
             in_java,
             sp,
             ram,
+            entries,
             plans,
             steps,
         }
@@ -147,8 +153,16 @@ pub enum StackStep {
     /// outlast it above the stack, each at `S + k` (`S`: the top's address
     /// when the bytecode starts) with a value known before it runs.
     Fixed { net: i32, writes: Vec<(i32, FixedValue)> },
-    /// Several paths, a written stack pointer, or a value from deep in the
-    /// stack: the script is interpreted.
+    /// Several paths with the same push or pop (a long shift's, by its
+    /// count), each writing only values the words near the top give: the
+    /// board stores the writes of the path the microcode took, which it
+    /// learns as it prices the bytecode by its operands.
+    ByPath {
+        net: i32,
+        paths: Vec<(PathKey, Vec<(i32, NearValue)>)>,
+    },
+    /// Several paths that differ otherwise, a written stack pointer, or a
+    /// value from deep in the stack: the script is interpreted.
     General,
 }
 
@@ -160,7 +174,20 @@ pub enum Step {
     Pop(i8),
     /// The words pushed and the writes are the plan's.
     Fixed,
+    /// The plan's writes of the path taken.
+    ByPath,
     General,
+}
+
+/// A value a [`StackStep::ByPath`] write stores: known from the words near
+/// the top when the bytecode starts, whichever path it takes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NearValue {
+    /// The stack's word at `S + k` (`-k` below [`NEAR_WORDS`]).
+    Entry(i32),
+    Constant(i32),
+    /// `S + k` as a value.
+    Address(i32),
 }
 
 /// A value a [`StackStep::Fixed`] write stores.
@@ -184,50 +211,78 @@ pub enum FixedValue {
 impl StackStep {
     /// Compiles `scripts`.
     pub fn of(scripts: &RamScripts) -> StackStep {
-        use jopcal_jop::microcode::stackram::{At, Value};
         if scripts.is_quiet() {
             return StackStep::Quiet;
         }
-        let (Some(net), [(_, script)]) = (scripts.net, scripts.paths.as_slice()) else {
+        let Some(net) = scripts.net else {
             return StackStep::General;
         };
         // The words that leave the stack must lie in the kept window.
         if 1 - net >= NEAR_WORDS as i32 || net > NEAR_WORDS as i32 {
             return StackStep::General;
         }
-        let start = |at: At| match at {
-            At::Start(k) => k,
-            At::End(k) => net + k,
-        };
-        let mut writes = Vec::new();
-        for (at, value) in &script.writes {
-            let k = start(*at);
-            // Below the top two at the end the memory is the stack.
-            if k <= net - 2 {
-                continue;
+        match scripts.paths.as_slice() {
+            [(_, script)] => match fixed_writes(script, net) {
+                Some(writes) if writes.is_empty() => StackStep::Pop { net },
+                Some(writes) => StackStep::Fixed { net, writes },
+                None => StackStep::General,
+            },
+            [] => StackStep::General,
+            several => {
+                let near_only = |(key, script): &(PathKey, RamScript)| {
+                    let writes = fixed_writes(script, net)?
+                        .into_iter()
+                        .map(|(k, v)| match v {
+                            FixedValue::Entry(e) => Some((k, NearValue::Entry(e))),
+                            FixedValue::Constant(c) => Some((k, NearValue::Constant(c))),
+                            FixedValue::Address(a) => Some((k, NearValue::Address(a))),
+                            _ => None,
+                        })
+                        .collect::<Option<Vec<_>>>()?;
+                    Some((*key, writes))
+                };
+                // The path is learnt as the bytecode is priced by its data;
+                // one the board does not learn takes the general case.
+                match several.iter().map(near_only).collect::<Option<Vec<_>>>() {
+                    Some(paths) => StackStep::ByPath { net, paths },
+                    None => StackStep::General,
+                }
             }
-            let v = match *value {
-                Value::Unchanged => continue,
-                Value::Entry(e) if (0..NEAR_WORDS as i32).contains(&-e) => FixedValue::Entry(e),
-                Value::Memory(m) => FixedValue::Memory(start(m)),
-                Value::Local(n) => FixedValue::Local(n),
-                Value::LocalOperand => FixedValue::LocalOperand,
-                Value::Register(r) => FixedValue::Register(r),
-                Value::Constant(c) => FixedValue::Constant(c),
-                Value::Unknown => FixedValue::Constant(0),
-                Value::Address(a) => FixedValue::Address(start(a)),
-                _ => return StackStep::General,
-            };
-            writes.push((k, v));
         }
-        if writes.len() > FIXED_WRITES {
-            return StackStep::General;
-        }
-        if writes.is_empty() {
-            return StackStep::Pop { net };
-        }
-        StackStep::Fixed { net, writes }
     }
+}
+
+/// The writes of `script` (a path pushing `net` words in all) that outlast
+/// it above the stack, each at `S + k` with a value known before it runs;
+/// `None` when a value is not (or there are more than [`FIXED_WRITES`]).
+fn fixed_writes(script: &RamScript, net: i32) -> Option<Vec<(i32, FixedValue)>> {
+    use jopcal_jop::microcode::stackram::{At, Value};
+    let start = |at: At| match at {
+        At::Start(k) => k,
+        At::End(k) => net + k,
+    };
+    let mut writes = Vec::new();
+    for (at, value) in &script.writes {
+        let k = start(*at);
+        // Below the top two at the end the memory is the stack.
+        if k <= net - 2 {
+            continue;
+        }
+        let v = match *value {
+            Value::Unchanged => continue,
+            Value::Entry(e) if (0..NEAR_WORDS as i32).contains(&-e) => FixedValue::Entry(e),
+            Value::Memory(m) => FixedValue::Memory(start(m)),
+            Value::Local(n) => FixedValue::Local(n),
+            Value::LocalOperand => FixedValue::LocalOperand,
+            Value::Register(r) => FixedValue::Register(r),
+            Value::Constant(c) => FixedValue::Constant(c),
+            Value::Unknown => FixedValue::Constant(0),
+            Value::Address(a) => FixedValue::Address(start(a)),
+            _ => return None,
+        };
+        writes.push((k, v));
+    }
+    (writes.len() <= FIXED_WRITES).then_some(writes)
 }
 
 /// An opcode's writes into the stack memory above the stack (see
@@ -358,30 +413,68 @@ mod tests {
         );
     }
 
-    #[test]
-    fn frames_several_paths_deep_words_and_long_pops_stay_general() {
-        let frame = one_path(None, vec![(At::End(-2), Value::Register(Register::Vp))]);
-        assert_eq!(StackStep::of(&frame), StackStep::General);
-        let paths = RamScripts::new(
+    fn two_paths(second: Vec<(At, Value)>, second_net: i32) -> RamScripts {
+        RamScripts::new(
             vec![
                 (
                     PathKey::default(),
                     RamScript {
-                        writes: vec![],
+                        writes: vec![(At::Start(-1), Value::Entry(-1))],
                         net: Some(-1),
                     },
                 ),
                 (
                     PathKey::default().then(true),
                     RamScript {
-                        writes: vec![(At::Start(0), Value::Unknown)],
-                        net: Some(-1),
+                        writes: second,
+                        net: Some(second_net),
                     },
                 ),
             ],
             None,
+        )
+    }
+
+    #[test]
+    fn paths_that_write_what_the_top_words_give_are_compiled_per_path() {
+        // A long shift's: by its count, one of two paths with the same pop.
+        let shift = two_paths(
+            vec![
+                (At::Start(0), Value::Unknown),
+                (At::Start(-2), Value::Constant(0)),
+                (At::Start(-1), Value::Entry(-2)),
+                (At::End(2), Value::Address(At::Start(0))),
+            ],
+            -1,
         );
-        assert_eq!(StackStep::of(&paths), StackStep::General);
+        assert_eq!(
+            StackStep::of(&shift),
+            StackStep::ByPath {
+                net: -1,
+                paths: vec![
+                    (PathKey::default(), vec![(-1, NearValue::Entry(-1))]),
+                    (
+                        PathKey::default().then(true),
+                        vec![
+                            (0, NearValue::Constant(0)),
+                            (-2, NearValue::Constant(0)),
+                            (-1, NearValue::Entry(-2)),
+                            (1, NearValue::Address(0)),
+                        ]
+                    ),
+                ]
+            }
+        );
+    }
+
+    #[test]
+    fn frames_several_paths_deep_words_and_long_pops_stay_general() {
+        let frame = one_path(None, vec![(At::End(-2), Value::Register(Register::Vp))]);
+        assert_eq!(StackStep::of(&frame), StackStep::General);
+        // Paths that differ in their push, or one that writes a register's value.
+        assert_eq!(StackStep::of(&two_paths(vec![], -2)), StackStep::General);
+        let register = two_paths(vec![(At::Start(0), Value::Register(Register::Vp))], -1);
+        assert_eq!(StackStep::of(&register), StackStep::General);
         let deep = one_path(Some(0), vec![(At::Start(0), Value::Entry(-9))]);
         assert_eq!(StackStep::of(&deep), StackStep::General);
         assert_eq!(StackStep::of(&one_path(Some(-7), vec![])), StackStep::General);

@@ -222,12 +222,14 @@ fn processor(
     let mut sp = vec![None; 256];
     // What each bytecode's microcode writes into the stack memory, per path.
     let mut ram = vec![RamScripts::default(); 256];
+    let mut entries = vec![None; 256];
     for (op, name) in &names {
         if let Some((Ok(entry), own)) = derivation.entry_for(name) {
             sp[*op as usize] = Some(entry.paths.sp);
             // An opcode without microcode of its own runs the dispatch to Java's.
             let runs = if own { exec.entry(name) } else { None };
             ram[*op as usize] = ram_scripts(program, &entry.paths.seqs, runs);
+            entries[*op as usize] = runs;
         }
     }
     // What JopSim runs itself but the microcode sends to Java (division,
@@ -276,7 +278,7 @@ fn processor(
         start_cycle: spec.start_cycle.unwrap_or(DEFAULT_START_CYCLE),
         io_read_at: access.io_read_at,
         io_write_at: access.io_write_at,
-        microcode: MicrocodeCosts::new(exec, by_data, io, in_java, sp, ram),
+        microcode: MicrocodeCosts::new(exec, by_data, io, in_java, sp, ram, entries),
     })
 }
 

@@ -365,40 +365,75 @@ fn constructor_params(clean: &str, simple: &str) -> Vec<Vec<(String, String)>> {
     out
 }
 
-/// The JDK directories the tree's build compiles against: the last
-/// `TARGET_SOURCE=` of its Makefile (the default branch), minus the
-/// application's own path.
-pub fn build_source_dirs(home: &Path) -> Vec<PathBuf> {
-    let src = home.join("java/target/src");
-    let text = std::fs::read_to_string(home.join("Makefile")).unwrap_or_default();
-    let line = text
-        .lines()
-        .rev()
-        .find(|l| l.trim_start().starts_with("TARGET_SOURCE"))
-        .unwrap_or("");
-    let dirs: Vec<PathBuf> = line
-        .split("$(TARGET_SRC_PATH)/")
-        .skip(1)
-        .map(|s| s.split(['$', ' ', '\t']).next().unwrap_or("").trim())
-        .filter(|s| !s.is_empty())
-        .map(|s| src.join(s))
-        .collect();
-    if dirs.is_empty() {
-        ["common", "jdk_base", "jdk11", "rtapi"]
-            .iter()
-            .map(|d| src.join(d))
-            .collect()
-    } else {
-        dirs
+/// The JDK directories the tree's build compiles against, and those the
+/// Makefile's other branches would (`JDK16=true`, `CLDC11=true`).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct BuildJdk {
+    /// The default branch's: what the tree's image builds compile against.
+    pub dirs: Vec<PathBuf>,
+    /// Every other branch: the make variable that selects it (`JDK16=true`)
+    /// and its directories.
+    pub switches: Vec<(String, Vec<PathBuf>)>,
+}
+
+impl BuildJdk {
+    /// The directories of the tree at `home`: each `TARGET_SOURCE=` of its
+    /// Makefile (the last is the default branch; an earlier one is selected by
+    /// the `ifeq ($(NAME),VALUE)` above it), minus the application's own path.
+    pub fn of_tree(home: &Path) -> BuildJdk {
+        let src = home.join("java/target/src");
+        let text = std::fs::read_to_string(home.join("Makefile")).unwrap_or_default();
+        let dirs_of = |line: &str| -> Vec<PathBuf> {
+            line.split("$(TARGET_SRC_PATH)/")
+                .skip(1)
+                .map(|s| s.split(['$', ' ', '\t']).next().unwrap_or("").trim())
+                .filter(|s| !s.is_empty())
+                .map(|s| src.join(s))
+                .collect()
+        };
+        let mut branches: Vec<(Option<String>, Vec<PathBuf>)> = Vec::new();
+        let mut condition: Option<String> = None;
+        for line in text.lines().map(str::trim) {
+            if let Some(rest) = line.strip_prefix("ifeq") {
+                condition = make_switch(rest);
+            } else if line.starts_with("else") || line.starts_with("endif") {
+                condition = None;
+            } else if line.starts_with("TARGET_SOURCE") {
+                let dirs = dirs_of(line);
+                if !dirs.is_empty() {
+                    branches.push((condition.clone(), dirs));
+                }
+            }
+        }
+        let Some((_, dirs)) = branches.pop() else {
+            return BuildJdk {
+                dirs: ["common", "jdk_base", "jdk11", "rtapi"]
+                    .iter()
+                    .map(|d| src.join(d))
+                    .collect(),
+                switches: Vec::new(),
+            };
+        };
+        let switches = branches.into_iter().filter_map(|(c, d)| Some((c?, d))).collect();
+        BuildJdk { dirs, switches }
     }
 }
 
+/// `NAME=VALUE` of a Makefile's `ifeq ($(NAME),VALUE)`.
+fn make_switch(rest: &str) -> Option<String> {
+    let inner = rest.trim().strip_prefix('(')?.strip_suffix(')')?;
+    let (left, right) = inner.split_once(',')?;
+    let name = left.trim().strip_prefix("$(")?.strip_suffix(')')?;
+    Some(format!("{name}={}", right.trim()))
+}
+
 /// The sources an application reaches from `start` by imports and packages
-/// under `root`; the first `java.`/`javax.` import that none of `jdk` holds
-/// is the reason it cannot build.
+/// under `root`; the first `java.`/`javax.` import that none of `jdk`'s
+/// directories holds is the reason it cannot build (naming the Makefile
+/// switch whose build has it, if one does).
 fn missing_import(
     root: &Path,
-    jdk: &[PathBuf],
+    jdk: &BuildJdk,
     start: &[PathBuf],
     decode: &dyn Fn(&Path) -> std::io::Result<String>,
 ) -> Option<String> {
@@ -427,15 +462,16 @@ fn missing_import(
         for (i, line) in s.imports() {
             let class_path = i.trim_end_matches(".*").replace('.', "/");
             if i.starts_with("java.") || i.starts_with("javax.") {
-                let found = jdk.iter().any(|d| {
+                let holds = |d: &PathBuf| {
                     if i.ends_with(".*") {
                         d.join(&class_path).is_dir()
                     } else {
                         d.join(format!("{class_path}.java")).is_file()
                     }
-                });
-                if !found {
+                };
+                if !jdk.dirs.iter().any(holds) {
                     let names: Vec<String> = jdk
+                        .dirs
                         .iter()
                         .map(|d| {
                             d.file_name()
@@ -443,8 +479,17 @@ fn missing_import(
                                 .unwrap_or_default()
                         })
                         .collect();
+                    let elsewhere = jdk
+                        .switches
+                        .iter()
+                        .find_map(|(switch, dirs)| {
+                            let d = dirs.iter().find(|d| holds(d))?;
+                            let name = d.file_name()?.to_string_lossy().into_owned();
+                            Some(format!("; {name} has it, in the build with the Makefile's {switch}"))
+                        })
+                        .unwrap_or_default();
                     return Some(format!(
-                        "{}:{line} imports {i}, which the tree's build does not have (its TARGET_SOURCE: {})",
+                        "{}:{line} imports {i}, which the tree's build does not have (its TARGET_SOURCE: {}){elsewhere}",
                         f.display(),
                         names.join(", ")
                     ));
@@ -465,7 +510,7 @@ fn missing_import(
 /// The wrapper that times `app`, or why it cannot be timed.
 pub fn plan(
     root: &Path,
-    jdk: &[PathBuf],
+    jdk: &BuildJdk,
     app: &AppMain,
     decode: &dyn Fn(&Path) -> std::io::Result<String>,
 ) -> Result<Wrapper, String> {
@@ -1036,8 +1081,39 @@ mod tests {
             let apps = discover(&self.root()).unwrap();
             let app = apps.iter().find(|a| a.class == class).expect("discovered");
             let read = |p: &Path| std::fs::read_to_string(p);
-            plan(&self.root(), &[self.dir.path().join("jdk")], app, &read)
+            let jdk = BuildJdk {
+                dirs: vec![self.dir.path().join("jdk")],
+                switches: vec![("JDK16=true".into(), vec![self.dir.path().join("jdk16")])],
+            };
+            plan(&self.root(), &jdk, app, &read)
         }
+    }
+
+    #[test]
+    fn build_jdk_reads_every_branch_of_the_makefile() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(
+            dir.path().join("Makefile"),
+            "CLDC11=false\nJDK16=false\nifeq ($(CLDC11),true)\n\tTARGET_SOURCE=$(TARGET_SRC_PATH)/common$(S)$(TARGET_SRC_PATH)/cldc11/cldc_orig$(S)$(TARGET_APP_SOURCE_PATH)\nelse\nifeq ($(JDK16),true)\n\tTARGET_SOURCE=$(TARGET_SRC_PATH)/common$(S)$(TARGET_SRC_PATH)/jdk16$(S)$(TARGET_APP_SOURCE_PATH)\nelse\n\tTARGET_SOURCE=$(TARGET_SRC_PATH)/common$(S)$(TARGET_SRC_PATH)/jdk11$(S)$(TARGET_APP_SOURCE_PATH)\nendif\nendif\n",
+        )
+        .unwrap();
+        let src = dir.path().join("java/target/src");
+        let jdk = BuildJdk::of_tree(dir.path());
+        assert_eq!(jdk.dirs, vec![src.join("common"), src.join("jdk11")]);
+        assert_eq!(
+            jdk.switches,
+            vec![
+                (
+                    "CLDC11=true".to_string(),
+                    vec![src.join("common"), src.join("cldc11/cldc_orig")]
+                ),
+                ("JDK16=true".to_string(), vec![src.join("common"), src.join("jdk16")]),
+            ]
+        );
+        // No Makefile: the tree's usual default.
+        let none = BuildJdk::of_tree(&dir.path().join("nowhere"));
+        assert_eq!(none.dirs.len(), 4);
+        assert!(none.switches.is_empty());
     }
 
     const TASK: &str = "package fly.rt;\nimport joprt.RtThread;\npublic class Periodic extends RtThread {\n    private Runnable h;\n    public Periodic(Runnable handler, int priority, int periodMs, String name) {\n        super(priority, periodMs * 1000);\n        h = handler;\n    }\n    public void setScope(int words) { }\n    public void run() { for (;;) { h.run(); waitForNextPeriod(); } }\n}\n";
@@ -1145,6 +1221,16 @@ mod tests {
         );
         let e = f.plan("fly.Main").unwrap_err();
         assert!(e.ends_with("fly/Log.java:2 imports java.util.HashMap, which the tree's build does not have (its TARGET_SOURCE: jdk)"), "{e}");
+        // A class another branch of the Makefile has is named with its switch.
+        f.put(
+            "jdk16/java/util/HashMap.java",
+            "package java.util; public class HashMap {}",
+        );
+        let e = f.plan("fly.Main").unwrap_err();
+        assert!(
+            e.ends_with("imports java.util.HashMap, which the tree's build does not have (its TARGET_SOURCE: jdk); jdk16 has it, in the build with the Makefile's JDK16=true"),
+            "{e}"
+        );
         f.put(
             "bench/loop/Main.java",
             "package loop;\npublic class Main {\n  public static void main(String[] a) {\n    int x = 0;\n    for (;;) { x++; }\n  }\n}\n",

@@ -391,7 +391,7 @@ pub fn generate_suite(
     // The tree's sources as its build reads them.
     let read = |p: &Path| std::fs::read(p).map(|b| encoding.decode(&b));
     // The JDK the tree's build compiles applications against (read once).
-    let mut app_jdk: Option<Vec<PathBuf>> = None;
+    let mut app_jdk: Option<crate::apps::BuildJdk> = None;
     for w in workloads {
         if let Some(first) = workloads.iter().find(|o| o.name == w.name && o.file != w.file) {
             if specs.iter().any(|s: &jopcal_workloads::WorkloadSpec| s.name == w.name) {
@@ -434,7 +434,7 @@ pub fn generate_suite(
         if let Some(app) = &w.app {
             // The tree's home: java/target/src/bench is four levels below it.
             let jdk = app_jdk.get_or_insert_with(|| {
-                crate::apps::build_source_dirs(w.source_root.ancestors().nth(4).unwrap_or(&w.source_root))
+                crate::apps::BuildJdk::of_tree(w.source_root.ancestors().nth(4).unwrap_or(&w.source_root))
             });
             match crate::apps::plan(&w.source_root, jdk, app, &read) {
                 Ok(wrapper) => {

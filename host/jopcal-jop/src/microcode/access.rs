@@ -24,6 +24,36 @@ pub enum AddressFrom {
     Other,
 }
 
+/// Why the memory interface raises an exception instead of completing an
+/// access (`mem_sc.vhd`'s `npexc`, `abexc`): each takes its own states.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Raise {
+    /// A null reference.
+    Null,
+    /// A negative array index (found before the length is read).
+    IndexNegative,
+    /// An array index past the end (found after the length is read).
+    IndexHigh,
+}
+
+/// An access's cycles when it raises, per reason, where that is known.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct RaisedCycles {
+    pub null: Option<Linear>,
+    pub negative: Option<Linear>,
+    pub high: Option<Linear>,
+}
+
+impl RaisedCycles {
+    pub fn get(&self, why: Raise) -> Option<Linear> {
+        match why {
+            Raise::Null => self.null,
+            Raise::IndexNegative => self.negative,
+            Raise::IndexHigh => self.high,
+        }
+    }
+}
+
 #[derive(Debug, Clone, PartialEq)]
 pub enum AccessKind {
     Timed {
@@ -33,6 +63,8 @@ pub enum AccessKind {
         /// The access's cycles when the word the instruction pops is
         /// negative (the copy unit's stop bit), where that differs.
         negative: Option<Linear>,
+        /// Its cycles when the memory interface raises an exception.
+        raised: RaisedCycles,
     },
     /// An access whose timing is not known: paths through it are not derived.
     Unsupported(String),
@@ -122,6 +154,10 @@ struct RawAccess {
     address: AddressFrom,
     negative: Option<String>,
     unsupported: Option<String>,
+    /// The cycles when the access raises (see [`Raise`]).
+    raises_null: Option<String>,
+    raises_negative_index: Option<String>,
+    raises_high_index: Option<String>,
 }
 
 impl AccessTiming {
@@ -149,6 +185,16 @@ impl AccessTiming {
                 Some(c) => Some(linear(c).map_err(|m| bad(format!("[access] {name}.negative: {m}")))?),
                 None => None,
             };
+            let optional = |key: &str, text: &Option<String>| -> Result<Option<Linear>, MicrocodeError> {
+                text.as_deref()
+                    .map(|t| linear(t).map_err(|m| bad(format!("[access] {name}.{key}: {m}"))))
+                    .transpose()
+            };
+            let raised = RaisedCycles {
+                null: optional("raises_null", &a.raises_null)?,
+                negative: optional("raises_negative_index", &a.raises_negative_index)?,
+                high: optional("raises_high_index", &a.raises_high_index)?,
+            };
             let kind = match (a.unsupported, a.cycles, a.overlap) {
                 (Some(why), None, None) if negative.is_none() => AccessKind::Unsupported(why),
                 (None, Some(c), Some(overlap)) if overlap >= 0 => AccessKind::Timed {
@@ -156,6 +202,7 @@ impl AccessTiming {
                     overlap,
                     address: a.address,
                     negative,
+                    raised,
                 },
                 _ => {
                     return Err(bad(format!(

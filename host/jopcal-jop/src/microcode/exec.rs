@@ -10,7 +10,7 @@
 //! through the stack and the microcode's variables; a path that depends on a
 //! value not given (a memory read) is not decided and gives no answer.
 
-use super::access::{AccessKind, AccessTiming, AddressFrom};
+use super::access::{AccessKind, AccessTiming, AddressFrom, Raise};
 use super::isa::{self, BinaryOp, Flow, Stack, DELAY_SLOTS};
 use super::source::Program;
 use smallvec::SmallVec;
@@ -50,6 +50,17 @@ struct Access {
     address: AddressFrom,
     /// The cycles when the popped word is negative, where they differ.
     negative: Option<Option<i64>>,
+    /// Its cycles when the memory interface raises, per [`Raise`].
+    raised: [Option<i64>; 3],
+}
+
+/// Where a [`Raise`] is kept in [`Access::raised`].
+fn raise_slot(why: Raise) -> usize {
+    match why {
+        Raise::Null => 0,
+        Raise::IndexNegative => 1,
+        Raise::IndexHigh => 2,
+    }
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -125,12 +136,15 @@ impl Exec {
                         overlap,
                         address,
                         negative,
+                        raised,
                     }) => (
                         Some(Access {
                             cycles: eval(cycles),
                             overlap: *overlap,
                             address: *address,
                             negative: negative.as_ref().map(eval),
+                            raised: [Raise::Null, Raise::IndexNegative, Raise::IndexHigh]
+                                .map(|why| raised.get(why).as_ref().and_then(eval)),
                         }),
                         false,
                     ),
@@ -180,7 +194,22 @@ impl Exec {
     /// [`Exec::cycles`], with the path's key (see [`super::PathKey`]).
     pub fn run(&self, entry: EntryId, stack: &[i32], vars: &[(VarId, i32)]) -> Option<(u32, super::PathKey)> {
         let known: SmallVec<[Option<i32>; 8]> = stack.iter().map(|v| Some(*v)).collect();
-        self.follow(entry, &known, vars, false)
+        self.follow(entry, &known, vars, false, None)
+    }
+
+    /// The cycles of the bytecode at `entry` with `stack` on top when its
+    /// memory access raises the exception `why`: the first access the
+    /// memory interface can raise takes its raised cycles, and a path that
+    /// writes the exception register itself (the long bytecodes' null and
+    /// bounds checks) is followed. `None` where that is not known.
+    pub fn run_raising(&self, entry: EntryId, stack: &[i32], vars: &[(VarId, i32)], why: Raise) -> Option<u32> {
+        let known: SmallVec<[Option<i32>; 8]> = stack.iter().map(|v| Some(*v)).collect();
+        self.follow(entry, &known, vars, false, Some(why)).map(|(c, _)| c)
+    }
+
+    /// The cycles access `a` takes when it raises `why`, where it can.
+    fn raising_access(a: &Access, why: Raise) -> Option<i64> {
+        a.raised[raise_slot(why)]
     }
 
     /// [`Exec::run`] with only some of the stack's words known (`None`: not
@@ -193,7 +222,7 @@ impl Exec {
         stack: &[Option<i32>],
         vars: &[(VarId, i32)],
     ) -> Option<(u32, super::PathKey)> {
-        self.follow(entry, stack, vars, true)
+        self.follow(entry, stack, vars, true, None)
     }
 
     fn follow(
@@ -202,59 +231,105 @@ impl Exec {
         stack: &[Option<i32>],
         vars: &[(VarId, i32)],
         strict: bool,
+        raise: Option<Raise>,
     ) -> Option<(u32, super::PathKey)> {
-        let mut key = super::PathKey::default();
         // On the stack frame, not the heap: the virtual board follows the
         // microcode of some bytecodes on every execution.
-        let mut st: SmallVec<[Option<i32>; 16]> = stack.iter().copied().collect();
         let mut var: SmallVec<[Option<i32>; 32]> = SmallVec::from_elem(None, self.vars.len());
         for (VarId(i), v) in vars {
             var[*i] = Some(*v);
         }
-        let mut pc = entry.0;
-        let mut extra: i64 = 0;
-        let mut jump: Option<(Option<usize>, usize)> = None;
-        // The access under way: (start, waited once, cycles, overlap).
-        let mut pending: Option<(i64, bool, i64, i64)> = None;
-        let mut write_address: Option<i32> = None;
-        // `count`: microinstructions executed before this one.
-        for (count, _) in (0_i64..).zip(0..MAX_STEPS) {
-            let m = *self.code.get(pc)?;
-            let tos = st.last().copied().flatten();
+        let first = Walk {
+            pc: entry.0,
+            count: 0,
+            extra: 0,
+            jump: None,
+            pending: None,
+            write_address: None,
+            key: super::PathKey::default(),
+            st: stack.iter().copied().collect(),
+            var,
+            raise,
+            raised: false,
+        };
+        // Raising, a branch on a word the microcode read (an array's
+        // length, an object reference from the stack memory) is followed
+        // both ways: the path that raises is the answer.
+        let mut todo: SmallVec<[Walk; 2]> = SmallVec::new();
+        todo.push(first);
+        let mut walks = 0;
+        while let Some(mut w) = todo.pop() {
+            walks += 1;
+            if walks > MAX_WALKS {
+                return None;
+            }
+            if let Some(found) = self.walk(&mut w, strict, raise.is_some(), &mut todo) {
+                return Some(found);
+            }
+        }
+        None
+    }
+
+    /// Follows `w` to the bytecode's end: its cycles and path key, or
+    /// `None` where the path cannot be followed (or, `raising`, does not
+    /// raise); undecided branches, raising, go onto `todo`.
+    fn walk(
+        &self,
+        w: &mut Walk,
+        strict: bool,
+        raising: bool,
+        todo: &mut SmallVec<[Walk; 2]>,
+    ) -> Option<(u32, super::PathKey)> {
+        while w.count < MAX_STEPS as i64 {
+            let count = w.count;
+            let m = *self.code.get(w.pc)?;
+            let tos = w.st.last().copied().flatten();
             if m.wait {
-                if let Some(p) = pending.as_mut() {
+                if let Some(p) = w.pending.as_mut() {
                     if p.1 {
-                        let (start, _, cycles, overlap) = pending.take().expect("checked");
-                        extra += (cycles - (count - start - overlap)).max(0);
+                        let (start, _, cycles, overlap) = w.pending.take().expect("checked");
+                        w.extra += (cycles - (count - start - overlap)).max(0);
                     } else {
                         p.1 = true;
                     }
                 }
             } else if m.stmwa {
-                write_address = tos;
+                w.write_address = tos;
             } else if m.unsupported {
                 return None;
             } else if let Some(a) = m.access {
-                if pending.is_some() {
+                if w.pending.is_some() {
                     return None;
                 }
                 let address = match a.address {
                     AddressFrom::Read => tos,
-                    AddressFrom::Write => write_address,
+                    AddressFrom::Write => w.write_address,
                     AddressFrom::Other => None,
                 };
                 if strict && address.is_none() && a.address != AddressFrom::Other {
                     return None;
                 }
                 let io = address.is_some_and(|x| x < 0);
-                if io && a.address == AddressFrom::Write && address == self.exception_register {
-                    return None;
+                let raises = if io && a.address == AddressFrom::Write && address == self.exception_register {
+                    // The microcode raises the exception itself: the
+                    // bytecode's normal cost is another path's.
+                    w.raise?;
+                    w.raised = true;
+                    None
+                } else {
+                    // The first access that can raise, raises.
+                    w.raise.and_then(|why| Self::raising_access(&a, why))
+                };
+                if raises.is_some() {
+                    w.raise = None;
+                    w.raised = true;
                 }
                 let (cycles, overlap) = match a.negative {
                     _ if io => (self.io_cycles, self.io_overlap),
+                    _ if raises.is_some() => (raises.expect("checked"), a.overlap),
                     Some(n) => {
                         let v = tos?;
-                        key = key.then(v < 0);
+                        w.key = w.key.then(v < 0);
                         if v < 0 {
                             (n?, a.overlap)
                         } else {
@@ -263,26 +338,26 @@ impl Exec {
                     }
                     None => (a.cycles?, a.overlap),
                 };
-                pending = Some((count, false, cycles, overlap));
+                w.pending = Some((count, false, cycles, overlap));
             }
             let mut condition = None;
             match m.op {
-                Op::Ldi(v) => st.push(Some(v)),
-                Op::Ldm(i) => st.push(var.get(i).copied().flatten()),
+                Op::Ldi(v) => w.st.push(Some(v)),
+                Op::Ldm(i) => w.st.push(w.var.get(i).copied().flatten()),
                 Op::Stm(i) => {
-                    let v = st.pop().flatten();
-                    if let Some(slot) = var.get_mut(i) {
+                    let v = w.st.pop().flatten();
+                    if let Some(slot) = w.var.get_mut(i) {
                         *slot = v;
                     }
                 }
-                Op::PushUnknown => st.push(None),
-                Op::Pop => condition = Some(st.pop().flatten()),
-                Op::Dup => st.push(tos),
+                Op::PushUnknown => w.st.push(None),
+                Op::Pop => condition = Some(w.st.pop().flatten()),
+                Op::Dup => w.st.push(tos),
                 Op::Keep => {}
                 Op::Bin(op, shift) => {
-                    let a = st.pop().flatten();
-                    let b = st.pop().flatten();
-                    st.push(match (b, a) {
+                    let a = w.st.pop().flatten();
+                    let b = w.st.pop().flatten();
+                    w.st.push(match (b, a) {
                         (Some(b), Some(a)) => match shift {
                             Shift::None => op.apply(i64::from(b), i64::from(a)).map(|v| v as i32),
                             Shift::Left => Some(b.wrapping_shl(a as u32 & 31)),
@@ -294,13 +369,14 @@ impl Exec {
                 }
             }
             if m.nxt {
-                return (jump.is_none() && pending.is_none()).then(|| ((count + 1 + extra) as u32, key));
+                return (w.jump.is_none() && w.pending.is_none() && w.raised == raising)
+                    .then(|| ((count + 1 + w.extra) as u32, w.key));
             }
-            let mut next = pc + 1;
-            let in_delay_slot = jump.is_some();
-            if let Some((target, left)) = jump.take() {
+            let mut next = w.pc + 1;
+            let in_delay_slot = w.jump.is_some();
+            if let Some((target, left)) = w.jump.take() {
                 if left > 1 {
-                    jump = Some((target, left - 1));
+                    w.jump = Some((target, left - 1));
                 } else if let Some(t) = target {
                     next = t;
                 }
@@ -313,17 +389,53 @@ impl Exec {
                     (Flow::Jump, _) => true,
                     (Flow::BranchZero, Some(v)) => v == 0,
                     (Flow::BranchNotZero, Some(v)) => v != 0,
+                    (Flow::BranchZero | Flow::BranchNotZero, None) if raising => {
+                        // Both ways: the other one later.
+                        let mut other = w.clone();
+                        other.key = other.key.then(true);
+                        other.jump = Some((Some(m.target), DELAY_SLOTS));
+                        other.pc = next;
+                        other.count += 1;
+                        todo.push(other);
+                        false
+                    }
                     _ => return None,
                 };
                 if m.flow != Flow::Jump {
-                    key = key.then(taken);
+                    w.key = w.key.then(taken);
                 }
-                jump = Some((taken.then_some(m.target), DELAY_SLOTS));
+                w.jump = Some((taken.then_some(m.target), DELAY_SLOTS));
             }
-            pc = next;
+            w.pc = next;
+            w.count += 1;
         }
         None
     }
+}
+
+/// Most paths [`Exec`] follows for one answer (each branch on an unknown
+/// word, raising, makes two).
+const MAX_WALKS: usize = 64;
+
+/// A path under way through the microcode.
+#[derive(Debug, Clone)]
+struct Walk {
+    pc: usize,
+    /// Microinstructions executed before this one.
+    count: i64,
+    /// Cycles the memory accesses add beyond their instructions.
+    extra: i64,
+    /// A branch or jump under way: (its target if taken, delay slots left).
+    jump: Option<(Option<usize>, usize)>,
+    /// The access under way: (start, waited once, cycles, overlap).
+    pending: Option<(i64, bool, i64, i64)>,
+    write_address: Option<i32>,
+    key: super::PathKey,
+    st: SmallVec<[Option<i32>; 16]>,
+    var: SmallVec<[Option<i32>; 32]>,
+    /// The exception the bytecode raises, until an access raises it.
+    raise: Option<Raise>,
+    raised: bool,
 }
 
 #[cfg(test)]
@@ -386,6 +498,31 @@ memrd:
  wait
  wait
  ldmrd nxt
+lenchk:
+ stmra
+ wait
+ wait
+ ldmrd
+ sub
+ nop
+ bz lenchk_bound
+ nop
+ nop
+ nop nxt
+lenchk_bound:
+ ldi io_exc
+ stmwa
+ ldi 3
+ stmwd
+ wait
+ wait
+ nop nxt
+gf:
+ stgf
+ nop
+ wait
+ wait
+ ldmrd nxt
 ";
 
     fn setup() -> (Program, Exec) {
@@ -440,6 +577,25 @@ memrd:
         let memrd = e.entry("memrd").unwrap();
         assert!(e.run(memrd, &[100], &[]).is_some());
         assert_eq!(e.run_known(memrd, &[None], &[]), None);
+    }
+
+    #[test]
+    fn a_raising_access_takes_its_raised_cycles_and_a_raising_path_is_found() {
+        let (_, e) = setup();
+        // The memory interface raises getfield's access sooner (stgf's
+        // raises_null): one cycle less with r 1, w 2.
+        let gf = e.entry("gf").unwrap();
+        let normal = e.cycles(gf, &[0], &[]).unwrap();
+        assert_eq!(e.run_raising(gf, &[0], &[], Raise::Null), Some(normal - 1));
+        // A bounds check on a length read from memory: not decided normally;
+        // raising, the path that writes the exception register is the answer.
+        let lenchk = e.entry("lenchk").unwrap();
+        assert_eq!(e.cycles(lenchk, &[5, 100], &[]), None);
+        // 16 instructions, the read's r = 1 cycle and the I/O write's 1.
+        assert_eq!(e.run_raising(lenchk, &[5, 100], &[], Raise::IndexHigh), Some(18));
+        // A bytecode that cannot raise has no raised cost.
+        let memrd = e.entry("memrd").unwrap();
+        assert_eq!(e.run_raising(memrd, &[100], &[], Raise::Null), None);
     }
 
     #[test]

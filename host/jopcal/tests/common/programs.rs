@@ -229,7 +229,7 @@ fn block(r: &mut Rng, k: usize, kind: usize) -> String {
             // exceptions: the program's own across frames, and the processor's
             let d = r.below(6);
             format!(
-                "int x = acc;\n        for (int i = 0; i < {trips}; i++) {{\n            try {{ x += thrower({d} + (i & 3), i); }} catch (Fail f) {{ x += f.code; }}\n            try {{ int[] a = new int[3]; a[i % 5] = i; x += a[i % 3]; }} catch (Exception e) {{ x += 7; }}\n            try {{ x += 1000 / (i & 1); }} catch (ArithmeticException e) {{ x -= 1; }} catch (Exception e) {{ x -= 2; }}\n        }}\n        return x;"
+                "int x = acc;\n        for (int i = 0; i < {trips}; i++) {{\n            try {{ x += thrower({d} + (i & 3), i); }} catch (Fail f) {{ x += f.code; }}\n            try {{ int[] a = new int[3]; a[i % 5] = i; x += a[i % 3]; }} catch (Exception e) {{ x += 7; }}\n            try {{ x += 1000 / (i & 1); }} catch (ArithmeticException e) {{ x -= 1; }} catch (Exception e) {{ x -= 2; }}\n            try {{ int[] b = new int[2]; x += b[i % 4]; b[(i & 1) - 1] = x; }} catch (ArrayIndexOutOfBoundsException e) {{ x += 3; }}\n            Fail n = (i & 1) == 0 ? null : new Fail(i);\n            int[] z = (i & 2) == 0 ? null : new int[i & 7];\n            try {{ x += n.code; }} catch (NullPointerException e) {{ x += 5; }}\n            try {{ n.code = x; }} catch (NullPointerException e) {{ x += 9; }}\n            try {{ x += z.length; }} catch (NullPointerException e) {{ x += 11; }}\n            try {{ x += z[0]; }} catch (NullPointerException e) {{ x += 13; }} catch (ArrayIndexOutOfBoundsException e) {{ x += 15; }}\n        }}\n        return x;"
             )
         }
         7 => {
@@ -259,6 +259,70 @@ fn block(r: &mut Rng, k: usize, kind: usize) -> String {
         }
     };
     format!("    static int b{k}(int acc) {{\n        {body}\n    }}\n")
+}
+
+/// Programs that each make the processor raise one exception of its own
+/// (a null reference, an array index below 0 or past the end) in one
+/// bytecode, caught where it is raised: `(class, raising bytecode, source)`.
+/// Each is one case of how the processor's memory interface and microcode
+/// raise (docs/jop-tree.md, section 13).
+pub fn exception_cases() -> Vec<(String, &'static str, String)> {
+    let cases: [(&str, &str, &str, &str, &str); 19] = [
+        ("GetfieldNull", "getfield", "X e", "return e.f;", "null"),
+        (
+            "GetfieldRefNull",
+            "getfield_ref",
+            "X e",
+            "return e.r == null ? 0 : 9;",
+            "null",
+        ),
+        ("PutfieldNull", "putfield", "X e", "e.f = 3; return 0;", "null"),
+        ("GetlongNull", "getfield_long", "X e", "return (int) e.g;", "null"),
+        ("PutlongNull", "putfield_long", "X e", "e.g = 5L; return 0;", "null"),
+        ("PutrefNull", "putfield_ref", "X e", "e.r = \"x\"; return 0;", "null"),
+        ("IaloadNull", "iaload", "int[] a", "return a[1];", "null"),
+        ("IaloadNegative", "iaload", "int[] a", "return a[-1];", "new int[3]"),
+        ("IaloadHigh", "iaload", "int[] a", "return a[5];", "new int[3]"),
+        ("IastoreNull", "iastore", "int[] a", "a[1] = 2; return 0;", "null"),
+        (
+            "IastoreNegative",
+            "iastore",
+            "int[] a",
+            "a[-2] = 2; return 0;",
+            "new int[3]",
+        ),
+        ("IastoreHigh", "iastore", "int[] a", "a[5] = 2; return 0;", "new int[3]"),
+        ("LengthNull", "arraylength", "int[] a", "return a.length;", "null"),
+        ("BaloadHigh", "baload", "byte[] a", "return a[7];", "new byte[2]"),
+        ("CaloadHigh", "caload", "char[] a", "return a[7];", "new char[2]"),
+        (
+            "AaloadHigh",
+            "aaload",
+            "Object[] a",
+            "return a[7] == null ? 0 : 1;",
+            "new Object[2]",
+        ),
+        ("LaloadHigh", "laload", "long[] a", "return (int) a[7];", "new long[2]"),
+        (
+            "LastoreHigh",
+            "lastore",
+            "long[] a",
+            "a[7] = 1L; return 0;",
+            "new long[2]",
+        ),
+        ("InvokeNull", "invokevirtual", "X e", "return e.m();", "null"),
+    ];
+    cases
+        .iter()
+        .map(|(name, op, param, body, arg)| {
+            let class = format!("X{name}");
+            let param = param.replace("X ", &format!("{class} "));
+            let source = format!(
+                "package jopcalgen;\n\npublic class {class} {{\n    int f;\n    long g;\n    Object r;\n\n    int m() {{ return f + 1; }}\n\n    static int raise({param}) {{\n        try {{ {body} }} catch (RuntimeException x) {{ return 7; }}\n    }}\n\n    public static void main(String[] args) {{\n        System.out.println(\"raised \" + raise({arg}));\n    }}\n}}\n"
+            );
+            (class, *op, source)
+        })
+        .collect()
 }
 
 /// [`program`] with the class name put where a block needs it.

@@ -24,13 +24,51 @@ impl<'c> Machine<'c> {
                 Step::Quiet => self.execute_op(op, at, false)?,
                 Step::Pop(net) => self.execute_pop(op, at, s0, i32::from(net))?,
                 Step::Fixed => self.execute_fixed(op, at, s0)?,
+                Step::ByPath => self.execute_by_path(op, at, s0)?,
                 Step::General => self.execute_with_stack_memory(op, at, s0)?,
             },
         }
         if s0.max(self.sp) >= self.sp_watch {
             self.check_overflow(op, at, s0, method)?;
         }
+        if self.raised_by.is_some() {
+            self.price_raised(op, s0);
+        }
         Ok(())
+    }
+
+    /// On the processor, the cycles of `op` (started with its top at `s0`)
+    /// whose memory access raised an exception: its microcode followed
+    /// again with the access's raised cycles, or along the path that raises
+    /// the exception itself (the long bytecodes' checks), where that is known.
+    #[cold]
+    #[inline(never)]
+    fn price_raised(&mut self, op: u8, s0: i32) {
+        let Some(why) = self.raised_by.take() else {
+            return;
+        };
+        let Some(p) = self.processor else {
+            return;
+        };
+        let Some(entry) = p.microcode.entries.get(op as usize).copied().flatten() else {
+            return;
+        };
+        // The words it found: a bytecode that raised wrote none of them.
+        let mut top = [0i32; 4];
+        for (k, slot) in top.iter_mut().enumerate() {
+            *slot = self
+                .stack
+                .get((s0 - 3 + k as i32) as u32 as usize)
+                .copied()
+                .unwrap_or(0);
+        }
+        let vars: &[(jopcal_jop::microcode::exec::VarId, i32)] = match p.microcode.lock_count {
+            Some(v) => &[(v, self.moncnt)],
+            None => &[],
+        };
+        if let Some(c) = p.microcode.exec.run_raising(entry, &top, vars, why) {
+            self.reprice(op, c);
+        }
     }
 
     /// Whether the processor's stack pointer, at `s0` when `op` (fetched at
@@ -197,6 +235,15 @@ impl<'c> Machine<'c> {
                 let r = pop!();
                 if let Some(data) = self.element(r, i, 1)? {
                     let v = self.rd(data)?;
+                    push!(v)
+                } else if self.processor.is_some() {
+                    // The processor's microcode goes on and loads what the
+                    // memory interface read before it raised.
+                    let v = match self.raised_by {
+                        Some(Raise::IndexHigh) => self.load_past_the_end(r, i)?,
+                        // A null array or an index below 0: its handle's word.
+                        _ => self.rd(r)?,
+                    };
                     push!(v)
                 }
             }
@@ -506,6 +553,15 @@ impl<'c> Machine<'c> {
                 push!(i);
                 self.java(op)?;
             }
+            190 if self.processor.is_some() => {
+                // The processor's microcode reads the word after the handle
+                // without a null check (`stmraf` of address 1 is not null):
+                // a null array's length is memory word 1 (measured on the
+                // cycmin RTL).
+                let r = pop!();
+                let n = self.rd(r.wrapping_add(1))?;
+                push!(n)
+            }
             190 => {
                 let r = pop!();
                 if self.null_check(r) {
@@ -723,6 +779,11 @@ impl<'c> Machine<'c> {
             let data = self.rd(r)?;
             let v = self.rd(data + off)?;
             self.set_st(self.sp, v)?;
+        } else if self.processor.is_some() {
+            // The processor's microcode goes on: it loads what the memory
+            // interface read before it raised, the handle's word (word 0).
+            let v = self.rd(r)?;
+            self.set_st(self.sp, v)?;
         }
         Ok(())
     }
@@ -746,10 +807,24 @@ impl<'c> Machine<'c> {
         let len = self.rd(r + 1)?;
         if i < 0 || i >= len {
             self.raise(EXC_AB);
+            self.raised_by = Some(if i < 0 { Raise::IndexNegative } else { Raise::IndexHigh });
             return Ok(None);
         }
         let data = self.rd(r)?;
         Ok(Some(data + i * words))
+    }
+
+    /// The processor's load of element `i` past the end of array `r`: its
+    /// memory interface finds the index too high only after the processor
+    /// has gone on (it is free again once the length is read, `ialrb` in
+    /// `mem_sc.vhd`), so the load pushes the word it read there and the
+    /// next bytecode runs before the exception is taken (measured on the
+    /// cycmin RTL; an index below 0 or a null array is found at once).
+    fn load_past_the_end(&mut self, r: i32, i: i32) -> Result<i32, EmuError> {
+        self.pending_exception = false;
+        self.deferred_exception = Some(self.exception_reason);
+        let data = self.rd(r)?;
+        self.rd(data.wrapping_add(i))
     }
 
     /// Charges `actual` cycles for `op` instead of the table's (already charged).

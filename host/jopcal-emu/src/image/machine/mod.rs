@@ -29,6 +29,7 @@ use super::timing::{CycleTable, INVOKESUPER};
 use super::ImageConfig;
 use crate::config::Processor;
 use crate::error::EmuError;
+use jopcal_jop::microcode::access::Raise;
 use uart::TxUart;
 
 /// Main memory: 1 MB of words, as the tree's simulator has.
@@ -156,6 +157,11 @@ pub struct Machine<'c> {
     by_top_misses: [u8; 256],
     /// The stack memory's writes of the running bytecode (kept for its allocation).
     ram_pending: Vec<(i32, i32)>,
+    /// Why the bytecode under way raised its exception in the memory
+    /// interface, for its processor's cycles.
+    raised_by: Option<Raise>,
+    /// An exception the processor takes after the next bytecode.
+    deferred_exception: Option<i32>,
     /// The locals past the arguments of the frame the running bytecode made
     /// (first, last; empty when it made none).
     fresh_locals: (i32, i32),
@@ -283,6 +289,8 @@ impl<'c> Machine<'c> {
             by_top: std::collections::HashMap::default(),
             by_top_misses: [0; 256],
             ram_pending: Vec::new(),
+            raised_by: None,
+            deferred_exception: None,
             fresh_locals: (1, 0),
             overflow_next: false,
         })
@@ -342,6 +350,20 @@ impl<'c> Machine<'c> {
                     if let Err(e) = step {
                         break Err(e);
                     }
+                    continue;
+                }
+                if let Some(reason) = self.deferred_exception.take() {
+                    // The bytecode after the one that raised runs first.
+                    let step = self.byte().and_then(|op| {
+                        if self.trace.is_some() {
+                            self.trace_fetch(op, at);
+                        }
+                        self.execute(op, at)
+                    });
+                    if let Err(e) = step {
+                        break Err(e);
+                    }
+                    self.raise(reason);
                     continue;
                 }
                 if self.trace.is_some() {

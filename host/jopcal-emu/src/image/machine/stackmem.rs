@@ -16,7 +16,7 @@
 //! new frame's locals, `setSP` upwards) comes back from there.
 
 use super::*;
-use crate::config::{FixedValue, RamScripts, StackStep, FIXED_WRITES, NEAR_WORDS as NEAR};
+use crate::config::{FixedValue, NearValue, RamScripts, StackStep, FIXED_WRITES, NEAR_WORDS as NEAR};
 use jopcal_jop::microcode::stackram::{At, Register, Value};
 
 /// The machine as a bytecode found it, for its stack-memory bookkeeping.
@@ -73,17 +73,58 @@ impl Entry {
 }
 
 impl<'c> Machine<'c> {
+    /// The stack's words from `s0` down, the top first.
+    #[inline(always)]
+    fn near_words(&self, s0: i32) -> [i32; NEAR] {
+        let mut near = [0i32; NEAR];
+        match self
+            .stack
+            .get((s0 + 1 - NEAR as i32) as u32 as usize..=s0 as u32 as usize)
+        {
+            Some(words) => {
+                for (k, e) in near.iter_mut().enumerate() {
+                    *e = words[NEAR - 1 - k];
+                }
+            }
+            None => {
+                for (k, e) in near.iter_mut().enumerate() {
+                    *e = self.stack.get((s0 - k as i32) as u32 as usize).copied().unwrap_or(0);
+                }
+            }
+        }
+        near
+    }
+
+    /// The first operand byte of the bytecode fetched at `at`.
+    #[inline(always)]
+    fn operand_at(&self, at: i32) -> i32 {
+        self.code
+            .get(self.code_at + at as usize + 1)
+            .copied()
+            .map_or(0, i32::from)
+    }
+
+    /// A register of the microcode's, as it is now.
+    #[inline(always)]
+    fn register(&self, r: Register) -> i32 {
+        match r {
+            Register::Mp => self.mp,
+            Register::Cp => self.cp,
+            Register::Vp => self.vp,
+            Register::Heap => self.heap,
+            Register::Jjp => self.jjp,
+            Register::Jjhp => self.jjhp,
+            Register::LockCount => self.moncnt,
+        }
+    }
+
     /// What the bookkeeping of `op` (fetched at `at`, the stack's top at
     /// `s0`) needs from before it runs.
     #[inline(always)]
     fn entry(&self, at: i32, s0: i32) -> Entry {
-        let mut near = [0i32; NEAR];
-        for (k, e) in near.iter_mut().enumerate() {
-            *e = self.stack.get((s0 - k as i32) as u32 as usize).copied().unwrap_or(0);
-        }
         Entry {
             s0,
-            near,
+            near: self.near_words(s0),
             vp: self.vp,
             mp: self.mp,
             cp: self.cp,
@@ -91,11 +132,7 @@ impl<'c> Machine<'c> {
             jjp: self.jjp,
             jjhp: self.jjhp,
             locks: self.moncnt,
-            operand: self
-                .code
-                .get(self.code_at + at as usize + 1)
-                .copied()
-                .map_or(0, i32::from),
+            operand: self.operand_at(at),
         }
     }
 
@@ -158,46 +195,112 @@ impl<'c> Machine<'c> {
 
     /// Executes `op`, whose bookkeeping is compiled (the words pushed and the
     /// writes of its [`StackStep::Fixed`] plan), as
-    /// [`Machine::execute_with_stack_memory`] would.
+    /// [`Machine::execute_with_stack_memory`] would. Every value its writes
+    /// store is known before it runs, so they are read from the machine as
+    /// it is, with the words near the top, before it runs: nothing else of
+    /// the state is kept.
     #[inline(never)]
     pub(super) fn execute_fixed(&mut self, op: u8, at: i32, s0: i32) -> Result<(), EmuError> {
         let Some(&StackStep::Fixed { net, ref writes }) = self.processor.map(|p| &p.microcode.plans[op as usize])
         else {
             return self.execute_with_stack_memory(op, at, s0);
         };
-        let entry = self.entry(at, s0);
+        let near = self.near_words(s0);
+        let mut values = [(0i32, 0i32); FIXED_WRITES];
+        if let Some(ram) = self.ram.as_deref() {
+            let stack = &self.stack;
+            // The memory's word at `a`: below the top two the stack's.
+            let memory = |a: i32| {
+                let words = if a <= s0 - 2 { &stack[..] } else { ram };
+                words.get(a as u32 as usize).copied().unwrap_or(0)
+            };
+            for (slot, &(k, v)) in values.iter_mut().zip(writes) {
+                let value = match v {
+                    FixedValue::Entry(e) => near[(-e) as usize],
+                    FixedValue::Memory(m) => memory(s0 + m),
+                    FixedValue::Local(n) => memory(self.vp + n),
+                    FixedValue::LocalOperand => memory(self.vp + self.operand_at(at)),
+                    FixedValue::Register(r) => self.register(r),
+                    FixedValue::Constant(c) => c,
+                    FixedValue::Address(a) => s0 + a,
+                };
+                *slot = (s0 + k, value);
+            }
+        }
         self.execute_op(op, at, false)?;
         let end = self.sp;
         if end != s0 + net {
             // It stopped short (an exception raised): the words it did not
-            // pop or push are the general case's to sort out.
-            if let Some(p) = self.processor {
-                self.fresh_locals = (1, 0);
-                self.settle_stack_memory(op, at, &entry, None, &p.microcode.ram[op as usize], p);
-            }
+            // pop or push are the general case's to sort out. It raised
+            // before it wrote anything (its pops leave the stack array as it
+            // was and no register moved), so the entry is as it found it.
+            self.settle_from(op, at, s0, near);
             return Ok(());
         }
-        let Some(mut ram) = self.ram.take() else {
+        let Some(ram) = self.ram.as_deref_mut() else {
             return Ok(());
         };
-        // Every value as the bytecode found the memory, before any write.
+        keep_leaving(ram, end, s0, |a| near[(s0 - a) as usize]);
+        store(ram, &values[..writes.len()]);
+        Ok(())
+    }
+
+    /// Executes `op`, whose paths' bookkeeping is compiled
+    /// ([`StackStep::ByPath`]), as [`Machine::execute_with_stack_memory`]
+    /// would: the writes of the path the microcode took, from the words near
+    /// the top as the bytecode found them.
+    #[inline(never)]
+    pub(super) fn execute_by_path(&mut self, op: u8, at: i32, s0: i32) -> Result<(), EmuError> {
+        let Some(p) = self.processor else {
+            return self.execute_op(op, at, false);
+        };
+        let StackStep::ByPath { net, ref paths } = p.microcode.plans[op as usize] else {
+            return self.execute_with_stack_memory(op, at, s0);
+        };
+        let near = self.near_words(s0);
+        self.path = None;
+        self.execute_op(op, at, false)?;
+        let end = self.sp;
+        let taken = self.path.and_then(|k| paths.iter().find(|(key, _)| *key == k));
+        let (Some((_, writes)), true) = (taken, end == s0 + net) else {
+            // It stopped short (an exception raised before it wrote
+            // anything), or its path is not one of the plan's: the general
+            // case's, from the state it found (no register moved).
+            self.settle_from(op, at, s0, near);
+            return Ok(());
+        };
+        let Some(ram) = self.ram.as_deref_mut() else {
+            return Ok(());
+        };
         let mut values = [(0i32, 0i32); FIXED_WRITES];
         for (slot, &(k, v)) in values.iter_mut().zip(writes) {
             let value = match v {
-                FixedValue::Entry(e) => entry.near[(-e) as usize],
-                FixedValue::Memory(m) => entry.memory(s0 + m, &self.stack, &ram),
-                FixedValue::Local(n) => entry.memory(entry.vp + n, &self.stack, &ram),
-                FixedValue::LocalOperand => entry.memory(entry.vp + entry.operand, &self.stack, &ram),
-                FixedValue::Register(r) => entry.register(r),
-                FixedValue::Constant(c) => c,
-                FixedValue::Address(a) => s0 + a,
+                NearValue::Entry(e) => near[(-e) as usize],
+                NearValue::Constant(c) => c,
+                NearValue::Address(a) => s0 + a,
             };
             *slot = (s0 + k, value);
         }
-        keep_leaving(&mut ram, end, s0, |a| entry.near[(s0 - a) as usize]);
-        store(&mut ram, &values[..writes.len()]);
-        self.ram = Some(ram);
+        keep_leaving(ram, end, s0, |a| near[(s0 - a) as usize]);
+        store(ram, &values[..writes.len()]);
         Ok(())
+    }
+
+    /// The general case's bookkeeping of a compiled bytecode that did not
+    /// end as its plan (it raised before it wrote anything, or took a path
+    /// the plan lacks): its entry is the state it found, `near` the words
+    /// near the top then (its pops left the stack array as it was, and no
+    /// register moved).
+    #[cold]
+    fn settle_from(&mut self, op: u8, at: i32, s0: i32, near: [i32; NEAR]) {
+        if let Some(p) = self.processor {
+            let entry = Entry {
+                near,
+                ..self.entry(at, s0)
+            };
+            self.fresh_locals = (1, 0);
+            self.settle_stack_memory(op, at, &entry, None, &p.microcode.ram[op as usize], p);
+        }
     }
 
     /// The stack memory after `op` ran from `entry` (with `frame0` the
