@@ -95,6 +95,12 @@ pub struct MicrocodeCosts {
 }
 
 impl MicrocodeCosts {
+    /// The microcode's variables a run is given: its lock counter at
+    /// `count`, where the microcode has one.
+    pub fn lock_var(&self, count: i32) -> Option<(jopcal_jop::microcode::exec::VarId, i32)> {
+        self.lock_count.map(|v| (v, count))
+    }
+
     /// The costs, with each opcode's stack-memory scripts compiled into a
     /// [`StackStep`] (an opcode the microcode sends to its Java routine
     /// invokes it: the general bookkeeping).

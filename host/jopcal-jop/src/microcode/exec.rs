@@ -207,11 +207,6 @@ impl Exec {
         self.follow(entry, &known, vars, false, Some(why)).map(|(c, _)| c)
     }
 
-    /// The cycles access `a` takes when it raises `why`, where it can.
-    fn raising_access(a: &Access, why: Raise) -> Option<i64> {
-        a.raised[raise_slot(why)]
-    }
-
     /// [`Exec::run`] with only some of the stack's words known (`None`: not
     /// given): `Some` only when the path and its cycles depend on the known
     /// words alone (an access whose address is not known is not followed), so
@@ -318,7 +313,7 @@ impl Exec {
                     None
                 } else {
                     // The first access that can raise, raises.
-                    w.raise.and_then(|why| Self::raising_access(&a, why))
+                    w.raise.and_then(|why| a.raised[raise_slot(why)])
                 };
                 if raises.is_some() {
                     w.raise = None;

@@ -54,19 +54,9 @@ impl<'c> Machine<'c> {
             return;
         };
         // The words it found: a bytecode that raised wrote none of them.
-        let mut top = [0i32; 4];
-        for (k, slot) in top.iter_mut().enumerate() {
-            *slot = self
-                .stack
-                .get((s0 - 3 + k as i32) as u32 as usize)
-                .copied()
-                .unwrap_or(0);
-        }
-        let vars: &[(jopcal_jop::microcode::exec::VarId, i32)] = match p.microcode.lock_count {
-            Some(v) => &[(v, self.moncnt)],
-            None => &[],
-        };
-        if let Some(c) = p.microcode.exec.run_raising(entry, &top, vars, why) {
+        let top = self.top_words(s0);
+        let vars = p.microcode.lock_var(self.moncnt);
+        if let Some(c) = p.microcode.exec.run_raising(entry, &top, vars.as_slice(), why) {
             self.reprice(op, c);
         }
     }
@@ -832,6 +822,12 @@ impl<'c> Machine<'c> {
         self.cycles = self.cycles - u64::from(self.table.fixed[op as usize]) + u64::from(actual);
     }
 
+    /// The stack's four words up to `s` (the top last), as the microcode's
+    /// runs take them (0 past the stack's ends).
+    fn top_words(&self, s: i32) -> [i32; 4] {
+        std::array::from_fn(|k| self.stack.get((s - 3 + k as i32) as u32 as usize).copied().unwrap_or(0))
+    }
+
     /// For the processor: the cycles of `op`'s microcode path with the
     /// operands on the stack now (and the lock count), where they decide it.
     fn price_by_data(&mut self, op: u8) -> Result<(), EmuError> {
@@ -842,14 +838,9 @@ impl<'c> Machine<'c> {
         let Some(entry) = m.by_data.get(op as usize).copied().flatten() else {
             return Ok(());
         };
-        let mut top = [0i32; 4];
-        for (k, slot) in top.iter_mut().enumerate() {
-            *slot = self.st(self.sp - 3 + k as i32).unwrap_or(0);
-        }
-        let vars: &[(jopcal_jop::microcode::exec::VarId, i32)] = match m.lock_count {
-            Some(v) => &[(v, self.moncnt)],
-            None => &[],
-        };
+        let top = self.top_words(self.sp);
+        let lock = m.lock_var(self.moncnt);
+        let vars = lock.as_slice();
         // Most such paths depend on the top word alone (a long shift's
         // count): followed once per (opcode, word, lock count) for every other value,
         // where the microcode says so.

@@ -343,35 +343,21 @@ impl<'c> Machine<'c> {
                     // The fetched bytecode does not run: the helper is
                     // invoked with the return pc at it (the handler search
                     // looks one before).
-                    let step = self.byte().and_then(|_| {
-                        self.trace_fetch(SYS_EXC, at);
-                        self.execute(SYS_EXC, at)
-                    });
-                    if let Err(e) = step {
+                    if let Err(e) = self.fetch_and_execute(at, Some(SYS_EXC)) {
                         break Err(e);
                     }
                     continue;
                 }
                 if let Some(reason) = self.deferred_exception.take() {
                     // The bytecode after the one that raised runs first.
-                    let step = self.byte().and_then(|op| {
-                        if self.trace.is_some() {
-                            self.trace_fetch(op, at);
-                        }
-                        self.execute(op, at)
-                    });
-                    if let Err(e) = step {
+                    if let Err(e) = self.fetch_and_execute(at, None) {
                         break Err(e);
                     }
                     self.raise(reason);
                     continue;
                 }
                 if self.trace.is_some() {
-                    let step = self.byte().and_then(|op| {
-                        self.trace_fetch(op, at);
-                        self.execute(op, at)
-                    });
-                    if let Err(e) = step {
+                    if let Err(e) = self.fetch_and_execute(at, None) {
                         break Err(e);
                     }
                     continue;
@@ -395,6 +381,16 @@ impl<'c> Machine<'c> {
             cache_cycles: self.cache_cycles,
             by_method: self.trace.map(|t| t.tally),
         })
+    }
+
+    /// Fetches the bytecode at `at` and executes it, or `instead` in its
+    /// place (the exception helper), recording the fetch when traced: the
+    /// run's steps that need attention (the plain step is inlined in `run`).
+    fn fetch_and_execute(&mut self, at: i32, instead: Option<u8>) -> Result<(), EmuError> {
+        let fetched = self.byte()?;
+        let op = instead.unwrap_or(fetched);
+        self.trace_fetch(op, at);
+        self.execute(op, at)
     }
 
     /// Where the machine is, for messages: the method (its structure's and

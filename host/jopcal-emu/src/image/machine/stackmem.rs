@@ -24,15 +24,36 @@ struct Entry {
     /// The stack's top when it started, and the words near it.
     s0: i32,
     near: [i32; NEAR],
-    vp: i32,
+    regs: Registers,
+    /// Its first operand byte.
+    operand: i32,
+}
+
+/// The registers a bytecode's stack-memory writes can store.
+#[derive(Clone, Copy)]
+struct Registers {
     mp: i32,
     cp: i32,
+    vp: i32,
     heap: i32,
     jjp: i32,
     jjhp: i32,
     locks: i32,
-    /// Its first operand byte.
-    operand: i32,
+}
+
+impl Registers {
+    #[inline(always)]
+    fn get(&self, r: Register) -> i32 {
+        match r {
+            Register::Mp => self.mp,
+            Register::Cp => self.cp,
+            Register::Vp => self.vp,
+            Register::Heap => self.heap,
+            Register::Jjp => self.jjp,
+            Register::Jjhp => self.jjhp,
+            Register::LockCount => self.locks,
+        }
+    }
 }
 
 impl Entry {
@@ -56,18 +77,6 @@ impl Entry {
             self.at(a, stack)
         } else {
             ram.get(a as u32 as usize).copied().unwrap_or(0)
-        }
-    }
-
-    fn register(&self, r: Register) -> i32 {
-        match r {
-            Register::Mp => self.mp,
-            Register::Cp => self.cp,
-            Register::Vp => self.vp,
-            Register::Heap => self.heap,
-            Register::Jjp => self.jjp,
-            Register::Jjhp => self.jjhp,
-            Register::LockCount => self.locks,
         }
     }
 }
@@ -104,17 +113,17 @@ impl<'c> Machine<'c> {
             .map_or(0, i32::from)
     }
 
-    /// A register of the microcode's, as it is now.
+    /// The microcode's registers, as they are now.
     #[inline(always)]
-    fn register(&self, r: Register) -> i32 {
-        match r {
-            Register::Mp => self.mp,
-            Register::Cp => self.cp,
-            Register::Vp => self.vp,
-            Register::Heap => self.heap,
-            Register::Jjp => self.jjp,
-            Register::Jjhp => self.jjhp,
-            Register::LockCount => self.moncnt,
+    fn registers(&self) -> Registers {
+        Registers {
+            mp: self.mp,
+            cp: self.cp,
+            vp: self.vp,
+            heap: self.heap,
+            jjp: self.jjp,
+            jjhp: self.jjhp,
+            locks: self.moncnt,
         }
     }
 
@@ -125,13 +134,7 @@ impl<'c> Machine<'c> {
         Entry {
             s0,
             near: self.near_words(s0),
-            vp: self.vp,
-            mp: self.mp,
-            cp: self.cp,
-            heap: self.heap,
-            jjp: self.jjp,
-            jjhp: self.jjhp,
-            locks: self.moncnt,
+            regs: self.registers(),
             operand: self.operand_at(at),
         }
     }
@@ -149,10 +152,12 @@ impl<'c> Machine<'c> {
         // A return's value lands on the callee's first locals: what they
         // held goes to the memory (only a bytecode that writes the stack
         // pointer, a return or an invoke, moves the frame).
-        let frame0 = scripts
-            .net
-            .is_none()
-            .then(|| [self.st(entry.vp).unwrap_or(0), self.st(entry.vp + 1).unwrap_or(0)]);
+        let frame0 = scripts.net.is_none().then(|| {
+            [
+                self.st(entry.regs.vp).unwrap_or(0),
+                self.st(entry.regs.vp + 1).unwrap_or(0),
+            ]
+        });
         self.path = None;
         self.fresh_locals = (1, 0);
         self.execute_op(op, at, true)?;
@@ -220,7 +225,7 @@ impl<'c> Machine<'c> {
                     FixedValue::Memory(m) => memory(s0 + m),
                     FixedValue::Local(n) => memory(self.vp + n),
                     FixedValue::LocalOperand => memory(self.vp + self.operand_at(at)),
-                    FixedValue::Register(r) => self.register(r),
+                    FixedValue::Register(r) => self.registers().get(r),
                     FixedValue::Constant(c) => c,
                     FixedValue::Address(a) => s0 + a,
                 };
@@ -314,7 +319,7 @@ impl<'c> Machine<'c> {
         scripts: &RamScripts,
         p: &Processor,
     ) {
-        let (s0, vp0) = (entry.s0, entry.vp);
+        let (s0, vp0) = (entry.s0, entry.regs.vp);
         let end = self.sp;
         let Some(mut ram) = self.ram.take() else {
             return;
@@ -326,11 +331,8 @@ impl<'c> Machine<'c> {
             let e = scripts.entry?;
             let near = &entry.near;
             let top = [near[3], near[2], near[1], near[0]];
-            let vars: &[(jopcal_jop::microcode::exec::VarId, i32)] = match p.microcode.lock_count {
-                Some(v) => &[(v, entry.locks)],
-                None => &[],
-            };
-            p.microcode.exec.run(e, &top, vars).map(|(_, k)| k)
+            let vars = p.microcode.lock_var(entry.regs.locks);
+            p.microcode.exec.run(e, &top, vars.as_slice()).map(|(_, k)| k)
         });
         let (first, last) = self.fresh_locals;
         let mut pending = std::mem::take(&mut self.ram_pending);
@@ -352,7 +354,7 @@ impl<'c> Machine<'c> {
                 Value::Memory(At::End(k)) => memory(end + k),
                 Value::Local(n) => memory(vp0 + n),
                 Value::LocalOperand => memory(vp0 + entry.operand),
-                Value::Register(r) => entry.register(r),
+                Value::Register(r) => entry.regs.get(r),
                 Value::Constant(c) => c,
                 Value::Address(At::Start(k)) => s0 + k,
                 Value::Address(At::End(k)) => end + k,
