@@ -418,7 +418,8 @@ fn kfl_on_the_trees_verilated_rtl_counts_as_jopsim() {
 
 /// What `sim build --jop-home` cannot build is named in one line: a project
 /// the tree lacks, VHDL that GHDL rejects (file:line), a memory controller
-/// without the SRAM pins the contract maps.
+/// without the SRAM pins the contract maps, a top with a data cache between
+/// the processor and its memory.
 #[test]
 #[ignore = "needs a JOP tree: set JOPCAL_JOP_HOME (docs/jop-tree.md)"]
 fn the_trees_rtl_build_names_what_it_cannot_convert() {
@@ -472,6 +473,19 @@ fn the_trees_rtl_build_names_what_it_cannot_convert() {
     );
     assert!(!ok);
     assert!(err.contains("of sc_mem_if"), "{err}");
+    // A data cache between the processor and its memory: named, nothing built.
+    let (ok, _, err) = common::jopcal_in(
+        tmp.path(),
+        &tree,
+        &["sim", "build", "--top", "usbcache", "--out", out.to_str().unwrap()],
+    );
+    assert!(!ok);
+    assert!(
+        err.contains("jopcyc12_cache.vhd: the processor's memory port (`sc_dcache_out`) does not reach")
+            && err.contains("datacache (`cmp_dcache`, line"),
+        "{err}"
+    );
+    assert!(!out.join("obj").exists());
 }
 
 /// Two virtual boards side by side give the rows of one; a second run

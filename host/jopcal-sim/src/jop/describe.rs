@@ -194,6 +194,71 @@ fn map_pairs(map: &str) -> Vec<(String, String)> {
         .collect()
 }
 
+/// Whether the processor's memory port reaches the memory controller
+/// directly, as in `cycmin`: the bench and the virtual board are one
+/// processor on its controller, so a top that puts a data cache, an
+/// arbiter (other processors, a VGA's reads) or anything else between the
+/// two would be timed as a processor it is not. Why not, naming what sits
+/// between, when it does not.
+fn memory_path(sources: &[Source], top_text: &str) -> Result<(), String> {
+    let ports = |name: &str| {
+        sources.iter().find_map(|s| {
+            let t = vhdl::strip_comments(&s.text);
+            vhdl::entity(&t, name).ok().flatten().map(|e| e.ports)
+        })
+    };
+    let connected = |name: &str| -> Option<String> {
+        let inst = vhdl::instances(top_text, name).into_iter().next()?;
+        vhdl::actual(inst.port_map.as_deref()?, &ports(name)?, "sc_mem_out")
+    };
+    let (Some(cpu), Some(controller)) = (connected("jopcpu"), connected("sc_mem_if")) else {
+        // Not read: the wrapper's own checks name what it cannot connect.
+        return Ok(());
+    };
+    if cpu == controller {
+        return Ok(());
+    }
+    let net = cpu.split('(').next().unwrap_or(&cpu).to_string();
+    let between: Vec<String> = vhdl::all_instances(top_text)
+        .into_iter()
+        .filter(|i| i.entity != "jopcpu" && i.entity != "sc_mem_if")
+        .filter(|i| {
+            i.port_map.as_deref().is_some_and(|m| {
+                m.to_ascii_lowercase()
+                    .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                    .any(|w| w == net)
+            })
+        })
+        .map(|i| format!("{} (`{}`, line {})", i.entity, i.label, i.line))
+        .collect();
+    let what = match between.len() {
+        0 => "other logic sits".to_string(),
+        1 => format!("{} sits", between[0]),
+        _ => format!("{} sit", between.join(", ")),
+    };
+    Err(format!(
+        "the processor's memory port (`{cpu}`) does not reach the memory controller (`{controller}`): \
+         {what} between them; jopcal's bench and virtual board are one processor on its memory \
+         controller (as quartus/cycmin), so this top's timing is not theirs (`--timing jopsim` runs \
+         its images as JopSim does)"
+    ))
+}
+
+/// Whether the project's processor reaches its memory controller directly
+/// ([`memory_path`]), named at the file that instantiates the processor.
+pub(super) fn processor_on_its_memory(sources: &[Source]) -> Result<(), TreeBuildError> {
+    for s in sources {
+        let text = vhdl::strip_comments(&s.text);
+        if !vhdl::instances(&text, "jopcpu").is_empty() {
+            return memory_path(sources, &text).map_err(|why| TreeBuildError::Tree {
+                file: s.path.clone(),
+                why,
+            });
+        }
+    }
+    Ok(())
+}
+
 /// Reads what the top `top` of the tree at `home` is, with `overrides`
 /// (`name`, value) of the top's generics.
 pub fn describe(home: &Path, top: &str, overrides: &[(String, i64)]) -> Result<TopFacts, TreeBuildError> {
@@ -286,6 +351,7 @@ pub fn describe(home: &Path, top: &str, overrides: &[(String, i64)]) -> Result<T
             Some((stem, hi as u32 + 1))
         })
         .ok_or_else(|| err(&qsf, "no memory controller (an sc_mem_if with a ram_addr port)".into()))?;
+    processor_on_its_memory(&sources)?;
     let stack_address_bits = consts.get("ram_width").copied().ok_or_else(|| {
         err(
             &qsf,
@@ -348,6 +414,65 @@ mod tests {
         assert_eq!(eval("unknown + 1", &env), None);
         assert_eq!(eval("1 +", &env), None);
         assert_eq!(eval("'1'", &env), None);
+    }
+
+    /// A processor and a memory controller, and a top joining them
+    /// directly or through `between`.
+    fn top_sources(cpu_port: &str, between: &str) -> Vec<Source> {
+        let source = |name: &str, text: String| Source {
+            path: std::path::PathBuf::from(name),
+            text,
+        };
+        vec![
+            source(
+                "cpu.vhd",
+                "entity jopcpu is port (clk, reset : in std_logic; sc_mem_out : out sc_out_type; \
+                 sc_mem_in : in sc_in_type); end jopcpu;"
+                    .into(),
+            ),
+            source(
+                "mem.vhd",
+                "entity sc_mem_if is generic (ram_ws : integer); port (clk, reset : in std_logic; \
+                 sc_mem_out : in sc_out_type; sc_mem_in : out sc_in_type); end sc_mem_if;"
+                    .into(),
+            ),
+            source(
+                "top.vhd",
+                format!(
+                    "architecture rtl of jop is begin\n\
+                     cpu: entity work.jopcpu generic map (jpc_width => 12)\n port map (clk, res, {cpu_port}, m_in);\n\
+                     {between}\n\
+                     scm: entity work.sc_mem_if generic map (ram_ws => 1)\n port map (clk, res, sc_mem_out => mem_out, sc_mem_in => mem_in);\n\
+                     end rtl;"
+                ),
+            ),
+        ]
+    }
+
+    #[test]
+    fn a_top_with_logic_between_the_processor_and_its_memory_is_named() {
+        let direct = top_sources("mem_out", "");
+        assert_eq!(memory_path(&direct, &direct[2].text), Ok(()));
+        let cached = top_sources(
+            "dc_out",
+            "dcache: entity work.datacache port map (clk, res, cpu_out => dc_out, mem_out => mem_out);",
+        );
+        let why = memory_path(&cached, &cached[2].text).unwrap_err();
+        assert!(
+            why.contains("(`dc_out`) does not reach the memory controller (`mem_out`)"),
+            "{why}"
+        );
+        assert!(why.contains("datacache (`dcache`, line 4) sits between them"), "{why}");
+        let shared = top_sources(
+            "arb_out(1)",
+            "vga: entity work.vga port map (clk, res, arb_out(0).address);\n\
+             arbiter: entity work.arbiter generic map (cpu_cnt => 2) port map (clk, res, arb_out, arb_in, mem_out, mem_in);",
+        );
+        let why = memory_path(&shared, &shared[2].text).unwrap_err();
+        assert!(
+            why.contains("vga (`vga`, line 4), arbiter (`arbiter`, line 5) sit between"),
+            "{why}"
+        );
     }
 
     #[test]

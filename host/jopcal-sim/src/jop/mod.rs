@@ -259,6 +259,8 @@ pub fn build_tree(b: &TreeBuild, progress: &mut dyn FnMut(&str)) -> Result<TreeB
         .iter()
         .map(|f| Source::read(f))
         .collect::<Result<Vec<_>, _>>()?;
+    // So is logic between the processor and its memory that the bench leaves out.
+    describe::processor_on_its_memory(&sources)?;
     let jar = home.join("java/tools/dist/lib/jop-tools.jar");
     if !jar.is_file() {
         return Err(tree(

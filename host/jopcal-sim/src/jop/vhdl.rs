@@ -29,6 +29,8 @@ pub struct Instance {
     pub entity: String,
     /// The text inside `generic map ( ... )`, if there is one.
     pub generic_map: Option<String>,
+    /// The text inside `port map ( ... )`, if there is one.
+    pub port_map: Option<String>,
     /// 1-based line of the label.
     pub line: usize,
 }
@@ -224,20 +226,61 @@ pub fn instances(text: &str, entity_name: &str) -> Vec<Instance> {
         }
         let after = at + want.len();
         let rest = lower[after..].trim_start();
+        let mut next = lower.len() - rest.len();
         let generic_map = if rest.starts_with("generic") {
-            let g = lower.len() - rest.len();
-            let m = g + lower[g..].find("map").unwrap_or(0) + 3;
-            parenthesized(text, m).map(|(inner, _)| collapse(inner))
+            let m = next + lower[next..].find("map").unwrap_or(0) + 3;
+            parenthesized(text, m).map(|(inner, end)| {
+                next = end;
+                collapse(inner)
+            })
         } else {
             None
         };
+        let port_map = lower[next..]
+            .trim_start()
+            .starts_with("port")
+            .then(|| {
+                let m = next + lower[next..].find("map")? + 3;
+                parenthesized(text, m).map(|(inner, _)| collapse(inner))
+            })
+            .flatten();
         out.push(Instance {
             label: label.to_string(),
             entity: want.clone(),
             generic_map,
+            port_map,
             line: line_of(text, label_start),
         });
     }
+    out
+}
+
+/// What an instance's port map connects to its entity's port `formal`
+/// (`ports`: the entity's ports in their order), by name or by position,
+/// with its spaces removed (`sc_arb_out(1)`).
+pub fn actual(port_map: &str, ports: &[Decl], formal: &str) -> Option<String> {
+    let formal = formal.to_ascii_lowercase();
+    let position = ports.iter().position(|p| p.name == formal);
+    split_top(port_map, ',').iter().enumerate().find_map(|(i, a)| {
+        let found = match a.split_once("=>") {
+            Some((f, v)) => f.trim().eq_ignore_ascii_case(&formal).then_some(v),
+            None => (Some(i) == position).then_some(*a),
+        };
+        found.map(|v| v.split_whitespace().collect::<String>().to_ascii_lowercase())
+    })
+}
+
+/// Every instance in `text` (comments stripped), of any entity or
+/// component (`label : [entity work.]name generic map | port map`), in
+/// the order of the text.
+pub fn all_instances(text: &str) -> Vec<Instance> {
+    let re =
+        regex::Regex::new(r"(?i)\b\w+\s*:\s*(?:entity\s+work\.)?(\w+)\s+(?:generic|port)\s+map\b").expect("pattern");
+    let mut names: Vec<String> = re.captures_iter(text).map(|c| c[1].to_ascii_lowercase()).collect();
+    names.sort();
+    names.dedup();
+    let mut out: Vec<Instance> = names.iter().flat_map(|n| instances(text, n)).collect();
+    out.sort_by_key(|i| i.line);
     out
 }
 
@@ -277,10 +320,34 @@ mod tests {
             proptest::prop_assert_eq!(t.len(), text.len());
             let _ = entity(&t, "e");
             let _ = instances(&t, "jopcpu");
+            for i in all_instances(&t) {
+                let _ = actual(i.port_map.as_deref().unwrap_or(""), &[], "m");
+            }
             let _ = crate::jop::fixes::reset_record_fields(&text);
             let _ = crate::jop::fixes::hoist_generic_conversions(&text);
             let _ = crate::jop::fixes::separate_instance_nets(&text);
         }
+    }
+
+    #[test]
+    fn an_instances_port_map_by_position_and_by_name() {
+        let t = strip_comments(TOP);
+        let ports = entity("entity c is port (clk, reset : in std_logic; m : out t); end c;", "c")
+            .unwrap()
+            .unwrap()
+            .ports;
+        assert_eq!(
+            actual("clk_int, res, sc_arb_out ( 1 )", &ports, "m").as_deref(),
+            Some("sc_arb_out(1)")
+        );
+        assert_eq!(actual("m => x, clk => c", &ports, "M").as_deref(), Some("x"));
+        assert_eq!(actual("clk_int", &ports, "m"), None);
+        assert_eq!(actual("clk_int, a, b", &ports, "none"), None);
+        let all = all_instances(&t);
+        let labels: Vec<&str> = all.iter().map(|i| i.label.as_str()).collect();
+        assert_eq!(labels, ["cpu", "scm"]);
+        assert_eq!(all[0].port_map.as_deref(), Some("clk, int_res"));
+        assert_eq!(all[1].port_map.as_deref(), Some("clk"));
     }
 
     #[test]
