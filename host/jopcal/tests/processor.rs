@@ -114,11 +114,11 @@ const KNOWN_TO_PART: [(&str, &str); 6] = [
 
 #[test]
 #[ignore = "needs a JOP tree: set JOPCAL_JOP_HOME and JOPCAL_TREE_CONFIG (docs/jop-tree.md)"]
-fn the_processors_own_exceptions_take_its_cycles_on_the_virtual_board() {
+fn the_memory_interfaces_own_cases_take_its_cycles_on_the_virtual_board() {
     let _tree = one_at_a_time();
     let (tree, config) = (common::tree(), common::tree_config());
     let sim = rtl_bench(&tree, &config);
-    let cases = programs::exception_cases();
+    let cases = programs::memory_interface_cases();
     let programs: Vec<(String, String)> = cases.iter().map(|(c, _, s)| (c.clone(), s.clone())).collect();
     let built = build_images(&tree, &config, "exceptions", &programs);
     let mut failures = Vec::new();

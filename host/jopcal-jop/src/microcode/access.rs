@@ -36,24 +36,44 @@ pub enum Raise {
     IndexHigh,
 }
 
+/// What the memory interface meets on a bytecode's access that the
+/// access's normal cycles do not cover.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AccessCase {
+    /// It raises an exception instead of completing the access.
+    Raises(Raise),
+    /// The object is a hardware object (`JVMHelp.makeHWObject`): its
+    /// handle points at an I/O device, whose registers are its fields, and
+    /// the field is read there (`mem_sc.vhd`'s `was_a_hwo`), not in the
+    /// memory.
+    HardwareObject,
+}
+
 /// An access's cycles when it raises, per reason, where that is known.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct RaisedCycles {
     pub null: Option<Linear>,
     pub negative: Option<Linear>,
     pub high: Option<Linear>,
+    /// The least `r` at which an index past the end takes `high`: below
+    /// it the access completes as a normal one (none: at every `r`).
+    pub high_from_r: Option<f64>,
 }
 
 impl RaisedCycles {
-    pub fn get(&self, why: Raise) -> Option<Linear> {
+    /// The cycles when the access raises `why` with read wait states `r`.
+    pub fn get(&self, why: Raise, r: f64) -> Option<Linear> {
         match why {
             Raise::Null => self.null,
             Raise::IndexNegative => self.negative,
-            Raise::IndexHigh => self.high,
+            Raise::IndexHigh => self.high.filter(|_| self.high_from_r.is_none_or(|least| r >= least)),
         }
     }
 }
 
+// One per microinstruction that starts an access, read once: its size
+// does not matter.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone, PartialEq)]
 pub enum AccessKind {
     Timed {
@@ -65,6 +85,8 @@ pub enum AccessKind {
         negative: Option<Linear>,
         /// Its cycles when the memory interface raises an exception.
         raised: RaisedCycles,
+        /// Its cycles on a hardware object, where that differs.
+        hardware_object: Option<Linear>,
     },
     /// An access whose timing is not known: paths through it are not derived.
     Unsupported(String),
@@ -158,6 +180,9 @@ struct RawAccess {
     raises_null: Option<String>,
     raises_negative_index: Option<String>,
     raises_high_index: Option<String>,
+    raises_high_index_from_r: Option<f64>,
+    /// The cycles on a hardware object (see [`AccessCase::HardwareObject`]).
+    hardware_object: Option<String>,
 }
 
 impl AccessTiming {
@@ -194,7 +219,9 @@ impl AccessTiming {
                 null: optional("raises_null", &a.raises_null)?,
                 negative: optional("raises_negative_index", &a.raises_negative_index)?,
                 high: optional("raises_high_index", &a.raises_high_index)?,
+                high_from_r: a.raises_high_index_from_r,
             };
+            let hardware_object = optional("hardware_object", &a.hardware_object)?;
             let kind = match (a.unsupported, a.cycles, a.overlap) {
                 (Some(why), None, None) if negative.is_none() => AccessKind::Unsupported(why),
                 (None, Some(c), Some(overlap)) if overlap >= 0 => AccessKind::Timed {
@@ -203,6 +230,7 @@ impl AccessTiming {
                     address: a.address,
                     negative,
                     raised,
+                    hardware_object,
                 },
                 _ => {
                     return Err(bad(format!(

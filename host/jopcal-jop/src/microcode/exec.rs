@@ -10,7 +10,7 @@
 //! through the stack and the microcode's variables; a path that depends on a
 //! value not given (a memory read) is not decided and gives no answer.
 
-use super::access::{AccessKind, AccessTiming, AddressFrom, Raise};
+use super::access::{AccessCase, AccessKind, AccessTiming, AddressFrom, Raise};
 use super::isa::{self, BinaryOp, Flow, Stack, DELAY_SLOTS};
 use super::source::Program;
 use smallvec::SmallVec;
@@ -52,6 +52,8 @@ struct Access {
     negative: Option<Option<i64>>,
     /// Its cycles when the memory interface raises, per [`Raise`].
     raised: [Option<i64>; 3],
+    /// Its cycles on a hardware object, where they differ.
+    hardware_object: Option<i64>,
 }
 
 /// Where a [`Raise`] is kept in [`Access::raised`].
@@ -137,6 +139,7 @@ impl Exec {
                         address,
                         negative,
                         raised,
+                        hardware_object,
                     }) => (
                         Some(Access {
                             cycles: eval(cycles),
@@ -144,7 +147,8 @@ impl Exec {
                             address: *address,
                             negative: negative.as_ref().map(eval),
                             raised: [Raise::Null, Raise::IndexNegative, Raise::IndexHigh]
-                                .map(|why| raised.get(why).as_ref().and_then(eval)),
+                                .map(|why| raised.get(why, r).as_ref().and_then(eval)),
+                            hardware_object: hardware_object.as_ref().and_then(eval),
                         }),
                         false,
                     ),
@@ -198,13 +202,23 @@ impl Exec {
     }
 
     /// The cycles of the bytecode at `entry` with `stack` on top when its
+    /// field access is to a hardware object: the first access that has
+    /// cycles for that case takes them. `None` where no access has.
+    pub fn run_on_hardware_object(&self, entry: EntryId, stack: &[i32], vars: &[(VarId, i32)]) -> Option<u32> {
+        let known: SmallVec<[Option<i32>; 8]> = stack.iter().map(|v| Some(*v)).collect();
+        self.follow(entry, &known, vars, false, Some(AccessCase::HardwareObject))
+            .map(|(c, _)| c)
+    }
+
+    /// The cycles of the bytecode at `entry` with `stack` on top when its
     /// memory access raises the exception `why`: the first access the
     /// memory interface can raise takes its raised cycles, and a path that
     /// writes the exception register itself (the long bytecodes' null and
     /// bounds checks) is followed. `None` where that is not known.
     pub fn run_raising(&self, entry: EntryId, stack: &[i32], vars: &[(VarId, i32)], why: Raise) -> Option<u32> {
         let known: SmallVec<[Option<i32>; 8]> = stack.iter().map(|v| Some(*v)).collect();
-        self.follow(entry, &known, vars, false, Some(why)).map(|(c, _)| c)
+        self.follow(entry, &known, vars, false, Some(AccessCase::Raises(why)))
+            .map(|(c, _)| c)
     }
 
     /// [`Exec::run`] with only some of the stack's words known (`None`: not
@@ -226,8 +240,12 @@ impl Exec {
         stack: &[Option<i32>],
         vars: &[(VarId, i32)],
         strict: bool,
-        raise: Option<Raise>,
+        case: Option<AccessCase>,
     ) -> Option<(u32, super::PathKey)> {
+        let raise = match case {
+            Some(AccessCase::Raises(why)) => Some(why),
+            _ => None,
+        };
         // On the stack frame, not the heap: the virtual board follows the
         // microcode of some bytecodes on every execution.
         let mut var: SmallVec<[Option<i32>; 32]> = SmallVec::from_elem(None, self.vars.len());
@@ -246,6 +264,7 @@ impl Exec {
             var,
             raise,
             raised: false,
+            hardware_object: case == Some(AccessCase::HardwareObject),
         };
         // Raising, a branch on a word the microcode read (an array's
         // length, an object reference from the stack memory) is followed
@@ -319,9 +338,14 @@ impl Exec {
                     w.raise = None;
                     w.raised = true;
                 }
+                let hardware_object = a.hardware_object.filter(|_| w.hardware_object && !io);
+                if hardware_object.is_some() {
+                    w.hardware_object = false;
+                }
                 let (cycles, overlap) = match a.negative {
                     _ if io => (self.io_cycles, self.io_overlap),
                     _ if raises.is_some() => (raises.expect("checked"), a.overlap),
+                    _ if hardware_object.is_some() => (hardware_object.expect("checked"), a.overlap),
                     Some(n) => {
                         let v = tos?;
                         w.key = w.key.then(v < 0);
@@ -364,7 +388,8 @@ impl Exec {
                 }
             }
             if m.nxt {
-                return (w.jump.is_none() && w.pending.is_none() && w.raised == raising)
+                // On a hardware object, only a path whose access took its cycles.
+                return (w.jump.is_none() && w.pending.is_none() && w.raised == raising && !w.hardware_object)
                     .then(|| ((count + 1 + w.extra) as u32, w.key));
             }
             let mut next = w.pc + 1;
@@ -431,6 +456,8 @@ struct Walk {
     /// The exception the bytecode raises, until an access raises it.
     raise: Option<Raise>,
     raised: bool,
+    /// Following a field access to a hardware object: not yet met.
+    hardware_object: bool,
 }
 
 #[cfg(test)]
@@ -518,6 +545,12 @@ gf:
  wait
  wait
  ldmrd nxt
+ald:
+ stald
+ pop
+ wait
+ wait
+ ldmrd nxt
 ";
 
     fn setup() -> (Program, Exec) {
@@ -591,6 +624,35 @@ gf:
         // A bytecode that cannot raise has no raised cost.
         let memrd = e.entry("memrd").unwrap();
         assert_eq!(e.run_raising(memrd, &[100], &[], Raise::Null), None);
+    }
+
+    #[test]
+    fn a_field_of_a_hardware_object_takes_that_cases_cycles() {
+        let p = Program::parse(TEXT, Path::new("t.asm"), &[]).unwrap();
+        // With r 1, w 2 the device's read takes what the memory's does; with
+        // slower memory it is sooner (stgf's hardware_object).
+        for (r, w, less) in [(1.0, 2.0, 0), (2.0, 3.0, 1), (4.0, 5.0, 3)] {
+            let e = Exec::new(&p, &timing(), r, w);
+            let gf = e.entry("gf").unwrap();
+            let normal = e.cycles(gf, &[100], &[]).unwrap();
+            assert_eq!(e.run_on_hardware_object(gf, &[100], &[]), Some(normal - less), "r {r}");
+            // An access without that case: not priced for it.
+            let memrd = e.entry("memrd").unwrap();
+            assert_eq!(e.run_on_hardware_object(memrd, &[100], &[]), None);
+        }
+    }
+
+    #[test]
+    fn a_load_past_the_end_is_held_only_with_slower_memory() {
+        let p = Program::parse(TEXT, Path::new("t.asm"), &[]).unwrap();
+        // r 1: the load completes as a normal one (no raised cycles); r 2 and
+        // up: the interface holds the processor until it raises.
+        let e = Exec::new(&p, &timing(), 1.0, 2.0);
+        let ald = e.entry("ald").unwrap();
+        assert_eq!(e.run_raising(ald, &[100, 9], &[], Raise::IndexHigh), None);
+        let e = Exec::new(&p, &timing(), 2.0, 3.0);
+        let normal = e.cycles(ald, &[100, 9], &[]).unwrap();
+        assert_eq!(e.run_raising(ald, &[100, 9], &[], Raise::IndexHigh), Some(normal + 3));
     }
 
     #[test]

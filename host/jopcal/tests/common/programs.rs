@@ -261,13 +261,13 @@ fn block(r: &mut Rng, k: usize, kind: usize) -> String {
     format!("    static int b{k}(int acc) {{\n        {body}\n    }}\n")
 }
 
-/// Programs that each make the processor raise one exception of its own
-/// (a null reference, an array index below 0 or past the end) in one
-/// bytecode, caught where it is raised: `(class, raising bytecode, source)`.
-/// Each is one case of how the processor's memory interface and microcode
-/// raise (docs/jop-tree.md, section 13).
-pub fn exception_cases() -> Vec<(String, &'static str, String)> {
-    let cases: [(&str, &str, &str, &str, &str); 19] = [
+/// Programs that each meet one case of the processor's memory interface in
+/// one bytecode: an exception of its own (a null reference, an array index
+/// below 0 or past the end), caught where it is raised, or a field of a
+/// hardware object: `(class, the bytecode, source)` (docs/jop-tree.md,
+/// section 13).
+pub fn memory_interface_cases() -> Vec<(String, &'static str, String)> {
+    let cases: [(&str, &str, &str, &str, &str); 21] = [
         ("GetfieldNull", "getfield", "X e", "return e.f;", "null"),
         (
             "GetfieldRefNull",
@@ -311,6 +311,21 @@ pub fn exception_cases() -> Vec<(String, &'static str, String)> {
             "new long[2]",
         ),
         ("InvokeNull", "invokevirtual", "X e", "return e.m();", "null"),
+        // A hardware object: its fields are the system device's registers.
+        (
+            "HwGetfield",
+            "getfield",
+            "com.jopdesign.io.SysDevice s",
+            "return s.nrCpu + s.cpuId;",
+            "com.jopdesign.io.IOFactory.getFactory().getSysDevice()",
+        ),
+        (
+            "HwPutfield",
+            "putfield",
+            "com.jopdesign.io.SysDevice s",
+            "s.wd = 1; s.wd = 0; return 0;",
+            "com.jopdesign.io.IOFactory.getFactory().getSysDevice()",
+        ),
     ];
     cases
         .iter()

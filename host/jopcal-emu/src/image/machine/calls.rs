@@ -140,7 +140,7 @@ impl<'c> Machine<'c> {
     pub(super) fn null_check(&mut self, r: i32) -> bool {
         if r == 0 {
             self.raise(EXC_NP);
-            self.raised_by = Some(Raise::Null);
+            self.access_case = Some(AccessCase::Raises(Raise::Null));
             return false;
         }
         true

@@ -31,20 +31,21 @@ impl<'c> Machine<'c> {
         if s0.max(self.sp) >= self.sp_watch {
             self.check_overflow(op, at, s0, method)?;
         }
-        if self.raised_by.is_some() {
-            self.price_raised(op, s0);
+        if self.access_case.is_some() {
+            self.price_access_case(op, s0);
         }
         Ok(())
     }
 
     /// On the processor, the cycles of `op` (started with its top at `s0`)
-    /// whose memory access raised an exception: its microcode followed
-    /// again with the access's raised cycles, or along the path that raises
-    /// the exception itself (the long bytecodes' checks), where that is known.
+    /// whose memory access raised an exception or met a hardware object:
+    /// its microcode followed again with the access's cycles for that case,
+    /// or along the path that raises the exception itself (the long
+    /// bytecodes' checks), where that is known.
     #[cold]
     #[inline(never)]
-    fn price_raised(&mut self, op: u8, s0: i32) {
-        let Some(why) = self.raised_by.take() else {
+    fn price_access_case(&mut self, op: u8, s0: i32) {
+        let Some(case) = self.access_case.take() else {
             return;
         };
         let Some(p) = self.processor else {
@@ -56,7 +57,21 @@ impl<'c> Machine<'c> {
         // The words it found: a bytecode that raised wrote none of them.
         let top = self.top_words(s0);
         let vars = p.microcode.lock_var(self.moncnt);
-        if let Some(c) = p.microcode.exec.run_raising(entry, &top, vars.as_slice(), why) {
+        let exec = &p.microcode.exec;
+        let cycles = match case {
+            AccessCase::Raises(why) => exec.run_raising(entry, &top, vars.as_slice(), why),
+            AccessCase::HardwareObject => exec.run_on_hardware_object(entry, &top, vars.as_slice()),
+        };
+        if let Some(c) = cycles {
+            if case == AccessCase::Raises(Raise::IndexHigh) && c > self.table.fixed[op as usize] {
+                // A load past the end whose memory interface holds the
+                // processor until it raises (slower memory: ram_cnt 3 and
+                // up, measured at 3) is not gone on from: the exception is
+                // taken at the next bytecode, not after it.
+                if let Some(reason) = self.deferred_exception.take() {
+                    self.raise(reason);
+                }
+            }
             self.reprice(op, c);
         }
     }
@@ -229,8 +244,8 @@ impl<'c> Machine<'c> {
                 } else if self.processor.is_some() {
                     // The processor's microcode goes on and loads what the
                     // memory interface read before it raised.
-                    let v = match self.raised_by {
-                        Some(Raise::IndexHigh) => self.load_past_the_end(r, i)?,
+                    let v = match self.access_case {
+                        Some(AccessCase::Raises(Raise::IndexHigh)) => self.load_past_the_end(r, i)?,
                         // A null array or an index below 0: its handle's word.
                         _ => self.rd(r)?,
                     };
@@ -767,6 +782,7 @@ impl<'c> Machine<'c> {
         let r = self.st(self.sp)?;
         if self.null_check(r) {
             let data = self.rd(r)?;
+            self.note_hardware_object(data);
             let v = self.rd(data + off)?;
             self.set_st(self.sp, v)?;
         } else if self.processor.is_some() {
@@ -783,9 +799,18 @@ impl<'c> Machine<'c> {
         let r = self.pop()?;
         if self.null_check(r) {
             let data = self.rd(r)?;
+            self.note_hardware_object(data);
             self.wr(data + off, v)?;
         }
         Ok(())
+    }
+
+    /// On the processor, a field access whose object's handle points at an
+    /// I/O device (a hardware object) takes that case's cycles.
+    fn note_hardware_object(&mut self, data: i32) {
+        if data < 0 && self.processor.is_some() {
+            self.access_case = Some(AccessCase::HardwareObject);
+        }
     }
 
     /// The address of element `i` (of `words` words) of array `r`, or `None`
@@ -797,7 +822,11 @@ impl<'c> Machine<'c> {
         let len = self.rd(r + 1)?;
         if i < 0 || i >= len {
             self.raise(EXC_AB);
-            self.raised_by = Some(if i < 0 { Raise::IndexNegative } else { Raise::IndexHigh });
+            self.access_case = Some(AccessCase::Raises(if i < 0 {
+                Raise::IndexNegative
+            } else {
+                Raise::IndexHigh
+            }));
             return Ok(None);
         }
         let data = self.rd(r)?;
@@ -809,7 +838,9 @@ impl<'c> Machine<'c> {
     /// has gone on (it is free again once the length is read, `ialrb` in
     /// `mem_sc.vhd`), so the load pushes the word it read there and the
     /// next bytecode runs before the exception is taken (measured on the
-    /// cycmin RTL; an index below 0 or a null array is found at once).
+    /// cycmin RTL at ram_cnt 1 and 2; an index below 0 or a null array is
+    /// found at once, and so is this one where the interface holds the
+    /// processor until it raises: [`Machine::price_access_case`]).
     fn load_past_the_end(&mut self, r: i32, i: i32) -> Result<i32, EmuError> {
         self.pending_exception = false;
         self.deferred_exception = Some(self.exception_reason);

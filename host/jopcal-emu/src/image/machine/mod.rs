@@ -29,7 +29,7 @@ use super::timing::{CycleTable, INVOKESUPER};
 use super::ImageConfig;
 use crate::config::Processor;
 use crate::error::EmuError;
-use jopcal_jop::microcode::access::Raise;
+use jopcal_jop::microcode::access::{AccessCase, Raise};
 use uart::TxUart;
 
 /// Main memory: 1 MB of words, as the tree's simulator has.
@@ -157,9 +157,10 @@ pub struct Machine<'c> {
     by_top_misses: [u8; 256],
     /// The stack memory's writes of the running bytecode (kept for its allocation).
     ram_pending: Vec<(i32, i32)>,
-    /// Why the bytecode under way raised its exception in the memory
-    /// interface, for its processor's cycles.
-    raised_by: Option<Raise>,
+    /// What the memory interface met on the bytecode under way that its
+    /// normal cycles do not cover (it raised, a hardware object), for its
+    /// processor's cycles.
+    access_case: Option<AccessCase>,
     /// An exception the processor takes after the next bytecode.
     deferred_exception: Option<i32>,
     /// The locals past the arguments of the frame the running bytecode made
@@ -289,7 +290,7 @@ impl<'c> Machine<'c> {
             by_top: std::collections::HashMap::default(),
             by_top_misses: [0; 256],
             ram_pending: Vec::new(),
-            raised_by: None,
+            access_case: None,
             deferred_exception: None,
             fresh_locals: (1, 0),
             overflow_next: false,
