@@ -70,7 +70,20 @@ pub fn derive(firmware: Option<&Path>, r: &Request) -> Result<Table> {
         "there are several; paths that raise an exception do not count); what".into(),
         "the microcode cannot time keeps the base model's entry.".into(),
     ];
-    let derived = from_source(r.source, r.defines, &access, &base, &base_abs, &header)?;
+    let mut derived = from_source(r.source, r.defines, &access, &base, &base_abs, &header)?;
+    // The parameters it was derived at (a target's wait states) are the
+    // table's own: its formulas in r and w are priced at them wherever it is
+    // loaded, not at the base's.
+    if !r.params.is_empty() {
+        derived
+            .toml
+            .push_str("\n# The parameters this table was derived at.\n[params]\n");
+        for p in r.params {
+            if let Some((name, value)) = p.split_once('=') {
+                derived.toml.push_str(&format!("{} = {}\n", name.trim(), value.trim()));
+            }
+        }
+    }
     Ok(Table { derived, base })
 }
 

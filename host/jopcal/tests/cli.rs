@@ -737,6 +737,24 @@ fn table_derives_cycles_from_microcode_and_writes_a_model() {
     assert!(csv.lines().any(|l| l == "iaload,9,9,microcode"), "{csv}");
     assert!(csv.lines().any(|l| l == "monitorexit,15,15,microcode"), "{csv}");
 
+    // Derived at other wait states, the table keeps them: loaded anywhere it
+    // prices its formulas at r=2, w=3 (iaload 6 + 3r = 12), not at the base's.
+    let slower = dir.path().join("derived-r2.toml");
+    let o = jopcal()
+        .current_dir(repo())
+        .arg("table")
+        .arg("--microcode")
+        .arg(&asm)
+        .args(["--param", "r=2", "--param", "w=3", "--out"])
+        .arg(&slower)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", text(&o).1);
+    let o = jopcal().arg("table").arg("--model").arg(&slower).output().unwrap();
+    let (csv, err) = text(&o);
+    assert!(o.status.success(), "{err}");
+    assert!(csv.lines().any(|l| l == "iaload,12,12,microcode"), "{csv}");
+
     // Bad microcode: one line naming file and line; the earlier model stays.
     let before = fs::read_to_string(&out).unwrap();
     let bad = dir.path().join("bad.asm");
