@@ -567,8 +567,31 @@ fn calibrate_stage(
     jopcal_workloads::micro::generate(&micro_src, &fw, &compiler, floating_point).map_err(|e| anyhow!(e))?;
     let (micro, micro_prof, micro_library) =
         measure_and_profile(s, &micro_src, a, &[], "calibrate: ", &dir.join("micro"), stamp)?;
-    interrupt::stage("calibrate: fit");
     library.extend(micro_library);
+    // The tree's own micro-benchmarks join jopcal's (in `jembench-all` they
+    // are the suite's own).
+    let tree_micro = match tree_micro_benchmarks(s, a)? {
+        Some((root, names)) => {
+            s.say(&format!(
+                "  validate the tree's {} micro-benchmarks (JemBench's, as jembench-all times them) join the calibration: {}",
+                names.len(),
+                names.join(", ")
+            ));
+            let (tm, tp, tl) = measure_and_profile(
+                s.with_firmware(&root),
+                &root,
+                a,
+                &names,
+                "calibrate: tree ",
+                &dir.join("tree-micro"),
+                stamp,
+            )?;
+            library.extend(tl);
+            Some((tm, tp))
+        }
+        None => None,
+    };
+    interrupt::stage("calibrate: fit");
     library.sort();
     library.dedup();
     // What the fit may move: the memory's wait states and the method cache
@@ -615,11 +638,18 @@ fn calibrate_stage(
     };
     failures.extend(micro.failures.iter().cloned());
     failures.extend(micro_prof.failures.iter().cloned());
+    let mut measured = vec![m.csv.clone(), micro.csv.clone()];
+    let mut profiles = vec![dir.join("profiles"), dir.join("micro/profiles")];
+    if let Some((tm, tp)) = &tree_micro {
+        failures.extend(tm.failures.iter().chain(&tp.failures).cloned());
+        measured.push(tm.csv.clone());
+        profiles.push(tm.out.path.join("profiles"));
+    }
     let cal = run_calibration(
         s,
         &CalibrationRun {
-            measured: &[m.csv.clone(), micro.csv.clone()],
-            profiles: &[dir.join("profiles"), dir.join("micro/profiles")],
+            measured: &measured,
+            profiles: &profiles,
             model_path: &fit_model,
             groups: &fit_spec,
             cache: m.method_cache.as_deref().unwrap_or("fifo:1024:16"),
@@ -698,6 +728,39 @@ fn calibrate_stage(
         loo_errors,
         summary,
     })
+}
+
+/// The tree's micro-benchmarks that join jopcal's in the calibration of a
+/// tree suite other than `jembench-all`: JemBench's `micro` group as
+/// `jembench-all` times them (its suite's directory and their names).
+/// `None` for the built-in suite, for `jembench-all` itself, and for a tree
+/// whose JemBench has none that jopcal times.
+fn tree_micro_benchmarks(s: Session, a: &ValidateOptions) -> Result<Option<(PathBuf, Vec<String>)>> {
+    use jopcal_tree::tree::{JopTree, TreeSuite};
+    if a.suite == "builtin" || a.suite == TreeSuite::JemBenchAll.name() {
+        return Ok(None);
+    }
+    let home = locate::jop_home(s.jop_home)?;
+    let tree = JopTree::open(&home).map_err(|e| anyhow!(e))?;
+    let Ok(listed) = tree.select(TreeSuite::JemBenchAll, &[]) else {
+        return Ok(None);
+    };
+    let micro: Vec<String> = listed
+        .iter()
+        .filter(|w| w.listed.as_ref().is_some_and(|l| l.group() == "micro"))
+        .map(|w| w.name.clone())
+        .collect();
+    if micro.is_empty() {
+        return Ok(None);
+    }
+    let root = locate::suite_dir(s.firmware, s.jop_home, TreeSuite::JemBenchAll.name(), s.progress)?;
+    // Those the suite times (a class that is no JemBench benchmark is left out there).
+    let timed = jopcal_workloads::Suite::load(&root)?;
+    let names: Vec<String> = micro
+        .into_iter()
+        .filter(|n| timed.workloads.iter().any(|w| &w.name == n))
+        .collect();
+    Ok((!names.is_empty()).then_some((root, names)))
 }
 
 #[cfg(test)]

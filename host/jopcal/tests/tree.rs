@@ -23,6 +23,9 @@ fn classes_dir(err: &str) -> PathBuf {
     PathBuf::from(line.rsplit("class files ").next().unwrap().trim())
 }
 
+/// A JemBench micro-benchmark written for this test.
+const TWICE: &str = "package jembench.micro;\n\nimport jembench.SerialBenchmark;\n\npublic class Twice extends SerialBenchmark {\n    public int perform(int cnt) {\n        int sum = 0;\n        for (int i = 0; i < cnt; i++) {\n            sum += i + i;\n        }\n        return sum;\n    }\n}\n";
+
 /// A harness of the tree's form whose benchmark uses `java.util.Random`.
 const LOOP_RANDOM: &str = "package fixed;\npublic class LoopRandom {\n    public static void main(String[] args) {\n        java.util.Random r = new java.util.Random(5);\n        int t1 = (int) System.currentTimeMillis();\n        for (int i = 0; i < 50; i++) {\n            r.nextInt();\n        }\n        int t2 = (int) System.currentTimeMillis();\n    }\n}\n";
 
@@ -34,6 +37,15 @@ fn validate_runs_the_trees_jembench_suite_end_to_end() {
     let home = dir.path().join("jop");
     copy_tree(&tree(), &home);
     std::fs::write(home.join("java/target/src/bench/fixed/LoopRandom.java"), LOOP_RANDOM).unwrap();
+    // And a micro-benchmark of JemBench's own, which joins the calibration.
+    let jembench = home.join("java/target/src/bench/jembench");
+    std::fs::write(jembench.join("micro/Twice.java"), TWICE).unwrap();
+    let main = std::fs::read_to_string(jembench.join("Main.java")).unwrap();
+    let main = main.replace(
+        "execute(new jembench.micro.Plain());",
+        "execute(new jembench.micro.Plain());\n        execute(new jembench.micro.Twice());",
+    );
+    std::fs::write(jembench.join("Main.java"), main).unwrap();
     let out = dir.path().join("v");
     let o = jopcal()
         .arg("--jop-home")
@@ -44,6 +56,22 @@ fn validate_runs_the_trees_jembench_suite_end_to_end() {
         .unwrap();
     let err = stderr(&o);
     assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains(
+            "the tree's 1 micro-benchmarks (JemBench's, as jembench-all times them) join the calibration: Twice"
+        ),
+        "{err}"
+    );
+    let calibration: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("calibration.json")).unwrap()).unwrap();
+    assert!(
+        calibration["fit"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|r| r["benchmark"] == "Twice"),
+        "{calibration}"
+    );
     assert!(
         err.lines().last().unwrap().starts_with("jopcal: error: workload Random: the run printed no result line; last output: virtual board error: fixed.JopcalLoopRandom.main([Ljava/lang/String;)V bytecode index 0: class java/util/Random is not supported by the virtual board"),
         "{err}"
