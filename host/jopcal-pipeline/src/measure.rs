@@ -324,7 +324,8 @@ pub fn collect_tasks(
 }
 
 /// A task's logs, images and traces copied into the run's directory
-/// (its own `measurements.csv` and `target.json` are merged, not copied).
+/// (its own `measurements.csv` and `target.json` are merged, not copied;
+/// its `summary.json` is the run's to write).
 fn copy_task_files(task_out: &Path, dir: &Path) -> Result<()> {
     for e in walkdir::WalkDir::new(task_out).min_depth(1) {
         let e = e?;
@@ -333,7 +334,10 @@ fn copy_task_files(task_out: &Path, dir: &Path) -> Result<()> {
             .components()
             .next()
             .map(|c| c.as_os_str().to_string_lossy().into_owned());
-        if matches!(top.as_deref(), Some("measurements.csv" | "target.json" | "previous")) {
+        if matches!(
+            top.as_deref(),
+            Some("measurements.csv" | "target.json" | "summary.json" | "previous")
+        ) {
             continue;
         }
         let to = dir.join(rel);

@@ -392,11 +392,6 @@ impl Run {
                 .rows
                 .iter()
                 .map(|r| Bench {
-                    name: r.benchmark.clone(),
-                    iterations: r.iterations,
-                    measured: r.value,
-                    measured_cycles: r.cycles(),
-                    unit: r.unit.to_string(),
                     estimates: estimates
                         .iter()
                         .filter(|e| e.benchmark == r.benchmark)
@@ -408,18 +403,12 @@ impl Run {
                         })
                         .collect(),
                     loo_error_pct: self.loo_errors.iter().find(|(b, _)| *b == r.benchmark).map(|(_, e)| *e),
+                    ..Bench::measured(r)
                 })
                 .collect(),
             stages: self.stages,
             calibration: self.calibration,
-            failures: self
-                .failures
-                .iter()
-                .map(|(name, reason)| Failure {
-                    name: name.clone(),
-                    reason: reason.clone(),
-                })
-                .collect(),
+            failures: Failure::all(&self.failures),
             measurements: "measurements.csv".into(),
             tool_version: env!("CARGO_PKG_VERSION").to_string(),
             timestamp: clock::now_rfc3339(),

@@ -1,5 +1,6 @@
-//! `summary.json`: what one `jopcal validate` run did, stage by stage, and
-//! what it found per benchmark. One type writes it and reads it back.
+//! `summary.json`: what one `jopcal validate` (or `jopcal run`) did, stage
+//! by stage, and what it found per benchmark. One type writes it and reads
+//! it back.
 
 use crate::error::SummaryError;
 use serde::{Deserialize, Serialize};
@@ -103,7 +104,64 @@ pub struct Failure {
     pub reason: String,
 }
 
+impl Bench {
+    /// The measurement `m`, with no estimate yet.
+    pub fn measured(m: &jopcal_measure::measurements::Measurement) -> Bench {
+        Bench {
+            name: m.benchmark.clone(),
+            iterations: m.iterations,
+            measured: m.value,
+            measured_cycles: m.cycles(),
+            unit: m.unit.to_string(),
+            estimates: Vec::new(),
+            loo_error_pct: None,
+        }
+    }
+}
+
+impl Failure {
+    /// The failures `(workload, why)` of a run, in its order.
+    pub fn all(failures: &[(String, String)]) -> Vec<Failure> {
+        failures
+            .iter()
+            .map(|(name, reason)| Failure {
+                name: name.clone(),
+                reason: reason.clone(),
+            })
+            .collect()
+    }
+}
+
 impl Summary {
+    /// The summary of a run that only measures (`jopcal run`): each
+    /// benchmark's measurement, and every workload that failed (a board's
+    /// failed download included) with why; complete when none did.
+    pub fn measured(
+        target: &str,
+        suite: &str,
+        rows: &[jopcal_measure::measurements::Measurement],
+        failures: &[(String, String)],
+    ) -> Summary {
+        Summary {
+            target: target.to_string(),
+            suite: suite.to_string(),
+            complete: failures.is_empty(),
+            stages: ["build", "measure"]
+                .iter()
+                .map(|name| Stage {
+                    name: name.to_string(),
+                    status: "done".into(),
+                })
+                .collect(),
+            benchmarks: rows.iter().map(Bench::measured).collect(),
+            calibration: None,
+            failures: Failure::all(failures),
+            measurements: "measurements.csv".into(),
+            tool_version: env!("CARGO_PKG_VERSION").to_string(),
+            timestamp: jopcal_measure::clock::now_rfc3339(),
+        }
+    }
+
     /// The summary of a run stopped by a signal during `stage`, after the
     /// stages `done`: incomplete, with no benchmark (the directory holds
     /// what the stages done wrote).

@@ -188,6 +188,15 @@ fn a_failing_later_image_keeps_earlier_results_and_configure_runs_each_attempt()
     let rows = jopcal_measure::measurements::read(&out.join("measurements.csv")).unwrap();
     assert_eq!(rows.len(), 1);
     assert_eq!(rows[0].value, ca);
+    // The failed download is recorded as data, beside the image that ran.
+    let summary = jopcal_report::summary::Summary::read(&out.join("summary.json")).unwrap();
+    assert!(!summary.complete);
+    assert_eq!(summary.target, "board");
+    assert_eq!(summary.benchmarks.len(), 1);
+    assert_eq!(summary.benchmarks[0].measured, ca);
+    assert_eq!(summary.failures.len(), 1, "{summary:?}");
+    assert_eq!(summary.failures[0].name, "b");
+    assert!(summary.failures[0].reason.contains("Broken pipe"), "{summary:?}");
     // Once for image a, twice for b (first attempt and one retry).
     assert_eq!(std::fs::read_to_string(&marker).unwrap().lines().count(), 3);
 

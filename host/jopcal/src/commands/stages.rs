@@ -4,7 +4,7 @@
 
 use crate::cli::{CalibrateArgs, EstimateArgs, ExplainArgs, ProfileArgs, RunArgs, SweepArgs, ValidateArgs};
 use anyhow::{anyhow, bail, Result};
-use jopcal_measure::clock;
+use jopcal_measure::{atomic, clock};
 use jopcal_pipeline::calibrate::{run_calibration, CalibrationRun};
 use jopcal_pipeline::measure::{measure_on, Measure};
 use jopcal_pipeline::{locate, Session};
@@ -42,6 +42,9 @@ pub fn run(s: Session, a: RunArgs) -> Result<()> {
         tree_suite: a.suite != "builtin",
     };
     let m = measure_on(s, &root, &how, &out, &stamp)?;
+    // What ran and what failed (a board's failed download included), as data.
+    let summary = jopcal_report::summary::Summary::measured(a.target.kind().name(), &a.suite, &m.rows, &m.failures);
+    atomic::write_atomic(&m.out.path.join("summary.json"), summary.to_json().as_bytes())?;
     println!("{}", m.csv.display());
     fail_on_failures(&m.failures, &m.out.path)
 }
