@@ -18,7 +18,7 @@ use anyhow::{anyhow, bail, Context, Result};
 use jopcal_measure::{atomic, clock, interrupt, measurements};
 use jopcal_report::accuracy::reconcile;
 use jopcal_report::estimates::read_estimates;
-use jopcal_report::summary::{Bench, BenchEstimate, CalibrationSummary, Failure, Stage, Summary};
+use jopcal_report::summary::{Bench, BenchEstimate, CalibrationSummary, Stage, Summary};
 use jopcal_targets::{Measured, TargetKind};
 use jopcal_timing::cache::CacheMode;
 use jopcal_timing::estimate::Estimate;
@@ -384,14 +384,14 @@ impl Run {
 
     /// The run's `summary.json`: each benchmark's measurement beside every estimate of it.
     fn summary(self, a: &ValidateOptions, m: &Measured, estimates: &[Estimate]) -> Summary {
+        let measured = Summary::measured(a.target.name(), &a.suite, &m.rows, &self.failures);
         Summary {
-            target: a.target.name().to_string(),
-            suite: a.suite.clone(),
             complete: self.stages.iter().all(|s| s.status == "done") && self.failures.is_empty(),
             benchmarks: m
                 .rows
                 .iter()
-                .map(|r| Bench {
+                .zip(measured.benchmarks)
+                .map(|(r, b)| Bench {
                     estimates: estimates
                         .iter()
                         .filter(|e| e.benchmark == r.benchmark)
@@ -403,15 +403,12 @@ impl Run {
                         })
                         .collect(),
                     loo_error_pct: self.loo_errors.iter().find(|(b, _)| *b == r.benchmark).map(|(_, e)| *e),
-                    ..Bench::measured(r)
+                    ..b
                 })
                 .collect(),
             stages: self.stages,
             calibration: self.calibration,
-            failures: Failure::all(&self.failures),
-            measurements: "measurements.csv".into(),
-            tool_version: env!("CARGO_PKG_VERSION").to_string(),
-            timestamp: clock::now_rfc3339(),
+            ..measured
         }
     }
 }

@@ -106,7 +106,7 @@ pub struct Failure {
 
 impl Bench {
     /// The measurement `m`, with no estimate yet.
-    pub fn measured(m: &jopcal_measure::measurements::Measurement) -> Bench {
+    fn measured(m: &jopcal_measure::measurements::Measurement) -> Bench {
         Bench {
             name: m.benchmark.clone(),
             iterations: m.iterations,
@@ -121,7 +121,7 @@ impl Bench {
 
 impl Failure {
     /// The failures `(workload, why)` of a run, in its order.
-    pub fn all(failures: &[(String, String)]) -> Vec<Failure> {
+    fn all(failures: &[(String, String)]) -> Vec<Failure> {
         failures
             .iter()
             .map(|(name, reason)| Failure {
@@ -133,9 +133,10 @@ impl Failure {
 }
 
 impl Summary {
-    /// The summary of a run that only measures (`jopcal run`): each
-    /// benchmark's measurement, and every workload that failed (a board's
-    /// failed download included) with why; complete when none did.
+    /// The summary of a run that only measures (`jopcal run`), and the
+    /// part of `validate`'s its later stages add to: each benchmark's
+    /// measurement, and every workload that failed (a board's failed
+    /// download included) with why; complete when none did.
     pub fn measured(
         target: &str,
         suite: &str,

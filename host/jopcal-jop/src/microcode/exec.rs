@@ -197,16 +197,14 @@ impl Exec {
 
     /// [`Exec::cycles`], with the path's key (see [`super::PathKey`]).
     pub fn run(&self, entry: EntryId, stack: &[i32], vars: &[(VarId, i32)]) -> Option<(u32, super::PathKey)> {
-        let known: SmallVec<[Option<i32>; 8]> = stack.iter().map(|v| Some(*v)).collect();
-        self.follow(entry, &known, vars, false, None)
+        self.follow_given(entry, stack, vars, None)
     }
 
     /// The cycles of the bytecode at `entry` with `stack` on top when its
     /// field access is to a hardware object: the first access that has
     /// cycles for that case takes them. `None` where no access has.
     pub fn run_on_hardware_object(&self, entry: EntryId, stack: &[i32], vars: &[(VarId, i32)]) -> Option<u32> {
-        let known: SmallVec<[Option<i32>; 8]> = stack.iter().map(|v| Some(*v)).collect();
-        self.follow(entry, &known, vars, false, Some(AccessCase::HardwareObject))
+        self.follow_given(entry, stack, vars, Some(AccessCase::HardwareObject))
             .map(|(c, _)| c)
     }
 
@@ -216,9 +214,20 @@ impl Exec {
     /// writes the exception register itself (the long bytecodes' null and
     /// bounds checks) is followed. `None` where that is not known.
     pub fn run_raising(&self, entry: EntryId, stack: &[i32], vars: &[(VarId, i32)], why: Raise) -> Option<u32> {
-        let known: SmallVec<[Option<i32>; 8]> = stack.iter().map(|v| Some(*v)).collect();
-        self.follow(entry, &known, vars, false, Some(AccessCase::Raises(why)))
+        self.follow_given(entry, stack, vars, Some(AccessCase::Raises(why)))
             .map(|(c, _)| c)
+    }
+
+    /// [`Exec::follow`] with every word of `stack` known, in `case`.
+    fn follow_given(
+        &self,
+        entry: EntryId,
+        stack: &[i32],
+        vars: &[(VarId, i32)],
+        case: Option<AccessCase>,
+    ) -> Option<(u32, super::PathKey)> {
+        let known: SmallVec<[Option<i32>; 8]> = stack.iter().map(|v| Some(*v)).collect();
+        self.follow(entry, &known, vars, false, case)
     }
 
     /// [`Exec::run`] with only some of the stack's words known (`None`: not

@@ -351,7 +351,7 @@ pub fn describe(home: &Path, top: &str, overrides: &[(String, i64)]) -> Result<T
             Some((stem, hi as u32 + 1))
         })
         .ok_or_else(|| err(&qsf, "no memory controller (an sc_mem_if with a ram_addr port)".into()))?;
-    processor_on_its_memory(&sources)?;
+    memory_path(&sources, &top_text).map_err(|why| err(&top_source.path, why))?;
     let stack_address_bits = consts.get("ram_width").copied().ok_or_else(|| {
         err(
             &qsf,

@@ -251,16 +251,18 @@ pub fn build_tree(b: &TreeBuild, progress: &mut dyn FnMut(&str)) -> Result<TreeB
     }
     let home = &b.jop_home;
     progress(&format!("reading quartus/{}/jop.qsf", b.top));
-    // A generic the top does not have is named before anything is built.
-    if !b.generics.is_empty() {
-        describe::describe(home, &b.top, &b.generics)?;
-    }
     let sources = project_files(home, &b.top)?
         .iter()
         .map(|f| Source::read(f))
         .collect::<Result<Vec<_>, _>>()?;
-    // So is logic between the processor and its memory that the bench leaves out.
-    describe::processor_on_its_memory(&sources)?;
+    // Logic between the processor and its memory that the bench leaves out,
+    // and a generic the top does not have (`describe` checks both), are
+    // named before anything is built.
+    if b.generics.is_empty() {
+        describe::processor_on_its_memory(&sources)?;
+    } else {
+        describe::describe(home, &b.top, &b.generics)?;
+    }
     let jar = home.join("java/tools/dist/lib/jop-tools.jar");
     if !jar.is_file() {
         return Err(tree(

@@ -261,6 +261,11 @@ fn block(r: &mut Rng, k: usize, kind: usize) -> String {
     format!("    static int b{k}(int acc) {{\n        {body}\n    }}\n")
 }
 
+/// The parameter of a case on the tree's system device, a hardware object,
+/// and the argument that gets it.
+const SYS_DEVICE: &str = "com.jopdesign.io.SysDevice s";
+const THE_SYS_DEVICE: &str = "com.jopdesign.io.IOFactory.getFactory().getSysDevice()";
+
 /// Programs that each meet one case of the processor's memory interface in
 /// one bytecode: an exception of its own (a null reference, an array index
 /// below 0 or past the end), caught where it is raised, or a field of a
@@ -315,16 +320,16 @@ pub fn memory_interface_cases() -> Vec<(String, &'static str, String)> {
         (
             "HwGetfield",
             "getfield",
-            "com.jopdesign.io.SysDevice s",
+            SYS_DEVICE,
             "return s.nrCpu + s.cpuId;",
-            "com.jopdesign.io.IOFactory.getFactory().getSysDevice()",
+            THE_SYS_DEVICE,
         ),
         (
             "HwPutfield",
             "putfield",
-            "com.jopdesign.io.SysDevice s",
+            SYS_DEVICE,
             "s.wd = 1; s.wd = 0; return 0;",
-            "com.jopdesign.io.IOFactory.getFactory().getSysDevice()",
+            THE_SYS_DEVICE,
         ),
     ];
     cases

@@ -63,11 +63,12 @@ impl<'c> Machine<'c> {
             AccessCase::HardwareObject => exec.run_on_hardware_object(entry, &top, vars.as_slice()),
         };
         if let Some(c) = cycles {
-            if case == AccessCase::Raises(Raise::IndexHigh) && c > self.table.fixed[op as usize] {
-                // A load past the end whose memory interface holds the
-                // processor until it raises (slower memory: ram_cnt 3 and
-                // up, measured at 3) is not gone on from: the exception is
-                // taken at the next bytecode, not after it.
+            if case == AccessCase::Raises(Raise::IndexHigh) {
+                // A load past the end that takes raised cycles is one whose
+                // memory interface holds the processor until it raises
+                // (`raises_high_index_from_r`: slower memory, measured at
+                // ram_cnt 3 and 5): it is not gone on from, and the
+                // exception is taken at the next bytecode, not after it.
                 if let Some(reason) = self.deferred_exception.take() {
                     self.raise(reason);
                 }
