@@ -23,5 +23,10 @@ pub mod vm;
 pub use board::{run_bundle, run_jop_image, EmuProgram, RunReport};
 pub use bundle::Bundle;
 pub use config::BoardConfig;
+/// Cycles of one character's frame on the UART of a processor whose 16x
+/// clock ticks every `tick` cycles (`BoardConfig`'s `uart_tick`).
+pub fn uart_frame_cycles(tick: u64) -> u64 {
+    image::machine::uart::frame_cycles(tick)
+}
 pub use error::{BundleError, ConfigError, EmuError};
 pub use vm::{library, Exit, Vm};

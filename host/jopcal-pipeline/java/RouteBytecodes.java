@@ -6,8 +6,10 @@ import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.nio.file.StandardCopyOption;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.objectweb.asm.ClassReader;
@@ -25,7 +27,14 @@ import org.objectweb.asm.Opcodes;
  * the routine of a bytecode (com/jopdesign/sys/JVM.f_NAME) that bytecode
  * stays the host's: routed, it would call its own routine again.
  *
- * Usage: RouteBytecodes BRIDGE OPCODE=NAME:DESCRIPTOR,... DIR...
+ * With --methods FILE PREFIX, each static call of a method FILE lists (a
+ * line "OWNER NAME DESCRIPTOR": the JOP tree's version of a JDK method,
+ * merged into the JDK's class under PREFIX + NAME by MergeStatics) calls the
+ * tree's version instead: the host JVM runs the JDK's own Math.sin as an
+ * intrinsic, never its bytecodes. In the owner class itself only the
+ * tree's methods are rewritten; the JDK's keep calling the JDK's.
+ *
+ * Usage: RouteBytecodes BRIDGE OPCODE=NAME:DESCRIPTOR,... [--methods FILE PREFIX] DIR...
  * Prints one line: the sites routed and the classes changed.
  */
 public final class RouteBytecodes {
@@ -34,7 +43,7 @@ public final class RouteBytecodes {
 
     public static void main(String[] args) throws IOException {
         if (args.length < 3) {
-            System.err.println("usage: RouteBytecodes BRIDGE OPCODE=NAME:DESCRIPTOR,... DIR...");
+            System.err.println("usage: RouteBytecodes BRIDGE OPCODE=NAME:DESCRIPTOR,... [--methods FILE PREFIX] DIR...");
             System.exit(2);
         }
         final String bridge = args[0];
@@ -46,9 +55,22 @@ public final class RouteBytecodes {
             routes.put(Integer.parseInt(r.substring(0, eq)),
                     new String[] {r.substring(eq + 1, colon), r.substring(colon + 1)});
         }
+        final Set<String> methods = new HashSet<>();
+        String prefixArg = "";
+        int first = 2;
+        if (args.length > 4 && args[2].equals("--methods")) {
+            for (String line : Files.readAllLines(Paths.get(args[3]))) {
+                if (!line.trim().isEmpty()) {
+                    methods.add(line.trim());
+                }
+            }
+            prefixArg = args[4];
+            first = 5;
+        }
+        final String prefix = prefixArg;
         long sites = 0;
         int classes = 0;
-        for (int i = 2; i < args.length; i++) {
+        for (int i = first; i < args.length; i++) {
             List<Path> files;
             try (Stream<Path> walk = Files.walk(Paths.get(args[i]))) {
                 files = walk.filter(p -> p.toString().endsWith(".class")).collect(Collectors.toList());
@@ -61,12 +83,24 @@ public final class RouteBytecodes {
                 }
                 ClassWriter writer = new ClassWriter(reader, 0);
                 final long[] count = {0};
-                final boolean inRuntime = reader.getClassName().equals(runtime);
+                final String self = reader.getClassName();
+                final boolean inRuntime = self.equals(runtime);
                 reader.accept(new ClassVisitor(Opcodes.ASM9, writer) {
                     @Override
                     public MethodVisitor visitMethod(int access, String name, String desc, String sig, String[] ex) {
                         final String method = name;
+                        final boolean treeMethod = !prefix.isEmpty() && name.startsWith(prefix);
                         return new MethodVisitor(Opcodes.ASM9, super.visitMethod(access, name, desc, sig, ex)) {
+                            @Override
+                            public void visitMethodInsn(int opcode, String owner, String callee, String calleeDesc, boolean itf) {
+                                if (opcode == Opcodes.INVOKESTATIC && methods.contains(owner + " " + callee + " " + calleeDesc)
+                                        && (!owner.equals(self) || treeMethod)) {
+                                    count[0]++;
+                                    callee = prefix + callee;
+                                }
+                                super.visitMethodInsn(opcode, owner, callee, calleeDesc, itf);
+                            }
+
                             @Override
                             public void visitInsn(int opcode) {
                                 String[] to = routes.get(opcode);

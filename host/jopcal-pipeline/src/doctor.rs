@@ -184,9 +184,14 @@ fn routines_finding(s: Session, home: &Path, root: &Path) -> Finding {
     let routed = crate::measure::prepare_host(s, root, &[])
         .and_then(|setup| crate::profile::tree_host_run(s, root, &setup, true).map(|run| (setup, run)));
     match routed {
-        Ok((setup, run)) if run.classpath.first() != Some(&setup.built.classes) => {
-            Finding::Ok("idiv, lmul and the software float run as the tree's own routines on their operands".into())
-        }
+        Ok((setup, run)) if run.classpath.first() != Some(&setup.built.classes) => Finding::Ok(format!(
+            "idiv, lmul and the software float run as the tree's own routines on their operands{}; printing goes through jopcal's serial line (docs/jop-tree.md section 18)",
+            if run.tree_library.is_empty() {
+                String::new()
+            } else {
+                format!(", and the tree's {} in place of the JDK's", run.tree_library.join(", "))
+            }
+        )),
         Ok(_) => problem(
             "the bytecodes JOP runs as Java routines are priced by constants (the note above says why)",
             "install Debian's libasm-java (scripts/setup does) or set JOPCAL_ASM_JAR",

@@ -4,11 +4,14 @@
 //! never does. `host_library` in `jopcal.toml` names such classes; they are
 //! compiled from the tree's sources for the host JVM and the profiled JVM
 //! runs them in place of its own (`--patch-module java.base=...`), so the
-//! host profile counts the bytecodes of the library JOP runs.
+//! host profile counts the bytecodes of the library JOP runs. A JDK class of
+//! static methods (`java.lang.Math`) keeps the JDK's methods beside the
+//! tree's, which the program's calls reach through the bytecode router.
 
 use crate::locate;
 use anyhow::{anyhow, bail, Context, Result};
 use jopcal_measure::atomic;
+use jopcal_profile::routed::TREE_METHOD_PREFIX;
 use sha2::{Digest, Sha256};
 use std::path::{Path, PathBuf};
 
@@ -30,22 +33,78 @@ pub fn patch(dirs: &[&Path]) -> Result<Vec<String>> {
     ])
 }
 
+/// The classes of [`jopcal_tree::config::DEFAULT_HOST_LIBRARY`] the tree at
+/// `home` has a source of.
+pub fn default_classes(home: &Path) -> Vec<String> {
+    jopcal_tree::config::DEFAULT_HOST_LIBRARY
+        .iter()
+        .filter(|c| {
+            let rel = format!("{}.java", c.replace('.', "/"));
+            JDK_ROOTS.iter().any(|r| home.join(r).join(&rel).is_file())
+        })
+        .map(|c| c.to_string())
+        .collect()
+}
+
+/// The options that run the profiled JVM with the library in `dir` (from
+/// [`library_dir`]) in `java.base`: where the library brought the tree's
+/// runtime package along (its `Math` calls `Cordic`), the suite's classes
+/// reach that package in `java.base`, not their own copy.
+pub fn jvm_args(dir: &Path) -> Result<Vec<String>> {
+    let mut args = patch(&[dir])?;
+    if dir.join(RUNTIME_PACKAGE).is_dir() {
+        args.extend([
+            "--add-exports".to_string(),
+            "java.base/com.jopdesign.sys=ALL-UNNAMED".to_string(),
+        ]);
+    }
+    Ok(args)
+}
+
+/// The runtime package's path, in the tree's sources and in a class directory.
+const RUNTIME_PACKAGE: &str = "com/jopdesign/sys";
+/// jopcal's merger of a class of static methods (its own Java, compiled here against ASM).
+const MERGER_SOURCE: &str = include_str!("../java/MergeStatics.java");
+/// In a library directory: the tree's methods merged into a JDK class,
+/// one "OWNER NAME DESCRIPTOR" a line (what `RouteBytecodes --methods` reads).
+pub const MERGED_LIST: &str = "merged.txt";
+
+/// How the tree's JDK classes are compiled for the host.
+pub struct How<'a> {
+    /// The suite's host stand-ins of JOP's runtime package: its Native, and
+    /// a Const where the tree has none.
+    pub stubs: &'a Path,
+    /// The tree's compiler (`host_javac`), so that the host runs the
+    /// bytecodes JOP links; `None`: the host JDK's javac, which compiles a
+    /// `java.base` class only as part of that module.
+    pub compiler: Option<&'a jopcal_workloads::build::Compiler>,
+    pub encoding: jopcal_workloads::SourceEncoding,
+}
+
 /// The directory of the tree's versions of `classes` (dotted names of
 /// `java.base` classes) compiled for the host JVM to run in place of its
-/// own (`--patch-module`, [`patch`]), compiled here with the host JDK
-/// (cached by a hash of the sources and the compiler); `None` without
-/// classes.
-pub fn library_dir(
-    home: &Path,
-    classes: &[String],
-    encoding: jopcal_workloads::SourceEncoding,
-    say: &dyn Fn(&str),
-) -> Result<Option<PathBuf>> {
+/// own ([`jvm_args`]), compiled here as `how` says and cached by a hash of
+/// the sources, the compiler and the stand-ins; `None` without classes.
+///
+/// Each class is compiled alone as part of `java.base` (the rest of the
+/// module is the host JDK's), with what it uses of the tree's runtime
+/// package (`java.lang.Math` calls `Cordic` and the software float). A
+/// class the JDK keeps instance state in (`java.util.Random`) replaces the
+/// JDK's whole; into a JDK class of static methods (`java.lang.Math`,
+/// which the JDK's own code calls for methods the tree's lacks) the tree's
+/// methods are merged under [`TREE_METHOD_PREFIX`], listed in
+/// [`MERGED_LIST`] for the bytecode router to point the program's calls at.
+pub fn library_dir(home: &Path, classes: &[String], how: &How, say: &dyn Fn(&str)) -> Result<Option<PathBuf>> {
+    let How {
+        stubs,
+        compiler,
+        encoding,
+    } = *how;
     if classes.is_empty() {
         return Ok(None);
     }
     let jdk = jopcal_workloads::Jdk::detect()?;
-    let mut sources: Vec<(String, PathBuf, PathBuf)> = Vec::new();
+    let mut sources: Vec<(String, String, PathBuf)> = Vec::new();
     for class in classes {
         if !class.starts_with("java.") || class.contains('/') || class.ends_with('.') {
             bail!("host_library {class}: name a class of the host JDK's java.base by its dotted name (e.g. java.util.Random)");
@@ -58,11 +117,31 @@ pub fn library_dir(
             );
         };
         let file = root.join(&rel);
-        sources.push((class.clone(), root, file));
+        sources.push((class.clone(), rel, file));
     }
+    let Some(asm) = crate::host_routines::asm_jar() else {
+        bail!(
+            "host_library {}: jopcal compiles the tree's JDK classes with ASM (JOPCAL_ASM_JAR, else {}: scripts/setup installs Debian's libasm-java)",
+            classes.join(" "),
+            crate::host_routines::DEBIAN_ASM
+        );
+    };
+    let runtime = home.join(crate::host_routines::RUNTIME_DIR);
     let mut h = Sha256::new();
     h.update(jdk.version.as_bytes());
     h.update(encoding.javac_name().as_bytes());
+    if let Some(c) = compiler {
+        h.update(c.identity.as_bytes());
+        h.update(c.argv.join(" ").as_bytes());
+    }
+    h.update(TREE_METHOD_PREFIX.as_bytes());
+    h.update(MERGER_SOURCE.as_bytes());
+    if stubs.is_dir() {
+        h.update(locate::content_hash(stubs)?.as_bytes());
+    }
+    if runtime.is_dir() {
+        h.update(locate::content_hash(&runtime)?.as_bytes());
+    }
     for (class, _, file) in &sources {
         let bytes = std::fs::read(file).with_context(|| format!("reading {}", file.display()))?;
         h.update(class.as_bytes());
@@ -74,29 +153,10 @@ pub fn library_dir(
     if !dir.join(".complete").is_file() {
         let tmp = dir.with_extension(format!("tmp{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&tmp);
-        std::fs::create_dir_all(&tmp)?;
-        // Each class compiles as part of java.base with its own root as the
-        // module's source: the rest of the module comes from the host JDK.
-        for (class, root, file) in &sources {
-            let o = std::process::Command::new(&jdk.javac)
-                .args(["-nowarn", "-encoding", encoding.javac_name(), "--patch-module"])
-                .arg(format!("java.base={}", root.display()))
-                .arg("-d")
-                .arg(&tmp)
-                .arg("-implicit:none")
-                .arg(file)
-                .output()
-                .with_context(|| format!("running {}", jdk.javac.display()))?;
-            if !o.status.success() {
-                let text = String::from_utf8_lossy(&o.stderr);
-                let first = text
-                    .lines()
-                    .find(|l| l.contains("error:"))
-                    .unwrap_or("javac failed")
-                    .trim();
-                let _ = std::fs::remove_dir_all(&tmp);
-                bail!("host_library {class}: the tree's source does not compile for the host JDK: {first}");
-            }
+        let built = build(&tmp, &jdk, &asm, &sources, &runtime, how);
+        if let Err(e) = built {
+            let _ = std::fs::remove_dir_all(&tmp);
+            return Err(e);
         }
         atomic::write_atomic(&tmp.join(".complete"), b"")?;
         if std::fs::rename(&tmp, &dir).is_err() && !dir.join(".complete").is_file() {
@@ -104,10 +164,147 @@ pub fn library_dir(
         }
         let _ = std::fs::remove_dir_all(&tmp);
     }
+    let merged = std::fs::read_to_string(dir.join(MERGED_LIST)).unwrap_or_default();
+    let described: Vec<String> = classes
+        .iter()
+        .map(|c| {
+            let owner = format!("{} ", c.replace('.', "/"));
+            match merged.lines().filter(|l| l.starts_with(&owner)).count() {
+                0 => c.clone(),
+                n => format!("{c} (its {n} methods beside the JDK's, where the program calls them)"),
+            }
+        })
+        .collect();
     say(&format!(
         "  profile host library: the tree's {} on the host JVM instead of its own ({})",
-        classes.join(", "),
+        described.join(", "),
         dir.display()
     ));
     Ok(Some(dir))
+}
+
+/// Compiles `sources` (class, path in the source root, file) into `tmp`
+/// and merges the classes of static methods ([`library_dir`]).
+fn build(
+    tmp: &Path,
+    jdk: &jopcal_workloads::Jdk,
+    asm: &Path,
+    sources: &[(String, String, PathBuf)],
+    runtime: &Path,
+    how: &How,
+) -> Result<()> {
+    let How {
+        stubs,
+        compiler,
+        encoding,
+    } = *how;
+    let src = tmp.join("src");
+    let tool = tmp.join("tool");
+    for d in [tmp, &src, &tool] {
+        std::fs::create_dir_all(d)?;
+    }
+    // The module's sources are the classes alone (the tree's other JDK
+    // classes must not take the place of the host's while they compile)
+    // and the runtime package.
+    let mut files = Vec::new();
+    for (_, rel, file) in sources {
+        let to = src.join(rel);
+        std::fs::create_dir_all(to.parent().expect("a package"))?;
+        std::fs::copy(file, &to).with_context(|| format!("copying {}", file.display()))?;
+        files.push(to);
+    }
+    if runtime.is_dir() {
+        let package = src.join(RUNTIME_PACKAGE);
+        std::fs::create_dir_all(&package)?;
+        use crate::host_routines::{copy_sources, NOT_FROM_THE_TREE};
+        copy_sources(runtime, &package, |name| !NOT_FROM_THE_TREE.contains(&name))?;
+        // The suite's Native always; its other stand-ins where the tree has no such class.
+        let tree_has = |name: &str| runtime.join(name).is_file();
+        copy_sources(stubs, &package, |name| name == "Native.java" || !tree_has(name))?;
+    }
+    let mut command = match compiler {
+        Some(c) => {
+            let mut command = std::process::Command::new(&c.argv[0]);
+            command.args(&c.argv[1..]).arg("-sourcepath").arg(&src);
+            command
+        }
+        None => {
+            let mut command = std::process::Command::new(&jdk.javac);
+            command
+                .args(["-nowarn", "-encoding", encoding.javac_name(), "--patch-module"])
+                .arg(format!("java.base={}", src.display()));
+            command
+        }
+    };
+    let program = command.get_program().to_string_lossy().into_owned();
+    let o = command
+        .arg("-d")
+        .arg(tmp)
+        .args(&files)
+        .output()
+        .with_context(|| format!("running {program}"))?;
+    if !o.status.success() {
+        let text = String::from_utf8_lossy(&o.stderr) + String::from_utf8_lossy(&o.stdout);
+        let first = text
+            .lines()
+            .find(|l| l.contains("error:") || l.contains("ERROR"))
+            .unwrap_or("the compiler failed")
+            .trim();
+        let class = sources
+            .iter()
+            .find(|(_, rel, _)| first.contains(rel.as_str()))
+            .map_or_else(
+                || sources.iter().map(|s| s.0.as_str()).collect::<Vec<_>>().join(" "),
+                |s| s.0.clone(),
+            );
+        bail!("host_library {class}: the tree's source does not compile for the host JDK: {first}");
+    }
+    let _ = std::fs::remove_dir_all(&src);
+    let o = std::process::Command::new(&jdk.javac)
+        .args(["-nowarn", "-cp"])
+        .arg(asm)
+        .arg("-d")
+        .arg(&tool)
+        .arg(write_merger(&tool)?)
+        .output()
+        .with_context(|| format!("running {}", jdk.javac.display()))?;
+    if !o.status.success() {
+        bail!(
+            "compiling jopcal's MergeStatics against {}: {}",
+            asm.display(),
+            String::from_utf8_lossy(&o.stderr)
+                .lines()
+                .next()
+                .unwrap_or("javac failed")
+        );
+    }
+    let compiled: Vec<PathBuf> = sources
+        .iter()
+        .map(|(_, rel, _)| tmp.join(rel.replace(".java", ".class")))
+        .collect();
+    let o = std::process::Command::new(&jdk.java)
+        .arg("-cp")
+        .arg(std::env::join_paths([asm, &tool])?)
+        .arg("jopcal.tools.MergeStatics")
+        .arg(TREE_METHOD_PREFIX)
+        .args(&compiled)
+        .output()
+        .with_context(|| format!("running {}", jdk.java.display()))?;
+    if !o.status.success() {
+        let text = String::from_utf8_lossy(&o.stderr);
+        bail!(
+            "host_library {}",
+            text.lines().find(|l| !l.trim().is_empty()).unwrap_or("merging failed")
+        );
+    }
+    let _ = std::fs::remove_dir_all(&tool);
+    atomic::write_atomic(&tmp.join(MERGED_LIST), &o.stdout)?;
+    Ok(())
+}
+
+/// Writes the merger's source into `dir`; its path.
+fn write_merger(dir: &Path) -> Result<PathBuf> {
+    let p = dir.join("MergeStatics.java");
+    std::fs::write(&p, MERGER_SOURCE)?;
+    Ok(p)
 }

@@ -38,7 +38,9 @@ pub const RUNTIME_DIR: &str = "java/target/src/common/com/jopdesign/sys";
 /// runtime class and JVMHelp stand in for the first two, and the suite's
 /// host stand-in for Native (the tree's declares JOP's native methods and
 /// needs the whole runtime).
-const NOT_FROM_THE_TREE: [&str; 3] = ["JVM.java", "JVMHelp.java", "Native.java"];
+pub(crate) const NOT_FROM_THE_TREE: [&str; 3] = ["JVM.java", "JVMHelp.java", "Native.java"];
+/// Where a suite keeps its host stand-ins of the runtime package.
+pub(crate) const STAND_INS: &str = "host-stubs/com/jopdesign/sys";
 /// Where a suite keeps its host stand-in of Native.
 const NATIVE_STAND_IN: &str = "host-stubs/com/jopdesign/sys/Native.java";
 /// Compiled for the routines and dropped: the suite's class of each is the
@@ -47,18 +49,29 @@ const NATIVE_STAND_IN: &str = "host-stubs/com/jopdesign/sys/Native.java";
 const DROPPED: [&str; 2] = ["Const.class", "Native.class"];
 /// jopcal's rewriter (its own Java, compiled here against ASM).
 const ROUTER_SOURCE: &str = include_str!("../java/RouteBytecodes.java");
+/// jopcal's host stand-in for JOP's serial line and the launcher that puts
+/// it under `System.out` (compiled with the routines, in the bridge's package).
+const SERIAL_LINE_SOURCE: &str = include_str!("../java/SerialLine.java");
+const SERIAL_MAIN_SOURCE: &str = include_str!("../java/SerialMain.java");
+/// The launcher's class, dotted: a routed host run starts it with the
+/// program's main class as its first argument.
+pub const SERIAL_MAIN: &str = "jopcal.host.SerialMain";
 /// Where Debian's `libasm-java` puts ASM.
-const DEBIAN_ASM: &str = "/usr/share/java/asm.jar";
+pub(crate) const DEBIAN_ASM: &str = "/usr/share/java/asm.jar";
 /// The bridge's package, dotted.
 const BRIDGE_PACKAGE: &str = "jopcal.host";
 
 /// The class path and JVM options that run the suite's classes with their
-/// routed bytecodes.
+/// routed bytecodes, through [`SERIAL_MAIN`].
 #[derive(Debug, Clone)]
 pub struct Routed {
     pub classpath: Vec<PathBuf>,
     pub jvm_args: Vec<String>,
 }
+
+/// JVM options of every routed run: a line ends as JOP's `println` ends it,
+/// with a carriage return and a line feed (two characters on the serial line).
+const LINE_SEPARATOR: &str = "-Dline.separator=\r\n";
 
 /// The suite whose host classes are routed.
 pub struct Suite<'a> {
@@ -179,12 +192,14 @@ fn generated_sources(routines: &[Routine]) -> Vec<(String, String)> {
         ("com/jopdesign/sys/JVM.java".into(), runtime_source(routines)),
         ("com/jopdesign/sys/JVMHelp.java".into(), JVMHELP_SOURCE.into()),
         (format!("{BRIDGE_CLASS}.java"), bridge_source(routines)),
+        ("jopcal/host/SerialLine.java".into(), SERIAL_LINE_SOURCE.into()),
+        ("jopcal/host/SerialMain.java".into(), SERIAL_MAIN_SOURCE.into()),
         ("jopcal/tools/RouteBytecodes.java".into(), ROUTER_SOURCE.into()),
     ]
 }
 
 /// ASM's jar: `JOPCAL_ASM_JAR`, else Debian's.
-fn asm_jar() -> Option<PathBuf> {
+pub(crate) fn asm_jar() -> Option<PathBuf> {
     let jar = std::env::var_os("JOPCAL_ASM_JAR")
         .filter(|v| !v.is_empty())
         .map_or_else(|| PathBuf::from(DEBIAN_ASM), PathBuf::from);
@@ -246,13 +261,17 @@ pub fn route(home: &Path, suite: &Suite, say: &dyn Fn(&str)) -> Result<Option<Ro
     let routed = match library {
         None => Routed {
             classpath: vec![dir.join("classes"), dir.join("routines")],
-            jvm_args: Vec::new(),
+            jvm_args: vec![LINE_SEPARATOR.to_string()],
         },
         Some(_) => {
-            let mut jvm_args = crate::host_library::patch(&[&dir.join("library"), &dir.join("routines")])?;
+            // The routines first: their runtime package (compiled as the
+            // tree's build compiles it, with the suite's stand-ins) is the
+            // one that runs; the library adds what only it uses (`Cordic`).
+            let mut jvm_args = crate::host_library::patch(&[&dir.join("routines"), &dir.join("library")])?;
             for package in ["com.jopdesign.sys", BRIDGE_PACKAGE] {
                 jvm_args.extend(["--add-exports".to_string(), format!("java.base/{package}=ALL-UNNAMED")]);
             }
+            jvm_args.push(LINE_SEPARATOR.to_string());
             Routed {
                 classpath: vec![dir.join("classes")],
                 jvm_args,
@@ -356,13 +375,7 @@ fn build(
     let tree_src = tmp.join("tree");
     let package = tree_src.join("com/jopdesign/sys");
     std::fs::create_dir_all(&package)?;
-    for e in std::fs::read_dir(runtime).with_context(|| format!("reading {}", runtime.display()))? {
-        let p = e?.path();
-        let name = p.file_name().and_then(|n| n.to_str()).unwrap_or_default().to_string();
-        if name.ends_with(".java") && !NOT_FROM_THE_TREE.contains(&name.as_str()) {
-            std::fs::copy(&p, package.join(&name)).with_context(|| format!("copying {}", p.display()))?;
-        }
-    }
+    copy_sources(runtime, &package, |name| !NOT_FROM_THE_TREE.contains(&name))?;
     std::fs::copy(native, package.join("Native.java")).with_context(|| format!("copying {}", native.display()))?;
     let mut argv = compiler.argv.clone();
     argv.extend(["-sourcepath".into(), tree_src.to_string_lossy().into_owned()]);
@@ -397,12 +410,24 @@ fn build(
         .map(|(op, name, desc)| format!("{op}={name}:{desc}"))
         .collect();
     let cp = std::env::join_paths([asm, &tool])?;
+    // The program's calls of the JDK methods the library merged the tree's
+    // versions of go to those versions.
+    let merged = library.map(|l| l.join(crate::host_library::MERGED_LIST));
+    let methods: Vec<std::ffi::OsString> = match merged.filter(|m| std::fs::metadata(m).is_ok_and(|m| m.len() > 0)) {
+        Some(list) => vec![
+            "--methods".into(),
+            list.into_os_string(),
+            jopcal_profile::routed::TREE_METHOD_PREFIX.into(),
+        ],
+        None => Vec::new(),
+    };
     let o = std::process::Command::new(&jdk.java)
         .arg("-cp")
         .arg(cp)
         .arg("jopcal.tools.RouteBytecodes")
         .arg(BRIDGE_CLASS)
         .arg(routes.join(","))
+        .args(&methods)
         .args(&routed)
         .output()
         .with_context(|| format!("running {}", jdk.java.display()))?;
@@ -436,6 +461,18 @@ fn compile(argv: &[String], out: &Path, files: impl IntoIterator<Item = PathBuf>
             "javac: {first}{}",
             symbol.map(|s| format!(" ({})", s.trim())).unwrap_or_default()
         );
+    }
+    Ok(())
+}
+
+/// Copies the Java sources in `from` whose file name `keep` accepts into `to`.
+pub(crate) fn copy_sources(from: &Path, to: &Path, keep: impl Fn(&str) -> bool) -> Result<()> {
+    for e in std::fs::read_dir(from).with_context(|| format!("reading {}", from.display()))? {
+        let p = e?.path();
+        let name = p.file_name().and_then(|n| n.to_str()).unwrap_or_default();
+        if name.ends_with(".java") && keep(name) {
+            std::fs::copy(&p, to.join(name)).with_context(|| format!("copying {}", p.display()))?;
+        }
     }
     Ok(())
 }

@@ -153,6 +153,9 @@ pub struct TargetFacts {
     pub runs_tree_images: bool,
     /// The memory's read and write wait states, where it knows them.
     pub wait_states: Option<(f64, f64)>,
+    /// Cycles of one character on its serial line, where it knows them.
+    #[serde(default)]
+    pub serial_char: Option<f64>,
 }
 
 impl TargetFacts {
@@ -162,6 +165,7 @@ impl TargetFacts {
             times_monitors_as_jopsim: m.times_monitors_as_jopsim,
             runs_tree_images: m.runs_tree_images,
             wait_states: m.wait_states,
+            serial_char: m.serial_char,
         }
     }
 }
@@ -318,6 +322,7 @@ pub fn collect_tasks(
         times_monitors_as_jopsim: facts.times_monitors_as_jopsim,
         runs_tree_images: facts.runs_tree_images,
         wait_states: facts.wait_states,
+        serial_char: facts.serial_char,
     };
     write_target_facts(&m)?;
     Ok(m)
@@ -474,6 +479,10 @@ fn open_target(
                 on.emu.trace.then(|| out.join("traces")),
             );
             // A tree's JOP that `sim build` made: its memory's wait states are known.
+            let target = match crate::processor::bench_serial_char(sim)? {
+                Some(c) => target.with_serial_char(c),
+                None => target,
+            };
             match crate::processor::bench_wait_states(Some(root), sim)? {
                 Some(rw) => Box::new(target.with_wait_states(rw)),
                 None => Box::new(target),

@@ -21,6 +21,9 @@ pub struct Request<'a> {
     pub model: Option<&'a Path>,
     /// `NAME=VALUE` overrides of the base table's parameters.
     pub params: &'a [String],
+    /// `NAME=VALUE` facts of the target (its serial line's `serial_char`)
+    /// that the table takes where its base declares the parameter.
+    pub target_params: &'a [String],
     /// The access timing (default: `calibration/jop-microcode.toml`).
     pub access: Option<&'a Path>,
     /// What to do when the access timing is missing.
@@ -45,7 +48,17 @@ pub fn derive(firmware: Option<&Path>, r: &Request) -> Result<Table> {
         "pass --model FILE",
     )?;
     let mut base = TimingModel::load(&base_path)?;
-    base.apply_overrides(r.params)?;
+    let declared = |p: &&String| {
+        p.split_once('=')
+            .is_some_and(|(n, _)| base.params().contains_key(n.trim()))
+    };
+    let params: Vec<String> = r
+        .params
+        .iter()
+        .cloned()
+        .chain(r.target_params.iter().filter(declared).cloned())
+        .collect();
+    base.apply_overrides(&params)?;
     let access_path = locate::calibration_path(
         r.access,
         firmware,
@@ -74,11 +87,11 @@ pub fn derive(firmware: Option<&Path>, r: &Request) -> Result<Table> {
     // The parameters it was derived at (a target's wait states) are the
     // table's own: its formulas in r and w are priced at them wherever it is
     // loaded, not at the base's.
-    if !r.params.is_empty() {
+    if !params.is_empty() {
         derived
             .toml
             .push_str("\n# The parameters this table was derived at.\n[params]\n");
-        for p in r.params {
+        for p in &params {
             if let Some((name, value)) = p.split_once('=') {
                 derived.toml.push_str(&format!("{} = {}\n", name.trim(), value.trim()));
             }

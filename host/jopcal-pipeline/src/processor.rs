@@ -126,6 +126,7 @@ pub fn processor_table(s: Session, home: &Path, spec: &ProcessorSpec, model: Opt
             defines: &["SERIAL".to_string()],
             model,
             params: &base_params,
+            target_params: &[],
             access: Some(&access_path),
             access_remedy: "reinstall jopcal",
             made_by: "the virtual board (the processor's timing)",
@@ -142,6 +143,15 @@ pub fn processor_table(s: Session, home: &Path, spec: &ProcessorSpec, model: Opt
         format!("method_cache_blocks={blocks}"),
         format!("clock_mhz={}", clk as f64 / 1e6),
     ])?;
+    // Its serial line's character, where the table prices printing by it.
+    if model.params().contains_key("serial_char") {
+        let tick = TopFacts {
+            clk_freq: clk,
+            ..facts.clone()
+        }
+        .uart_tick();
+        model.set_param("serial_char", jopcal_emu::uart_frame_cycles(tick) as f64)?;
+    }
     Ok(ProcessorTable {
         model,
         facts,
@@ -349,6 +359,13 @@ pub fn image_board(s: Session, b: &ImageBoard) -> Result<(BoardConfig, String)> 
         ),
     };
     board_config(s, &home, &spec, b.params)
+}
+
+/// The cycles of one character on the UART of the JOP a tree build made in
+/// `sim` (`None` for a bench of the user's own RTL).
+pub fn bench_serial_char(sim: &Path) -> Result<Option<f64>> {
+    let built = jopcal_sim::jop::describe::Built::read(sim).map_err(|e| anyhow!(e))?;
+    Ok(built.map(|b| jopcal_emu::uart_frame_cycles(b.top.uart_tick()) as f64))
 }
 
 /// The read and write wait states of the JOP a tree build made in `sim`

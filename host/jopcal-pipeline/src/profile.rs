@@ -107,6 +107,7 @@ pub fn profile(s: Session, a: &ProfileOptions) -> Result<ProfiledSet> {
                     timeout,
                     jvm_args: a.jvm_args.clone(),
                     log: out.join("logs").join(format!("{bench}.log")),
+                    launcher: None,
                 },
                 bench,
             };
@@ -208,6 +209,7 @@ fn original_harness_jobs(
                     timeout,
                     jvm_args: a.jvm_args.clone(),
                     log: out.join("logs").join(format!("{}.log", w.name)),
+                    launcher: None,
                 },
             })
         })
@@ -227,11 +229,17 @@ fn prepare(s: Session, out: &Path, stamp: &str) -> Result<PathBuf> {
     Ok(dir.path)
 }
 
-/// How the host runs a suite's classes: its class path and JVM options.
+/// How the host runs a suite's classes: its class path and JVM options,
+/// and the launcher class that starts its main, if any.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct HostRun {
     pub classpath: Vec<PathBuf>,
     pub jvm_args: Vec<String>,
+    pub launcher: Option<String>,
+    /// The JDK classes the host runs the tree's versions of (internal
+    /// names, `java/lang/Math`): JOP's own code, whatever size its linker
+    /// gives their methods.
+    pub tree_library: Vec<String>,
 }
 
 /// How the host runs the suite in `root` (built in `setup`). For a tree's
@@ -244,6 +252,8 @@ pub fn tree_host_run(s: Session, root: &Path, setup: &HostSetup, tree_suite: boo
     let plain = HostRun {
         classpath: vec![setup.built.classes.clone()],
         jvm_args: Vec::new(),
+        launcher: None,
+        tree_library: Vec::new(),
     };
     if !tree_suite {
         return Ok(plain);
@@ -252,9 +262,39 @@ pub fn tree_host_run(s: Session, root: &Path, setup: &HostSetup, tree_suite: boo
     let home = locate::jop_home(s.jop_home)?;
     let tree = jopcal_tree::tree::JopTree::open(&home).map_err(|e| anyhow::anyhow!(e))?;
     let encoding = locate::tree_encoding(config.as_ref(), &tree)?;
-    let (host_library, host_javac) = config.map(|c| (c.host_library, c.host_javac)).unwrap_or_default();
-    let library = crate::host_library::library_dir(&home, &host_library, encoding, &|m| s.say(m))?;
+    let (named, host_javac) = config.map(|c| (c.host_library, c.host_javac)).unwrap_or_default();
     let compiler = jopcal_workloads::build::Compiler::of(&host_javac, &setup.jdk, encoding)?;
+    // The tree's JDK classes are compiled as the suite is, by the tree's
+    // compiler where jopcal.toml names one (JOP links what it compiles).
+    let how_library = crate::host_library::How {
+        stubs: &root.join(crate::host_routines::STAND_INS),
+        compiler: (!host_javac.is_empty()).then_some(&compiler),
+        encoding,
+    };
+    let mut tree_library = Vec::new();
+    let library = match named {
+        Some(classes) => {
+            tree_library = classes.clone();
+            crate::host_library::library_dir(&home, &classes, &how_library, &|m| s.say(m))?
+        }
+        // Not named: the default classes the tree has, and where they
+        // cannot run on the host, the host's own with a note.
+        None => {
+            let classes = crate::host_library::default_classes(&home);
+            match crate::host_library::library_dir(&home, &classes, &how_library, &|m| s.say(m)) {
+                Ok(dir) => {
+                    tree_library = classes;
+                    dir
+                }
+                Err(e) => {
+                    s.say(&format!(
+                        "  note: the host runs its own JDK classes ({e:#}); `host_library = \"\"` in jopcal.toml says so without this note"
+                    ));
+                    None
+                }
+            }
+        }
+    };
     let how = crate::host_routines::Suite {
         root,
         classes: &setup.built.classes,
@@ -263,16 +303,21 @@ pub fn tree_host_run(s: Session, root: &Path, setup: &HostSetup, tree_suite: boo
         encoding,
     };
     Ok(match crate::host_routines::route(&home, &how, &|m| s.say(m))? {
+        // The routed classes print through jopcal's serial line stand-in.
         Some(r) => HostRun {
             classpath: r.classpath,
             jvm_args: r.jvm_args,
+            launcher: Some(crate::host_routines::SERIAL_MAIN.to_string()),
+            tree_library,
         },
         None => HostRun {
             classpath: plain.classpath,
             jvm_args: match library {
-                Some(dir) => crate::host_library::patch(&[&dir])?,
+                Some(dir) => crate::host_library::jvm_args(&dir)?,
                 None => Vec::new(),
             },
+            launcher: None,
+            tree_library,
         },
     })
 }
@@ -310,6 +355,7 @@ pub fn profile_suite(
                 timeout,
                 jvm_args: run.jvm_args.clone(),
                 log: out.join("logs").join(format!("{}.log", w.name)),
+                launcher: run.launcher.clone(),
             },
         })
         .collect();
@@ -438,6 +484,9 @@ impl ProfileCache {
         part(&r.bench);
         for a in &r.jvm_args {
             part(a);
+        }
+        if let Some(l) = &r.launcher {
+            part(l);
         }
         Some(self.dir.join(&format!("{:x}", h.finalize())[..32]))
     }

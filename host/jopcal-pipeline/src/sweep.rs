@@ -267,7 +267,7 @@ pub fn sweep(s: Session, a: &SweepOptions) -> Result<Swept> {
         );
         if !sized {
             // The images do not depend on the point: their method sizes once.
-            crate::validate::use_image_sizes(s, &m.out.path, &mut profiled)?;
+            crate::validate::use_image_sizes(s, &m.out.path, &mut profiled, &run.tree_library)?;
             sized = true;
         }
         let spec = ProcessorSpec {

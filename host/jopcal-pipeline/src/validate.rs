@@ -109,7 +109,7 @@ fn measure_and_profile(
         Duration::from_secs(locate::profile_timeout(a.timeout, timeout)),
         a.on.jobs,
     )?;
-    let library = use_image_sizes(s, &m.out.path, &mut profiled)?;
+    let library = use_image_sizes(s, &m.out.path, &mut profiled, &run.tree_library)?;
     Ok((m, profiled, library))
 }
 
@@ -117,18 +117,34 @@ fn measure_and_profile(
 /// `sizes`: methods JOP replaces, that is methods the image lacks, and JDK
 /// methods (`java.`, `javax.`, `jdk.`, `sun.`) the image holds at another size
 /// (JOP's own implementation). Only the outermost of nested ones counts, and
-/// only where called by a bytecode (not entered by the JVM itself).
-fn library_calls(p: &jopcal_profile::Profile, sizes: &jopcal_jop::sizes::MethodSizes) -> Vec<String> {
+/// only where called by a bytecode (not entered by the JVM itself). Where
+/// the host printed through jopcal's serial line stand-in, the printing is
+/// priced by its characters (`serial_char`), not per call. The classes of
+/// `tree_library` (dotted) ran as the tree has them: only a method the image
+/// lacks is priced per call.
+fn library_calls(
+    p: &jopcal_profile::Profile,
+    sizes: &jopcal_jop::sizes::MethodSizes,
+    tree_library: &[String],
+) -> Vec<String> {
+    let serial = p.methods.iter().any(jopcal_profile::routed::is_serial_write);
+    let printing = if serial {
+        jopcal_timing::estimate::in_print_stream(p)
+    } else {
+        vec![false; p.nodes.len()]
+    };
     let replaced: Vec<bool> = p
         .methods
         .iter()
         .map(|m| {
             let q = m.qualified();
-            let jdk = ["java.", "javax.", "jdk.", "sun."].iter().any(|pre| q.starts_with(pre));
+            let jdk = ["java.", "javax.", "jdk.", "sun."].iter().any(|pre| q.starts_with(pre))
+                && !tree_library.iter().any(|c| c.replace('.', "/") == m.class);
             // A call of Native is one of JOP's own bytecodes, priced as such.
             let jop_bytecode = m.class == jopcal_timing::estimate::JOP_NATIVE_CLASS;
             !m.native
                 && !jop_bytecode
+                && m.class != jopcal_profile::routed::SERIAL_LINE_CLASS
                 && match sizes.get(&q) {
                     None => true,
                     Some(&w) => jdk && w != jopcal_timing::cache::words_of(m.bytecode_len),
@@ -138,13 +154,15 @@ fn library_calls(p: &jopcal_profile::Profile, sizes: &jopcal_jop::sizes::MethodS
     let mut out: Vec<String> = p
         .nodes
         .iter()
-        .filter(|n| {
+        .enumerate()
+        .filter(|(i, n)| {
             n.calls > 0
+                && !printing[*i]
                 && n.invoke_opcode != 0
                 && replaced[n.method as usize]
                 && n.parent.is_some_and(|q| !replaced[p.nodes[q as usize].method as usize])
         })
-        .map(|n| p.methods[n.method as usize].qualified())
+        .map(|(_, n)| p.methods[n.method as usize].qualified())
         .collect();
     out.sort();
     out.dedup();
@@ -157,7 +175,12 @@ fn library_calls(p: &jopcal_profile::Profile, sizes: &jopcal_jop::sizes::MethodS
 /// charge the method cache for what JOP loads. The host-size profiles are kept
 /// in `profiles/host-sizes/`; the methods the two disagree on are reported.
 /// Returns the library methods to price per call (see [`library_calls`]).
-pub(crate) fn use_image_sizes(s: Session, out: &Path, profiled: &mut ProfiledSet) -> Result<Vec<String>> {
+pub(crate) fn use_image_sizes(
+    s: Session,
+    out: &Path,
+    profiled: &mut ProfiledSet,
+    tree_library: &[String],
+) -> Result<Vec<String>> {
     let host_dir = profiled.dir.join("host-sizes");
     let mut library = std::collections::BTreeSet::new();
     for p in &mut profiled.profiles {
@@ -173,7 +196,7 @@ pub(crate) fn use_image_sizes(s: Session, out: &Path, profiled: &mut ProfiledSet
         let file = format!("{}.{}", p.benchmark, jopcal_profile::EXTENSION);
         std::fs::create_dir_all(&host_dir)?;
         atomic::write_atomic(&host_dir.join(&file), &jopcal_profile::encode(p))?;
-        for m in library_calls(p, &sizes) {
+        for m in library_calls(p, &sizes, tree_library) {
             library.insert(m);
         }
         let changed = jopcal_jop::sizes::apply(p, &sizes);
@@ -221,6 +244,8 @@ fn microcode_table(s: Session, a: &ValidateOptions, m: &Measured, dir: &Path) ->
         .wait_states
         .map(|(r, w)| vec![format!("r={r}"), format!("w={w}")])
         .unwrap_or_default();
+    // Its serial line's character time, where the target knows it.
+    let facts: Vec<String> = m.serial_char.map(|c| format!("serial_char={c}")).into_iter().collect();
     let t = crate::microcode::derive(
         s.firmware,
         &crate::microcode::Request {
@@ -228,6 +253,7 @@ fn microcode_table(s: Session, a: &ValidateOptions, m: &Measured, dir: &Path) ->
             defines: &[],
             model: a.model.as_deref(),
             params: &params,
+            target_params: &facts,
             access: None,
             access_remedy:
                 "jopcal ships it in calibration/ (its cache holds a copy: `jopcal cache --clear` rewrites it)",
@@ -802,7 +828,7 @@ mod tests {
             ("java.lang.Object.<init>()V".to_string(), 1),
         ]);
         assert_eq!(
-            library_calls(&p, &sizes),
+            library_calls(&p, &sizes, &[]),
             ["app.Helper.gone()V", "java.util.Random.nextInt()I"],
             "AtomicLong.get runs inside Random.nextInt: priced with it"
         );
@@ -853,7 +879,7 @@ mod tests {
             profiles: vec![profile.clone()],
             failures: Vec::new(),
         };
-        let library = use_image_sizes(session(), out, &mut set).unwrap();
+        let library = use_image_sizes(session(), out, &mut set, &[]).unwrap();
         assert_eq!(
             library,
             ["a.B.hostOnly()V"],
@@ -875,7 +901,7 @@ mod tests {
             profiles: vec![profile.clone()],
             failures: Vec::new(),
         };
-        assert!(use_image_sizes(session(), out, &mut again).unwrap().is_empty());
+        assert!(use_image_sizes(session(), out, &mut again, &[]).unwrap().is_empty());
         assert_eq!(again.profiles[0], profile);
     }
 }

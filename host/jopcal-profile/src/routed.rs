@@ -206,6 +206,23 @@ pub fn routable_named(mnemonic: &str) -> Option<&'static Routable> {
     ROUTABLE.iter().find(|r| r.mnemonic == mnemonic)
 }
 
+/// The prefix under which a JOP tree's version of a JDK method runs on the
+/// host beside the JDK's own (`host_library`: the JVM runs the JDK's
+/// `java.lang.Math.sin` as an intrinsic, never its bytecodes, so the tree's
+/// `sin` is merged into the class as `jopcal$tree$sin`). [`splice`] drops
+/// it: JOP runs that method by its own name.
+pub const TREE_METHOD_PREFIX: &str = "jopcal$tree$";
+
+/// The host's stand-in for JOP's serial line (a tree suite's host run,
+/// `jopcal.host.SerialMain`): `System.out` prints through it, and its
+/// `write(int)` runs once per character, which JOP's UART sends one by one.
+pub const SERIAL_LINE_CLASS: &str = "jopcal/host/SerialLine";
+
+/// Whether `m` is the serial line's per-character write.
+pub fn is_serial_write(m: &crate::MethodInfo) -> bool {
+    m.class == SERIAL_LINE_CLASS && m.name == "write" && m.descriptor == "(I)V"
+}
+
 /// What [`splice`] did.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Spliced {
@@ -221,8 +238,14 @@ pub struct Spliced {
 /// caller, each call of the routine from the bridge a context of the caller
 /// entered by that bytecode; the bridge's own bytecodes, its other calls
 /// (the bit conversions) and their events are dropped. A profile without
-/// bridge calls is left as it is.
+/// bridge calls is left as it is. The tree's methods the host ran under
+/// [`TREE_METHOD_PREFIX`] get their own names back.
 pub fn splice(p: &mut Profile) -> Spliced {
+    for m in &mut p.methods {
+        if let Some(name) = m.name.strip_prefix(TREE_METHOD_PREFIX) {
+            m.name = name.to_string();
+        }
+    }
     let bridge_op: Vec<Option<u8>> = p
         .methods
         .iter()

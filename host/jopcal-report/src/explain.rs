@@ -377,7 +377,7 @@ fn findings(x: &Explanation, e: &Estimate, counts: Option<&TargetCounts>) -> Vec
             .map(|l| format!("{} {}", l.name, thousands(l.cycles)))
             .collect();
         f.push(format!(
-            "{} cycles ({:.1}% of the estimate) are the host JDK's library code ({}); JOP runs its own library there",
+            "{} cycles ({:.1}% of the estimate) are library code the host ran ({}): the JDK's own, where `host_library` does not run the tree's version of the class, and JOP runs its own library there",
             thousands(lib),
             100.0 * lib / x.estimate.max(1.0),
             top.join(", ")

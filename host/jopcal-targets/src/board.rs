@@ -130,6 +130,7 @@ pub struct BoardTarget {
     simulating: Option<(String, bool)>,
     /// The processor's wait states, where it is a known one.
     wait_states: Option<(f64, f64)>,
+    serial_char: Option<f64>,
     /// Images run so far.
     started: usize,
     /// Classic download: how it is paced (default: a real board's line
@@ -168,6 +169,7 @@ impl BoardTarget {
             launcher: None,
             simulating: None,
             wait_states: None,
+            serial_char: None,
             started: 0,
             pace: None,
             failed_before: false,
@@ -193,6 +195,12 @@ impl BoardTarget {
     /// The board is a processor whose memory has read and write wait states `rw`.
     pub fn with_wait_states(mut self, rw: (f64, f64)) -> BoardTarget {
         self.wait_states = Some(rw);
+        self
+    }
+
+    /// The board's serial line takes `cycles` per character it sends.
+    pub fn with_serial_char(mut self, cycles: f64) -> BoardTarget {
+        self.serial_char = Some(cycles);
         self
     }
 
@@ -352,6 +360,10 @@ impl Target for BoardTarget {
 
     fn wait_states(&self) -> Option<(f64, f64)> {
         self.wait_states
+    }
+
+    fn serial_char(&self) -> Option<f64> {
+        self.serial_char
     }
 
     fn runs_tree_images(&self) -> bool {

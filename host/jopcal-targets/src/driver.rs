@@ -26,6 +26,9 @@ pub struct Measured {
     /// The memory's read and write wait states, where the target knows them
     /// (see [`crate::Target::wait_states`]).
     pub wait_states: Option<(f64, f64)>,
+    /// Cycles of one character on its serial line, where the target knows
+    /// them (see [`crate::Target::serial_char`]).
+    pub serial_char: Option<f64>,
 }
 
 /// Measures every job of `target` `runs` times into `out/measurements.csv`.
@@ -310,6 +313,7 @@ impl JobContext {
             times_monitors_as_jopsim: target.times_monitors_as_jopsim(),
             runs_tree_images: target.runs_tree_images(),
             wait_states: target.wait_states(),
+            serial_char: target.serial_char(),
         })
     }
 

@@ -79,6 +79,11 @@ pub fn target(
     let cache = format!("fifo:{}:{}", board.cfg.cache.bytes, board.cfg.cache.blocks);
     let jopsim = board.cfg.processor.is_none();
     let cfg_params = board.cfg.model.params().clone();
+    let frame = board
+        .cfg
+        .processor
+        .as_ref()
+        .map(|p| jopcal_emu::uart_frame_cycles(p.uart_tick) as f64);
     let target =
         BoardTarget::new(TargetKind::Emu, line, images, habits, total, Some(note)).launched(Box::new(Server {
             board,
@@ -92,7 +97,10 @@ pub fn target(
         target
     } else {
         let p = cfg_params;
-        let target = target.simulating(cache, jopsim);
+        let mut target = target.simulating(cache, jopsim);
+        if let Some(c) = frame {
+            target = target.with_serial_char(c);
+        }
         match (p.get("r"), p.get("w")) {
             (Some(r), Some(w)) => target.with_wait_states((*r, *w)),
             _ => target,

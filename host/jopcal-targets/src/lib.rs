@@ -171,6 +171,14 @@ pub trait Target {
         None
     }
 
+    /// The cycles one character a program prints takes on the target's
+    /// serial line (its UART's frame), where the target knows them (the
+    /// virtual board and the bench as the tree's processor): printing on JOP
+    /// waits for the line.
+    fn serial_char(&self) -> Option<f64> {
+        None
+    }
+
     /// Whether the workloads run as a JOP tree links them (its images, its
     /// runtime and library, its compiler's class files).
     fn runs_tree_images(&self) -> bool {

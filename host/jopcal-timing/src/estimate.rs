@@ -17,10 +17,20 @@
 //! JOP runs static initializers at boot and never loads classes, so that work
 //! is the host JVM's and not the program's. Their bytecodes are reported as
 //! `jvm_entered_bytecodes`.
+//!
+//! Printing: JOP sends each character a program prints through its UART and
+//! waits while the transmitter is busy, so on a line slower than the
+//! processor a print takes the line's time. Where the model has that time
+//! (`serial_char`, the cycles of one character's frame, known from the
+//! target's UART), the host's printing code (a `java.io.PrintStream` call
+//! and everything below it) is not charged, and each character the host's
+//! serial line stand-in saw (`jopcal_profile::routed::SERIAL_LINE_CLASS`)
+//! costs `serial_char`. The stand-in's own code is never charged.
 
 use crate::cache::{words_of, CacheMode, MethodCache};
 use crate::model::TimingModel;
 use jopcal_classfile::opcode::{is_invoke, is_return};
+use jopcal_profile::routed::{is_serial_write, SERIAL_LINE_CLASS};
 use jopcal_profile::{Event, Profile};
 use std::collections::BTreeMap;
 
@@ -82,15 +92,58 @@ impl CacheState {
 /// (`Native.rd` is `jopsys_rd`) or a `[methods]` entry; `None` when its
 /// bytecodes are charged one by one.
 fn whole_cost(model: &TimingModel, m: &jopcal_profile::MethodInfo) -> Option<f64> {
+    if is_serial_write(m) {
+        return Some(serial_char(model).unwrap_or(0.0));
+    }
     (m.class == JOP_NATIVE_CLASS)
         .then(|| model.native_cost(&crate::jop::native_method_bytecode(&m.name)))
         .flatten()
         .or_else(|| model.method_cost(&m.qualified()))
 }
 
+/// The cycles one printed character takes on the target's serial line,
+/// where the model knows them (`serial_char` above 0).
+pub fn serial_char(model: &TimingModel) -> Option<f64> {
+    model.params().get("serial_char").copied().filter(|c| *c > 0.0)
+}
+
+/// The host's printing machinery, not charged (see the module doc): with
+/// the line's time known, a `java.io.PrintStream` context and everything
+/// below it; always, the serial line stand-in's own code. Its per-character
+/// `write(int)` is not in it (priced as a whole).
+fn host_printing(profile: &Profile, priced_by_line: bool) -> Vec<bool> {
+    let in_print = if priced_by_line {
+        in_print_stream(profile)
+    } else {
+        vec![false; profile.nodes.len()]
+    };
+    profile
+        .nodes
+        .iter()
+        .zip(in_print)
+        .map(|(n, in_print)| {
+            let m = &profile.methods[n.method as usize];
+            !is_serial_write(m) && (in_print || m.class == SERIAL_LINE_CLASS)
+        })
+        .collect()
+}
+
+/// Per node: a `java.io.PrintStream` context or one below it (the host's
+/// printing, which a model that knows the serial line prices by its characters).
+pub fn in_print_stream(profile: &Profile) -> Vec<bool> {
+    const PRINT_STREAM: &str = "java/io/PrintStream";
+    let mut in_print = vec![false; profile.nodes.len()];
+    for (i, n) in profile.nodes.iter().enumerate() {
+        let m = &profile.methods[n.method as usize];
+        in_print[i] = m.class == PRINT_STREAM || n.parent.is_some_and(|p| in_print[p as usize]);
+    }
+    in_print
+}
+
 /// What a replay needs to know of a profile under a model's *structure*
-/// (which methods it prices as a whole), not its parameter values: method
-/// sizes, and which contexts are not charged.
+/// (which methods it prices as a whole, whether it prices printing by the
+/// line), not its parameter values: method sizes, and which contexts are
+/// not charged.
 struct Layout {
     /// Method sizes in words, by method index.
     words: Vec<u32>,
@@ -213,6 +266,7 @@ impl Layout {
             .collect();
         let whole: Vec<bool> = profile.methods.iter().map(|m| whole_cost(model, m).is_some()).collect();
         let jvm_work = profile.jvm_work();
+        let printing = host_printing(profile, serial_char(model).is_some());
         // Below a whole-priced call: parents come before their children.
         let mut below_whole = vec![false; profile.nodes.len()];
         let mut skipped = vec![false; profile.nodes.len()];
@@ -227,7 +281,7 @@ impl Layout {
             }
             // A routine the model times as one bytecode: nothing below it runs on JOP.
             below_whole[i] |= routine_as_bytecode;
-            skipped[i] = below_whole[i] || jvm_work[i];
+            skipped[i] = below_whole[i] || jvm_work[i] || printing[i];
             if jvm_work[i] && !below_whole[i] {
                 jvm_entered_bytecodes += n.bytecodes();
             }
@@ -603,7 +657,8 @@ pub fn estimate_sized(
 /// profile once per candidate cache instead of once per trial of the
 /// parameters; [`Tally::price`] equals [`estimate_sized`]'s cycles for any
 /// model with the same structure (the same opcodes implemented in Java, the
-/// same whole-priced methods) as the one the tally was made with.
+/// same whole-priced methods, printing priced by the line or not) as the one
+/// the tally was made with.
 #[derive(Debug, Clone)]
 pub struct Tally {
     pub benchmark: String,
@@ -1073,6 +1128,73 @@ mod tests {
         assert_eq!(linked.per_opcode["bipush"], (3, 6.0));
         let tally = Tally::new(&p, &m, CacheMode::Hit, &|_| None);
         assert_eq!(tally.price(&m), linked.cycles);
+    }
+
+    /// `run` prints 5 characters: PrintStream.print (the host's code), the
+    /// serial line's array write, 5 character writes, each with the host's
+    /// file write below it.
+    fn printing() -> Profile {
+        let mut p = two_calls();
+        let m = |class: &str, name: &str, descriptor: &str| MethodInfo {
+            class: class.into(),
+            name: name.into(),
+            descriptor: descriptor.into(),
+            bytecode_len: 40,
+            native: false,
+            synchronized: false,
+        };
+        p.methods
+            .push(m("java/io/PrintStream", "print", "(Ljava/lang/String;)V"));
+        p.methods.push(m(SERIAL_LINE_CLASS, "write", "([BII)V"));
+        p.methods.push(m(SERIAL_LINE_CLASS, "write", "(I)V"));
+        p.methods.push(m("java/io/FileOutputStream", "write", "(I)V"));
+        for (method, parent, calls) in [(2, 0, 1), (3, 2, 1), (4, 3, 5), (5, 4, 5)] {
+            let mut n = Node {
+                parent: Some(parent),
+                method,
+                callsite: 1,
+                invoke_opcode: 0xb6,
+                calls,
+                ..Node::default()
+            };
+            n.opcodes.insert(0x2a, 10 * calls); // aload_0: host code
+            n.opcodes.insert(0xb1, calls);
+            p.nodes.push(n);
+        }
+        p.nodes[0].opcodes.insert(0xb6, 1);
+        p.events.extend([Event::Invoke(2), Event::Invoke(3)]);
+        for _ in 0..5 {
+            p.events
+                .extend([Event::Invoke(4), Event::Invoke(5), Event::Return, Event::Return]);
+        }
+        p.events.extend([Event::Return, Event::Return]);
+        p
+    }
+
+    #[test]
+    fn a_printed_character_costs_the_lines_frame_where_the_model_knows_it() {
+        let devel = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../calibration/jop-devel.toml");
+        let mut m = TimingModel::load(&devel).unwrap();
+        let p = printing();
+        let without = estimate(&two_calls(), &m, CacheMode::Hit).cycles;
+        // By the line: 5 frames; the host's printing code and the stand-in's are not charged.
+        m.set_param("serial_char", 7568.0).unwrap();
+        let e = estimate(&p, &m, CacheMode::Hit);
+        assert_eq!(e.cycles, without + 5.0 * 7568.0);
+        assert_eq!(
+            e.per_opcode["method jopcal.host.SerialLine.write(I)V"],
+            (5, 5.0 * 7568.0)
+        );
+        // A calibration's tally prices it the same.
+        let t = Tally::new(&p, &m, CacheMode::Hit, &|_| None);
+        assert_eq!(t.price(&m), e.cycles);
+        // Unknown line: the host's printing code as any library code, the
+        // stand-in's still not (it is not the program's).
+        m.set_param("serial_char", 0.0).unwrap();
+        let e = estimate(&p, &m, CacheMode::Hit);
+        let b = m.load_cost(true, 0);
+        let print = 10.0 * m.cost(0x2a, b, 0) + m.cost(0xb6, b, 0) + m.cost(0xb1, b, 0);
+        assert_eq!(e.cycles, without + print);
     }
 
     #[test]

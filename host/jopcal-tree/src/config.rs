@@ -27,7 +27,7 @@ image = "{home}/java/target/dist/bin/{class}.jop"
 jopsim = "java -Dlog=false -cp /opt/jop-tools/jopsim-fix:{home}/java/tools/dist/lib/jop-tools.jar com.jopdesign.tools.JopSim {image}"
 timeout = 900                   # seconds a workload may take (JopSim runs 6-9 M cycles/s)
 host_javac = "ecj -source 1.5 -target 1.5 -nowarn"   # the host profiles what the build compiles
-host_library = "java.util.Random"   # the host runs the tree's own Random, as JOP does
+host_library = "java.util.Random java.lang.Math"   # the host runs the tree's own, as JOP does (the default)
 "#;
 
 use jopcal_workloads::error::UnknownEncoding;
@@ -54,8 +54,9 @@ pub struct JopConfig {
     pub host_javac: Vec<String>,
     /// JDK classes JOP implements itself (dotted names, e.g.
     /// `java.util.Random`): the host profiles the tree's versions of them
-    /// instead of its own JDK's.
-    pub host_library: Vec<String>,
+    /// instead of its own JDK's. `None` when the file does not say: then
+    /// [`DEFAULT_HOST_LIBRARY`], where the tree has them.
+    pub host_library: Option<Vec<String>>,
     /// A shell command that brings a board back to its loader (e.g. an
     /// `openFPGALoader` call or a relay): run before a retry, and before the
     /// next image when one failed, on `--target board`.
@@ -63,6 +64,12 @@ pub struct JopConfig {
     /// The file it came from.
     pub file: PathBuf,
 }
+
+/// The JDK classes the host runs the tree's versions of when jopcal.toml
+/// does not name them (`host_library`): the ones whose JDK versions the
+/// tree's programs run most differently (the JDK's `Random` takes a lock per
+/// number; its `Math.sin` is a machine instruction where JOP runs `Cordic`).
+pub const DEFAULT_HOST_LIBRARY: [&str; 2] = ["java.util.Random", "java.lang.Math"];
 
 pub(crate) const KEYS: [&str; 9] = [
     "home",
@@ -254,7 +261,7 @@ impl JopConfig {
                 continue;
             }
             if k == "host_library" {
-                cfg.host_library = s.split_whitespace().map(str::to_string).collect();
+                cfg.host_library = Some(s.split_whitespace().map(str::to_string).collect());
                 continue;
             }
             if k == "reset" {
@@ -358,7 +365,10 @@ mod tests {
         assert!(!jopsim.contains("-jar"), "{jopsim}");
         assert!(jopsim.contains("com.jopdesign.tools.JopSim {image}"), "{jopsim}");
         assert!(c.build.unwrap().contains("TARGET_APP_PATH={gen}"));
-        assert_eq!(c.host_library, vec!["java.util.Random".to_string()]);
+        assert_eq!(
+            c.host_library,
+            Some(vec!["java.util.Random".to_string(), "java.lang.Math".to_string()])
+        );
         assert_eq!(
             JopConfig::parse("[jop]\nencoding = \"Latin1\"\n", Path::new("/p/jopcal.toml"))
                 .unwrap()

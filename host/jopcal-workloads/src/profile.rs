@@ -40,6 +40,9 @@ pub struct ProfileRequest {
     pub jvm_args: Vec<String>,
     /// Where the JVM's raw output is kept, whatever the outcome.
     pub log: PathBuf,
+    /// A launcher class the JVM starts instead, with `main` as its first
+    /// argument (a tree suite's host run: jopcal's serial line stand-in).
+    pub launcher: Option<String>,
 }
 
 /// Why profiling failed. `kept` is the path of a profile that was still
@@ -113,11 +116,12 @@ pub fn profile_program(jdk: &Jdk, agent: &Path, req: &ProfileRequest) -> Result<
     let _ = std::fs::remove_file(&req.out);
     let mut jvm_args = req.jvm_args.clone();
     jvm_args.push(agent_argument(agent, req));
+    let main = req.main.replace('/', ".");
     let run = JavaRun {
         classpath: req.classpath.clone(),
-        main: req.main.replace('/', "."),
+        main: req.launcher.clone().unwrap_or_else(|| main.clone()),
         jvm_args,
-        args: Vec::new(),
+        args: req.launcher.as_ref().map(|_| vec![main.clone()]).unwrap_or_default(),
         timeout: req.timeout,
     };
     let command = run.command_line(jdk);
@@ -143,7 +147,7 @@ pub fn profile_program(jdk: &Jdk, agent: &Path, req: &ProfileRequest) -> Result<
         });
     }
     if captured.stderr.contains("Could not find or load main class") {
-        return Err(ProfileFailure::NoMainClass(run.main));
+        return Err(ProfileFailure::NoMainClass(main));
     }
     let profile = if req.out.is_file() {
         Some(jopcal_profile::read_file(&req.out).map_err(ProfileFailure::Unreadable)?)
@@ -206,6 +210,7 @@ mod tests {
             timeout: Duration::from_secs(1),
             jvm_args: vec![],
             log: PathBuf::from("/tmp/B.log"),
+            launcher: None,
         };
         assert_eq!(
             agent_argument(Path::new("/l/libjopcal_agent.so"), &req),

@@ -498,6 +498,169 @@ fn host_library_profiles_the_trees_own_jdk_classes() {
     );
 }
 
+/// The miniature tree's own java.lang.Math, written for this test: `sqrt`
+/// (a JDK intrinsic) by the runtime's Newton iteration on the bits, `max` by
+/// a comparison, and `twice`, which the JDK's Math does not have.
+const TREE_MATH: &str = "package java.lang;\n\nimport com.jopdesign.sys.Native;\nimport com.jopdesign.sys.Roots;\n\npublic final class Math {\n    public static final double PI = 3.141592653589793;\n\n    private Math() {\n    }\n\n    public static double sqrt(double a) {\n        return Native.toDouble(Roots.newton(Native.toLong(a)));\n    }\n\n    public static int max(int a, int b) {\n        return a >= b ? a : b;\n    }\n\n    public static int twice(int a) {\n        return max(a, 0) * 2;\n    }\n}\n";
+
+const TREE_ROOTS: &str = "package com.jopdesign.sys;\n\npublic final class Roots {\n    private Roots() {\n    }\n\n    public static long newton(long bits) {\n        double x = Double.longBitsToDouble(bits);\n        double r = x;\n        for (int i = 0; i < 8; i++) {\n            r = 0.5 * (r + x / r);\n        }\n        return Double.doubleToRawLongBits(r);\n    }\n}\n";
+
+const LOOP_ROOTS: &str = "package fixed;\npublic class LoopRoots {\n    public static void main(String[] args) {\n        double sum = 0;\n        int t1 = (int) System.currentTimeMillis();\n        for (int i = 1; i <= 30; i++) {\n            sum += Math.sqrt(i) + Math.max(i, 7);\n        }\n        int t2 = (int) System.currentTimeMillis();\n        System.out.println(sum > 0 ? \"ok \" + (t2 - t1) : \"no\");\n    }\n}\n";
+
+#[test]
+fn host_library_merges_the_trees_math_beside_the_jdks() {
+    // The JVM runs the JDK's Math.sqrt as an intrinsic, whatever the class's
+    // bytecodes, and the JDK's own code calls Math methods the tree's lacks:
+    // the tree's methods join the JDK's class under another name, and the
+    // program's calls go to them (through the bytecode router, so the tree
+    // needs its runtime routines), named as JOP names them in the profile.
+    let dir = tempfile::tempdir().unwrap();
+    let (home, sys) = tree_with_runtime(dir.path());
+    std::fs::write(sys.join("Roots.java"), TREE_ROOTS).unwrap();
+    let lang = home.join("java/target/src/jdk11/java/lang");
+    std::fs::create_dir_all(&lang).unwrap();
+    std::fs::write(lang.join("Math.java"), TREE_MATH).unwrap();
+    std::fs::write(home.join("java/target/src/bench/fixed/LoopRoots.java"), LOOP_ROOTS).unwrap();
+    let work = dir.path().join("work");
+    std::fs::create_dir_all(&work).unwrap();
+    std::fs::write(
+        work.join("jopcal.toml"),
+        format!(
+            "[jop]\nhome = \"{}\"\nhost_library = \"java.lang.Math\"\n",
+            home.display()
+        ),
+    )
+    .unwrap();
+    let out = dir.path().join("p");
+    let o = jopcal()
+        .current_dir(&work)
+        .args(["profile", "--suite", "jembench", "--bench", "Roots", "--out"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    let err = stderr(&o);
+    assert!(o.status.success(), "{err}");
+    assert!(
+        err.contains(
+            "the tree's java.lang.Math (its 3 methods beside the JDK's, where the program calls them) on the host JVM"
+        ),
+        "{err}"
+    );
+    let p = jopcal_profile::read_file(&out.join("Roots.jopprof")).unwrap();
+    let calls = |class: &str, name: &str| -> u64 {
+        p.nodes
+            .iter()
+            .filter(|n| {
+                let m = &p.methods[n.method as usize];
+                m.class == class && m.name == name
+            })
+            .map(|n| n.calls)
+            .sum()
+    };
+    assert_eq!(calls("java/lang/Math", "sqrt"), 30, "the tree's sqrt, as bytecodes");
+    assert_eq!(calls("com/jopdesign/sys/Roots", "newton"), 30);
+    assert_eq!(calls("java/lang/Math", "max"), 30);
+    assert!(
+        !p.methods
+            .iter()
+            .any(|m| m.name.contains('$') && m.class == "java/lang/Math"),
+        "the profile names the tree's methods as JOP does"
+    );
+    let newton = p
+        .nodes
+        .iter()
+        .find(|n| p.methods[n.method as usize].name == "newton")
+        .unwrap();
+    assert_eq!(newton.opcodes.get(&0x6f), Some(&(8 * 30)), "ddiv: {:?}", newton.opcodes);
+
+    // A tree's class of static methods with instance state cannot be merged: one line.
+    std::fs::write(
+        lang.join("Math.java"),
+        "package java.lang;\npublic final class Math {\n    private int calls;\n    public static int max(int a, int b) { return a >= b ? a : b; }\n}\n",
+    )
+    .unwrap();
+    let o = jopcal()
+        .current_dir(&work)
+        .args(["profile", "--suite", "jembench", "--bench", "Roots", "--out"])
+        .arg(dir.path().join("q"))
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert_eq!(
+        stderr(&o).lines().last().unwrap(),
+        "jopcal: error: host_library java/lang/Math: the JDK's is a class of static methods and the tree's has the instance field calls: they cannot be merged"
+    );
+}
+
+const LOOP_PRINT: &str = "package fixed;\npublic class LoopPrint {\n    public static void main(String[] args) {\n        int t1 = (int) System.currentTimeMillis();\n        for (int i = 0; i < 3; i++) {\n            System.out.print(\"ab\");\n            System.out.println(\"c\");\n        }\n        int t2 = (int) System.currentTimeMillis();\n    }\n}\n";
+
+#[test]
+fn printed_characters_are_counted_and_priced_by_the_serial_line() {
+    // JOP's UART sends each printed character while the program waits: the
+    // host profile counts the characters (through jopcal's serial line
+    // stand-in, with JOP's line end, CR LF), and a table that knows the
+    // line's frame prices each at it instead of the host's printing code.
+    let dir = tempfile::tempdir().unwrap();
+    let (home, _) = tree_with_runtime(dir.path());
+    std::fs::write(home.join("java/target/src/bench/fixed/LoopPrint.java"), LOOP_PRINT).unwrap();
+    let out = dir.path().join("p");
+    let o = jopcal()
+        .arg("--jop-home")
+        .arg(&home)
+        .args(["profile", "--suite", "jembench", "--bench", "Print", "--out"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let p = jopcal_profile::read_file(&out.join("Print.jopprof")).unwrap();
+    let chars: u64 = p
+        .nodes
+        .iter()
+        .filter(|n| jopcal_profile::routed::is_serial_write(&p.methods[n.method as usize]))
+        .map(|n| n.calls)
+        .sum();
+    assert_eq!(chars, 3 * "abc\r\n".len() as u64);
+    let log = std::fs::read_to_string(out.join("logs/Print.log")).unwrap();
+    assert!(log.contains("abc\r\nabc\r\n"), "{log}");
+
+    // Priced at the line's frame, and the host's printing code not at all.
+    let estimate = |serial_char: &str, name: &str| -> serde_json::Value {
+        let o = jopcal()
+            .arg("--jop-home")
+            .arg(&home)
+            .args(["estimate", "--cache", "hit", "--model"])
+            .arg(repo().join("calibration/jop-devel.toml"))
+            .args(["--param", &format!("serial_char={serial_char}"), "--profiles"])
+            .arg(&out)
+            .arg("--out")
+            .arg(dir.path().join(name))
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", stderr(&o));
+        serde_json::from_slice(&std::fs::read(dir.path().join(name).join("estimates.json")).unwrap()).unwrap()
+    };
+    let cycles = |e: &serde_json::Value| e["estimates"][0]["cycles"].as_f64().unwrap();
+    let line = estimate("1000", "e1");
+    let by_opcode = &line["estimates"][0]["per_opcode"];
+    let serial = by_opcode
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|o| o["opcode"] == "method jopcal.host.SerialLine.write(I)V")
+        .unwrap();
+    assert_eq!(
+        (serial["count"].as_u64(), serial["cycles"].as_f64()),
+        (Some(15), Some(15000.0))
+    );
+    let host = estimate("0", "e0");
+    assert!(
+        cycles(&line) - 15000.0 < cycles(&host),
+        "the host's printing code is not charged by the line: {} vs {}",
+        cycles(&line),
+        cycles(&host)
+    );
+}
+
 #[test]
 fn validate_on_a_board_starts_from_the_trees_microcode() {
     // A board runs the processor's microcode, not JopSim's table: with no
@@ -707,6 +870,17 @@ fn apps_time_periodic_tasks_and_name_what_they_leave_out() {
     assert_eq!((runs("Steer"), runs("Report")), (2, 1));
 }
 
+/// The miniature tree in `dir/jop` with its runtime's `JVM.java`
+/// ([`RUNTIME`]): the tree and its runtime package.
+fn tree_with_runtime(dir: &std::path::Path) -> (std::path::PathBuf, std::path::PathBuf) {
+    let home = dir.join("jop");
+    copy_tree(&tree(), &home);
+    let sys = home.join("java/target/src/common/com/jopdesign/sys");
+    std::fs::create_dir_all(&sys).unwrap();
+    std::fs::write(sys.join("JVM.java"), RUNTIME).unwrap();
+    (home, sys)
+}
+
 /// The miniature tree's runtime, written for these tests in the form of a JOP
 /// tree's `JVM.java`: `idiv` as a Java routine (a restoring division on long
 /// shifts), `iadd` as the "not implemented" stub of a microcoded bytecode.
@@ -722,11 +896,7 @@ const LOOP_DIVIDE: &str = "package fixed;\n\nimport jembench.*;\n\npublic class 
 #[test]
 fn the_host_profile_runs_the_trees_own_routine_on_each_operand() {
     let dir = tempfile::tempdir().unwrap();
-    let home = dir.path().join("jop");
-    copy_tree(&tree(), &home);
-    let sys = home.join("java/target/src/common/com/jopdesign/sys");
-    std::fs::create_dir_all(&sys).unwrap();
-    std::fs::write(sys.join("JVM.java"), RUNTIME).unwrap();
+    let (home, _) = tree_with_runtime(dir.path());
     let bench = home.join("java/target/src/bench");
     std::fs::write(bench.join("jembench/kernel/BenchDivide.java"), BENCH_DIVIDE).unwrap();
     std::fs::write(bench.join("fixed/LoopDivide.java"), LOOP_DIVIDE).unwrap();

@@ -27,6 +27,7 @@ pub fn table(firmware: Option<&Path>, a: &TableArgs) -> Result<()> {
         defines: &a.defines,
         model: a.model.as_deref(),
         params: &a.params,
+        target_params: &[],
         access: a.access.as_deref(),
         access_remedy: "pass --access FILE",
         made_by: "`jopcal table --microcode`",

@@ -19,7 +19,7 @@ mod memory;
 mod stack;
 mod stackmem;
 mod trace;
-mod uart;
+pub(crate) mod uart;
 
 use trace::Tracer;
 pub use trace::{EventSink, MethodTally};

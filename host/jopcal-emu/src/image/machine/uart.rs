@@ -34,13 +34,19 @@ pub struct TxUart {
 /// Ticks a frame takes: start bit, 8 data bits, 2 stop bits.
 const FRAME_TICKS: u32 = 11;
 
+/// Cycles the transmitter takes to send one character with its 16x clock
+/// ticking every `tick` cycles: a frame of bits, each 16 ticks.
+pub fn frame_cycles(tick: u64) -> u64 {
+    u64::from(FRAME_TICKS) * 16 * tick.max(1)
+}
+
 impl TxUart {
     /// A UART whose 16x clock ticks every `tick` cycles, with a transmit
     /// FIFO of `depth` bytes, at cycle 0 (reset).
     pub fn new(tick: u64, depth: usize) -> TxUart {
         let depth = depth.max(1);
         TxUart {
-            bit: 16 * tick.max(1),
+            bit: frame_cycles(tick) / u64::from(FRAME_TICKS),
             full: vec![false; depth],
             passed: vec![false; depth],
             taken: false,

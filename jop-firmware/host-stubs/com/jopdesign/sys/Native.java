@@ -5,8 +5,10 @@ package com.jopdesign.sys;
  * counter address returns System.nanoTime() truncated to 32 bits, so a host
  * run measures nanoseconds with the same wrap-around arithmetic as JOP's
  * 32-bit cycle counter. On JOP the call compiles to the jopsys_rd bytecode.
- * makeLong joins two words as JOP's stack holds a long (its jopsys_nop); the
- * tree's runtime routines the host profile runs use it.
+ * makeLong joins two words as JOP's stack holds a long, and toDouble, toLong,
+ * toFloat and toInt retype a value's bits (each JOP's jopsys_nop); the
+ * tree's runtime routines and its java.lang.Math, which the host profile
+ * runs, use them.
  */
 public final class Native {
     private Native() {
@@ -21,6 +23,22 @@ public final class Native {
 
     public static long makeLong(int high, int low) {
         return ((long) high << 32) | (low & 0xffffffffL);
+    }
+
+    public static double toDouble(long bits) {
+        return Double.longBitsToDouble(bits);
+    }
+
+    public static long toLong(double value) {
+        return Double.doubleToRawLongBits(value);
+    }
+
+    public static float toFloat(int bits) {
+        return Float.intBitsToFloat(bits);
+    }
+
+    public static int toInt(float value) {
+        return Float.floatToRawIntBits(value);
     }
 
     public static void wrMem(int value, int address) {
