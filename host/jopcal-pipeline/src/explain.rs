@@ -82,8 +82,15 @@ fn recorded_model(dir: &Path) -> Option<PathBuf> {
     p.is_file().then_some(p)
 }
 
-/// The method cache the target's log says it simulated (JopSim), if any.
+/// The method cache the target reported: in `target.json`, else in its log
+/// (JopSim's statistics), if anywhere.
 fn reported_cache(dir: &Path, rows: &[Measurement]) -> Result<Option<CacheMode>> {
+    let recorded = crate::measure::read_target_facts(dir)?.and_then(|f| f.method_cache);
+    if let Some(c) = recorded {
+        return c.parse().map(Some).map_err(|e: jopcal_timing::CacheModeError| {
+            anyhow!("{}: method cache {c}: {e}", dir.join("target.json").display())
+        });
+    }
     for r in rows {
         let Ok(text) = std::fs::read_to_string(dir.join(&r.log)) else {
             continue;

@@ -170,6 +170,19 @@ impl TargetFacts {
     }
 }
 
+/// The facts `target.json` in `dir` holds; `None` without the file (a run
+/// made before jopcal wrote it). A file that does not parse is an error
+/// naming it.
+pub fn read_target_facts(dir: &Path) -> Result<Option<TargetFacts>> {
+    let path = dir.join("target.json");
+    let Ok(text) = std::fs::read_to_string(&path) else {
+        return Ok(None);
+    };
+    Ok(Some(
+        serde_json::from_str(&text).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?,
+    ))
+}
+
 fn write_target_facts(m: &Measured) -> Result<()> {
     let json = serde_json::to_string_pretty(&TargetFacts::of(m))?;
     jopcal_measure::atomic::write_atomic(&m.out.path.join("target.json"), json.as_bytes())?;
@@ -299,10 +312,7 @@ pub fn collect_tasks(
             rows.push(((m.run, i), m));
         }
         if facts.is_none() {
-            let path = task_out.join("target.json");
-            if let Ok(text) = std::fs::read_to_string(&path) {
-                facts = Some(serde_json::from_str(&text).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?);
-            }
+            facts = read_target_facts(&task_out)?;
         }
     }
     rows.sort_by_key(|(k, _)| *k);

@@ -83,6 +83,15 @@ pub struct Explanation {
 /// The groups opcodes are reported in, by mnemonic (JOP's own bytecodes
 /// and whole-priced methods, which the estimate names `jopsys_*` and
 /// `method ...`, form a group of their own).
+/// The estimate's entry of the characters printed on the serial line
+/// (`jopcal_timing::estimate`: each at the model's `serial_char`).
+fn serial_write_key() -> String {
+    format!(
+        "method {}.write(I)V",
+        jopcal_profile::routed::SERIAL_LINE_CLASS.replace('/', ".")
+    )
+}
+
 pub fn group(mnemonic: &str) -> &'static str {
     const BRANCH: &[&str] = &["goto", "goto_w", "jsr", "jsr_w", "ret", "tableswitch", "lookupswitch"];
     const OBJECT: &[&str] = &[
@@ -100,7 +109,9 @@ pub fn group(mnemonic: &str) -> &'static str {
         "pop", "pop2", "dup", "dup_x1", "dup_x2", "dup2", "dup2_x1", "dup2_x2", "swap", "nop",
     ];
     let m = mnemonic;
-    if m.starts_with("jopsys_") || m.starts_with("method ") {
+    if m == serial_write_key() {
+        "printing: characters on the serial line"
+    } else if m.starts_with("jopsys_") || m.starts_with("method ") {
         "JOP's own bytecodes and whole-priced methods"
     } else if m.starts_with("invoke") || m.ends_with("return") {
         "invoke and return"
@@ -354,6 +365,15 @@ fn findings(x: &Explanation, e: &Estimate, counts: Option<&TargetCounts>) -> Vec
                 x.cache
             ));
         }
+    }
+    if let Some(&(chars, cycles)) = e.per_opcode.get(&serial_write_key()).filter(|(_, c)| *c > 0.0) {
+        f.push(format!(
+            "{} characters printed in the timed region take {} cycles ({:.1}% of the estimate) on the serial line, {} each (the table's serial_char): JOP waits for its UART",
+            thousands(chars as f64),
+            thousands(cycles),
+            100.0 * cycles / x.estimate.max(1.0),
+            thousands(cycles / chars.max(1) as f64)
+        ));
     }
     if !x.unpriced_routines.is_empty() {
         let n: u64 = x
@@ -667,6 +687,35 @@ mod tests {
         let md = x.to_markdown();
         assert!(md.starts_with("## T\n"), "{md}");
         assert!(md.contains("| java.util.Random.f | 2 |"), "{md}");
+    }
+
+    #[test]
+    fn characters_on_the_serial_line_are_a_group_and_a_finding() {
+        // run calls the serial line's character write twice (f renamed).
+        let mut p = jopcal_profile::examples::two_calls();
+        p.methods[1] = jopcal_profile::MethodInfo {
+            class: jopcal_profile::routed::SERIAL_LINE_CLASS.into(),
+            name: "write".into(),
+            descriptor: "(I)V".into(),
+            ..p.methods[1].clone()
+        };
+        let devel = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../calibration/jop-devel.toml");
+        let mut m = TimingModel::load(&devel).unwrap();
+        m.set_param("serial_char", 7568.0).unwrap();
+        let e = jopcal_timing::estimate::estimate(&p, &m, jopcal_timing::cache::CacheMode::Hit);
+        let x = explain(&e, &p, &m, None, None);
+        let line = x
+            .groups
+            .iter()
+            .find(|g| g.name == "printing: characters on the serial line")
+            .unwrap();
+        assert_eq!((line.count, line.cycles), (2, 2.0 * 7568.0));
+        let text = x.findings.join("\n");
+        assert!(
+            text.contains("2 characters printed in the timed region take 15,136 cycles"),
+            "{text}"
+        );
+        assert!(text.contains("7,568 each"), "{text}");
     }
 
     #[test]
