@@ -108,7 +108,7 @@ const KNOWN_TO_PART: [(&str, &str); 6] = [
     ),
     (
         "XPutrefNull",
-        "inside the runtime's synchronized write barrier the RTL finds JVMHelp.IMSExc null; not yet explained",
+        "the runtime's write barrier ends in f_athrow invoking on null: the board does not leave the words the invoke's microcode leaves (as XInvokeNull)",
     ),
 ];
 

@@ -239,6 +239,7 @@ impl<'c> Machine<'c> {
             46 | 48 | 50..=53 => {
                 let i = pop!();
                 let r = pop!();
+                self.mem_index = i;
                 if let Some(data) = self.element(r, i, 1)? {
                     let v = self.rd(data)?;
                     push!(v)
@@ -296,7 +297,10 @@ impl<'c> Machine<'c> {
                 let v = pop!();
                 let i = pop!();
                 let r = pop!();
+                self.mem_index = i;
                 if let Some(data) = self.element(r, i, 1)? {
+                    // A store that completes ends the interface's access.
+                    self.index_from_stidx = false;
                     self.wr(data, v)?;
                 }
             }
@@ -491,21 +495,21 @@ impl<'c> Machine<'c> {
                 self.charge_cache(op, hit, words, false);
             }
             178 | 224 => {
-                let a = self.opd16u()?;
+                let a = self.static_address()?;
                 let v = self.rd(a)?;
                 push!(v)
             }
             179 => {
-                let a = self.opd16u()?;
+                let a = self.static_address()?;
                 let v = pop!();
                 self.wr(a, v)?;
             }
             180 | 226 => {
-                let off = self.opd16u()?;
+                let off = self.field_index()?;
                 self.get_field(off)?;
             }
             181 => {
-                let off = self.opd16u()?;
+                let off = self.field_index()?;
                 let v = pop!();
                 self.put_field(off, v)?;
             }
@@ -731,6 +735,8 @@ impl<'c> Machine<'c> {
                 let src = pop!();
                 let dest = pop!();
                 if pos >= 0 {
+                    // A copy step ends the interface's access (its stop does not).
+                    self.index_from_stidx = false;
                     let v = self.rd(src + pos)?;
                     self.wr(dest + pos, v)?;
                     self.copy_pos = pos + 1;
@@ -741,20 +747,27 @@ impl<'c> Machine<'c> {
             }
             233 => {
                 let off = pop!();
+                self.stidx(off);
                 self.get_field(off)?;
             }
             234 => {
                 let v = pop!();
                 let off = pop!();
+                self.stidx(off);
                 self.put_field(off, v)?;
             }
             238 => {
+                // stidx, then a static access: it ends the marker.
                 let a = self.st(self.sp)?;
+                self.mem_index = a;
+                self.index_from_stidx = false;
                 let v = self.rd(a)?;
                 self.set_st(self.sp, v)?;
             }
             239 => {
                 let a = self.st(self.sp)?;
+                self.mem_index = a;
+                self.index_from_stidx = false;
                 let v = self.st(self.sp - 1)?;
                 self.wr(a, v)?;
                 self.sp -= 2;
@@ -777,11 +790,43 @@ impl<'c> Machine<'c> {
         Ok(())
     }
 
+    /// The runtime's `stidx`: `off` into the memory interface's index
+    /// register, marked as written by it (on the processor).
+    fn stidx(&mut self, off: i32) {
+        self.mem_index = off;
+        self.index_from_stidx = self.processor.is_some();
+    }
+
+    /// The address of a `getstatic` or `putstatic`: its operand, or the
+    /// index register where a `stidx` is still marked (see
+    /// [`Machine::index_from_stidx`]); the access ends the marker.
+    fn static_address(&mut self) -> Result<i32, EmuError> {
+        let a = self.opd16u()?;
+        Ok(if std::mem::take(&mut self.index_from_stidx) {
+            self.mem_index
+        } else {
+            a
+        })
+    }
+
+    /// The offset of a `getfield` or `putfield`: its operand, which the
+    /// memory interface takes into its index register unless a `stidx` is
+    /// still marked there (then the register's value is the offset).
+    fn field_index(&mut self) -> Result<i32, EmuError> {
+        let off = self.opd16u()?;
+        if !self.index_from_stidx {
+            self.mem_index = off;
+        }
+        Ok(self.mem_index)
+    }
+
     /// `getfield` at offset `off`: the object on top of the stack becomes its
-    /// field (through its handle); a null object raises the exception.
+    /// field (through its handle); a null object raises the exception, which
+    /// leaves a `stidx` marked.
     pub(super) fn get_field(&mut self, off: i32) -> Result<(), EmuError> {
         let r = self.st(self.sp)?;
         if self.null_check(r) {
+            self.index_from_stidx = false;
             let data = self.rd(r)?;
             self.note_hardware_object(data);
             let v = self.rd(data + off)?;
@@ -799,6 +844,7 @@ impl<'c> Machine<'c> {
     pub(super) fn put_field(&mut self, off: i32, v: i32) -> Result<(), EmuError> {
         let r = self.pop()?;
         if self.null_check(r) {
+            self.index_from_stidx = false;
             let data = self.rd(r)?;
             self.note_hardware_object(data);
             self.wr(data + off, v)?;

@@ -161,6 +161,17 @@ pub struct Machine<'c> {
     /// normal cycles do not cover (it raised, a hardware object), for its
     /// processor's cycles.
     access_case: Option<AccessCase>,
+    /// The memory interface's index register (`index` in `mem_sc.vhd`): an
+    /// array access's index, a field access's offset, or what `stidx` (the
+    /// runtime's `Native.getField` and kin) wrote.
+    mem_index: i32,
+    /// The processor's memory interface still holds a `stidx` (its
+    /// `was_a_stidx`): the access after it ended in an exception, which
+    /// does not clear the marker, so the next static access takes its
+    /// address from the index register and the next field access its
+    /// offset, instead of from the bytecode's operand. Never set when the
+    /// board times as JopSim.
+    index_from_stidx: bool,
     /// An exception the processor takes after the next bytecode.
     deferred_exception: Option<i32>,
     /// The locals past the arguments of the frame the running bytecode made
@@ -291,6 +302,8 @@ impl<'c> Machine<'c> {
             by_top_misses: [0; 256],
             ram_pending: Vec::new(),
             access_case: None,
+            mem_index: 0,
+            index_from_stidx: false,
             deferred_exception: None,
             fresh_locals: (1, 0),
             overflow_next: false,
