@@ -76,6 +76,9 @@ struct Micro {
     wait: bool,
     stmwa: bool,
     nxt: bool,
+    /// Reads the next operand byte of the bytecode (`opd`): the bytecode's
+    /// pc moves on by one.
+    opd: bool,
 }
 
 /// The microcode ready to run, at fixed wait states.
@@ -164,6 +167,7 @@ impl Exec {
                     wait: ins.mnemonic == "wait",
                     stmwa: ins.mnemonic == "stmwa",
                     nxt: ins.nxt,
+                    opd: ins.opd,
                 }
             })
             .collect();
@@ -218,6 +222,20 @@ impl Exec {
             .map(|(c, _)| c)
     }
 
+    /// [`Exec::run_raising`], with what the path leaves: see [`Left`].
+    pub fn run_raising_stack(
+        &self,
+        entry: EntryId,
+        stack: &[i32],
+        vars: &[(VarId, i32)],
+        why: Raise,
+    ) -> Option<(u32, Left)> {
+        let known: SmallVec<[Option<i32>; 8]> = stack.iter().map(|v| Some(*v)).collect();
+        let mut left = Left::default();
+        let (cycles, _) = self.follow_leaving(entry, &known, vars, false, Some(AccessCase::Raises(why)), &mut left)?;
+        Some((cycles, left))
+    }
+
     /// [`Exec::follow`] with every word of `stack` known, in `case`.
     fn follow_given(
         &self,
@@ -228,6 +246,17 @@ impl Exec {
     ) -> Option<(u32, super::PathKey)> {
         let known: SmallVec<[Option<i32>; 8]> = stack.iter().map(|v| Some(*v)).collect();
         self.follow(entry, &known, vars, false, case)
+    }
+
+    fn follow(
+        &self,
+        entry: EntryId,
+        stack: &[Option<i32>],
+        vars: &[(VarId, i32)],
+        strict: bool,
+        case: Option<AccessCase>,
+    ) -> Option<(u32, super::PathKey)> {
+        self.follow_leaving(entry, stack, vars, strict, case, &mut Left::default())
     }
 
     /// [`Exec::run`] with only some of the stack's words known (`None`: not
@@ -243,13 +272,16 @@ impl Exec {
         self.follow(entry, stack, vars, true, None)
     }
 
-    fn follow(
+    /// Follows the microcode at `entry`; where the answer is found, `left`
+    /// gets what its path leaves.
+    fn follow_leaving(
         &self,
         entry: EntryId,
         stack: &[Option<i32>],
         vars: &[(VarId, i32)],
         strict: bool,
         case: Option<AccessCase>,
+        left: &mut Left,
     ) -> Option<(u32, super::PathKey)> {
         let raise = match case {
             Some(AccessCase::Raises(why)) => Some(why),
@@ -270,6 +302,9 @@ impl Exec {
             write_address: None,
             key: super::PathKey::default(),
             st: stack.iter().copied().collect(),
+            below: false,
+            operand_bytes: 0,
+            copy_on_top: false,
             var,
             raise,
             raised: false,
@@ -287,6 +322,10 @@ impl Exec {
                 return None;
             }
             if let Some(found) = self.walk(&mut w, strict, raise.is_some(), &mut todo) {
+                *left = Left {
+                    words: if w.below { None } else { w.st.iter().copied().collect() },
+                    operand_bytes: w.operand_bytes,
+                };
                 return Some(found);
             }
         }
@@ -368,23 +407,36 @@ impl Exec {
                 };
                 w.pending = Some((count, false, cycles, overlap));
             }
+            if m.opd {
+                w.operand_bytes += 1;
+            }
             let mut condition = None;
+            // The condition popped was a copy of the word now on top (`dup`
+            // before the branch, as a null check does).
+            let mut condition_copied = false;
+            let copy_on_top = std::mem::take(&mut w.copy_on_top);
             match m.op {
                 Op::Ldi(v) => w.st.push(Some(v)),
                 Op::Ldm(i) => w.st.push(w.var.get(i).copied().flatten()),
                 Op::Stm(i) => {
-                    let v = w.st.pop().flatten();
+                    let v = w.pop();
                     if let Some(slot) = w.var.get_mut(i) {
                         *slot = v;
                     }
                 }
                 Op::PushUnknown => w.st.push(None),
-                Op::Pop => condition = Some(w.st.pop().flatten()),
-                Op::Dup => w.st.push(tos),
-                Op::Keep => {}
+                Op::Pop => {
+                    condition_copied = copy_on_top;
+                    condition = Some(w.pop());
+                }
+                Op::Dup => {
+                    w.st.push(tos);
+                    w.copy_on_top = true;
+                }
+                Op::Keep => w.copy_on_top = copy_on_top,
                 Op::Bin(op, shift) => {
-                    let a = w.st.pop().flatten();
-                    let b = w.st.pop().flatten();
+                    let a = w.pop();
+                    let b = w.pop();
                     w.st.push(match (b, a) {
                         (Some(b), Some(a)) => match shift {
                             Shift::None => op.apply(i64::from(b), i64::from(a)).map(|v| v as i32),
@@ -425,6 +477,18 @@ impl Exec {
                         other.jump = Some((Some(m.target), DELAY_SLOTS));
                         other.pc = next;
                         other.count += 1;
+                        // Where the word tested was a copy of the top, the
+                        // way on which it is 0 knows the top.
+                        if condition_copied {
+                            let zero = if m.flow == Flow::BranchZero {
+                                &mut other
+                            } else {
+                                &mut *w
+                            };
+                            if let Some(top) = zero.st.last_mut() {
+                                *top = Some(0);
+                            }
+                        }
                         todo.push(other);
                         false
                     }
@@ -440,6 +504,18 @@ impl Exec {
         }
         None
     }
+}
+
+/// What the path of a bytecode leaves ([`Exec::run_raising_stack`]).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Left {
+    /// The operand stack's top words (the top last; the words given were
+    /// where it started), or `None` where the path read below them or
+    /// leaves a word it does not know (one it read from memory).
+    pub words: Option<Vec<i32>>,
+    /// The bytecode's operand bytes it read (`opd`): its pc is the
+    /// bytecode's plus one plus these when the next one is fetched.
+    pub operand_bytes: u32,
 }
 
 /// Most paths [`Exec`] follows for one answer (each branch on an unknown
@@ -461,12 +537,42 @@ struct Walk {
     write_address: Option<i32>,
     key: super::PathKey,
     st: SmallVec<[Option<i32>; 16]>,
+    /// It took a word from below the stack's words it was given.
+    below: bool,
+    /// The bytecode's operand bytes it read (its `opd` instructions).
+    operand_bytes: u32,
+    /// The top word is a copy of the one below it (pushed by `dup`).
+    copy_on_top: bool,
     var: SmallVec<[Option<i32>; 32]>,
     /// The exception the bytecode raises, until an access raises it.
     raise: Option<Raise>,
     raised: bool,
     /// Following a field access to a hardware object: not yet met.
     hardware_object: bool,
+}
+
+#[cfg(test)]
+impl Exec {
+    /// The path from `entry` with `stack` given, not raising, and what it leaves.
+    fn follow_given_leaving(&self, entry: EntryId, stack: &[i32]) -> (Option<u32>, Left) {
+        let known: SmallVec<[Option<i32>; 8]> = stack.iter().map(|v| Some(*v)).collect();
+        let mut left = Left::default();
+        let found = self.follow_leaving(entry, &known, &[], false, None, &mut left);
+        (found.map(|(c, _)| c), left)
+    }
+}
+
+impl Walk {
+    /// The operand stack's top word, taken off (`None`: not known).
+    fn pop(&mut self) -> Option<i32> {
+        match self.st.pop() {
+            Some(v) => v,
+            None => {
+                self.below = true;
+                None
+            }
+        }
+    }
 }
 
 #[cfg(test)]
@@ -560,6 +666,28 @@ ald:
  wait
  wait
  ldmrd nxt
+nullchk:
+ stmra
+ wait
+ wait
+ ldmrd
+ dup
+ nop
+ bnz nullchk_ok
+ nop
+ nop
+ ldi 1
+ ldi io_exc
+ stmwa
+ ldi 2
+ stmwd
+ wait
+ wait
+ nop nxt
+nullchk_ok:
+ pop
+ nop opd
+ nop opd nxt
 ";
 
     fn setup() -> (Program, Exec) {
@@ -633,6 +761,35 @@ ald:
         // A bytecode that cannot raise has no raised cost.
         let memrd = e.entry("memrd").unwrap();
         assert_eq!(e.run_raising(memrd, &[100], &[], Raise::Null), None);
+    }
+
+    #[test]
+    fn a_raising_path_leaves_the_words_it_knows_and_the_operand_bytes_it_read() {
+        let (_, e) = setup();
+        // A null check of a reference read from memory, tested as a copy:
+        // where the copy is 0, the reference under it is 0 as well.
+        let nullchk = e.entry("nullchk").unwrap();
+        let (_, left) = e.run_raising_stack(nullchk, &[9, 100], &[], Raise::Null).unwrap();
+        assert_eq!(
+            left,
+            Left {
+                words: Some(vec![9, 0, 1]),
+                operand_bytes: 0
+            }
+        );
+        // The way that does not raise reads its two operand bytes.
+        let ok = e.entry("nullchk_ok").unwrap();
+        let (_, left) = e.follow_given_leaving(ok, &[9, 5]);
+        assert_eq!(left.operand_bytes, 2);
+        assert_eq!(left.words, Some(vec![9]));
+        // A path that takes words from below those given leaves none known;
+        // one that leaves a word read from memory neither.
+        let lenchk = e.entry("lenchk").unwrap();
+        let (_, left) = e.run_raising_stack(lenchk, &[100], &[], Raise::IndexHigh).unwrap();
+        assert_eq!(left.words, None);
+        let gf = e.entry("gf").unwrap();
+        let (_, left) = e.run_raising_stack(gf, &[0], &[], Raise::Null).unwrap();
+        assert_eq!(left.words, None);
     }
 
     #[test]

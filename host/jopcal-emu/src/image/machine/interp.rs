@@ -32,7 +32,7 @@ impl<'c> Machine<'c> {
             self.check_overflow(op, at, s0, method)?;
         }
         if self.access_case.is_some() {
-            self.price_access_case(op, s0);
+            self.price_access_case(op, at, s0);
         }
         Ok(())
     }
@@ -44,7 +44,7 @@ impl<'c> Machine<'c> {
     /// bytecodes' checks), where that is known.
     #[cold]
     #[inline(never)]
-    fn price_access_case(&mut self, op: u8, s0: i32) {
+    fn price_access_case(&mut self, op: u8, at: i32, s0: i32) {
         let Some(case) = self.access_case.take() else {
             return;
         };
@@ -58,10 +58,27 @@ impl<'c> Machine<'c> {
         let top = self.top_words(s0);
         let vars = p.microcode.lock_var(self.moncnt);
         let exec = &p.microcode.exec;
-        let cycles = match case {
-            AccessCase::Raises(why) => exec.run_raising(entry, &top, vars.as_slice(), why),
-            AccessCase::HardwareObject => exec.run_on_hardware_object(entry, &top, vars.as_slice()),
+        let (cycles, left) = match case {
+            AccessCase::Raises(why) => match exec.run_raising_stack(entry, &top, vars.as_slice(), why) {
+                Some((c, left)) => (Some(c), Some(left)),
+                None => (None, None),
+            },
+            AccessCase::HardwareObject => (exec.run_on_hardware_object(entry, &top, vars.as_slice()), None),
         };
+        // The raising path's microcode leaves the stack and the pc as it
+        // leaves them: words it knows (a long array's bounds check leaves
+        // its operands and constants), and the pc past the operand bytes it
+        // read (a long field's null check raises before it reads them).
+        if let Some(left) = left {
+            if let Some(words) = left.words {
+                let base = s0 - top.len() as i32;
+                for (k, v) in words.iter().enumerate() {
+                    let _ = self.set_st(base + 1 + k as i32, *v);
+                }
+                self.sp = base + words.len() as i32;
+            }
+            self.pc = at + 1 + left.operand_bytes as i32;
+        }
         if let Some(c) = cycles {
             if case == AccessCase::Raises(Raise::IndexHigh) {
                 // A load past the end that takes raised cycles is one whose
