@@ -276,6 +276,37 @@ impl MeasurementWriter {
     }
 }
 
+/// The comment line that records a workload that failed (`# failed
+/// BENCH: REASON`): after the rows of `measurements.csv`, one per failure,
+/// so that the file tells what was measured and what was not. [`read`]
+/// skips comment lines.
+pub const FAILED_PREFIX: &str = "# failed ";
+
+/// Appends a [`FAILED_PREFIX`] line for each `(benchmark, reason)` of
+/// `failures` to the published measurements file `csv` (rewritten whole,
+/// atomically); nothing when there are none.
+pub fn record_failures(csv: &Path, failures: &[(String, String)]) -> io::Result<()> {
+    if failures.is_empty() {
+        return Ok(());
+    }
+    let mut bytes = fs::read(csv)?;
+    for (bench, why) in failures {
+        let one_line = |t: &str| t.replace(['\r', '\n'], " ");
+        bytes.extend_from_slice(format!("{FAILED_PREFIX}{}: {}\n", one_line(bench), one_line(why)).as_bytes());
+    }
+    crate::atomic::write_atomic(csv, &bytes)
+}
+
+/// The failures [`record_failures`] recorded in `csv`: `(benchmark, reason)`.
+pub fn recorded_failures(csv: &Path) -> io::Result<Vec<(String, String)>> {
+    Ok(fs::read_to_string(csv)?
+        .lines()
+        .filter_map(|l| l.strip_prefix(FAILED_PREFIX))
+        .filter_map(|l| l.split_once(": "))
+        .map(|(b, why)| (b.to_string(), why.to_string()))
+        .collect())
+}
+
 const HEADER: [&str; 12] = [
     "target",
     "target_config",
@@ -338,6 +369,37 @@ pub fn read(path: &Path) -> Result<Vec<Measurement>, MeasurementsError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn failures_are_recorded_after_the_rows_and_read_back_apart() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut w = MeasurementWriter::create(dir.path()).unwrap();
+        w.append(&sample("Kfl", 100)).unwrap();
+        let csv = w.finish().unwrap();
+        let failures = vec![
+            (
+                "Lift".to_string(),
+                "the download failed at word 366\nbyte 1".to_string(),
+            ),
+            ("UdpIp".to_string(), "no result line".to_string()),
+        ];
+        record_failures(&csv, &failures).unwrap();
+        let rows = read(&csv).unwrap();
+        assert_eq!(rows, vec![sample("Kfl", 100)]);
+        assert_eq!(
+            recorded_failures(&csv).unwrap(),
+            vec![
+                ("Lift".to_string(), "the download failed at word 366 byte 1".to_string()),
+                ("UdpIp".to_string(), "no result line".to_string()),
+            ]
+        );
+        let text = std::fs::read_to_string(&csv).unwrap();
+        assert!(text.ends_with("# failed UdpIp: no result line\n"), "{text}");
+        // None: the file is left as it was.
+        let before = std::fs::read(&csv).unwrap();
+        record_failures(&csv, &[]).unwrap();
+        assert_eq!(std::fs::read(&csv).unwrap(), before);
+    }
 
     fn sample(bench: &str, value: u64) -> Measurement {
         Measurement {

@@ -322,6 +322,7 @@ pub fn collect_tasks(
         writer.append(m)?;
     }
     let csv = writer.finish()?;
+    jopcal_measure::measurements::record_failures(&csv, &failures)?;
     let facts = facts.unwrap_or_default();
     let m = Measured {
         out: dir,

@@ -304,6 +304,7 @@ impl JobContext {
         target: &dyn Target,
     ) -> Result<Measured, TargetError> {
         let (csv, rows) = self.recorder.publish(&dir.path)?;
+        jopcal_measure::measurements::record_failures(&csv, &failures).map_err(|e| TargetError::io(&csv, e))?;
         Ok(Measured {
             out: dir,
             csv,

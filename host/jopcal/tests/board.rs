@@ -197,6 +197,11 @@ fn a_failing_later_image_keeps_earlier_results_and_configure_runs_each_attempt()
     assert_eq!(summary.failures.len(), 1, "{summary:?}");
     assert_eq!(summary.failures[0].name, "b");
     assert!(summary.failures[0].reason.contains("Broken pipe"), "{summary:?}");
+    // And in measurements.csv, after its rows (readers skip the comment).
+    let failed = jopcal_measure::measurements::recorded_failures(&out.join("measurements.csv")).unwrap();
+    assert_eq!(failed.len(), 1, "{failed:?}");
+    assert_eq!(failed[0].0, "b");
+    assert!(failed[0].1.contains("Broken pipe"), "{failed:?}");
     // Once for image a, twice for b (first attempt and one retry).
     assert_eq!(std::fs::read_to_string(&marker).unwrap().lines().count(), 3);
 

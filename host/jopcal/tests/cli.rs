@@ -225,8 +225,13 @@ fn misbehaving_workloads_get_named_errors_and_good_rows_are_kept() {
         .unwrap();
     assert_eq!(o.status.code(), Some(1));
     let csv = fs::read_to_string(out.join("measurements.csv")).unwrap();
-    assert_eq!(csv.lines().count(), 2, "{csv}");
-    assert!(csv.lines().nth(1).unwrap().starts_with("host,"));
+    let rows: Vec<&str> = csv.lines().filter(|l| !l.starts_with('#')).collect();
+    assert_eq!(rows.len(), 2, "{csv}");
+    assert!(rows[1].starts_with("host,"));
+    // The failed workload is recorded after the rows, with its reason.
+    let failed: Vec<&str> = csv.lines().filter(|l| l.starts_with("# failed ")).collect();
+    assert_eq!(failed.len(), 1, "{csv}");
+    assert!(failed[0].starts_with("# failed NoDone: "), "{csv}");
     // ...and every earlier run in the same --out was archived, not overwritten.
     let previous = fs::read_dir(out.join("previous")).unwrap().count();
     assert_eq!(previous, 6, "six earlier runs archived");
