@@ -260,45 +260,25 @@ fn build(
         bail!("host_library {class}: the tree's source does not compile for the host JDK: {first}");
     }
     let _ = std::fs::remove_dir_all(&src);
-    let o = std::process::Command::new(&jdk.javac)
-        .args(["-nowarn", "-cp"])
-        .arg(asm)
-        .arg("-d")
-        .arg(&tool)
-        .arg(write_merger(&tool)?)
-        .output()
-        .with_context(|| format!("running {}", jdk.javac.display()))?;
-    if !o.status.success() {
-        bail!(
-            "compiling jopcal's MergeStatics against {}: {}",
-            asm.display(),
-            String::from_utf8_lossy(&o.stderr)
-                .lines()
-                .next()
-                .unwrap_or("javac failed")
-        );
-    }
-    let compiled: Vec<PathBuf> = sources
-        .iter()
-        .map(|(_, rel, _)| tmp.join(rel.replace(".java", ".class")))
-        .collect();
-    let o = std::process::Command::new(&jdk.java)
-        .arg("-cp")
-        .arg(std::env::join_paths([asm, &tool])?)
-        .arg("jopcal.tools.MergeStatics")
-        .arg(TREE_METHOD_PREFIX)
-        .args(&compiled)
-        .output()
-        .with_context(|| format!("running {}", jdk.java.display()))?;
-    if !o.status.success() {
-        let text = String::from_utf8_lossy(&o.stderr);
-        bail!(
-            "host_library {}",
-            text.lines().find(|l| !l.trim().is_empty()).unwrap_or("merging failed")
-        );
-    }
+    let javac = [
+        jdk.javac.to_string_lossy().into_owned(),
+        "-nowarn".into(),
+        "-cp".into(),
+        asm.to_string_lossy().into_owned(),
+    ];
+    crate::host_routines::compile(&javac, &tool, [write_merger(&tool)?])
+        .with_context(|| format!("compiling jopcal's MergeStatics against {}", asm.display()))?;
+    let mut args: Vec<std::ffi::OsString> = vec![TREE_METHOD_PREFIX.into()];
+    args.extend(
+        sources
+            .iter()
+            .map(|(_, rel, _)| tmp.join(rel.replace(".java", ".class")).into_os_string()),
+    );
+    let cp = std::env::join_paths([asm, &tool])?;
+    let merged = crate::host_routines::run_tool(jdk, &cp, "jopcal.tools.MergeStatics", &args)?
+        .map_err(|line| anyhow!("host_library {}", line.as_deref().unwrap_or("merging failed")))?;
     let _ = std::fs::remove_dir_all(&tool);
-    atomic::write_atomic(&tmp.join(MERGED_LIST), &o.stdout)?;
+    atomic::write_atomic(&tmp.join(MERGED_LIST), &merged)?;
     Ok(())
 }
 

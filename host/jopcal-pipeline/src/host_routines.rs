@@ -421,29 +421,41 @@ fn build(
         ],
         None => Vec::new(),
     };
+    let mut args: Vec<std::ffi::OsString> = vec![BRIDGE_CLASS.into(), routes.join(",").into()];
+    args.extend(methods);
+    args.extend(routed.iter().map(|d| d.clone().into_os_string()));
+    let out = run_tool(jdk, &cp, "jopcal.tools.RouteBytecodes", &args)?
+        .map_err(|line| anyhow::anyhow!("routing the bytecodes: {}", line.as_deref().unwrap_or("failed")))?;
+    let _ = std::fs::remove_dir_all(&tool);
+    Ok(String::from_utf8_lossy(&out).trim().to_string())
+}
+
+/// Runs jopcal's Java tool `class` (on the class path `cp`, with ASM) with
+/// `args`: its standard output, or the first line it wrote to standard
+/// error (`None` when it wrote none) when it failed.
+pub(crate) fn run_tool(
+    jdk: &jopcal_workloads::Jdk,
+    cp: &std::ffi::OsStr,
+    class: &str,
+    args: &[std::ffi::OsString],
+) -> Result<std::result::Result<Vec<u8>, Option<String>>> {
     let o = std::process::Command::new(&jdk.java)
         .arg("-cp")
         .arg(cp)
-        .arg("jopcal.tools.RouteBytecodes")
-        .arg(BRIDGE_CLASS)
-        .arg(routes.join(","))
-        .args(&methods)
-        .args(&routed)
+        .arg(class)
+        .args(args)
         .output()
         .with_context(|| format!("running {}", jdk.java.display()))?;
-    if !o.status.success() {
+    Ok(if o.status.success() {
+        Ok(o.stdout)
+    } else {
         let text = String::from_utf8_lossy(&o.stderr);
-        bail!(
-            "routing the bytecodes: {}",
-            text.lines().find(|l| !l.trim().is_empty()).unwrap_or("failed")
-        );
-    }
-    let _ = std::fs::remove_dir_all(&tool);
-    Ok(String::from_utf8_lossy(&o.stdout).trim().to_string())
+        Err(text.lines().find(|l| !l.trim().is_empty()).map(str::to_string))
+    })
 }
 
 /// Runs the compiler `argv` (its command line up to `-d`) on `files`.
-fn compile(argv: &[String], out: &Path, files: impl IntoIterator<Item = PathBuf>) -> Result<()> {
+pub(crate) fn compile(argv: &[String], out: &Path, files: impl IntoIterator<Item = PathBuf>) -> Result<()> {
     let o = std::process::Command::new(&argv[0])
         .args(&argv[1..])
         .arg("-d")

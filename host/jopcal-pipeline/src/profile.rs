@@ -271,30 +271,24 @@ pub fn tree_host_run(s: Session, root: &Path, setup: &HostSetup, tree_suite: boo
         compiler: (!host_javac.is_empty()).then_some(&compiler),
         encoding,
     };
-    let mut tree_library = Vec::new();
-    let library = match named {
-        Some(classes) => {
-            tree_library = classes.clone();
-            crate::host_library::library_dir(&home, &classes, &how_library, &|m| s.say(m))?
-        }
-        // Not named: the default classes the tree has, and where they
-        // cannot run on the host, the host's own with a note.
-        None => {
-            let classes = crate::host_library::default_classes(&home);
-            match crate::host_library::library_dir(&home, &classes, &how_library, &|m| s.say(m)) {
-                Ok(dir) => {
-                    tree_library = classes;
-                    dir
-                }
-                Err(e) => {
-                    s.say(&format!(
-                        "  note: the host runs its own JDK classes ({e:#}); `host_library = \"\"` in jopcal.toml says so without this note"
-                    ));
-                    None
-                }
-            }
-        }
+    // Not named: the default classes the tree has, and where they cannot
+    // run on the host, the host's own with a note.
+    let (classes, named) = match named {
+        Some(classes) => (classes, true),
+        None => (crate::host_library::default_classes(&home), false),
     };
+    let library = match crate::host_library::library_dir(&home, &classes, &how_library, &|m| s.say(m)) {
+        Ok(dir) => dir,
+        Err(e) if !named => {
+            s.say(&format!(
+                "  note: the host runs its own JDK classes ({e:#}); `host_library = \"\"` in jopcal.toml says so without this note"
+            ));
+            None
+        }
+        Err(e) => return Err(e),
+    };
+    // The classes the host runs the tree's versions of.
+    let tree_library = if library.is_some() { classes } else { Vec::new() };
     let how = crate::host_routines::Suite {
         root,
         classes: &setup.built.classes,
