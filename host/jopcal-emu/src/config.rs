@@ -92,6 +92,8 @@ pub struct MicrocodeCosts {
     /// into them.
     pub plans: Box<[StackStep; 256]>,
     pub steps: Box<[Step; 256]>,
+    /// Each [`StackStep::Fixed`] plan as the board runs it.
+    pub fixed: Box<[Option<FixedPlan>; 256]>,
 }
 
 impl MicrocodeCosts {
@@ -124,7 +126,12 @@ impl MicrocodeCosts {
             StackStep::ByPath { .. } => Step::ByPath,
             StackStep::General => Step::General,
         }));
+        let fixed = Box::new(std::array::from_fn(|op| match &plans[op] {
+            StackStep::Fixed { net, writes } => FixedPlan::of(*net, writes),
+            _ => None,
+        }));
         MicrocodeCosts {
+            fixed,
             lock_count: exec.var("lockcnt"),
             exec,
             by_data,
@@ -183,6 +190,71 @@ pub enum Step {
     /// The plan's writes of the path taken.
     ByPath,
     General,
+}
+
+/// A [`StackStep::Fixed`] plan as the board runs it: what the memory holds
+/// after the bytecode, address by address (the last write to each wins, and
+/// every value is known before the bytecode runs, so their order does not
+/// matter), split into one range of words that keep the stack's values from
+/// before it ran (the words it pops, and writes of a word's own value),
+/// copied at once, and the other writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FixedPlan {
+    pub net: i32,
+    /// `S + lo ..= S + hi` take the stack's words there as the bytecode
+    /// found them (none when `lo > hi`).
+    pub copy: (i32, i32),
+    /// The other writes, at `S + k`, the first `others_len`.
+    pub others: [(i32, FixedValue); FIXED_WRITES],
+    pub others_len: usize,
+    /// The highest `k` written.
+    pub reach: i32,
+}
+
+impl FixedPlan {
+    /// The plan of a bytecode that pushes `net` words (negative: pops) and
+    /// then makes `writes`; `None` where its writes do not fit.
+    pub fn of(net: i32, writes: &[(i32, FixedValue)]) -> Option<FixedPlan> {
+        let mut last = std::collections::BTreeMap::new();
+        // The popped words, from `S + net - 1` to `S - 2`, keep their values.
+        for k in net - 1..=-2 {
+            last.insert(k, FixedValue::Entry(k));
+        }
+        for &(k, v) in writes {
+            last.insert(k, v);
+        }
+        let own = |k: i32| last.get(&k) == Some(&FixedValue::Entry(k));
+        // The longest run of words that keep their own values.
+        let mut copy = (1, 0);
+        for &k in last.keys() {
+            if own(k) {
+                let mut hi = k;
+                while own(hi + 1) {
+                    hi += 1;
+                }
+                if hi - k > copy.1 - copy.0 {
+                    copy = (k, hi);
+                }
+            }
+        }
+        let rest: Vec<(i32, FixedValue)> = last
+            .iter()
+            .filter(|(k, _)| !(copy.0..=copy.1).contains(*k))
+            .map(|(k, v)| (*k, *v))
+            .collect();
+        if rest.len() > FIXED_WRITES || last.keys().any(|k| -k >= NEAR_WORDS as i32) {
+            return None;
+        }
+        let mut others = [(0, FixedValue::Constant(0)); FIXED_WRITES];
+        others[..rest.len()].copy_from_slice(&rest);
+        Some(FixedPlan {
+            net,
+            copy,
+            others,
+            others_len: rest.len(),
+            reach: last.keys().copied().max().unwrap_or(0).max(0),
+        })
+    }
 }
 
 /// A value a [`StackStep::ByPath`] write stores: known from the words near
@@ -376,6 +448,35 @@ impl BoardConfig {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn a_fixed_plan_copies_the_words_that_keep_their_values_at_once() {
+        // A long store's: pops two, writes back the top four it found and vp above.
+        let writes = [
+            (-1, FixedValue::Entry(-1)),
+            (0, FixedValue::Entry(0)),
+            (1, FixedValue::Register(Register::Vp)),
+            (-3, FixedValue::Entry(-3)),
+        ];
+        let plan = FixedPlan::of(-2, &writes).expect("fits");
+        assert_eq!(plan.copy, (-3, 0));
+        assert_eq!(
+            &plan.others[..plan.others_len],
+            &[(1, FixedValue::Register(Register::Vp))]
+        );
+        assert_eq!(plan.reach, 1);
+        // A write over a popped word wins over its keeping; the run is split.
+        let plan = FixedPlan::of(-3, &[(-3, FixedValue::Constant(7))]).expect("fits");
+        assert_eq!(plan.copy, (-4, -4));
+        assert_eq!(
+            &plan.others[..plan.others_len],
+            &[(-3, FixedValue::Constant(7)), (-2, FixedValue::Entry(-2))]
+        );
+        // A push that writes above: nothing kept.
+        let plan = FixedPlan::of(2, &[(1, FixedValue::Local(0))]).expect("fits");
+        assert!(plan.copy.0 > plan.copy.1);
+        assert_eq!(plan.others_len, 1);
+    }
     use super::*;
     use jopcal_jop::microcode::stackram::{At, Register, Value};
 

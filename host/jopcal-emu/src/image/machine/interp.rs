@@ -7,32 +7,42 @@ use crate::config::Step;
 impl<'c> Machine<'c> {
     // ---- the interpreter ----
 
-    /// Executes bytecode `op` fetched at `at`; on the processor, checks the
-    /// stack pointer against its overflow mark when it is near.
+    /// Executes bytecode `op` fetched at `at`, through its own handler.
     #[inline(always)]
     pub(super) fn execute(&mut self, op: u8, at: i32) -> Result<(), EmuError> {
+        HANDLERS[op as usize](self, at)
+    }
+
+    /// Executes bytecode `OP` fetched at `at`; on the processor, checks the
+    /// stack pointer against its overflow mark when it is near. One copy
+    /// per opcode: the branch on how its stack memory is kept sits behind
+    /// the opcode's own dispatch, where the host predicts it (the processor's
+    /// plan for an opcode never changes during a run), instead of a second
+    /// dispatch on every bytecode.
+    #[inline(always)]
+    fn execute_const<const OP: u8>(&mut self, at: i32) -> Result<(), EmuError> {
         let (s0, method) = (self.sp, self.code_at);
         if self.overflow_next {
-            return Err(self.overflow(op, at, method));
+            return Err(self.overflow(OP, at, method));
         }
         match self.steps {
-            None => self.execute_op(op, at, false)?,
+            None => self.execute_op(OP, at, false)?,
             // Below a frame's saved registers only after `setSP` unwound it:
             // its locals are then above the stack.
-            Some(_) if self.vp + 4 > s0 => self.execute_with_stack_memory(op, at, s0)?,
-            Some(steps) => match steps[op as usize] {
-                Step::Quiet => self.execute_op(op, at, false)?,
-                Step::Pop(net) => self.execute_pop(op, at, s0, i32::from(net))?,
-                Step::Fixed => self.execute_fixed(op, at, s0)?,
-                Step::ByPath => self.execute_by_path(op, at, s0)?,
-                Step::General => self.execute_with_stack_memory(op, at, s0)?,
+            Some(_) if self.vp + 4 > s0 => self.execute_with_stack_memory(OP, at, s0)?,
+            Some(steps) => match steps[OP as usize] {
+                Step::Quiet => self.execute_op(OP, at, false)?,
+                Step::Pop(net) => self.execute_pop(OP, at, s0, i32::from(net))?,
+                Step::Fixed => self.execute_fixed(OP, at, s0)?,
+                Step::ByPath => self.execute_by_path(OP, at, s0)?,
+                Step::General => self.execute_with_stack_memory(OP, at, s0)?,
             },
         }
         if s0.max(self.sp) >= self.sp_watch {
-            self.check_overflow(op, at, s0, method)?;
+            self.check_overflow(OP, at, s0, method)?;
         }
         if self.access_case.is_some() {
-            self.price_access_case(op, at, s0);
+            self.price_access_case(OP, at, s0);
         }
         Ok(())
     }
@@ -938,18 +948,16 @@ impl<'c> Machine<'c> {
         let vars = lock.as_slice();
         // Most such paths depend on the top word alone (a long shift's
         // count): followed once per (opcode, word, lock count) for every other value,
-        // where the microcode says so.
+        // where the microcode says so; the others once per operands met.
         const GIVE_UP: u8 = 16;
         let by_top = if self.by_top_misses[op as usize] < GIVE_UP {
-            match self.by_top.get(&(op, top[3], self.moncnt)) {
-                Some(&hit) => Some(hit),
+            match self.paths.by_top(op, top[3], self.moncnt) {
+                Some(hit) => Some(hit),
                 None => {
                     let known = [None, None, None, Some(top[3])];
                     let found = m.exec.run_known(entry, &known, vars);
                     match found {
-                        Some(r) => {
-                            self.by_top.insert((op, top[3], self.moncnt), r);
-                        }
+                        Some(r) => self.paths.put_by_top(op, top[3], self.moncnt, r),
                         None => self.by_top_misses[op as usize] += 1,
                     }
                     found
@@ -958,7 +966,17 @@ impl<'c> Machine<'c> {
         } else {
             None
         };
-        match by_top.or_else(|| m.exec.run(entry, &top, vars)) {
+        let by_words = || match self.paths.by_words(op, top, self.moncnt) {
+            Some(hit) => Some(hit),
+            None => {
+                let found = m.exec.run(entry, &top, vars);
+                if let Some(r) = found {
+                    self.paths.put_by_words(op, top, self.moncnt, r);
+                }
+                found
+            }
+        };
+        match by_top.or_else(by_words) {
             Some((c, key)) => {
                 self.path = Some(key);
                 self.reprice(op, c);
@@ -986,3 +1004,36 @@ impl<'c> Machine<'c> {
         }
     }
 }
+
+/// A bytecode's handler: [`Machine::execute_const`] for its opcode.
+type Handler = for<'m, 'c> fn(&'m mut Machine<'c>, i32) -> Result<(), EmuError>;
+
+fn handler<const OP: u8>(m: &mut Machine<'_>, at: i32) -> Result<(), EmuError> {
+    m.execute_const::<OP>(at)
+}
+
+macro_rules! handlers {
+    ($($op:literal)*) => {
+        [$(handler::<$op> as Handler),*]
+    };
+}
+
+/// Every opcode's handler, by opcode.
+static HANDLERS: [Handler; 256] = handlers!(
+    0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15
+    16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31
+    32 33 34 35 36 37 38 39 40 41 42 43 44 45 46 47
+    48 49 50 51 52 53 54 55 56 57 58 59 60 61 62 63
+    64 65 66 67 68 69 70 71 72 73 74 75 76 77 78 79
+    80 81 82 83 84 85 86 87 88 89 90 91 92 93 94 95
+    96 97 98 99 100 101 102 103 104 105 106 107 108 109 110 111
+    112 113 114 115 116 117 118 119 120 121 122 123 124 125 126 127
+    128 129 130 131 132 133 134 135 136 137 138 139 140 141 142 143
+    144 145 146 147 148 149 150 151 152 153 154 155 156 157 158 159
+    160 161 162 163 164 165 166 167 168 169 170 171 172 173 174 175
+    176 177 178 179 180 181 182 183 184 185 186 187 188 189 190 191
+    192 193 194 195 196 197 198 199 200 201 202 203 204 205 206 207
+    208 209 210 211 212 213 214 215 216 217 218 219 220 221 222 223
+    224 225 226 227 228 229 230 231 232 233 234 235 236 237 238 239
+    240 241 242 243 244 245 246 247 248 249 250 251 252 253 254 255
+);

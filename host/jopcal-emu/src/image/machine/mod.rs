@@ -15,6 +15,7 @@
 mod calls;
 mod code;
 mod interp;
+mod memo;
 mod memory;
 mod stack;
 mod stackmem;
@@ -148,10 +149,9 @@ pub struct Machine<'c> {
     ram: Option<Box<[i32]>>,
     /// The microcode path the running bytecode took, where its operands decided.
     path: Option<jopcal_jop::microcode::PathKey>,
-    /// Paths of bytecodes priced by their operands that depend on the top
-    /// word alone (a long shift's count), by (opcode, that word, the lock
-    /// count); see `interp::price_by_data`.
-    by_top: std::collections::HashMap<(u8, i32, i32), (u32, jopcal_jop::microcode::PathKey), WordHash>,
+    /// The paths of bytecodes priced by their operands, as met (see
+    /// `interp::price_by_data`).
+    paths: memo::PathMemo,
     /// Per opcode: times the top word alone did not decide the path (tried
     /// no more after a few).
     by_top_misses: [u8; 256],
@@ -180,40 +180,6 @@ pub struct Machine<'c> {
     /// The last bytecode's final push reached the overflow mark: the RTL
     /// raises it in the next bytecode (the callee's first, after an invoke).
     overflow_next: bool,
-}
-
-/// A hasher for the board's own small integer keys, looked up once per
-/// bytecode priced by its data: the standard library's SipHash, made to
-/// resist keys chosen by an attacker, cost 5% of a run.
-type WordHash = std::hash::BuildHasherDefault<WordHasher>;
-
-#[derive(Default)]
-struct WordHasher(u64);
-
-impl std::hash::Hasher for WordHasher {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-
-    fn write(&mut self, bytes: &[u8]) {
-        for b in bytes {
-            self.write_u64(u64::from(*b));
-        }
-    }
-
-    fn write_u8(&mut self, v: u8) {
-        self.write_u64(u64::from(v));
-    }
-
-    fn write_i32(&mut self, v: i32) {
-        self.write_u64(u64::from(v as u32));
-    }
-
-    fn write_u64(&mut self, v: u64) {
-        // Multiply-rotate mixing (as rustc's FxHasher): the table's buckets
-        // take the high bits.
-        self.0 = (self.0.rotate_left(5) ^ v).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
-    }
 }
 
 impl<'c> Machine<'c> {
@@ -298,7 +264,7 @@ impl<'c> Machine<'c> {
             tx: processor.map(|p| TxUart::new(p.uart_tick, p.uart_tx_depth)),
             ram: processor.map(|p| p.stack_init.clone().into_boxed_slice()),
             path: None,
-            by_top: std::collections::HashMap::default(),
+            paths: memo::PathMemo::new(),
             by_top_misses: [0; 256],
             ram_pending: Vec::new(),
             access_case: None,

@@ -16,7 +16,7 @@
 //! new frame's locals, `setSP` upwards) comes back from there.
 
 use super::*;
-use crate::config::{FixedValue, NearValue, RamScripts, StackStep, FIXED_WRITES, NEAR_WORDS as NEAR};
+use crate::config::{FixedPlan, FixedValue, NearValue, RamScripts, StackStep, FIXED_WRITES, NEAR_WORDS as NEAR};
 use jopcal_jop::microcode::stackram::{At, Register, Value};
 
 /// The machine as a bytecode found it, for its stack-memory bookkeeping.
@@ -170,6 +170,60 @@ impl<'c> Machine<'c> {
     /// words that leave the stack keep their values in the memory.
     #[inline(always)]
     pub(super) fn execute_pop(&mut self, op: u8, at: i32, s0: i32, net: i32) -> Result<(), EmuError> {
+        let Some(snap) = self.snapshot(s0, 0) else {
+            return self.execute_pop_anywhere(op, at, s0, net);
+        };
+        self.execute_op(op, at, false)?;
+        if self.sp != s0 + net {
+            // It stopped short (an exception raised): popped more, pushed nothing.
+            return self.keep_popped(s0, net, snap);
+        }
+        // The words from `S + net - 1` to `S - 2` (within the snapshot).
+        if let Some(ram) = self.ram.as_deref_mut() {
+            let (from, to) = ((s0 + net - 1) as usize, (s0 - 1) as usize);
+            let k = NEAR - 1 - (s0 as usize - from);
+            copy_few(&mut ram[from..to], &snap[k..k + (to - from)]);
+        }
+        Ok(())
+    }
+
+    /// The stack's words from `S - NEAR + 1` to `S` (`S` last) as they are
+    /// now, where they and `S + reach` lie inside the stack.
+    #[inline(always)]
+    fn snapshot(&self, s0: i32, reach: i32) -> Option<[i32; NEAR]> {
+        if s0 < NEAR as i32 - 1 || s0 + reach >= self.stack.len() as i32 || self.ram.is_none() {
+            return None;
+        }
+        let base = (s0 + 1 - NEAR as i32) as usize;
+        let mut snap = [0i32; NEAR];
+        snap.copy_from_slice(&self.stack[base..base + NEAR]);
+        Some(snap)
+    }
+
+    /// A pop that stopped short: the words from its top at the end up to
+    /// `S - 2` keep their values, from `snap` where it popped them and from
+    /// the stack below.
+    #[cold]
+    fn keep_popped(&mut self, s0: i32, net: i32, snap: [i32; NEAR]) -> Result<(), EmuError> {
+        let end = self.sp.min(s0 + net);
+        let lowest = s0 + net - 1;
+        let Some(ram) = self.ram.as_deref_mut() else {
+            return Ok(());
+        };
+        let stack = &self.stack;
+        keep_leaving(ram, end, s0, |a| {
+            if a >= lowest {
+                snap[NEAR - 1 - (s0 - a) as usize]
+            } else {
+                stack.get(a as u32 as usize).copied().unwrap_or(0)
+            }
+        });
+        Ok(())
+    }
+
+    /// [`Machine::execute_pop`] near the stack's ends.
+    #[inline(never)]
+    fn execute_pop_anywhere(&mut self, op: u8, at: i32, s0: i32, net: i32) -> Result<(), EmuError> {
         // The words from `S + net - 1` to `S - 2` (at most `NEAR - 2`).
         let mut leaving = [0i32; NEAR];
         let lowest = s0 + net - 1;
@@ -198,14 +252,70 @@ impl<'c> Machine<'c> {
         Ok(())
     }
 
-    /// Executes `op`, whose bookkeeping is compiled (the words pushed and the
-    /// writes of its [`StackStep::Fixed`] plan), as
-    /// [`Machine::execute_with_stack_memory`] would. Every value its writes
-    /// store is known before it runs, so they are read from the machine as
-    /// it is, with the words near the top, before it runs: nothing else of
-    /// the state is kept.
-    #[inline(never)]
+    /// Executes `op`, whose bookkeeping is compiled (a [`FixedPlan`]), as
+    /// [`Machine::execute_with_stack_memory`] would: the words that keep the
+    /// stack's values are copied from a snapshot of the words near the top
+    /// taken before it runs, the other values read from the machine then.
+    #[inline(always)]
     pub(super) fn execute_fixed(&mut self, op: u8, at: i32, s0: i32) -> Result<(), EmuError> {
+        let Some(plan) = self.processor.and_then(|p| p.microcode.fixed[op as usize].as_ref()) else {
+            return self.execute_fixed_anywhere(op, at, s0);
+        };
+        let Some(snap) = self.snapshot(s0, plan.reach) else {
+            return self.execute_fixed_anywhere(op, at, s0);
+        };
+        let mut values = [0i32; FIXED_WRITES];
+        for (slot, &(_, v)) in values.iter_mut().zip(&plan.others[..plan.others_len]) {
+            *slot = self.fixed_value(v, s0, at, &snap);
+        }
+        self.execute_op(op, at, false)?;
+        if self.sp != s0 + plan.net {
+            // It stopped short (an exception raised): the general case's.
+            self.settle_from(op, at, s0, std::array::from_fn(|k| snap[NEAR - 1 - k]));
+            return Ok(());
+        }
+        let FixedPlan { copy: (lo, hi), .. } = *plan;
+        if let Some(ram) = self.ram.as_deref_mut() {
+            if lo <= hi {
+                let (from, k) = ((s0 + lo) as usize, (NEAR as i32 - 1 + lo) as usize);
+                let n = (hi - lo + 1) as usize;
+                copy_few(&mut ram[from..from + n], &snap[k..k + n]);
+            }
+            for (&(k, _), v) in plan.others[..plan.others_len].iter().zip(values) {
+                ram[(s0 + k) as usize] = v;
+            }
+        }
+        Ok(())
+    }
+
+    /// The value a [`FixedPlan`]'s write stores, from the machine before
+    /// the bytecode (fetched at `at`, its top at `s0`, `snap` the words near
+    /// it) runs.
+    #[inline(always)]
+    fn fixed_value(&self, v: FixedValue, s0: i32, at: i32, snap: &[i32; NEAR]) -> i32 {
+        // The memory's word at `a`: below the top two the stack's.
+        let memory = |a: i32| {
+            let words = match &self.ram {
+                Some(ram) if a > s0 - 2 => ram,
+                _ => &self.stack,
+            };
+            words.get(a as u32 as usize).copied().unwrap_or(0)
+        };
+        match v {
+            FixedValue::Entry(e) => snap[(NEAR as i32 - 1 + e) as usize],
+            FixedValue::Memory(m) => memory(s0 + m),
+            FixedValue::Local(n) => memory(self.vp + n),
+            FixedValue::LocalOperand => memory(self.vp + self.operand_at(at)),
+            FixedValue::Register(r) => self.registers().get(r),
+            FixedValue::Constant(c) => c,
+            FixedValue::Address(a) => s0 + a,
+        }
+    }
+
+    /// [`Machine::execute_fixed`] near the stack's ends, or for a plan that
+    /// did not compile.
+    #[inline(never)]
+    fn execute_fixed_anywhere(&mut self, op: u8, at: i32, s0: i32) -> Result<(), EmuError> {
         let Some(&StackStep::Fixed { net, ref writes }) = self.processor.map(|p| &p.microcode.plans[op as usize])
         else {
             return self.execute_with_stack_memory(op, at, s0);
@@ -366,12 +476,7 @@ impl<'c> Machine<'c> {
 
         // A return's value overwrote the callee's first locals: those are
         // the values that left the stack there.
-        let stack = &self.stack;
-        keep_leaving(&mut ram, end, s0, |a| match frame0 {
-            Some([local0, _]) if a == vp0 => local0,
-            Some([_, local1]) if a == vp0 + 1 => local1,
-            _ => entry.at(a, stack),
-        });
+        keep_leaving_frame(&mut ram, &self.stack, end, entry, frame0);
         store(&mut ram, &pending);
         self.ram_pending = pending;
 
@@ -436,6 +541,63 @@ fn keep_leaving(ram: &mut [i32], end: i32, s0: i32, value: impl Fn(i32) -> i32) 
         if let Some(w) = ram.get_mut(a as u32 as usize) {
             *w = value(a);
         }
+    }
+}
+
+/// [`keep_leaving`] for the general case: the words a bytecode popped keep
+/// the values they had when it started (`entry`), where a return's value
+/// overwrote the callee's first locals their values before (`frame0`). A
+/// return pops its whole frame: the words far below the top, which the
+/// bytecode did not change, are copied from the stack at once.
+fn keep_leaving_frame(ram: &mut [i32], stack: &[i32], end: i32, entry: &Entry, frame0: Option<[i32; 2]>) {
+    let s0 = entry.s0;
+    let (lo, hi) = ((end - 1).max(0), s0 - 2);
+    if lo > hi {
+        return;
+    }
+    // Below `near_from` the entry kept no words: the stack's are as it found them.
+    let near_from = (s0 - NEAR as i32 + 1).clamp(lo, hi + 1);
+    let far = lo as usize..near_from as usize;
+    match (ram.get_mut(far.clone()), stack.get(far)) {
+        (Some(to), Some(from)) => to.copy_from_slice(from),
+        _ => {
+            for a in lo..near_from {
+                if let Some(w) = ram.get_mut(a as u32 as usize) {
+                    *w = entry.at(a, stack);
+                }
+            }
+        }
+    }
+    for a in near_from..=hi {
+        if let Some(w) = ram.get_mut(a as u32 as usize) {
+            *w = entry.at(a, stack);
+        }
+    }
+    if let Some([local0, local1]) = frame0 {
+        let vp0 = entry.regs.vp;
+        for (a, v) in [(vp0, local0), (vp0 + 1, local1)] {
+            if (lo..=hi).contains(&a) {
+                if let Some(w) = ram.get_mut(a as u32 as usize) {
+                    *w = v;
+                }
+            }
+        }
+    }
+}
+
+/// Copies the few words of `src` into `dst` (as long): moves of known
+/// sizes for the lengths a bytecode keeps, where `copy_from_slice` of a
+/// length known only when it runs calls `memcpy`, which costs more than
+/// the rest of the bytecode's bookkeeping.
+#[inline(always)]
+fn copy_few(dst: &mut [i32], src: &[i32]) {
+    match src.len() {
+        0 => {}
+        1 => dst[..1].copy_from_slice(&src[..1]),
+        2 => dst[..2].copy_from_slice(&src[..2]),
+        3 => dst[..3].copy_from_slice(&src[..3]),
+        4 => dst[..4].copy_from_slice(&src[..4]),
+        _ => dst.copy_from_slice(src),
     }
 }
 
