@@ -321,26 +321,11 @@ impl<'c> Machine<'c> {
             return self.execute_with_stack_memory(op, at, s0);
         };
         let near = self.near_words(s0);
+        // The words near the top in a snapshot's order (`S` last).
+        let snap: [i32; NEAR] = std::array::from_fn(|i| near[NEAR - 1 - i]);
         let mut values = [(0i32, 0i32); FIXED_WRITES];
-        if let Some(ram) = self.ram.as_deref() {
-            let stack = &self.stack;
-            // The memory's word at `a`: below the top two the stack's.
-            let memory = |a: i32| {
-                let words = if a <= s0 - 2 { &stack[..] } else { ram };
-                words.get(a as u32 as usize).copied().unwrap_or(0)
-            };
-            for (slot, &(k, v)) in values.iter_mut().zip(writes) {
-                let value = match v {
-                    FixedValue::Entry(e) => near[(-e) as usize],
-                    FixedValue::Memory(m) => memory(s0 + m),
-                    FixedValue::Local(n) => memory(self.vp + n),
-                    FixedValue::LocalOperand => memory(self.vp + self.operand_at(at)),
-                    FixedValue::Register(r) => self.registers().get(r),
-                    FixedValue::Constant(c) => c,
-                    FixedValue::Address(a) => s0 + a,
-                };
-                *slot = (s0 + k, value);
-            }
+        for (slot, &(k, v)) in values.iter_mut().zip(writes) {
+            *slot = (s0 + k, self.fixed_value(v, s0, at, &snap));
         }
         self.execute_op(op, at, false)?;
         let end = self.sp;
