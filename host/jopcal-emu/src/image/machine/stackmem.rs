@@ -176,7 +176,7 @@ impl<'c> Machine<'c> {
         self.execute_op(op, at, false)?;
         if self.sp != s0 + net {
             // It stopped short (an exception raised): popped more, pushed nothing.
-            return self.keep_popped(s0, net, snap);
+            return self.keep_popped(s0, net, |a| snap[NEAR - 1 - (s0 - a) as usize]);
         }
         // The words from `S + net - 1` to `S - 2` (within the snapshot).
         if let Some(ram) = self.ram.as_deref_mut() {
@@ -200,11 +200,13 @@ impl<'c> Machine<'c> {
         Some(snap)
     }
 
-    /// A pop that stopped short: the words from its top at the end up to
-    /// `S - 2` keep their values, from `snap` where it popped them and from
-    /// the stack below.
+    /// The words a pop of `-net` words (started with its top at `s0`) took
+    /// off the stack keep their values: from `popped` at and above
+    /// `S + net - 1`, its own pops, and from the stack below, where a pop
+    /// that stopped short (an exception raised: it popped more and pushed
+    /// nothing) left the words as it found them.
     #[cold]
-    fn keep_popped(&mut self, s0: i32, net: i32, snap: [i32; NEAR]) -> Result<(), EmuError> {
+    fn keep_popped(&mut self, s0: i32, net: i32, popped: impl Fn(i32) -> i32) -> Result<(), EmuError> {
         let end = self.sp.min(s0 + net);
         let lowest = s0 + net - 1;
         let Some(ram) = self.ram.as_deref_mut() else {
@@ -213,7 +215,7 @@ impl<'c> Machine<'c> {
         let stack = &self.stack;
         keep_leaving(ram, end, s0, |a| {
             if a >= lowest {
-                snap[NEAR - 1 - (s0 - a) as usize]
+                popped(a)
             } else {
                 stack.get(a as u32 as usize).copied().unwrap_or(0)
             }
@@ -235,21 +237,7 @@ impl<'c> Machine<'c> {
                 .unwrap_or(0);
         }
         self.execute_op(op, at, false)?;
-        // A bytecode that stopped short (an exception raised) popped more
-        // and pushed nothing: the words below are still as it found them.
-        let end = self.sp.min(s0 + net);
-        let Some(ram) = self.ram.as_deref_mut() else {
-            return Ok(());
-        };
-        let stack = &self.stack;
-        keep_leaving(ram, end, s0, |a| {
-            if a >= lowest {
-                leaving[(a - lowest) as usize]
-            } else {
-                stack.get(a as u32 as usize).copied().unwrap_or(0)
-            }
-        });
-        Ok(())
+        self.keep_popped(s0, net, |a| leaving[(a - lowest) as usize])
     }
 
     /// Executes `op`, whose bookkeeping is compiled (a [`FixedPlan`]), as
