@@ -176,7 +176,7 @@ impl<'c> Machine<'c> {
         self.execute_op(op, at, false)?;
         if self.sp != s0 + net {
             // It stopped short (an exception raised): popped more, pushed nothing.
-            return self.keep_popped(s0, net, |a| snap[NEAR - 1 - (s0 - a) as usize]);
+            return self.keep_popped(s0, net, &snap, s0 + 1 - NEAR as i32);
         }
         // The words from `S + net - 1` to `S - 2` (within the snapshot).
         if let Some(ram) = self.ram.as_deref_mut() {
@@ -201,12 +201,14 @@ impl<'c> Machine<'c> {
     }
 
     /// The words a pop of `-net` words (started with its top at `s0`) took
-    /// off the stack keep their values: from `popped` at and above
-    /// `S + net - 1`, its own pops, and from the stack below, where a pop
-    /// that stopped short (an exception raised: it popped more and pushed
-    /// nothing) left the words as it found them.
+    /// off the stack keep their values: at and above `S + net - 1`, its own
+    /// pops, from `words` as it found them (`words[k]` the word at
+    /// `first + k`), and from the stack below, where a pop that stopped
+    /// short (an exception raised: it popped more and pushed nothing) left
+    /// the words as it found them.
     #[cold]
-    fn keep_popped(&mut self, s0: i32, net: i32, popped: impl Fn(i32) -> i32) -> Result<(), EmuError> {
+    #[inline(never)]
+    fn keep_popped(&mut self, s0: i32, net: i32, words: &[i32; NEAR], first: i32) -> Result<(), EmuError> {
         let end = self.sp.min(s0 + net);
         let lowest = s0 + net - 1;
         let Some(ram) = self.ram.as_deref_mut() else {
@@ -215,7 +217,7 @@ impl<'c> Machine<'c> {
         let stack = &self.stack;
         keep_leaving(ram, end, s0, |a| {
             if a >= lowest {
-                popped(a)
+                words[(a - first) as usize]
             } else {
                 stack.get(a as u32 as usize).copied().unwrap_or(0)
             }
@@ -237,7 +239,7 @@ impl<'c> Machine<'c> {
                 .unwrap_or(0);
         }
         self.execute_op(op, at, false)?;
-        self.keep_popped(s0, net, |a| leaving[(a - lowest) as usize])
+        self.keep_popped(s0, net, &leaving, lowest)
     }
 
     /// Executes `op`, whose bookkeeping is compiled (a [`FixedPlan`]), as
