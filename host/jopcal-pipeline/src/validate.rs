@@ -503,6 +503,11 @@ fn reconcile_stage(
         &m.rows,
         dir,
     )?;
+    for p in &profiled.profiles {
+        if let Some(why) = jopcal_report::explain::clock_reads(p) {
+            s.say(&format!("  validate warning: {}: {why}", p.benchmark));
+        }
+    }
     for (v, name) in acc.variants.iter().enumerate() {
         s.say(&format!(
             "  validate {name}: geometric mean |error| {:.3}%",

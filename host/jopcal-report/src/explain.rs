@@ -240,6 +240,7 @@ pub fn explain(
         methods: Vec::new(),
     };
     x.findings = findings(&x, e, counts);
+    x.findings.extend(clock_reads(p));
     x
 }
 
@@ -404,6 +405,63 @@ fn findings(x: &Explanation, e: &Estimate, counts: Option<&TargetCounts>) -> Vec
         ));
     }
     f
+}
+
+/// The host's clock read inside the region (`System.currentTimeMillis`,
+/// `nanoTime`), by the methods that read it: what follows from such a read
+/// (a `new Random()`'s seed) is the host's time in the profile and the
+/// target's on the target, so the two runs can do different work, and each
+/// new profile differs from the last.
+pub fn clock_reads(p: &Profile) -> Option<String> {
+    const JVM_MACHINERY: [&str; 6] = [
+        "java/lang/ref/",
+        "java/lang/invoke/",
+        "java/util/concurrent/",
+        "jdk/",
+        "sun/",
+        "com/sun/",
+    ];
+    let mut by_caller: BTreeMap<String, u64> = BTreeMap::new();
+    let mut total = 0;
+    for node in &p.nodes {
+        let Some(m) = p.methods.get(node.method as usize) else {
+            continue;
+        };
+        if m.class != "java/lang/System" || !matches!(m.name.as_str(), "currentTimeMillis" | "nanoTime") {
+            continue;
+        }
+        if node.calls == 0 {
+            continue;
+        }
+        let caller = node
+            .parent
+            .and_then(|q| p.nodes.get(q as usize))
+            .and_then(|q| p.methods.get(q.method as usize));
+        // The host JVM's own machinery (reference queues, locks) reads the
+        // clock too; JOP's library has none of it, so those reads say
+        // nothing about the program's work.
+        if caller.is_some_and(|c| JVM_MACHINERY.iter().any(|m| c.class.starts_with(m))) {
+            continue;
+        }
+        let caller = caller.map_or_else(
+            || "the region's start".to_string(),
+            |c| format!("{}.{}", c.class.replace('/', "."), c.name),
+        );
+        *by_caller.entry(format!("System.{} from {caller}", m.name)).or_default() += node.calls;
+        total += node.calls;
+    }
+    if total == 0 {
+        return None;
+    }
+    let reads: Vec<String> = by_caller
+        .iter()
+        .map(|(w, n)| format!("{} x {w}", thousands(*n as f64)))
+        .collect();
+    Some(format!(
+        "its work reads the clock {} times ({}): the host's run read the host's time where the target reads its own, so what it computes from them (a Random's seed, and the values drawn) differs, the routines priced by their operands run on other operands, and a new profile gives another estimate",
+        thousands(total as f64),
+        reads.join(", ")
+    ))
 }
 
 fn percent(est: f64, measured: f64) -> String {
@@ -716,6 +774,38 @@ mod tests {
             "{text}"
         );
         assert!(text.contains("7,568 each"), "{text}");
+    }
+
+    #[test]
+    fn reads_of_the_hosts_clock_are_a_finding() {
+        let p = jopcal_profile::examples::two_calls();
+        let m = jop_wcet();
+        let e = jopcal_timing::estimate::estimate(&p, &m, jopcal_timing::cache::CacheMode::Hit);
+        let none = explain(&e, &p, &m, None, None);
+        assert!(!none.findings.join("\n").contains("clock"), "{:?}", none.findings);
+        // f is the clock, read twice from run.
+        let mut p = p;
+        p.methods[1] = jopcal_profile::MethodInfo {
+            class: "java/lang/System".into(),
+            name: "currentTimeMillis".into(),
+            descriptor: "()J".into(),
+            ..p.methods[1].clone()
+        };
+        let e = jopcal_timing::estimate::estimate(&p, &m, jopcal_timing::cache::CacheMode::Hit);
+        let x = explain(&e, &p, &m, None, None);
+        let caller = p.methods[p.nodes[0].method as usize].name.clone();
+        // The same reads by the host JVM's reference handling are not the program's.
+        let mut jvm = p.clone();
+        jvm.methods[0].class = "java/lang/ref/ReferenceQueue".into();
+        assert_eq!(clock_reads(&jvm), None);
+        let text = x.findings.join("\n");
+        assert!(
+            text.contains(&format!(
+                "its work reads the clock 2 times (2 x System.currentTimeMillis from {}.{caller})",
+                p.methods[0].class.replace('/', ".")
+            )),
+            "{text}"
+        );
     }
 
     #[test]
