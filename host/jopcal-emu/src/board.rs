@@ -23,6 +23,9 @@ pub struct RunReport {
     /// Of an image run: bytecodes executed since the runtime reset its
     /// statistics (before `main`), and the cycles the method cache added.
     pub image_counts: Option<(u64, u64)>,
+    /// Of an image run: every read of the microsecond counter, in order,
+    /// with the method that read it (named from the link map).
+    pub clock_reads: Vec<(String, i32)>,
 }
 
 /// Runs `bundle` on a fresh board; `uart` gets the output a line at a time.
@@ -77,6 +80,7 @@ pub fn run_bundle(
             wall: start.elapsed(),
             trace,
             image_counts: None,
+            clock_reads: Vec::new(),
         };
         before_exit(&report)?;
         uart(b"JVM exit!\n")?;
@@ -94,6 +98,8 @@ pub struct EmuProgram {
     pub image_cfg: Option<BoardConfig>,
     /// Write each run's trace here (see [`write_trace`]).
     pub trace_dir: Option<std::path::PathBuf>,
+    /// Write each image run's clock reads here (see [`write_clock_reads`]).
+    pub clock_dir: Option<std::path::PathBuf>,
     /// Names of the runs' trace files, in download order (else `run<N>`).
     pub names: Vec<String>,
     /// Reports of the runs so far.
@@ -135,15 +141,21 @@ impl BoardProgram for EmuProgram {
             Some((name, _)) => name.clone(),
             None => self.names.get(k - 1).cloned().unwrap_or_else(|| format!("run{k}")),
         };
-        let prefix = self.trace_dir.as_ref().map(|d| d.join(name));
-        let mut keep_trace = |r: &RunReport| match &prefix {
-            Some(p) => {
-                if let Some(dir) = p.parent() {
-                    std::fs::create_dir_all(dir)?;
-                }
-                write_trace(r, p)
+        let prefix = self.trace_dir.as_ref().map(|d| d.join(&name));
+        let clocks = self.clock_dir.as_ref().map(|d| d.join(format!("{name}.txt")));
+        let mut keep_trace = |r: &RunReport| {
+            if let Some(p) = &clocks {
+                write_clock_reads(r, p)?;
             }
-            None => Ok(()),
+            match &prefix {
+                Some(p) => {
+                    if let Some(dir) = p.parent() {
+                        std::fs::create_dir_all(dir)?;
+                    }
+                    write_trace(r, p)
+                }
+                None => Ok(()),
+            }
         };
         if !Bundle::is_bundle(image) {
             let cfg = self.image_cfg.as_ref().unwrap_or(&self.cfg);
@@ -196,6 +208,7 @@ pub fn run_jop_image(
                 cycles: r.cycles,
                 exit: Ok(Exit::Returned),
                 wall: start.elapsed(),
+                clock_reads: r.clock_reads.iter().map(|&(m, v)| (name(m), v)).collect(),
                 trace: r.by_method.map(|by| MethodTrace::from_tallies(&by, name)),
                 image_counts: Some((r.bytecodes, r.cache_cycles)),
             }
@@ -209,6 +222,7 @@ pub fn run_jop_image(
                 wall: start.elapsed(),
                 trace: None,
                 image_counts: None,
+                clock_reads: Vec::new(),
             }
         }
     };
@@ -237,6 +251,22 @@ fn bundle_trace(names: Vec<String>, t: Trace) -> MethodTrace {
 }
 
 /// Writes a run's trace (see [`crate::trace::write_trace`]).
+/// Writes a run's clock reads to `path`, a line each: the value, then the
+/// method that read it (nothing when the run read no clock). A host run of
+/// the same program reads the same values where the same methods read them.
+pub fn write_clock_reads(report: &RunReport, path: &std::path::Path) -> io::Result<()> {
+    if report.clock_reads.is_empty() {
+        return Ok(());
+    }
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir)?;
+    }
+    let text: String = report.clock_reads.iter().map(|(m, v)| format!("{v} {m}\n")).collect();
+    let tmp = path.with_extension("txt.tmp");
+    std::fs::write(&tmp, text)?;
+    std::fs::rename(&tmp, path)
+}
+
 pub fn write_trace(report: &RunReport, prefix: &std::path::Path) -> io::Result<()> {
     match &report.trace {
         Some(t) => crate::trace::write_trace(t, prefix),

@@ -27,8 +27,12 @@ import org.objectweb.asm.Opcodes;
  * then points the program's calls at the renamed methods, and the profile
  * drops the prefix again (jopcal_profile::routed).
  *
- * Usage: MergeStatics PREFIX CLASS_FILE... (each the tree's version,
- * compiled; merged in place). A class whose JDK version has instance
+ * Usage: MergeStatics PREFIX CLASS_FILE[=JDK_CLASS]... (each the tree's
+ * version, compiled; merged in place). With =JDK_CLASS (an internal name)
+ * the file holds some of the tree's methods of that class under another
+ * class's name (the tree's System has its clock, which the host can run,
+ * beside its streams, which it cannot): they are merged into JDK_CLASS, the
+ * result written beside the file as that class, and the file removed. A class whose JDK version has instance
  * fields is left to replace the JDK's whole. Prints "OWNER NAME DESCRIPTOR"
  * per merged method. Exits 3 with one line when a class cannot be merged.
  */
@@ -44,9 +48,16 @@ public final class MergeStatics {
         String prefix = args[0];
         FileSystem jrt = FileSystems.getFileSystem(URI.create("jrt:/"));
         for (int i = 1; i < args.length; i++) {
-            Path file = Paths.get(args[i]);
+            String arg = args[i];
+            String into = null;
+            int eq = arg.lastIndexOf('=');
+            if (eq > 0) {
+                into = arg.substring(eq + 1);
+                arg = arg.substring(0, eq);
+            }
+            Path file = Paths.get(arg);
             ClassReader tree = new ClassReader(Files.readAllBytes(file));
-            String name = tree.getClassName();
+            String name = into != null ? into : tree.getClassName();
             Path hostFile = jrt.getPath("modules", "java.base", name + ".class");
             if (!Files.isRegularFile(hostFile)) {
                 fail(name + ": the host JDK's java.base has no such class");
@@ -62,9 +73,13 @@ public final class MergeStatics {
             }
             List<String> merged = new ArrayList<>();
             byte[] out = merge(host, tree, prefix, merged);
-            Path tmp = file.resolveSibling(file.getFileName() + ".merging");
+            Path to = into == null ? file : file.resolveSibling(into.substring(into.lastIndexOf('/') + 1) + ".class");
+            Path tmp = to.resolveSibling(to.getFileName() + ".merging");
             Files.write(tmp, out);
-            Files.move(tmp, file, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+            Files.move(tmp, to, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+            if (!to.equals(file)) {
+                Files.delete(file);
+            }
             for (String m : merged) {
                 System.out.println(name + " " + m);
             }
@@ -132,7 +147,19 @@ public final class MergeStatics {
                             fail(name + ": the tree's version initializes static fields: it cannot be merged with the JDK's");
                         }
                         merged.add(method + " " + desc);
-                        return out.visitMethod(access, prefix + method, desc, sig, ex);
+                        final String self = tree.getClassName();
+                        // Under another name, the tree's references to its own class are the JDK class's.
+                        return new MethodVisitor(Opcodes.ASM9, out.visitMethod(access, prefix + method, desc, sig, ex)) {
+                            @Override
+                            public void visitMethodInsn(int op, String owner, String m, String d, boolean itf) {
+                                super.visitMethodInsn(op, owner.equals(self) ? name : owner, m, d, itf);
+                            }
+
+                            @Override
+                            public void visitFieldInsn(int op, String owner, String f, String d) {
+                                super.visitFieldInsn(op, owner.equals(self) ? name : owner, f, d);
+                            }
+                        };
                     }
                 }, 0);
                 super.visitEnd();

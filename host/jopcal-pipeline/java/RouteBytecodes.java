@@ -34,12 +34,17 @@ import org.objectweb.asm.Opcodes;
  * intrinsic, never its bytecodes. In the owner class itself only the
  * tree's methods are rewritten; the JDK's keep calling the JDK's.
  *
+ * Nothing in the host's stand-in of com.jopdesign.sys.Native is rewritten.
+ *
  * Usage: RouteBytecodes BRIDGE OPCODE=NAME:DESCRIPTOR,... [--methods FILE PREFIX] DIR...
  * Prints one line: the sites routed and the classes changed.
  */
 public final class RouteBytecodes {
     private RouteBytecodes() {
     }
+
+    /** The host's stand-in of JOP's Native, and its nested classes. */
+    private static final String NATIVE = "com/jopdesign/sys/Native";
 
     public static void main(String[] args) throws IOException {
         if (args.length < 3) {
@@ -78,7 +83,11 @@ public final class RouteBytecodes {
             for (Path file : files) {
                 byte[] in = Files.readAllBytes(file);
                 ClassReader reader = new ClassReader(in);
-                if (reader.getClassName().equals(bridge)) {
+                // The bridge, and the host's stand-in Native: the host's own
+                // link to its clock and memory, whose calls of the JDK's
+                // clock must stay the JDK's (routed, the tree's clock would
+                // read Native again).
+                if (reader.getClassName().equals(bridge) || reader.getClassName().startsWith(NATIVE)) {
                     continue;
                 }
                 ClassWriter writer = new ClassWriter(reader, 0);

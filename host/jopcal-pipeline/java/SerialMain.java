@@ -8,8 +8,8 @@ import java.lang.reflect.Method;
 
 /**
  * jopcal's launcher of a JOP tree's program on the host: System.out (and
- * System.err, which on JOP is the same line) print through SerialLine, then
- * the program's main runs. Usage: SerialMain MAIN_CLASS ARGS...
+ * System.err, which on JOP is the same line) print through SerialLine, the
+ * target's clock (jopcal.clock) is loaded, then the program's main runs. Usage: SerialMain MAIN_CLASS ARGS...
  */
 public final class SerialMain {
     private SerialMain() {
@@ -19,6 +19,15 @@ public final class SerialMain {
         PrintStream line = new PrintStream(new SerialLine(new FileOutputStream(FileDescriptor.out)), true);
         System.setOut(line);
         System.setErr(line);
+        // The target's clock, read before the program starts (its parsing
+        // is not the program's work): see the host's Native.TargetClock.
+        if (System.getProperty("jopcal.clock") != null) {
+            try {
+                Class.forName("com.jopdesign.sys.Native").getMethod("loadTargetClock").invoke(null);
+            } catch (ReflectiveOperationException e) {
+                // Not jopcal's stand-in of Native: it reads no replayed clock.
+            }
+        }
         String[] rest = new String[args.length - 1];
         System.arraycopy(args, 1, rest, 0, rest.length);
         Class<?> program;

@@ -328,6 +328,7 @@ fn board_result(root: &Path, image: &Path) -> std::result::Result<String, String
         cfg: load(locate::emu_config_path(None, Some(root)))?,
         image_cfg: Some(load(locate::image_config_path(None, Some(root)))?),
         trace_dir: None,
+        clock_dir: None,
         names: Vec::new(),
         reports: Vec::new(),
         known: Default::default(),

@@ -195,6 +195,7 @@ pub fn serve(
         image_cfg,
         known: Default::default(),
         trace_dir: b.trace.map(Path::to_path_buf),
+        clock_dir: None,
         names: Vec::new(),
         reports: Vec::new(),
     };

@@ -128,6 +128,8 @@ pub fn explanations(
         };
         let e = jopcal_timing::estimate::estimate(p, model, mode);
         let mut x = take_apart(&e, p, model, measured, counts.as_ref());
+        let replayed = crate::profile::target_clock(dir, &p.benchmark)?.map(|v| v.len());
+        x.findings.extend(jopcal_report::explain::clock_reads(p, replayed));
         let trace = dir.join("traces").join(format!("{}.methods.csv", p.benchmark));
         if trace.is_file() {
             x.compare_methods(&e, p, &read_trace(&trace)?);

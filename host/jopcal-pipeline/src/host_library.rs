@@ -46,6 +46,13 @@ pub fn default_classes(home: &Path) -> Vec<String> {
         .collect()
 }
 
+/// Whether the host ran the tree's version of `m`, a method of a class of
+/// `tree_library` (dotted names): of `java.lang.System` only its clock.
+pub fn runs_trees(m: &jopcal_profile::MethodInfo, tree_library: &[String]) -> bool {
+    tree_library.iter().any(|c| c.replace('.', "/") == m.class)
+        && (m.class != SYSTEM.replace('.', "/") || jopcal_tree::runtime::CLOCK_METHODS.contains(&m.name.as_str()))
+}
+
 /// The options that run the profiled JVM with the library in `dir` (from
 /// [`library_dir`]) in `java.base`: where the library brought the tree's
 /// runtime package along (its `Math` calls `Cordic`), the suite's classes
@@ -63,6 +70,11 @@ pub fn jvm_args(dir: &Path) -> Result<Vec<String>> {
 
 /// The runtime package's path, in the tree's sources and in a class directory.
 const RUNTIME_PACKAGE: &str = "com/jopdesign/sys";
+/// The JDK class of which the host runs only some of the tree's methods:
+/// `System`'s clock ([`jopcal_tree::runtime::clock_methods`]), compiled as a
+/// class of its own ([`CLOCK_CLASS`]) and merged into the JDK's `System`.
+const SYSTEM: &str = "java.lang.System";
+const CLOCK_CLASS: &str = "JopcalTreeClock";
 /// jopcal's merger of a class of static methods (its own Java, compiled here against ASM).
 const MERGER_SOURCE: &str = include_str!("../java/MergeStatics.java");
 /// In a library directory: the tree's methods merged into a JDK class,
@@ -117,6 +129,10 @@ pub fn library_dir(home: &Path, classes: &[String], how: &How, say: &dyn Fn(&str
             );
         };
         let file = root.join(&rel);
+        let rel = match class.as_str() {
+            SYSTEM => format!("java/lang/{CLOCK_CLASS}.java"),
+            _ => rel,
+        };
         sources.push((class.clone(), rel, file));
     }
     let Some(asm) = crate::host_routines::asm_jar() else {
@@ -207,10 +223,19 @@ fn build(
     // classes must not take the place of the host's while they compile)
     // and the runtime package.
     let mut files = Vec::new();
-    for (_, rel, file) in sources {
+    for (class, rel, file) in sources {
         let to = src.join(rel);
         std::fs::create_dir_all(to.parent().expect("a package"))?;
-        std::fs::copy(file, &to).with_context(|| format!("copying {}", file.display()))?;
+        if class == SYSTEM {
+            // Its clock alone, under a name of its own: the tree's whole
+            // System would take the JDK's place for everything compiled here.
+            let text = std::fs::read_to_string(file).with_context(|| format!("reading {}", file.display()))?;
+            let clock = jopcal_tree::runtime::clock_methods(&text, CLOCK_CLASS)
+                .map_err(|e| anyhow!("host_library {SYSTEM}: {}: {e}", file.display()))?;
+            atomic::write_atomic(&to, clock.as_bytes())?;
+        } else {
+            std::fs::copy(file, &to).with_context(|| format!("copying {}", file.display()))?;
+        }
         files.push(to);
     }
     if runtime.is_dir() {
@@ -269,11 +294,13 @@ fn build(
     crate::host_routines::compile(&javac, &tool, [write_merger(&tool)?])
         .with_context(|| format!("compiling jopcal's MergeStatics against {}", asm.display()))?;
     let mut args: Vec<std::ffi::OsString> = vec![TREE_METHOD_PREFIX.into()];
-    args.extend(
-        sources
-            .iter()
-            .map(|(_, rel, _)| tmp.join(rel.replace(".java", ".class")).into_os_string()),
-    );
+    args.extend(sources.iter().map(|(class, rel, _)| {
+        let mut arg = tmp.join(rel.replace(".java", ".class")).into_os_string();
+        if class == SYSTEM {
+            arg.push(format!("={}", SYSTEM.replace('.', "/")));
+        }
+        arg
+    }));
     let cp = std::env::join_paths([asm, &tool])?;
     let merged = crate::host_routines::run_tool(jdk, &cp, "jopcal.tools.MergeStatics", &args)?
         .map_err(|line| anyhow!("host_library {}", line.as_deref().unwrap_or("merging failed")))?;

@@ -440,6 +440,8 @@ fn open_target(
                 cfg,
                 cfg_note: cfg_note.trim().to_string(),
                 trace_dir: e.trace.then(|| out.join("traces")),
+                // What the program's clock reads gave, for its host profile to read.
+                clock_dir: Some(out.join(crate::profile::CLOCKS_DIR)),
             };
             let line_timeout = Duration::from_secs(on.board.line_timeout);
             Box::new(jopcal_targets::emu::target(

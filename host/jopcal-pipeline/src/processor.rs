@@ -387,3 +387,87 @@ pub fn bench_wait_states(firmware: Option<&Path>, sim: &Path) -> Result<Option<(
         .get(&built.top.controller)
         .map(|ws| ws.at(built.top.ram_cnt)))
 }
+
+/// The RTL keeps no clock reads (`--target verilator`): the virtual board
+/// as the bench's processor runs each measured image again, and where it
+/// counts the RTL's cycles to the cycle its reads of the clock are the
+/// RTL's, kept in the run's `clocks/` for the host's profile
+/// ([`crate::profile::target_clock`]). Where it counts otherwise, nothing is
+/// kept and the host reads its own clock. Says what it did for each image
+/// whose program read the clock.
+pub fn rtl_clocks(s: Session, sim: &Path, dir: &Path, rows: &[jopcal_measure::Measurement]) -> Result<()> {
+    let mut cfg = None;
+    for row in rows
+        .iter()
+        .filter(|r| r.unit == jopcal_measure::Unit::Cycles && r.run == 1)
+    {
+        let Some((image, map)) = crate::estimate::benchmark_image(&dir.join("images"), &row.benchmark) else {
+            continue;
+        };
+        let cfg = match &cfg {
+            Some(c) => c,
+            None => {
+                let board = ImageBoard {
+                    sim: Some(sim),
+                    ..Default::default()
+                };
+                &*cfg.insert(image_board(s, &board)?.0)
+            }
+        };
+        let img = jopcal_link::JopImage::load(&image, None).map_err(|e| anyhow!(e))?;
+        let text = std::fs::read_to_string(&map).with_context(|| format!("reading {}", map.display()))?;
+        let link = jopcal_jop::linkmap::LinkMap::parse(&text).map_err(|e| anyhow!("{}:{e}", map.display()))?;
+        let mut output = Vec::new();
+        let report = jopcal_emu::run_jop_image(
+            &img,
+            cfg,
+            false,
+            Some(&link),
+            &mut |b| {
+                output.extend_from_slice(b);
+                Ok(())
+            },
+            &mut |_| Ok(()),
+        )
+        .with_context(|| format!("running {} on the virtual board", image.display()))?;
+        let clock = report
+            .clock_reads
+            .iter()
+            .any(|(m, _)| m.starts_with("java.lang.System."));
+        if !clock {
+            continue;
+        }
+        let counted =
+            String::from_utf8_lossy(&output)
+                .lines()
+                .find_map(|l| match jopcal_measure::result_line::parse_line(l) {
+                    Ok(Some(jopcal_measure::result_line::ResultLine::Result { bench, cycles, .. }))
+                        if bench == row.benchmark =>
+                    {
+                        Some(cycles)
+                    }
+                    _ => None,
+                });
+        if counted == Some(row.value) {
+            let path = dir
+                .join(crate::profile::CLOCKS_DIR)
+                .join(format!("{}.txt", row.benchmark));
+            jopcal_emu::board::write_clock_reads(&report, &path)
+                .with_context(|| format!("writing {}", path.display()))?;
+            s.say(&format!(
+                "  validate {}: the virtual board as the bench's processor counts the RTL's {} cycles: its clock reads are the RTL's ({})",
+                row.benchmark,
+                row.value,
+                path.display()
+            ));
+        } else {
+            s.say(&format!(
+                "  validate warning: {}: the virtual board as the bench's processor counts {}, the RTL {}: the host cannot read the RTL's clock",
+                row.benchmark,
+                counted.map_or("no result".to_string(), |c| c.to_string()),
+                row.value
+            ));
+        }
+    }
+    Ok(())
+}

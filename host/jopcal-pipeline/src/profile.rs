@@ -134,7 +134,7 @@ pub fn profile(s: Session, a: &ProfileOptions) -> Result<ProfiledSet> {
             let setup = prepare_host(s, &root, &a.benches)?;
             let mut run = tree_host_run(s, &root, &setup, suite != "builtin")?;
             run.jvm_args.extend(a.jvm_args.iter().cloned());
-            profile_suite(s, &setup, &run, &out, &stamp, a.region, a.format, timeout, a.jobs)?
+            profile_suite(s, &setup, &run, None, &out, &stamp, a.region, a.format, timeout, a.jobs)?
         }
     };
     Ok(set)
@@ -316,13 +316,63 @@ pub fn tree_host_run(s: Session, root: &Path, setup: &HostSetup, tree_suite: boo
     })
 }
 
+/// Where a run on the virtual board keeps what each program's clock reads
+/// gave (`<bench>.txt`, written by `jopcal_emu::board::write_clock_reads`).
+pub const CLOCKS_DIR: &str = "clocks";
+
+/// The most clock values a profiled run is given (on its command line).
+const CLOCK_VALUES_KEPT: usize = 4096;
+
+/// The values the target's microsecond counter gave `bench`'s reads of the
+/// clock (`System.currentTimeMillis` and `nanoTime`, JOP's readers of it),
+/// in order, from the run in `dir` (its [`CLOCKS_DIR`]); `None` when that run
+/// kept none (a target other than the virtual board, or no clock read).
+pub fn target_clock(dir: &Path, bench: &str) -> Result<Option<Vec<i32>>> {
+    let path = dir.join(CLOCKS_DIR).join(format!("{bench}.txt"));
+    let text = match std::fs::read_to_string(&path) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(anyhow::anyhow!("{}: {e}", path.display())),
+    };
+    let mut values = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        let (value, method) = line.split_once(' ').unwrap_or((line, ""));
+        let value: i32 = value.parse().map_err(|_| {
+            anyhow::anyhow!(
+                "{}:{}: {line:?} is not a value and the method that read it",
+                path.display(),
+                i + 1
+            )
+        })?;
+        let clock = method.strip_prefix("java.lang.System.").is_some_and(|m| {
+            jopcal_tree::runtime::CLOCK_METHODS
+                .iter()
+                .any(|c| m.strip_prefix(c).is_some_and(|rest| rest.starts_with('(')))
+        });
+        if clock {
+            values.push(value);
+        }
+    }
+    values.truncate(CLOCK_VALUES_KEPT);
+    Ok((!values.is_empty()).then_some(values))
+}
+
+/// The JVM option that gives a profiled run the target's clock values
+/// (read by the host's `Native`, see `jop-firmware/host-stubs`).
+fn clock_option(values: &[i32]) -> String {
+    let list: Vec<String> = values.iter().map(i32::to_string).collect();
+    format!("-Djopcal.clock={}", list.join(","))
+}
+
 /// Profiles the selected workloads of the built suite into `out`, run as
-/// `run` says (see [`tree_host_run`]).
+/// `run` says (see [`tree_host_run`]); where the measured run in `measured`
+/// kept a program's clock reads ([`target_clock`]), its host run reads them.
 #[allow(clippy::too_many_arguments)]
 pub fn profile_suite(
     s: Session,
     setup: &HostSetup,
     run: &HostRun,
+    measured: Option<&Path>,
     out: &Path,
     stamp: &str,
     region: Option<RegionChoice>,
@@ -331,6 +381,14 @@ pub fn profile_suite(
     parallel: usize,
 ) -> Result<ProfiledSet> {
     let out = prepare(s, out, stamp)?;
+    let mut clock_args = std::collections::BTreeMap::new();
+    if let Some(dir) = measured {
+        for w in &setup.selected {
+            if let Some(values) = target_clock(dir, &w.name)? {
+                clock_args.insert(w.name.clone(), clock_option(&values));
+            }
+        }
+    }
     let jobs = setup
         .selected
         .iter()
@@ -347,7 +405,7 @@ pub fn profile_suite(
                 bench: w.name.clone(),
                 out: out.join(format!("{}.{EXTENSION}", w.name)),
                 timeout,
-                jvm_args: run.jvm_args.clone(),
+                jvm_args: run.jvm_args.iter().chain(clock_args.get(&w.name)).cloned().collect(),
                 log: out.join("logs").join(format!("{}.log", w.name)),
                 launcher: run.launcher.clone(),
             },
@@ -529,4 +587,36 @@ fn write_json(p: &Profile, out: &Path) -> Result<()> {
     let json = out.with_extension("json");
     let text = serde_json::to_string_pretty(&jopcal_profile::to_json(p))?;
     atomic::write_atomic(&json, text.as_bytes()).with_context(|| format!("writing {}", json.display()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_target_clock_is_what_systems_clock_methods_read() {
+        let dir = tempfile::tempdir().unwrap();
+        assert_eq!(target_clock(dir.path(), "P").unwrap(), None);
+        let clocks = dir.path().join(CLOCKS_DIR);
+        std::fs::create_dir_all(&clocks).unwrap();
+        // The start-up's busy wait reads the counter too: not the program's clock.
+        std::fs::write(
+            clocks.join("P.txt"),
+            "50896 com.jopdesign.sys.Startup.getSpeed()I\n79907 java.lang.System.currentTimeMillis()J\n-5 java.lang.System.nanoTime()J\n7 java.lang.System.nanoTimeX()J\n",
+        )
+        .unwrap();
+        let values = target_clock(dir.path(), "P").unwrap().unwrap();
+        assert_eq!(values, vec![79907, -5]);
+        assert_eq!(clock_option(&values), "-Djopcal.clock=79907,-5");
+        // Only the start-up's reads: none for the host.
+        std::fs::write(clocks.join("Q.txt"), "1 com.jopdesign.sys.Startup.getSpeed()I\n").unwrap();
+        assert_eq!(target_clock(dir.path(), "Q").unwrap(), None);
+        // A line that is not a value names its file and line.
+        std::fs::write(clocks.join("R.txt"), "1 java.lang.System.nanoTime()J\nx y\n").unwrap();
+        let e = target_clock(dir.path(), "R").unwrap_err().to_string();
+        assert!(
+            e.ends_with("R.txt:2: \"x y\" is not a value and the method that read it"),
+            "{e}"
+        );
+    }
 }

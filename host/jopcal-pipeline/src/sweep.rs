@@ -178,6 +178,7 @@ pub fn sweep(s: Session, a: &SweepOptions) -> Result<Swept> {
         s,
         &setup,
         &run,
+        None,
         &out.join("profiles"),
         &stamp,
         None,

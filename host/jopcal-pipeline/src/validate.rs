@@ -95,6 +95,13 @@ fn measure_and_profile(
     };
     interrupt::stage(&format!("{stage}measure"));
     let m = measure_on(s, root, &how, out, stamp)?;
+    if let (TargetKind::Verilator, Some(sim)) = (a.target, a.on.sim.as_deref()) {
+        if let Err(e) = crate::processor::rtl_clocks(s, sim, &m.out.path, &m.rows) {
+            s.say(&format!(
+                "  validate warning: the RTL's clock for the host's profiles: {e:#}"
+            ));
+        }
+    }
     interrupt::stage(&format!("{stage}profile"));
     let setup = prepare_host(s, root, benches)?;
     let run = crate::profile::tree_host_run(s, root, &setup, a.suite != "builtin")?;
@@ -102,6 +109,7 @@ fn measure_and_profile(
         s,
         &setup,
         &run,
+        Some(&m.out.path),
         &m.out.path.join("profiles"),
         stamp,
         None,
@@ -139,7 +147,7 @@ fn library_calls(
         .map(|m| {
             let q = m.qualified();
             let jdk = ["java.", "javax.", "jdk.", "sun."].iter().any(|pre| q.starts_with(pre))
-                && !tree_library.iter().any(|c| c.replace('.', "/") == m.class);
+                && !crate::host_library::runs_trees(m, tree_library);
             // A call of Native is one of JOP's own bytecodes, priced as such.
             let jop_bytecode = m.class == jopcal_timing::estimate::JOP_NATIVE_CLASS;
             !m.native
@@ -504,8 +512,10 @@ fn reconcile_stage(
         dir,
     )?;
     for p in &profiled.profiles {
-        if let Some(why) = jopcal_report::explain::clock_reads(p) {
-            s.say(&format!("  validate warning: {}: {why}", p.benchmark));
+        let replayed = crate::profile::target_clock(dir, &p.benchmark)?.map(|v| v.len());
+        if let Some(what) = jopcal_report::explain::clock_reads(p, replayed) {
+            let kind = if replayed.is_some() { "" } else { "warning: " };
+            s.say(&format!("  validate {kind}{}: {what}", p.benchmark));
         }
     }
     for (v, name) in acc.variants.iter().enumerate() {

@@ -240,7 +240,6 @@ pub fn explain(
         methods: Vec::new(),
     };
     x.findings = findings(&x, e, counts);
-    x.findings.extend(clock_reads(p));
     x
 }
 
@@ -407,12 +406,14 @@ fn findings(x: &Explanation, e: &Estimate, counts: Option<&TargetCounts>) -> Vec
     f
 }
 
-/// The host's clock read inside the region (`System.currentTimeMillis`,
-/// `nanoTime`), by the methods that read it: what follows from such a read
-/// (a `new Random()`'s seed) is the host's time in the profile and the
-/// target's on the target, so the two runs can do different work, and each
-/// new profile differs from the last.
-pub fn clock_reads(p: &Profile) -> Option<String> {
+/// The clock read inside the region (`System.currentTimeMillis`,
+/// `nanoTime`), by the methods that read it, in words: what follows from
+/// such a read (a `new Random()`'s seed) is the target's time on the target.
+/// With `replayed` values of the target's counter the host read the same;
+/// without, it read its own time, so the two runs can do different work,
+/// and each new profile differs from the last. `None` when the region reads
+/// no clock.
+pub fn clock_reads(p: &Profile, replayed: Option<usize>) -> Option<String> {
     const JVM_MACHINERY: [&str; 6] = [
         "java/lang/ref/",
         "java/lang/invoke/",
@@ -457,11 +458,25 @@ pub fn clock_reads(p: &Profile) -> Option<String> {
         .iter()
         .map(|(w, n)| format!("{} x {w}", thousands(*n as f64)))
         .collect();
-    Some(format!(
-        "its work reads the clock {} times ({}): the host's run read the host's time where the target reads its own, so what it computes from them (a Random's seed, and the values drawn) differs, the routines priced by their operands run on other operands, and a new profile gives another estimate",
+    let head = format!(
+        "its work reads the clock {} times ({})",
         thousands(total as f64),
         reads.join(", ")
-    ))
+    );
+    Some(match replayed {
+        None => format!(
+            "{head}: the host's run read the host's time where the target reads its own, so what it computes from them (a Random's seed, and the values drawn) differs, the routines priced by their operands run on other operands, and a new profile gives another estimate"
+        ),
+        Some(n) => format!(
+            "{head}: the host's run read the {} values the target's microsecond counter gave the whole run, in order{}",
+            thousands(n as f64),
+            if n < total as usize {
+                ", and its own time after them: it read more often than the target"
+            } else {
+                ""
+            }
+        ),
+    })
 }
 
 fn percent(est: f64, measured: f64) -> String {
@@ -779,10 +794,7 @@ mod tests {
     #[test]
     fn reads_of_the_hosts_clock_are_a_finding() {
         let p = jopcal_profile::examples::two_calls();
-        let m = jop_wcet();
-        let e = jopcal_timing::estimate::estimate(&p, &m, jopcal_timing::cache::CacheMode::Hit);
-        let none = explain(&e, &p, &m, None, None);
-        assert!(!none.findings.join("\n").contains("clock"), "{:?}", none.findings);
+        assert_eq!(clock_reads(&p, None), None);
         // f is the clock, read twice from run.
         let mut p = p;
         p.methods[1] = jopcal_profile::MethodInfo {
@@ -791,21 +803,30 @@ mod tests {
             descriptor: "()J".into(),
             ..p.methods[1].clone()
         };
-        let e = jopcal_timing::estimate::estimate(&p, &m, jopcal_timing::cache::CacheMode::Hit);
-        let x = explain(&e, &p, &m, None, None);
         let caller = p.methods[p.nodes[0].method as usize].name.clone();
-        // The same reads by the host JVM's reference handling are not the program's.
-        let mut jvm = p.clone();
-        jvm.methods[0].class = "java/lang/ref/ReferenceQueue".into();
-        assert_eq!(clock_reads(&jvm), None);
-        let text = x.findings.join("\n");
+        let text = clock_reads(&p, None).unwrap();
         assert!(
-            text.contains(&format!(
-                "its work reads the clock 2 times (2 x System.currentTimeMillis from {}.{caller})",
+            text.starts_with(&format!(
+                "its work reads the clock 2 times (2 x System.currentTimeMillis from {}.{caller}): the host's run read the host's time",
                 p.methods[0].class.replace('/', ".")
             )),
             "{text}"
         );
+        // The target's values replayed: all of them, or too few.
+        let all = clock_reads(&p, Some(5)).unwrap();
+        assert!(
+            all.ends_with("read the 5 values the target's microsecond counter gave the whole run, in order"),
+            "{all}"
+        );
+        let few = clock_reads(&p, Some(1)).unwrap();
+        assert!(
+            few.ends_with("its own time after them: it read more often than the target"),
+            "{few}"
+        );
+        // The same reads by the host JVM's reference handling are not the program's.
+        let mut jvm = p.clone();
+        jvm.methods[0].class = "java/lang/ref/ReferenceQueue".into();
+        assert_eq!(clock_reads(&jvm, None), None);
     }
 
     #[test]

@@ -32,6 +32,9 @@ pub struct VirtualBoard {
     pub cfg_note: String,
     /// Write each run's per-method cycles here.
     pub trace_dir: Option<PathBuf>,
+    /// Write each image run's reads of the microsecond counter here
+    /// (`NAME.txt`, see [`jopcal_emu::board::write_clock_reads`]).
+    pub clock_dir: Option<PathBuf>,
 }
 
 /// The virtual board as a target: `board` downloaded with `protocol`; a run
@@ -141,7 +144,8 @@ impl Launcher for Server {
         }
         // A JOP image's trace is named after its file and its methods after
         // the link map beside it.
-        for path in sent.iter().filter(|_| b.trace_dir.is_some()) {
+        // (Its clock reads too, named so for the host's profile.)
+        for path in sent.iter().filter(|_| b.trace_dir.is_some() || b.clock_dir.is_some()) {
             if let Ok(image) = jopcal_link::JopImage::load(path, None) {
                 let map = std::fs::read_to_string(format!("{}.link.txt", path.display()))
                     .ok()
@@ -160,6 +164,7 @@ impl Launcher for Server {
             image_cfg: None,
             known,
             trace_dir: b.trace_dir.clone(),
+            clock_dir: b.clock_dir.clone(),
             names,
             reports: Vec::new(),
         };

@@ -1,7 +1,8 @@
 //! The tree's runtime as its source has it: the Java routines JOP runs
 //! for bytecodes its microcode does not implement (`f_<bytecode>` methods of
 //! `com.jopdesign.sys.JVM`), read from `JVM.java` so that a host profile can
-//! run them (`jopcal_pipeline::host_routines`).
+//! run them (`jopcal_pipeline::host_routines`), and the clock of its
+//! `java.lang.System` ([`clock_methods`]).
 
 use jopcal_profile::routed::{Routable, ROUTABLE};
 
@@ -63,6 +64,47 @@ pub fn find_routines(jvm_java: &str) -> Vec<Routine> {
             })
         })
         .collect()
+}
+
+/// The methods of the tree's `java.lang.System` that read the clock.
+pub const CLOCK_METHODS: [&str; 2] = ["currentTimeMillis", "nanoTime"];
+
+/// The tree's `System` clock methods ([`CLOCK_METHODS`]) as a class of their
+/// own named `class`, from `system_java` (the tree's `System.java`): its package, its
+/// imports of the runtime package (what the methods use: `Native`,
+/// `Const`), and the methods as the tree writes them. The host cannot run
+/// the tree's whole `System` (its streams are JOP's devices); these two it
+/// can, reading the counter through the host's `Native`.
+pub fn clock_methods(system_java: &str, class: &str) -> Result<String, String> {
+    let code = blank_comments(system_java);
+    let mut out = String::from("package java.lang;\n\n");
+    for line in system_java.lines() {
+        let l = line.trim();
+        if l.starts_with("import com.jopdesign.sys.") {
+            out.push_str(l);
+            out.push('\n');
+        }
+    }
+    out.push_str(&format!("\nfinal class {class} {{\n"));
+    for m in CLOCK_METHODS {
+        let name = format!("{m}(");
+        let at = find_word(&code, &name).ok_or_else(|| format!("no method {m}()"))?;
+        let header_start = code[..at].rfind(['\n', ';', '}', '{']).map_or(0, |i| i + 1);
+        let header = code[header_start..at].trim();
+        let words: Vec<&str> = header.split_whitespace().collect();
+        if !words.contains(&"static") || words.last() != Some(&"long") {
+            return Err(format!("{m}() is not a static method returning long ({header})"));
+        }
+        let open = at + code[at..].find('{').ok_or_else(|| format!("{m}() has no body"))?;
+        let close = matching_brace(&code, open).ok_or_else(|| format!("{m}()'s body does not end"))?;
+        out.push_str(&format!(
+            "    public static long {}{}\n",
+            &system_java[at..open],
+            &system_java[open..=close]
+        ));
+    }
+    out.push_str("}\n");
+    Ok(out)
 }
 
 /// The index of `name` in `code` where it starts a word.
@@ -188,12 +230,32 @@ class JVM {
             .starts_with("    public static int f_idiv(int a, int b) {"));
     }
 
+    #[test]
+    fn the_clock_methods_are_taken_with_the_runtime_imports() {
+        let system = "package java.lang;\n\nimport java.io.JOPPrintStream;\nimport com.jopdesign.sys.*;\n\npublic class System {\n\tpublic static PrintStream out = new JOPPrintStream();\n\t// { a brace in a comment\n\tpublic static long currentTimeMillis() {\n\t\treturn (long) (Native.rd(Const.IO_US_CNT)/1000);\n\t}\n\tpublic static long nanoTime() {\n\t\treturn (long)Native.rd(Const.IO_US_CNT)*1000;\n\t}\n\tpublic static void gc() { }\n}\n";
+        let class = clock_methods(system, "Clock").unwrap();
+        assert_eq!(
+            class,
+            "package java.lang;\n\nimport com.jopdesign.sys.*;\n\nfinal class Clock {\n    public static long currentTimeMillis() {\n\t\treturn (long) (Native.rd(Const.IO_US_CNT)/1000);\n\t}\n    public static long nanoTime() {\n\t\treturn (long)Native.rd(Const.IO_US_CNT)*1000;\n\t}\n}\n"
+        );
+        let e = clock_methods(
+            "public class System { public static long nanoTime() { return 0; } }",
+            "C",
+        )
+        .unwrap_err();
+        assert_eq!(e, "no method currentTimeMillis()");
+        let e = clock_methods("class System { long currentTimeMillis() { return 0; } }", "C").unwrap_err();
+        assert!(e.starts_with("currentTimeMillis() is not a static method"), "{e}");
+    }
+
     proptest::proptest! {
         /// Whatever text a tree's JVM.java holds, reading its routines never panics.
         #[test]
         fn any_runtime_source_reads_without_a_panic(text in "(\\PC|[{}/*\"'\\\\\n]){0,400}") {
             let _ = find_routines(&text);
             let _ = find_routines(&format!("{text} static int f_idiv(int a, int b) {{ {text}"));
+            let _ = clock_methods(&text, "C");
+            let _ = clock_methods(&format!("{text} static long nanoTime() {{ {text} static long currentTimeMillis() {text}"), "C");
         }
     }
 }

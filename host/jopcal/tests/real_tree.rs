@@ -626,4 +626,13 @@ fn the_trees_applications_are_timed_or_left_out_with_the_reason() {
     assert!(r[0].1 > 100_000, "{r:?}");
     assert_eq!(r[1].0, "PapaBenchJopApplication");
     assert!(r[1].1 > 1_000_000, "{r:?}");
+    // PapaBench seeds its Random from the clock: the board keeps what its
+    // counter gave each read, for the host's profile to read the same.
+    let clocks = std::fs::read_to_string(out.join("clocks/PapaBenchJopApplication.txt")).unwrap();
+    assert!(
+        clocks
+            .lines()
+            .any(|l| l.ends_with(" java.lang.System.currentTimeMillis()J")),
+        "{clocks}"
+    );
 }

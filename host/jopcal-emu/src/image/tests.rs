@@ -229,6 +229,26 @@ fn ldc_reads_the_constant_pool_of_the_running_method() {
 }
 
 #[test]
+fn reads_of_the_microsecond_counter_are_kept_with_the_method_that_read_them() {
+    // sipush -127 (IO_US_CNT); jopsys_rd; pop, twice; and the cycle counter once.
+    let mut boot = vec![
+        17, 0xff, 0x81, 209, 87, 17, 0xff, 0x81, 209, 87, 17, 0xff, 0x80, 209, 87,
+    ];
+    boot.extend(exit_code());
+    let img = image(vec![method(&boot, 0, 0)], vec![]).build();
+    let (r, out) = run(img.words, 1 << 30);
+    assert_eq!(out, "JVM exit!");
+    let r = r.expect("runs");
+    assert_eq!(r.clock_reads.len(), 2, "{:?}", r.clock_reads);
+    // Both from boot's code, at the counter's microseconds then.
+    let code = r.clock_reads[0].0;
+    assert!(r.clock_reads.iter().all(|&(m, _)| m == code));
+    let us = |cycles: f64| (cycles / config(0).clock_mhz) as i32;
+    assert!(r.clock_reads[0].1 <= r.clock_reads[1].1);
+    assert!(r.clock_reads[1].1 <= us(r.cycles as f64));
+}
+
+#[test]
 fn the_resolved_table_is_the_trees_for_every_opcode_an_image_can_hold() {
     // The tree's own table at r=1, w=2 (its WCETInstruction, with JopSim's
     // 80 for bytecodes it runs in Java), for the opcodes whose cost the

@@ -137,10 +137,16 @@ impl<'c> Machine<'c> {
         match a {
             io::CNT => self.io_clock(false) as u32 as i32,
             // Simulated time, not the host's clock: the board is deterministic.
-            io::US_CNT => match self.processor {
-                Some(p) => (self.io_clock(false) / p.us_divider.max(1)) as u32 as i32,
-                None => (self.cycles as f64 / self.cfg.clock_mhz) as u64 as u32 as i32,
-            },
+            io::US_CNT => {
+                let us = match self.processor {
+                    Some(p) => (self.io_clock(false) / p.us_divider.max(1)) as u32 as i32,
+                    None => (self.cycles as f64 / self.cfg.clock_mhz) as u64 as u32 as i32,
+                };
+                if self.clock_reads.len() < super::CLOCK_READS_KEPT {
+                    self.clock_reads.push(((self.code_at / 4) as u32, us));
+                }
+                us
+            }
             io::STATUS => {
                 let clock = self.io_clock(false);
                 match self.tx.as_mut() {

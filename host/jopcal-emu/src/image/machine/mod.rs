@@ -81,7 +81,15 @@ pub struct ImageRun {
     /// Per method, by the word address of its code, when the run was
     /// traced (see [`MethodTally`]).
     pub by_method: Option<std::collections::BTreeMap<u32, MethodTally>>,
+    /// Every read of the microsecond counter, in order: the word address of
+    /// the reading method's code and the value read (the first
+    /// [`CLOCK_READS_KEPT`]). A host run of the same program can read the
+    /// same clock from it.
+    pub clock_reads: Vec<(u32, i32)>,
 }
+
+/// The microsecond counter's reads a run keeps (a busy wait reads it in a loop).
+pub const CLOCK_READS_KEPT: usize = 1 << 16;
 
 /// The machine's whole state.
 pub struct Machine<'c> {
@@ -180,6 +188,8 @@ pub struct Machine<'c> {
     /// The last bytecode's final push reached the overflow mark: the RTL
     /// raises it in the next bytecode (the callee's first, after an invoke).
     overflow_next: bool,
+    /// The microsecond counter's reads so far (see [`ImageRun::clock_reads`]).
+    clock_reads: Vec<(u32, i32)>,
 }
 
 impl<'c> Machine<'c> {
@@ -273,6 +283,7 @@ impl<'c> Machine<'c> {
             deferred_exception: None,
             fresh_locals: (1, 0),
             overflow_next: false,
+            clock_reads: Vec::new(),
         })
     }
 
@@ -360,6 +371,7 @@ impl<'c> Machine<'c> {
             all_bytecodes: self.executed,
             cache_cycles: self.cache_cycles,
             by_method: self.trace.map(|t| t.tally),
+            clock_reads: self.clock_reads,
         })
     }
 
