@@ -397,7 +397,7 @@ fn findings(x: &Explanation, e: &Estimate, counts: Option<&TargetCounts>) -> Vec
             .map(|l| format!("{} {}", l.name, thousands(l.cycles)))
             .collect();
         f.push(format!(
-            "{} cycles ({:.1}% of the estimate) are library code the host ran ({}): the JDK's own, where `host_library` does not run the tree's version of the class, and JOP runs its own library there",
+            "{} cycles ({:.1}% of the estimate) are JDK classes' code the host ran ({}): the tree's own where `host_library` ran the tree's version of the class (the `profile host library` line of the run names those), else the JDK's, where JOP runs its own library",
             thousands(lib),
             100.0 * lib / x.estimate.max(1.0),
             top.join(", ")
