@@ -250,7 +250,6 @@ fn bundle_trace(names: Vec<String>, t: Trace) -> MethodTrace {
     }
 }
 
-/// Writes a run's trace (see [`crate::trace::write_trace`]).
 /// Writes a run's clock reads to `path`, a line each: the value, then the
 /// method that read it (nothing when the run read no clock). A host run of
 /// the same program reads the same values where the same methods read them.
@@ -258,15 +257,11 @@ pub fn write_clock_reads(report: &RunReport, path: &std::path::Path) -> io::Resu
     if report.clock_reads.is_empty() {
         return Ok(());
     }
-    if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir)?;
-    }
     let text: String = report.clock_reads.iter().map(|(m, v)| format!("{v} {m}\n")).collect();
-    let tmp = path.with_extension("txt.tmp");
-    std::fs::write(&tmp, text)?;
-    std::fs::rename(&tmp, path)
+    jopcal_measure::atomic::write_atomic(path, text.as_bytes())
 }
 
+/// Writes a run's trace (see [`crate::trace::write_trace`]).
 pub fn write_trace(report: &RunReport, prefix: &std::path::Path) -> io::Result<()> {
     match &report.trace {
         Some(t) => crate::trace::write_trace(t, prefix),

@@ -32,8 +32,9 @@ import org.objectweb.asm.Opcodes;
  * the file holds some of the tree's methods of that class under another
  * class's name (the tree's System has its clock, which the host can run,
  * beside its streams, which it cannot): they are merged into JDK_CLASS, the
- * result written beside the file as that class, and the file removed. A class whose JDK version has instance
- * fields is left to replace the JDK's whole. Prints "OWNER NAME DESCRIPTOR"
+ * result written beside the file as that class, and the file removed. A
+ * class whose JDK version has instance fields is left to replace the JDK's
+ * whole. Prints "OWNER NAME DESCRIPTOR"
  * per merged method. Exits 3 with one line when a class cannot be merged.
  */
 public final class MergeStatics {

@@ -9,7 +9,8 @@ import java.lang.reflect.Method;
 /**
  * jopcal's launcher of a JOP tree's program on the host: System.out (and
  * System.err, which on JOP is the same line) print through SerialLine, the
- * target's clock (jopcal.clock) is loaded, then the program's main runs. Usage: SerialMain MAIN_CLASS ARGS...
+ * target's clock (jopcal.clock) is loaded, then the program's main runs.
+ * Usage: SerialMain MAIN_CLASS ARGS...
  */
 public final class SerialMain {
     private SerialMain() {

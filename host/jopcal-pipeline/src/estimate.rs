@@ -121,11 +121,16 @@ pub fn benchmark_image(dir: &Path, bench: &str) -> Option<(PathBuf, PathBuf)> {
     (image.is_file() && map.is_file()).then_some((image, map))
 }
 
+/// An image's link map (`<image>.link.txt`), a bad line named by file and line.
+pub fn read_link_map(map: &Path) -> Result<jopcal_jop::linkmap::LinkMap> {
+    let text = std::fs::read_to_string(map).with_context(|| format!("reading {}", map.display()))?;
+    jopcal_jop::linkmap::LinkMap::parse(&text).map_err(|e| anyhow!("{}:{e}", map.display()))
+}
+
 /// The method sizes JOP's image holds, found through its link map.
 pub fn load_image_sizes(s: Session, image: &Path, map: &Path) -> Result<jopcal_jop::sizes::MethodSizes> {
     let img = jopcal_link::JopImage::load(image, None).map_err(|e| anyhow!(e))?;
-    let text = std::fs::read_to_string(map).with_context(|| format!("reading {}", map.display()))?;
-    let link = jopcal_jop::linkmap::LinkMap::parse(&text).map_err(|e| anyhow!("{}:{e}", map.display()))?;
+    let link = read_link_map(map)?;
     let (sizes, missing) = jopcal_jop::sizes::method_sizes(&img, &link);
     s.say(&format!(
         "  estimate method sizes of {} methods from {} ({} in the link map not found in its method tables)",

@@ -128,8 +128,7 @@ pub fn explanations(
         };
         let e = jopcal_timing::estimate::estimate(p, model, mode);
         let mut x = take_apart(&e, p, model, measured, counts.as_ref());
-        let replayed = crate::profile::target_clock(dir, &p.benchmark)?.map(|v| v.len());
-        x.findings.extend(jopcal_report::explain::clock_reads(p, replayed));
+        x.findings.extend(clock_finding(dir, p)?.map(|(_, what)| what));
         let trace = dir.join("traces").join(format!("{}.methods.csv", p.benchmark));
         if trace.is_file() {
             x.compare_methods(&e, p, &read_trace(&trace)?);
@@ -137,6 +136,15 @@ pub fn explanations(
         xs.push(x);
     }
     Ok(xs)
+}
+
+/// What `p`'s reads of the clock were in the run in `dir`, in words
+/// ([`jopcal_report::explain::clock_reads`]), and whether its host profile
+/// read the target's values (kept in the run, [`crate::profile::target_clock`]);
+/// `None` when its region reads no clock.
+pub(crate) fn clock_finding(dir: &Path, p: &Profile) -> Result<Option<(bool, String)>> {
+    let replayed = crate::profile::target_clock(dir, &p.benchmark)?.map(|v| v.len());
+    Ok(jopcal_report::explain::clock_reads(p, replayed).map(|what| (replayed.is_some(), what)))
 }
 
 /// A virtual board's per-method trace (`<bench>.methods.csv`): method,

@@ -49,8 +49,9 @@ pub fn default_classes(home: &Path) -> Vec<String> {
 /// Whether the host ran the tree's version of `m`, a method of a class of
 /// `tree_library` (dotted names): of `java.lang.System` only its clock.
 pub fn runs_trees(m: &jopcal_profile::MethodInfo, tree_library: &[String]) -> bool {
+    use jopcal_profile::routed::{is_clock, CLOCK_CLASS};
     tree_library.iter().any(|c| c.replace('.', "/") == m.class)
-        && (m.class != SYSTEM.replace('.', "/") || jopcal_tree::runtime::CLOCK_METHODS.contains(&m.name.as_str()))
+        && (m.class != CLOCK_CLASS || is_clock(&m.class, &m.name))
 }
 
 /// The options that run the profiled JVM with the library in `dir` (from

@@ -415,8 +415,7 @@ pub fn rtl_clocks(s: Session, sim: &Path, dir: &Path, rows: &[jopcal_measure::Me
             }
         };
         let img = jopcal_link::JopImage::load(&image, None).map_err(|e| anyhow!(e))?;
-        let text = std::fs::read_to_string(&map).with_context(|| format!("reading {}", map.display()))?;
-        let link = jopcal_jop::linkmap::LinkMap::parse(&text).map_err(|e| anyhow!("{}:{e}", map.display()))?;
+        let link = crate::estimate::read_link_map(&map)?;
         let mut output = Vec::new();
         let report = jopcal_emu::run_jop_image(
             &img,
@@ -430,11 +429,11 @@ pub fn rtl_clocks(s: Session, sim: &Path, dir: &Path, rows: &[jopcal_measure::Me
             &mut |_| Ok(()),
         )
         .with_context(|| format!("running {} on the virtual board", image.display()))?;
-        let clock = report
+        if !report
             .clock_reads
             .iter()
-            .any(|(m, _)| m.starts_with("java.lang.System."));
-        if !clock {
+            .any(|(m, _)| jopcal_profile::routed::is_clock_named(m))
+        {
             continue;
         }
         let counted =

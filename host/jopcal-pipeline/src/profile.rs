@@ -344,12 +344,7 @@ pub fn target_clock(dir: &Path, bench: &str) -> Result<Option<Vec<i32>>> {
                 i + 1
             )
         })?;
-        let clock = method.strip_prefix("java.lang.System.").is_some_and(|m| {
-            jopcal_tree::runtime::CLOCK_METHODS
-                .iter()
-                .any(|c| m.strip_prefix(c).is_some_and(|rest| rest.starts_with('(')))
-        });
-        if clock {
+        if jopcal_profile::routed::is_clock_named(method) {
             values.push(value);
         }
     }

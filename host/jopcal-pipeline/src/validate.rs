@@ -512,9 +512,8 @@ fn reconcile_stage(
         dir,
     )?;
     for p in &profiled.profiles {
-        let replayed = crate::profile::target_clock(dir, &p.benchmark)?.map(|v| v.len());
-        if let Some(what) = jopcal_report::explain::clock_reads(p, replayed) {
-            let kind = if replayed.is_some() { "" } else { "warning: " };
+        if let Some((replayed, what)) = explain::clock_finding(dir, p)? {
+            let kind = if replayed { "" } else { "warning: " };
             s.say(&format!("  validate {kind}{}: {what}", p.benchmark));
         }
     }

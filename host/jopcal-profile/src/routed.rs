@@ -213,6 +213,31 @@ pub fn routable_named(mnemonic: &str) -> Option<&'static Routable> {
 /// it: JOP runs that method by its own name.
 pub const TREE_METHOD_PREFIX: &str = "jopcal$tree$";
 
+/// JOP's clock: the class whose methods [`CLOCK_METHODS`] read the
+/// microsecond counter (`Native.rd(Const.IO_US_CNT)` in the tree's
+/// `System`). A tree suite's host run runs the tree's versions of them and
+/// reads in them the values the target's counter gave.
+pub const CLOCK_CLASS: &str = "java/lang/System";
+/// The clock's methods (see [`CLOCK_CLASS`]).
+pub const CLOCK_METHODS: [&str; 2] = ["currentTimeMillis", "nanoTime"];
+
+/// Whether `name` of `class` (an internal name) is one of JOP's clock methods.
+pub fn is_clock(class: &str, name: &str) -> bool {
+    class == CLOCK_CLASS && CLOCK_METHODS.contains(&name)
+}
+
+/// Whether `method`, as a JOP link map names it
+/// (`java.lang.System.currentTimeMillis()J`), is one of JOP's clock methods.
+pub fn is_clock_named(method: &str) -> bool {
+    let Some((owner_and_name, _)) = method.split_once('(') else {
+        return false;
+    };
+    let Some((owner, name)) = owner_and_name.rsplit_once('.') else {
+        return false;
+    };
+    is_clock(&owner.replace('.', "/"), name)
+}
+
 /// The host's stand-in for JOP's serial line (a tree suite's host run,
 /// `jopcal.host.SerialMain`): `System.out` prints through it, and its
 /// `write(int)` runs once per character, which JOP's UART sends one by one.
@@ -554,6 +579,17 @@ mod tests {
         assert_eq!(long_compare_class(-1, -1), 10);
         assert_eq!(long_compare_class(-1, -2), 11);
         assert!((0..LONG_COMPARE_CLASSES).contains(&long_compare_class(i64::MIN, -1)));
+    }
+
+    #[test]
+    fn the_clock_is_systems_two_methods_by_either_name() {
+        assert!(is_clock("java/lang/System", "nanoTime"));
+        assert!(!is_clock("java/lang/System", "arraycopy"));
+        assert!(!is_clock("java/lang/Math", "nanoTime"));
+        assert!(is_clock_named("java.lang.System.currentTimeMillis()J"));
+        assert!(!is_clock_named("java.lang.System.nanoTimeX()J"));
+        assert!(!is_clock_named("com.jopdesign.sys.Startup.getSpeed()I"));
+        assert!(!is_clock_named("code at word 3602"));
     }
 
     #[test]

@@ -428,7 +428,7 @@ pub fn clock_reads(p: &Profile, replayed: Option<usize>) -> Option<String> {
         let Some(m) = p.methods.get(node.method as usize) else {
             continue;
         };
-        if m.class != "java/lang/System" || !matches!(m.name.as_str(), "currentTimeMillis" | "nanoTime") {
+        if !jopcal_profile::routed::is_clock(&m.class, &m.name) {
             continue;
         }
         if node.calls == 0 {

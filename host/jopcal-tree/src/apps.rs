@@ -25,6 +25,9 @@
 use std::collections::{BTreeSet, VecDeque};
 use std::path::{Path, PathBuf};
 
+/// How a loop that never ends by its condition is written.
+const FOREVER: [&str; 4] = ["for (;;)", "for(;;)", "while (true)", "while(true)"];
+
 /// Hyperperiods of a periodic-task application, calls of a period loop.
 pub const TASK_HYPERPERIODS: u32 = 1;
 pub const LOOP_CALLS: u32 = 10;
@@ -600,7 +603,7 @@ fn why_not(
             );
         }
     }
-    for pat in ["for (;;)", "for(;;)", "while (true)", "while(true)"] {
+    for pat in FOREVER {
         if let Some(k) = text.find(pat) {
             return format!(
                 "{}: its main runs forever ({pat}): no fixed amount of work to time",
@@ -713,9 +716,7 @@ fn forever_loop(app: &AppMain, main: &Source) -> Option<Wrapper> {
     let text = &copy[body.clone()];
     let (loop_at, work) = statements(text).into_iter().find_map(|r| {
         let st = text[r.clone()].trim_start();
-        let head = ["for (;;)", "for(;;)", "while (true)", "while(true)"]
-            .into_iter()
-            .find(|h| st.starts_with(h))?;
+        let head = FOREVER.into_iter().find(|h| st.starts_with(h))?;
         let rest = st[head.len()..].trim();
         let work = match rest.strip_prefix('{') {
             Some(inner) => inner.strip_suffix('}')?,

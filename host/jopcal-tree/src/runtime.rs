@@ -4,7 +4,7 @@
 //! run them (`jopcal_pipeline::host_routines`), and the clock of its
 //! `java.lang.System` ([`clock_methods`]).
 
-use jopcal_profile::routed::{Routable, ROUTABLE};
+use jopcal_profile::routed::{Routable, CLOCK_METHODS, ROUTABLE};
 
 /// One routine found in the tree's `JVM.java`: the bytecode and the
 /// method's text, made public.
@@ -65,9 +65,6 @@ pub fn find_routines(jvm_java: &str) -> Vec<Routine> {
         })
         .collect()
 }
-
-/// The methods of the tree's `java.lang.System` that read the clock.
-pub const CLOCK_METHODS: [&str; 2] = ["currentTimeMillis", "nanoTime"];
 
 /// The tree's `System` clock methods ([`CLOCK_METHODS`]) as a class of their
 /// own named `class`, from `system_java` (the tree's `System.java`): its package, its

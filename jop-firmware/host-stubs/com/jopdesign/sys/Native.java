@@ -5,7 +5,8 @@ package com.jopdesign.sys;
  * counter address returns System.nanoTime() truncated to 32 bits, so a host
  * run measures nanoseconds with the same wrap-around arithmetic as JOP's
  * 32-bit cycle counter; the microsecond counter reads the target's clock
- * where jopcal has it (TargetClock). On JOP the call compiles to the jopsys_rd bytecode.
+ * where jopcal has it (TargetClock). On JOP the call compiles to the
+ * jopsys_rd bytecode.
  * makeLong joins two words as JOP's stack holds a long, and toDouble, toLong,
  * toFloat and toInt retype a value's bits (each JOP's jopsys_nop); the
  * tree's runtime routines and its java.lang.Math, which the host profile
