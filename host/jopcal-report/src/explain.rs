@@ -440,8 +440,14 @@ pub fn clock_reads(p: &Profile, replayed: Option<usize>) -> Option<String> {
             .and_then(|q| p.methods.get(q.method as usize));
         // The host JVM's own machinery (reference queues, locks) reads the
         // clock too; JOP's library has none of it, so those reads say
-        // nothing about the program's work.
-        if caller.is_some_and(|c| JVM_MACHINERY.iter().any(|m| c.class.starts_with(m))) {
+        // nothing about the program's work. Nor do the host's stand-in
+        // Native's: it is the counter itself, reading the host's time where
+        // it has no more of the target's.
+        let host_side = |c: &jopcal_profile::MethodInfo| {
+            JVM_MACHINERY.iter().any(|m| c.class.starts_with(m))
+                || c.class.starts_with(jopcal_timing::estimate::JOP_NATIVE_CLASS)
+        };
+        if caller.is_some_and(host_side) {
             continue;
         }
         let caller = caller.map_or_else(
@@ -823,9 +829,12 @@ mod tests {
             few.ends_with("its own time after them: it read more often than the target"),
             "{few}"
         );
-        // The same reads by the host JVM's reference handling are not the program's.
+        // The same reads by the host JVM's reference handling, or by the
+        // host's Native falling back on its own time, are not the program's.
         let mut jvm = p.clone();
         jvm.methods[0].class = "java/lang/ref/ReferenceQueue".into();
+        assert_eq!(clock_reads(&jvm, None), None);
+        jvm.methods[0].class = "com/jopdesign/sys/Native$TargetClock".into();
         assert_eq!(clock_reads(&jvm, None), None);
     }
 
