@@ -331,6 +331,111 @@ fn the_resolved_table_is_the_trees_for_every_opcode_an_image_can_hold() {
     }
 }
 
+/// The run of `words` on the fast path and on the handlers alone (a traced
+/// run stops for attention at every bytecode, so it never takes the fast
+/// path): the same cycles, bytecodes, cache loads, output and error.
+fn runs_alike(words: Vec<u32>, limit: u64) -> Result<ImageRun, EmuError> {
+    let cfg = config(limit);
+    let (mut fast_out, mut slow_out) = (Vec::new(), Vec::new());
+    let fast = run_image(&JopImage { words: words.clone() }, &cfg, false, None, &mut |b| {
+        fast_out.extend_from_slice(b)
+    });
+    let slow = run_image(&JopImage { words }, &cfg, true, None, &mut |b| {
+        slow_out.extend_from_slice(b)
+    });
+    let slow = slow.map(|r| ImageRun { by_method: None, ..r });
+    assert_eq!(fast, slow, "the fast path and the handlers part");
+    assert_eq!(String::from_utf8_lossy(&fast_out), String::from_utf8_lossy(&slow_out));
+    fast
+}
+
+/// Bytecodes of the fast path, with operands that keep them mostly in
+/// bounds (the rest go to their handlers, which must say the same).
+fn fast_path_bytecode() -> impl proptest::strategy::Strategy<Value = Vec<u8>> {
+    use proptest::prelude::*;
+    prop_oneof![
+        (0u8..=8).prop_map(|op| vec![op]),
+        any::<u8>().prop_map(|v| vec![16, v]),
+        any::<[u8; 2]>().prop_map(|[a, b]| vec![17, a, b]),
+        (0u8..6).prop_map(|n| vec![21, n]),
+        (26u8..=29).prop_map(|op| vec![op]),
+        (0u8..6).prop_map(|n| vec![54, n]),
+        (59u8..=62).prop_map(|op| vec![op]),
+        (0u8..6, any::<u8>()).prop_map(|(n, d)| vec![132, n, d]),
+        prop::sample::select(vec![87u8, 89, 96, 100, 104, 116, 120, 122, 124, 126, 128, 130]).prop_map(|op| vec![op]),
+        prop::sample::select(vec![9u8, 10, 97, 101, 127, 129, 131, 133, 136, 88]).prop_map(|op| vec![op]),
+        (0u8..2).prop_map(|n| vec![30 + n]),
+        (0u8..2).prop_map(|n| vec![63 + n]),
+        (153u8..=167, prop::sample::select(vec![3u8, 6])).prop_map(|(op, off)| vec![op, 0, off]),
+        (0u8..12).prop_map(|a| vec![178, 0, a]),
+        (2u8..12).prop_map(|a| vec![179, 0, a]),
+        (0u8..3).prop_map(|f| vec![180, 0, f]),
+        (0u8..3).prop_map(|f| vec![181, 0, f]),
+        prop::sample::select(vec![46u8, 79, 190, 209, 210]).prop_map(|op| vec![op]),
+    ]
+}
+
+#[test]
+fn a_loop_of_fast_path_bytecodes_runs_as_its_handlers_do() {
+    // sum = 0; for (i = 0; i < 3000; i++) { sum += i * 3 ^ sum; static 1 = sum; }
+    // then prints sum & 63 + '0' and exits.
+    let mut boot = vec![
+        3, 59, // iconst_0 istore_0 (sum)
+        3, 60, // iconst_0 istore_1 (i)
+        // loop at 4:
+        27, 17, 0x0b, 0xb8, 162, 0, 24, // iload_1 sipush 3000 if_icmpge +24 (to 32)
+        26, 27, 6, 104, 26, 130, 96, 59, // sum = sum + (i * 3 ^ sum)
+        26, 179, 0, 3, // putstatic 3
+        132, 1, 1, // iinc 1 1
+        167, 0xff, 0xea, // goto -22 (to 4)
+        0, 0, 0, // nop x3 (never run)
+        // 32:
+        178, 0, 3, 16, 63, 126, 16, 48, 96, 17, 0xff, 0x91, 210,
+    ];
+    boot.extend(exit_code());
+    let img = image(vec![method(&boot, 0, 4)], vec![]).build();
+    let r = runs_alike(img.words, 1 << 30).expect("runs");
+    assert!(r.all_bytecodes > 3000 * 15, "{} bytecodes", r.all_bytecodes);
+}
+
+mod fast_path {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(300))]
+
+        /// Straight-line code of the fast path's bytecodes, some of them
+        /// out of bounds, underflowing the stack, or raising.
+        #[test]
+        fn runs_as_the_handlers_do(code in proptest::collection::vec(fast_path_bytecode(), 0..48)) {
+            let mut boot: Vec<u8> = vec![16, 5, 16, 9, 16, 2];
+            boot.extend(code.concat());
+            boot.extend(exit_code());
+            let img = image(vec![method(&boot, 0, 6)], vec![]).build();
+            let _ = runs_alike(img.words, 50_000);
+        }
+
+        /// A working image with words overwritten, as `never_panics` makes them.
+        #[test]
+        fn runs_damaged_images_as_the_handlers_do(edits in proptest::collection::vec((any::<usize>(), any::<u32>()), 1..8)) {
+            let mut boot = vec![184, 0, 1, 224, 0, 2, 182, 0, 2, 105, 1, 180, 0, 0];
+            boot.extend(exit_code());
+            let mut words = image(
+                vec![method(&boot, 0, 0), method(&[4, 172], 0, 0)],
+                vec![Cp::Method(1), Cp::Virtual { index: 1, args: 1 }],
+            )
+            .build()
+            .words;
+            let n = words.len();
+            for (at, v) in edits {
+                words[at % n] = v;
+            }
+            let _ = runs_alike(words, 20_000);
+        }
+    }
+}
+
 mod never_panics {
     use super::*;
     use proptest::prelude::*;

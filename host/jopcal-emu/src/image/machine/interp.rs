@@ -10,33 +10,54 @@ impl<'c> Machine<'c> {
     /// Executes bytecode `op` fetched at `at`, through its own handler.
     #[inline(always)]
     pub(super) fn execute(&mut self, op: u8, at: i32) -> Result<(), EmuError> {
-        HANDLERS[op as usize](self, at)
+        if (self.handlers[op as usize])(self, at) {
+            Ok(())
+        } else {
+            Err(self.stopped_by())
+        }
     }
 
-    /// Executes bytecode `OP` fetched at `at`; on the processor, checks the
-    /// stack pointer against its overflow mark when it is near. One copy
-    /// per opcode: the branch on how its stack memory is kept sits behind
-    /// the opcode's own dispatch, where the host predicts it (the processor's
-    /// plan for an opcode never changes during a run), instead of a second
-    /// dispatch on every bytecode.
+    /// The error a handler stopped with (see [`Handler`]).
+    #[cold]
+    #[inline(never)]
+    fn stopped_by(&mut self) -> EmuError {
+        self.stopped
+            .take()
+            .unwrap_or_else(|| self.fault(self.pc, "a bytecode's handler stopped without saying why".into()))
+    }
+
+    /// Executes bytecode `OP` fetched at `at`, its stack memory kept as
+    /// `KIND` says (see [`handlers`]); on the processor, checks the stack
+    /// pointer against its overflow mark when it is near. One copy per
+    /// opcode and kind, and the machine's table holds the one its processor
+    /// needs: the host runs only the code of that kind, and no branch on
+    /// the kind, per bytecode.
     #[inline(always)]
-    fn execute_const<const OP: u8>(&mut self, at: i32) -> Result<(), EmuError> {
+    fn execute_const<const OP: u8, const KIND: u8>(&mut self, at: i32) -> Result<(), EmuError> {
         let (s0, method) = (self.sp, self.code_at);
         if self.overflow_next {
             return Err(self.overflow(OP, at, method));
         }
-        match self.steps {
-            None => self.execute_op(OP, at, false)?,
-            // Below a frame's saved registers only after `setSP` unwound it:
-            // its locals are then above the stack.
-            Some(_) if self.vp + 4 > s0 => self.execute_with_stack_memory(OP, at, s0)?,
-            Some(steps) => match steps[OP as usize] {
-                Step::Quiet => self.execute_op(OP, at, false)?,
-                Step::Pop(net) => self.execute_pop(OP, at, s0, i32::from(net))?,
-                Step::Fixed => self.execute_fixed(OP, at, s0)?,
-                Step::ByPath => self.execute_by_path(OP, at, s0)?,
-                Step::General => self.execute_with_stack_memory(OP, at, s0)?,
-            },
+        if KIND == kind::JOPSIM {
+            self.execute_op(OP, at, false)?;
+        } else if self.vp + 4 > s0 {
+            // Below a frame's saved registers only after `setSP` unwound
+            // it: its locals are then above the stack.
+            self.execute_with_stack_memory(OP, at, s0)?;
+        } else {
+            match KIND {
+                kind::QUIET => self.execute_op(OP, at, false)?,
+                kind::POP => {
+                    let net = match self.steps.map(|s| s[OP as usize]) {
+                        Some(Step::Pop(net)) => i32::from(net),
+                        _ => unreachable!("a pop's handler for a bytecode whose step is not a pop"),
+                    };
+                    self.execute_pop(OP, at, s0, net)?
+                }
+                kind::FIXED => self.execute_fixed(OP, at, s0)?,
+                kind::BY_PATH => self.execute_by_path(OP, at, s0)?,
+                _ => self.execute_with_stack_memory(OP, at, s0)?,
+            }
         }
         if s0.max(self.sp) >= self.sp_watch {
             self.check_overflow(OP, at, s0, method)?;
@@ -159,7 +180,7 @@ impl<'c> Machine<'c> {
     pub(super) fn execute_op(&mut self, op: u8, at: i32, routines: bool) -> Result<(), EmuError> {
         self.executed += 1;
         self.fetched_at = self.cycles;
-        self.charge(self.table.fixed[op as usize]);
+        self.charge(self.fixed[op as usize]);
         if let (true, Some(p)) = (routines, self.processor) {
             // The processor's microcode hands it to its Java routine (JopSim runs it).
             if p.microcode.in_java[op as usize] {
@@ -827,6 +848,7 @@ impl<'c> Machine<'c> {
     /// The address of a `getstatic` or `putstatic`: its operand, or the
     /// index register where a `stidx` is still marked (see
     /// [`Machine::index_from_stidx`]); the access ends the marker.
+    #[inline(always)]
     fn static_address(&mut self) -> Result<i32, EmuError> {
         let a = self.opd16u()?;
         Ok(if std::mem::take(&mut self.index_from_stidx) {
@@ -924,7 +946,7 @@ impl<'c> Machine<'c> {
 
     /// Charges `actual` cycles for `op` instead of the table's (already charged).
     fn reprice(&mut self, op: u8, actual: u32) {
-        self.cycles = self.cycles - u64::from(self.table.fixed[op as usize]) + u64::from(actual);
+        self.cycles = self.cycles - u64::from(self.fixed[op as usize]) + u64::from(actual);
     }
 
     /// The stack's four words up to `s` (the top last), as the microcode's
@@ -1005,35 +1027,84 @@ impl<'c> Machine<'c> {
     }
 }
 
-/// A bytecode's handler: [`Machine::execute_const`] for its opcode.
-type Handler = for<'m, 'c> fn(&'m mut Machine<'c>, i32) -> Result<(), EmuError>;
+/// A bytecode's handler: [`Machine::execute_const`] for its opcode and
+/// kind. It answers whether the machine goes on, and keeps the error that
+/// stopped it in the machine: a `bool` comes back in a register, where the
+/// error's `Result` (many words) would go through memory on every bytecode.
+pub(super) type Handler = for<'m, 'c> fn(&'m mut Machine<'c>, i32) -> bool;
 
-fn handler<const OP: u8>(m: &mut Machine<'_>, at: i32) -> Result<(), EmuError> {
-    m.execute_const::<OP>(at)
+/// How a handler keeps the processor's stack memory: JopSim's timing keeps
+/// none, the processor's each opcode's [`Step`].
+mod kind {
+    pub const JOPSIM: u8 = 0;
+    pub const QUIET: u8 = 1;
+    pub const POP: u8 = 2;
+    pub const FIXED: u8 = 3;
+    pub const BY_PATH: u8 = 4;
+    pub const GENERAL: u8 = 5;
+}
+
+fn handler<const OP: u8, const KIND: u8>(m: &mut Machine<'_>, at: i32) -> bool {
+    match m.execute_const::<OP, KIND>(at) {
+        Ok(()) => true,
+        Err(e) => {
+            m.stopped = Some(e);
+            false
+        }
+    }
 }
 
 macro_rules! handlers {
-    ($($op:literal)*) => {
-        [$(handler::<$op> as Handler),*]
+    ($kind:expr; $($op:literal)*) => {
+        [$(handler::<$op, { $kind }> as Handler),*]
     };
 }
 
-/// Every opcode's handler, by opcode.
-static HANDLERS: [Handler; 256] = handlers!(
-    0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15
-    16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31
-    32 33 34 35 36 37 38 39 40 41 42 43 44 45 46 47
-    48 49 50 51 52 53 54 55 56 57 58 59 60 61 62 63
-    64 65 66 67 68 69 70 71 72 73 74 75 76 77 78 79
-    80 81 82 83 84 85 86 87 88 89 90 91 92 93 94 95
-    96 97 98 99 100 101 102 103 104 105 106 107 108 109 110 111
-    112 113 114 115 116 117 118 119 120 121 122 123 124 125 126 127
-    128 129 130 131 132 133 134 135 136 137 138 139 140 141 142 143
-    144 145 146 147 148 149 150 151 152 153 154 155 156 157 158 159
-    160 161 162 163 164 165 166 167 168 169 170 171 172 173 174 175
-    176 177 178 179 180 181 182 183 184 185 186 187 188 189 190 191
-    192 193 194 195 196 197 198 199 200 201 202 203 204 205 206 207
-    208 209 210 211 212 213 214 215 216 217 218 219 220 221 222 223
-    224 225 226 227 228 229 230 231 232 233 234 235 236 237 238 239
-    240 241 242 243 244 245 246 247 248 249 250 251 252 253 254 255
-);
+macro_rules! by_opcode {
+    ($kind:expr) => {
+        handlers!($kind;
+            0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15
+            16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31
+            32 33 34 35 36 37 38 39 40 41 42 43 44 45 46 47
+            48 49 50 51 52 53 54 55 56 57 58 59 60 61 62 63
+            64 65 66 67 68 69 70 71 72 73 74 75 76 77 78 79
+            80 81 82 83 84 85 86 87 88 89 90 91 92 93 94 95
+            96 97 98 99 100 101 102 103 104 105 106 107 108 109 110 111
+            112 113 114 115 116 117 118 119 120 121 122 123 124 125 126 127
+            128 129 130 131 132 133 134 135 136 137 138 139 140 141 142 143
+            144 145 146 147 148 149 150 151 152 153 154 155 156 157 158 159
+            160 161 162 163 164 165 166 167 168 169 170 171 172 173 174 175
+            176 177 178 179 180 181 182 183 184 185 186 187 188 189 190 191
+            192 193 194 195 196 197 198 199 200 201 202 203 204 205 206 207
+            208 209 210 211 212 213 214 215 216 217 218 219 220 221 222 223
+            224 225 226 227 228 229 230 231 232 233 234 235 236 237 238 239
+            240 241 242 243 244 245 246 247 248 249 250 251 252 253 254 255
+        )
+    };
+}
+
+/// Every opcode's handler, by kind and opcode.
+static HANDLERS: [[Handler; 256]; 6] = [
+    by_opcode!(kind::JOPSIM),
+    by_opcode!(kind::QUIET),
+    by_opcode!(kind::POP),
+    by_opcode!(kind::FIXED),
+    by_opcode!(kind::BY_PATH),
+    by_opcode!(kind::GENERAL),
+];
+
+/// The handlers of a machine whose processor keeps its stack memory in
+/// `steps` (`None`: JopSim's timing), by opcode.
+pub(super) fn handlers(steps: Option<&[Step; 256]>) -> [Handler; 256] {
+    std::array::from_fn(|op| {
+        let k = match steps.map(|s| s[op]) {
+            None => kind::JOPSIM,
+            Some(Step::Quiet) => kind::QUIET,
+            Some(Step::Pop(_)) => kind::POP,
+            Some(Step::Fixed) => kind::FIXED,
+            Some(Step::ByPath) => kind::BY_PATH,
+            Some(Step::General) => kind::GENERAL,
+        };
+        HANDLERS[k as usize][op]
+    })
+}

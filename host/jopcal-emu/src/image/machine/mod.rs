@@ -14,6 +14,7 @@
 
 mod calls;
 mod code;
+mod fast;
 mod interp;
 mod memo;
 mod memory;
@@ -127,6 +128,9 @@ pub struct Machine<'c> {
     copy_pos: i32,
     cache: VarBlockCache,
     table: &'c CycleTable,
+    /// The table's cycles per opcode as it starts (`table.fixed`), kept in
+    /// the machine: every bytecode reads its own.
+    fixed: [u32; 256],
     cfg: &'c ImageConfig,
     /// The cycle counter (what the program reads at `IO_CNT`, in 64 bits).
     cycles: u64,
@@ -150,6 +154,13 @@ pub struct Machine<'c> {
     /// The processor's stack-memory steps per opcode (its
     /// `microcode.steps`, kept at hand: looked up for every bytecode).
     steps: Option<&'c [crate::config::Step; 256]>,
+    /// Each opcode's handler, for the way the processor keeps its stack
+    /// memory for it (see `interp::handlers`).
+    handlers: [interp::Handler; 256],
+    /// The error a handler stopped the machine with (see `interp::Handler`).
+    stopped: Option<EmuError>,
+    /// What the fast path may do with each opcode (see `fast`).
+    fast: [fast::FastStep; 256],
     /// Its UART's transmitter (the processor only: JopSim's is always ready).
     tx: Option<TxUart>,
     /// The processor's stack memory above the stack (see `stackmem`); the
@@ -256,6 +267,7 @@ impl<'c> Machine<'c> {
             copy_pos: 0,
             cache: VarBlockCache::new(cfg.cache),
             table,
+            fixed: table.fixed,
             cfg,
             cycles: 0,
             fetched_at: 0,
@@ -271,6 +283,9 @@ impl<'c> Machine<'c> {
             trace: None,
             processor,
             steps: processor.map(|p| &*p.microcode.steps),
+            handlers: interp::handlers(processor.map(|p| &*p.microcode.steps)),
+            stopped: None,
+            fast: fast::fast_steps(processor),
             tx: processor.map(|p| TxUart::new(p.uart_tick, p.uart_tx_depth)),
             ram: processor.map(|p| p.stack_init.clone().into_boxed_slice()),
             path: None,
@@ -353,6 +368,8 @@ impl<'c> Machine<'c> {
                     }
                     continue;
                 }
+            } else if self.run_fast() {
+                continue;
             }
             let at = self.pc;
             if let Err(e) = self.byte().and_then(|op| self.execute(op, at)) {

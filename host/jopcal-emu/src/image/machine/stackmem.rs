@@ -31,7 +31,7 @@ struct Entry {
 
 /// The registers a bytecode's stack-memory writes can store.
 #[derive(Clone, Copy)]
-struct Registers {
+pub(super) struct Registers {
     mp: i32,
     cp: i32,
     vp: i32,
@@ -43,7 +43,7 @@ struct Registers {
 
 impl Registers {
     #[inline(always)]
-    fn get(&self, r: Register) -> i32 {
+    pub(super) fn get(&self, r: Register) -> i32 {
         match r {
             Register::Mp => self.mp,
             Register::Cp => self.cp,
@@ -115,7 +115,7 @@ impl<'c> Machine<'c> {
 
     /// The microcode's registers, as they are now.
     #[inline(always)]
-    fn registers(&self) -> Registers {
+    pub(super) fn registers(&self) -> Registers {
         Registers {
             mp: self.mp,
             cp: self.cp,
@@ -283,23 +283,14 @@ impl<'c> Machine<'c> {
     /// it) runs.
     #[inline(always)]
     fn fixed_value(&self, v: FixedValue, s0: i32, at: i32, snap: &[i32; NEAR]) -> i32 {
-        // The memory's word at `a`: below the top two the stack's.
-        let memory = |a: i32| {
-            let words = match &self.ram {
-                Some(ram) if a > s0 - 2 => ram,
-                _ => &self.stack,
-            };
-            words.get(a as u32 as usize).copied().unwrap_or(0)
+        let words = PlanWords {
+            s0,
+            stack: &self.stack,
+            ram: self.ram.as_deref(),
         };
-        match v {
-            FixedValue::Entry(e) => snap[(NEAR as i32 - 1 + e) as usize],
-            FixedValue::Memory(m) => memory(s0 + m),
-            FixedValue::Local(n) => memory(self.vp + n),
-            FixedValue::LocalOperand => memory(self.vp + self.operand_at(at)),
-            FixedValue::Register(r) => self.registers().get(r),
-            FixedValue::Constant(c) => c,
-            FixedValue::Address(a) => s0 + a,
-        }
+        words.value(v, &self.registers(), self.operand_at(at), |e| {
+            snap[(NEAR as i32 - 1 + e) as usize]
+        })
     }
 
     /// [`Machine::execute_fixed`] near the stack's ends, or for a plan that
@@ -602,6 +593,41 @@ impl<'c> Machine<'c> {
             *w = v;
         }
         self.set_st(i, v)
+    }
+}
+
+/// What a compiled plan's values are read from, before the bytecode runs.
+pub(super) struct PlanWords<'a> {
+    /// The stack's top.
+    pub s0: i32,
+    pub stack: &'a [i32],
+    /// The stack memory above the stack (none: JopSim's timing).
+    pub ram: Option<&'a [i32]>,
+}
+
+impl PlanWords<'_> {
+    /// The value a [`FixedPlan`]'s write stores, with `regs` the registers,
+    /// `operand` the bytecode's first operand byte and `entry(k)` the
+    /// stack's word at `s0 + k` (`k <= 0`).
+    #[inline(always)]
+    pub(super) fn value(&self, v: FixedValue, regs: &Registers, operand: i32, entry: impl Fn(i32) -> i32) -> i32 {
+        // The memory's word at `a`: below the top two the stack's.
+        let memory = |a: i32| {
+            let words = match self.ram {
+                Some(ram) if a > self.s0 - 2 => ram,
+                _ => self.stack,
+            };
+            words.get(a as u32 as usize).copied().unwrap_or(0)
+        };
+        match v {
+            FixedValue::Entry(e) => entry(e),
+            FixedValue::Memory(m) => memory(self.s0 + m),
+            FixedValue::Local(n) => memory(regs.vp + n),
+            FixedValue::LocalOperand => memory(regs.vp + operand),
+            FixedValue::Register(r) => regs.get(r),
+            FixedValue::Constant(c) => c,
+            FixedValue::Address(a) => self.s0 + a,
+        }
     }
 }
 
