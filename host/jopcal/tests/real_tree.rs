@@ -234,6 +234,50 @@ fn the_virtual_board_runs_the_trees_images_cycle_for_cycle_as_jopsim() {
     }
     assert_eq!(measured[0].len(), 3, "{:?}", measured[0]);
     assert_eq!(measured[0], measured[1], "virtual board, then JopSim");
+    the_fast_path_runs_as_the_handlers_do(&config, &tree, &out.path().join("emu/images"));
+}
+
+/// Each image in `images`, as the processor and with JopSim's timing, gives
+/// the same output and cycles untraced (the board's fast path) and traced
+/// (its handlers alone: a traced run stops at every bytecode).
+fn the_fast_path_runs_as_the_handlers_do(config: &std::path::Path, tree: &std::path::Path, images: &std::path::Path) {
+    // The run's report without its wall time.
+    let report = |args: &[&str]| {
+        let (ok, out, err) = common::jopcal_in(config, tree, args);
+        let err: Vec<String> = err
+            .lines()
+            .map(|l| match (l.find(" cycles in "), l.find(" cycles/s)")) {
+                (Some(a), Some(b)) => format!("{}{}", &l[..a], &l[b..]),
+                _ => l.to_string(),
+            })
+            .collect();
+        (ok, out, err)
+    };
+    let mut checked = 0;
+    for image in std::fs::read_dir(images).unwrap().map(|e| e.unwrap().path()) {
+        if image.extension().is_none_or(|x| x != "jop") {
+            continue;
+        }
+        let image = image.to_str().unwrap();
+        let trace = tempfile::tempdir().unwrap();
+        for timing in ["processor", "jopsim"] {
+            let plain = report(&["emu", "--run", image, "--timing", timing]);
+            let traced = report(&[
+                "emu",
+                "--run",
+                image,
+                "--timing",
+                timing,
+                "--trace",
+                trace.path().to_str().unwrap(),
+            ]);
+            assert!(plain.0, "{image}: {:?}", plain.2);
+            assert!(plain.2.iter().any(|l| l.contains(" cycles")), "{image}: {:?}", plain.2);
+            assert_eq!(plain, traced, "{image} ({timing}): untraced, then traced");
+            checked += 1;
+        }
+    }
+    assert_eq!(checked, 6, "the jbe suite's three images, two timings each");
 }
 
 /// `table --microcode` on the tree's microcode agrees, bytecode for bytecode,
