@@ -331,6 +331,26 @@ fn the_resolved_table_is_the_trees_for_every_opcode_an_image_can_hold() {
     }
 }
 
+/// A working image (an invokestatic, a static, an invokevirtual, a routine
+/// in Java, a field) with the words `edits` names overwritten (`at` taken
+/// modulo its length): code, structures, pointers and constants all become
+/// garbage somewhere.
+fn damaged(edits: Vec<(usize, u32)>) -> Vec<u32> {
+    let mut boot = vec![184, 0, 1, 224, 0, 2, 182, 0, 2, 105, 1, 180, 0, 0];
+    boot.extend(exit_code());
+    let mut words = image(
+        vec![method(&boot, 0, 0), method(&[4, 172], 0, 0)],
+        vec![Cp::Method(1), Cp::Virtual { index: 1, args: 1 }],
+    )
+    .build()
+    .words;
+    let n = words.len();
+    for (at, v) in edits {
+        words[at % n] = v;
+    }
+    words
+}
+
 /// The run of `words` on the fast path and on the handlers alone (a traced
 /// run stops for attention at every bytecode, so it never takes the fast
 /// path): the same cycles, bytecodes, cache loads, output and error.
@@ -419,19 +439,7 @@ mod fast_path {
         /// A working image with words overwritten, as `never_panics` makes them.
         #[test]
         fn runs_damaged_images_as_the_handlers_do(edits in proptest::collection::vec((any::<usize>(), any::<u32>()), 1..8)) {
-            let mut boot = vec![184, 0, 1, 224, 0, 2, 182, 0, 2, 105, 1, 180, 0, 0];
-            boot.extend(exit_code());
-            let mut words = image(
-                vec![method(&boot, 0, 0), method(&[4, 172], 0, 0)],
-                vec![Cp::Method(1), Cp::Virtual { index: 1, args: 1 }],
-            )
-            .build()
-            .words;
-            let n = words.len();
-            for (at, v) in edits {
-                words[at % n] = v;
-            }
-            let _ = runs_alike(words, 20_000);
+            let _ = runs_alike(damaged(edits), 20_000);
         }
     }
 }
@@ -453,19 +461,7 @@ mod never_panics {
         /// pointers and constants all become garbage somewhere.
         #[test]
         fn on_a_damaged_image(edits in proptest::collection::vec((any::<usize>(), any::<u32>()), 1..8)) {
-            let mut boot = vec![184, 0, 1, 224, 0, 2, 182, 0, 2, 105, 1, 180, 0, 0];
-            boot.extend(exit_code());
-            let mut words = image(
-                vec![method(&boot, 0, 0), method(&[4, 172], 0, 0)],
-                vec![Cp::Method(1), Cp::Virtual { index: 1, args: 1 }],
-            )
-            .build()
-            .words;
-            let n = words.len();
-            for (at, v) in edits {
-                words[at % n] = v;
-            }
-            let _ = run(words, 20_000);
+            let _ = run(damaged(edits), 20_000);
         }
     }
 }

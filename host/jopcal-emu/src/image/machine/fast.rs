@@ -407,27 +407,11 @@ impl<'c> Machine<'c> {
                     pc = at + 1;
                 }
                 153..=158 | 198 | 199 => {
-                    let v = stack[s];
-                    branch!(match op {
-                        153 | 198 => v == 0,
-                        154 | 199 => v != 0,
-                        155 => v < 0,
-                        156 => v >= 0,
-                        157 => v > 0,
-                        _ => v <= 0,
-                    });
+                    branch!(interp::branches(op, stack[s], 0));
                     sp -= 1;
                 }
                 159..=166 => {
-                    let (a, b) = (stack[s - 1], stack[s]);
-                    branch!(match op {
-                        159 | 165 => a == b,
-                        160 | 166 => a != b,
-                        161 => a < b,
-                        162 => a >= b,
-                        163 => a > b,
-                        _ => a <= b,
-                    });
+                    branch!(interp::branches(op, stack[s - 1], stack[s]));
                     sp -= 2;
                 }
                 167 => branch!(true),

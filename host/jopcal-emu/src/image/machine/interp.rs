@@ -487,41 +487,14 @@ impl<'c> Machine<'c> {
                 self.sp -= 4;
                 push!(a.cmp(&b) as i32)
             }
-            153 | 198 => {
+            153..=158 | 198 | 199 => {
                 let v = pop!();
-                branch!(v == 0)
-            }
-            154 | 199 => {
-                let v = pop!();
-                branch!(v != 0)
-            }
-            155 => {
-                let v = pop!();
-                branch!(v < 0)
-            }
-            156 => {
-                let v = pop!();
-                branch!(v >= 0)
-            }
-            157 => {
-                let v = pop!();
-                branch!(v > 0)
-            }
-            158 => {
-                let v = pop!();
-                branch!(v <= 0)
+                branch!(branches(op, v, 0))
             }
             159..=166 => {
                 let b = pop!();
                 let a = pop!();
-                branch!(match op {
-                    159 | 165 => a == b,
-                    160 | 166 => a != b,
-                    161 => a < b,
-                    162 => a >= b,
-                    163 => a > b,
-                    _ => a <= b,
-                })
+                branch!(branches(op, a, b))
             }
             167 => branch!(true),
             172 | 174 | 176 => {
@@ -1024,6 +997,21 @@ impl<'c> Machine<'c> {
                 }
             }
         }
+    }
+}
+
+/// Whether conditional branch `op` is taken: `if<cond>` (153..=158) and
+/// `ifnull`/`ifnonnull` (198, 199) compare `a` with `b` = 0, `if_icmp<cond>`
+/// and `if_acmp<cond>` (159..=166) `a` with `b`.
+#[inline(always)]
+pub(super) fn branches(op: u8, a: i32, b: i32) -> bool {
+    match op {
+        153 | 159 | 165 | 198 => a == b,
+        154 | 160 | 166 | 199 => a != b,
+        155 | 161 => a < b,
+        156 | 162 => a >= b,
+        157 | 163 => a > b,
+        _ => a <= b,
     }
 }
 
