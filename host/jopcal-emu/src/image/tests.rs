@@ -418,6 +418,18 @@ fn a_loop_of_fast_path_bytecodes_runs_as_its_handlers_do() {
     assert!(r.all_bytecodes > 3000 * 15, "{} bytecodes", r.all_bytecodes);
 }
 
+#[test]
+fn a_method_without_code_bytes_stops_at_its_first_fetch_on_both_ways() {
+    // Found by the property tests: a method of no code words left the fast
+    // path's bounds wrapping below 0.
+    let img = image(vec![method(&[], 0, 0)], vec![]).build();
+    let e = runs_alike(img.words, 20_000).unwrap_err();
+    assert!(
+        e.to_string().contains("ran past the end of the method's 0 code bytes"),
+        "{e}"
+    );
+}
+
 mod fast_path {
     use super::*;
     use proptest::prelude::*;

@@ -154,11 +154,13 @@ impl<'c> Machine<'c> {
         // overflow mark's check and of the stack's end.
         let low = MARGIN.max(vp.saturating_add(4));
         let high = (*sp_watch).min(stack.len() as i32 - MARGIN) - 3;
-        if low > high {
-            return false;
-        }
+
         // The last pc whose three bytes lie in the method.
         let last_pc = code.len() as i32 - 3;
+        // The unsigned compares below need both ranges not empty.
+        if low > high || last_pc < 0 {
+            return false;
+        }
         let (mut pc, mut sp, mut cycles, mut executed) = (*pc_reg, *sp_reg, *cycles_reg, *executed_reg);
         let mut index = *mem_index;
         // A read as `rd` reads the external memory (the copy unit's
