@@ -104,7 +104,7 @@ impl<'c> Machine<'c> {
         } else {
             Some(model.cost_parts(op, b, words).0)
         };
-        let (Some(total), fixed) = (dispatch, self.table.fixed[op as usize]) else {
+        let (Some(total), fixed) = (dispatch, self.fixed[op as usize]) else {
             return;
         };
         let extra = (total.round() as u64).saturating_sub(u64::from(fixed));
@@ -124,7 +124,7 @@ impl<'c> Machine<'c> {
         } else {
             self.table.ret(op, hit, words)
         };
-        let extra = total.saturating_sub(self.table.fixed[op as usize]);
+        let extra = total.saturating_sub(self.fixed[op as usize]);
         self.cache_cycles += u64::from(extra);
         self.charge(extra);
     }

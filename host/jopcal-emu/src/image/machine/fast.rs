@@ -119,7 +119,7 @@ impl<'c> Machine<'c> {
             return false;
         }
         let regs = self.registers();
-        let (self_vp, self_cp) = (self.vp, self.cp);
+        let (vp, cp) = (self.vp, self.cp);
         let Machine {
             mem,
             mem_words,
@@ -142,7 +142,7 @@ impl<'c> Machine<'c> {
             fast,
             ..
         } = self;
-        let (vp, cp, attention_at, mem_words) = (self_vp, self_cp, *attention_at, *mem_words);
+        let (attention_at, mem_words) = (*attention_at, *mem_words);
         let (copy_src, copy_pos) = (*copy_src, *copy_pos);
         let plans = processor.map(|p| &*p.microcode.fixed);
         let processor = processor.is_some();
@@ -166,10 +166,7 @@ impl<'c> Machine<'c> {
         // A read as `rd` reads the external memory (the copy unit's
         // translation included); `None` where it goes elsewhere.
         let rd = |mem: &[i32], addr: i32| -> Option<i32> {
-            let mut a = addr;
-            if a >= copy_src && a < copy_src.wrapping_add(copy_pos) {
-                a = a - copy_src + copy_pos;
-            }
+            let a = memory::copy_translated(addr, copy_src, copy_pos);
             (0..mem_words).contains(&a).then(|| mem[a as usize])
         };
         // An address in the external memory, which the processor's

@@ -26,17 +26,24 @@ enum Place {
     Io(i32),
 }
 
+/// Address `a` as a read sees it while the collector copies an object
+/// from `src` (the copy unit's translation of the `pos` words copied so
+/// far; it matters only during a collection).
+#[inline(always)]
+pub(super) fn copy_translated(a: i32, src: i32, pos: i32) -> i32 {
+    if a >= src && a < src.wrapping_add(pos) {
+        a - src + pos
+    } else {
+        a
+    }
+}
+
 impl<'c> Machine<'c> {
     // ---- memory and I/O ----
 
     #[inline(always)]
     pub(super) fn rd(&mut self, addr: i32) -> Result<i32, EmuError> {
-        let mut a = addr;
-        // The translation while the collector copies an object (the copy
-        // unit's; it matters only during a collection).
-        if a >= self.copy_src && a < self.copy_src.wrapping_add(self.copy_pos) {
-            a = a - self.copy_src + self.copy_pos;
-        }
+        let a = copy_translated(addr, self.copy_src, self.copy_pos);
         if (0..self.mem_words).contains(&a) {
             return Ok(self.mem[a as usize]);
         }

@@ -152,7 +152,7 @@ pub struct Machine<'c> {
     /// The processor the board is, or `None` for JopSim's timing.
     processor: Option<&'c Processor>,
     /// The processor's stack-memory steps per opcode (its
-    /// `microcode.steps`, kept at hand: looked up for every bytecode).
+    /// `microcode.steps`, kept at hand: a pop's handler reads its words).
     steps: Option<&'c [crate::config::Step; 256]>,
     /// Each opcode's handler, for the way the processor keeps its stack
     /// memory for it (see `interp::handlers`).
