@@ -161,6 +161,9 @@ pub struct Machine<'c> {
     stopped: Option<EmuError>,
     /// What the fast path may do with each opcode (see `fast`).
     fast: [fast::FastStep; 256],
+    /// The fast path's bytecodes, decoded per code byte address as first
+    /// fetched (see `fast::Decoded`).
+    decoded: Vec<fast::Decoded>,
     /// Its UART's transmitter (the processor only: JopSim's is always ready).
     tx: Option<TxUart>,
     /// The processor's stack memory above the stack (see `stackmem`); the
@@ -236,7 +239,7 @@ impl<'c> Machine<'c> {
         for (m, w) in mem.iter_mut().zip(words) {
             *m = *w as i32;
         }
-        let code = words.iter().flat_map(|w| w.to_be_bytes()).collect();
+        let code: Vec<u8> = words.iter().flat_map(|w| w.to_be_bytes()).collect();
         let stack: Box<[i32]> = match processor {
             Some(p) => p.stack_init.clone().into_boxed_slice(),
             None => vec![0; STACK_WORDS].into_boxed_slice(),
@@ -286,6 +289,7 @@ impl<'c> Machine<'c> {
             handlers: interp::handlers(processor.map(|p| &*p.microcode.steps)),
             stopped: None,
             fast: fast::fast_steps(processor),
+            decoded: vec![fast::Decoded::UNDECODED; words.len() * 4],
             tx: processor.map(|p| TxUart::new(p.uart_tick, p.uart_tx_depth)),
             ram: processor.map(|p| p.stack_init.clone().into_boxed_slice()),
             path: None,
