@@ -814,13 +814,23 @@ impl<'c> Machine<'c> {
 }
 
 /// The stack memory keeps the `words` words from `from` at the stack's
-/// values: a few words, copied one by one (a copy of a length known only
-/// when it runs calls `memcpy`, which costs more).
+/// values: the counts bytecodes keep most (none, one or two popped words)
+/// copied word by word without a loop's counting, and a loop for the rest.
 #[inline(always)]
 fn keep<const N: usize>(ram: &mut [i32; N], stack: &[i32; N], from: i32, words: u8) {
-    for k in 0..i32::from(words) {
+    let mut copy = |k: i32| {
         let a = (from + k) as usize & (N - 1);
         ram[a] = stack[a];
+    };
+    // Compares, not a `match`: its jump table would cost an indirect jump.
+    if words > 0 {
+        copy(0);
+        if words > 1 {
+            copy(1);
+            if words > 2 {
+                (2..i32::from(words)).for_each(copy);
+            }
+        }
     }
 }
 
