@@ -73,6 +73,11 @@ impl FastStep {
     const HANDLER: FastStep = FastStep::of(Keep::Handler);
     const NOTHING: FastStep = FastStep::of(Keep::Nothing);
 
+    /// How many words it keeps (`lo ..= hi`).
+    fn words(&self) -> u8 {
+        (i32::from(self.hi) - i32::from(self.lo) + 1).max(0) as u8
+    }
+
     const fn of(keep: Keep) -> FastStep {
         FastStep {
             keep,
@@ -87,16 +92,7 @@ impl FastStep {
 /// How many words bytecode `op` moves the stack's top, for the ones the
 /// fast path runs (when their stack memory allows).
 fn net(op: u8) -> Option<i32> {
-    Some(match op {
-        0 | 116 | 132 | 167 | 180 | 190 | 204 | 209 | 211 | 221 | 226 => 0,
-        1..=8 | 11 | 16..=19 | 21 | 23 | 25..=29 | 34..=37 | 42..=45 | 89 | 133 | 178 | 224 => 1,
-        9 | 10 | 14 | 20 | 22 | 24 | 30..=33 | 38..=41 => 2,
-        46 | 48 | 50..=54 | 56 | 58..=62 | 67..=70 | 75..=78 | 87 | 136 => -1,
-        96 | 100 | 104 | 120 | 122 | 124 | 126 | 128 | 130 | 153..=158 | 179 | 198 | 199 => -1,
-        55 | 57 | 63..=66 | 71..=74 | 88 | 97 | 101 | 127 | 129 | 131 | 159..=166 | 181 | 210 | 212 => -2,
-        79 | 81 | 84..=86 => -3,
-        _ => return None,
-    })
+    operation([op, 0, 0]).0.net()
 }
 
 /// Each opcode's [`FastStep`] on a machine whose processor keeps its stack
@@ -226,6 +222,26 @@ enum Form {
     NativeWr,
 }
 
+impl Form {
+    /// How many words it moves the stack's top (`None`: not one the loop
+    /// runs).
+    fn net(self) -> Option<i32> {
+        use Form::*;
+        Some(match self {
+            Undecoded | Handler => return None,
+            Nop | Iinc | Ineg | Goto | GetField | ArrayLength | NativeRd => 0,
+            Const | Ldc | Load | Dup | I2l | GetStatic => 1,
+            Const2 | Ldc2 | Load2 => 2,
+            Store | Pop | L2i | PutStatic | ArrayLoad => -1,
+            Iadd | Isub | Imul | Ishl | Ishr | Iushr | Iand | Ior | Ixor => -1,
+            IfEq | IfNe | IfLt | IfGe | IfGt | IfLe => -1,
+            Store2 | Pop2 | Ladd | Lsub | Land | Lor | Lxor | PutField | NativeWr => -2,
+            IfCmpEq | IfCmpNe | IfCmpLt | IfCmpGe | IfCmpGt | IfCmpLe => -2,
+            ArrayStore => -3,
+        })
+    }
+}
+
 /// A bytecode decoded for the fast path: what it does, its operands, its
 /// cycles and how it keeps the stack memory. Decoded once per code
 /// address (the code never changes: the board fetches from the image as
@@ -273,14 +289,16 @@ impl Decoded {
     };
 }
 
-/// Decodes the bytecode whose three bytes (the opcode first) are `bytes`.
-fn decode(bytes: [u8; 3], step: FastStep, cycles: u32) -> Decoded {
+/// The fast path's operation for the bytecode whose three bytes (the
+/// opcode first) are `bytes`: its form, its length in bytes and its decoded
+/// operand; [`Form::Handler`] for a bytecode the loop does not run. The
+/// one list of the opcodes the fast path runs.
+fn operation(bytes: [u8; 3]) -> (Form, u8, i32) {
     let op = bytes[0];
     let u8_ = i32::from(bytes[1]);
     let u16_ = i32::from(u16::from_be_bytes([bytes[1], bytes[2]]));
     let s16 = i32::from(i16::from_be_bytes([bytes[1], bytes[2]]));
-    let (form, len, opd) = match op {
-        _ if step.keep == Keep::Handler => (Form::Handler, 1, 0),
+    match op {
         0 | 204 | 221 => (Form::Nop, 1, 0),
         1 | 11 => (Form::Const, 1, 0),
         2..=8 => (Form::Const, 1, i32::from(op) - 3),
@@ -360,6 +378,15 @@ fn decode(bytes: [u8; 3], step: FastStep, cycles: u32) -> Decoded {
         209 | 211 => (Form::NativeRd, 1, 0),
         210 | 212 => (Form::NativeWr, 1, 0),
         _ => (Form::Handler, 1, 0),
+    }
+}
+
+/// Decodes the bytecode whose three bytes (the opcode first) are `bytes`,
+/// with its opcode's step and cycles.
+fn decode(bytes: [u8; 3], step: FastStep, cycles: u32) -> Decoded {
+    let (form, len, opd) = match step.keep {
+        Keep::Handler => (Form::Handler, 1, 0),
+        _ => operation(bytes),
     };
     // A plan of one write of a constant or a register's value is kept in
     // the loop.
@@ -377,14 +404,14 @@ fn decode(bytes: [u8; 3], step: FastStep, cycles: u32) -> Decoded {
     }
     Decoded {
         form,
-        op,
+        op: bytes[0],
         len,
         keep,
         one_at,
         one_register,
         one_value,
         lo: step.lo,
-        words: (i32::from(step.hi) - i32::from(step.lo) + 1).max(0) as u8,
+        words: step.words(),
         byte1: bytes[1],
         imm: bytes[2] as i8,
         cycles,
@@ -856,8 +883,7 @@ fn keep_plan<const N: usize>(
     for (slot, &(_, v)) in values.iter_mut().zip(others) {
         *slot = words.value(v, regs, i32::from(operand), |e| stack[(sp + e) as usize & (N - 1)]);
     }
-    let words = (i32::from(step.hi) - i32::from(step.lo) + 1).max(0) as u8;
-    keep(ram, stack, sp + i32::from(step.lo), words);
+    keep(ram, stack, sp + i32::from(step.lo), step.words());
     for (&(k, _), v) in others.iter().zip(values) {
         ram[(sp + i32::from(k)) as usize & (N - 1)] = v;
     }
