@@ -384,6 +384,8 @@ fn fast_path_bytecode() -> impl proptest::strategy::Strategy<Value = Vec<u8>> {
         (0u8..6, any::<u8>()).prop_map(|(n, d)| vec![132, n, d]),
         prop::sample::select(vec![87u8, 89, 96, 100, 104, 116, 120, 122, 124, 126, 128, 130]).prop_map(|op| vec![op]),
         prop::sample::select(vec![9u8, 10, 97, 101, 127, 129, 131, 133, 136, 88]).prop_map(|op| vec![op]),
+        // The long shifts (a count pushed first, often past 63).
+        (any::<u8>(), prop::sample::select(vec![121u8, 123, 125])).prop_map(|(n, op)| vec![16, n, op]),
         (0u8..2).prop_map(|n| vec![30 + n]),
         (0u8..2).prop_map(|n| vec![63 + n]),
         (153u8..=167, prop::sample::select(vec![3u8, 6])).prop_map(|(op, off)| vec![op, 0, off]),

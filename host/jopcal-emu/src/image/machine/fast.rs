@@ -1,7 +1,7 @@
 //! The fast path: the common bytecodes (constants, locals, integer
-//! arithmetic, branches, fields, statics and array elements) run in one loop
-//! with the machine's registers in locals, until a bytecode needs anything
-//! else. Each code address is decoded once, on its first fetch, into a
+//! arithmetic, long shifts, branches, fields, statics and array elements)
+//! run in one loop with the machine's registers in locals, until a bytecode
+//! needs anything else. Each code address is decoded once, on its first fetch, into a
 //! [`Decoded`]: the operation (`iload_2` is a load of local 2), its
 //! operands, its cycles and how it keeps the stack memory; the loop then
 //! dispatches once per bytecode on that. (The board fetches from the image
@@ -11,14 +11,15 @@
 //! memory kept as its step says; a bytecode off that way (an invoke or
 //! return, I/O, a null reference or an index out of bounds, a hardware
 //! object, the stack near its ends or its overflow mark, a `stidx` still
-//! marked, an opcode whose stack memory is not a plain copy) is left,
+//! marked, an opcode whose stack memory is not a plain copy, a long shift
+//! by a count whose microcode path the handler has not met) is left,
 //! before it changes anything, to its handler. A traced run never enters it
 //! (its attention check stops at every bytecode), so a traced and an
 //! untraced run compare the two ways.
 
 use super::stackmem::{PlanWords, Registers};
 use super::*;
-use crate::config::{FixedValue, Step};
+use crate::config::{FixedValue, NearValue, StackStep, Step};
 use jopcal_jop::microcode::stackram::Register;
 
 /// What the fast path may do with an opcode: nothing (its handler runs
@@ -34,18 +35,26 @@ pub(super) struct FastStep {
     /// The other writes of a [`Keep::Plan`]'s plan (the first `others_len`).
     others: [(i8, FixedValue); PLAN_WRITES],
     others_len: u8,
+    /// The plan's writes where they are at most one of a value read
+    /// cheaply (the common plans: the long loads, stores and arithmetic,
+    /// and the array stores' three words), kept without the general
+    /// case's reading.
+    quick: Option<QuickWrite>,
 }
 
-/// The registers a [`Keep::One`] write may store, by its index.
-const REGISTERS: [Register; 7] = [
-    Register::Mp,
-    Register::Cp,
-    Register::Vp,
-    Register::Heap,
-    Register::Jjp,
-    Register::Jjhp,
-    Register::LockCount,
-];
+/// What a plan of at most one other write writes, where its value is
+/// read cheaply.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum QuickWrite {
+    /// No other write: the words alone.
+    Nothing,
+    /// At `S + k`: a constant.
+    Constant(i8, i32),
+    /// At `S + k`: a register's value.
+    Register(i8, Register),
+    /// At `S + k`: the memory's word at local `n` (`vp + n`).
+    Local(i8, i32),
+}
 
 /// The most other writes a plan the fast path keeps may make (the
 /// processors met make one or two).
@@ -59,14 +68,17 @@ enum Keep {
     Handler,
     /// Nothing to keep (or no stack memory: JopSim's timing).
     Nothing,
-    /// The words `lo ..= hi`.
+    /// The words `lo ..= hi` (in a [`Decoded`]: at most two, kept in the
+    /// loop).
     Words,
-    /// The words, and one other write of a register's value or a
-    /// constant (kept in the loop: the long arithmetic and the long
-    /// stores make one).
-    One,
-    /// The words, and the other writes of the opcode's compiled plan.
+    /// The words, and the other writes of the opcode's compiled plan (in a
+    /// [`Decoded`]: also words alone, more than two), kept out of the loop.
     Plan,
+    /// A long shift priced by its count: the path the handler remembered
+    /// for the count ([`super::memo::PathMemo`]) gives its cycles and its
+    /// writes (the opcode's [`StackStep::ByPath`] plan), else its handler
+    /// runs it.
+    ByPath,
 }
 
 impl FastStep {
@@ -85,6 +97,7 @@ impl FastStep {
             hi: 0,
             others: [(0, FixedValue::Constant(0)); PLAN_WRITES],
             others_len: 0,
+            quick: None,
         }
     }
 }
@@ -109,8 +122,11 @@ pub(super) fn fast_steps(processor: Option<&Processor>) -> [FastStep; 256] {
             return FastStep::NOTHING;
         };
         let m = &p.microcode;
-        if m.in_java[op] || m.by_data[op].is_some() {
+        if m.in_java[op] {
             return FastStep::HANDLER;
+        }
+        if m.by_data[op].is_some() {
+            return by_path_step(op8, moves, &m.plans[op]);
         }
         // The I/O bytecodes' own cycles are for an I/O device; the fast
         // path runs them on the memory only.
@@ -128,11 +144,17 @@ pub(super) fn fast_steps(processor: Option<&Processor>) -> [FastStep; 256] {
         };
         match m.steps[op] {
             Step::Quiet => FastStep::NOTHING,
-            Step::Pop(n) if i32::from(n) == moves => words(Keep::Words, i32::from(n) - 1, -2),
+            Step::Pop(n) if i32::from(n) == moves => FastStep {
+                quick: Some(QuickWrite::Nothing),
+                ..words(Keep::Words, i32::from(n) - 1, -2)
+            },
             Step::Fixed => match &m.fixed[op] {
                 Some(plan) if plan.net == moves && plan.reach < MARGIN => {
                     if plan.others_len == 0 {
-                        return words(Keep::Words, plan.copy.0, plan.copy.1);
+                        return FastStep {
+                            quick: Some(QuickWrite::Nothing),
+                            ..words(Keep::Words, plan.copy.0, plan.copy.1)
+                        };
                     }
                     let mut step = words(Keep::Plan, plan.copy.0, plan.copy.1);
                     for &(k, v) in &plan.others[..plan.others_len] {
@@ -144,6 +166,13 @@ pub(super) fn fast_steps(processor: Option<&Processor>) -> [FastStep; 256] {
                             _ => return FastStep::HANDLER,
                         }
                     }
+                    step.quick = match step.others[..usize::from(step.others_len)] {
+                        [] => Some(QuickWrite::Nothing),
+                        [(k, FixedValue::Constant(c))] => Some(QuickWrite::Constant(k, c)),
+                        [(k, FixedValue::Register(r))] => Some(QuickWrite::Register(k, r)),
+                        [(k, FixedValue::Local(n))] => Some(QuickWrite::Local(k, n)),
+                        _ => None,
+                    };
                     step
                 }
                 _ => FastStep::HANDLER,
@@ -151,6 +180,30 @@ pub(super) fn fast_steps(processor: Option<&Processor>) -> [FastStep; 256] {
             _ => FastStep::HANDLER,
         }
     })
+}
+
+/// The step of a long shift the processor prices by its count, where its
+/// plan is one of paths the loop can keep: the same move of the top as the
+/// loop's, every write and every word read near the top.
+fn by_path_step(op: u8, moves: i32, plan: &StackStep) -> FastStep {
+    let near = |k: i32| (-MARGIN + 1..MARGIN).contains(&k);
+    match plan {
+        StackStep::ByPath { net, paths }
+            if matches!(op, 121 | 123 | 125)
+                && *net == moves
+                && paths.iter().all(|(_, w)| w.len() <= NEAR_WRITES)
+                && paths.iter().flat_map(|(_, w)| w).all(|&(k, v)| {
+                    near(k)
+                        && match v {
+                            NearValue::Entry(e) => near(e) && e <= 0,
+                            NearValue::Constant(_) | NearValue::Address(_) => true,
+                        }
+                }) =>
+        {
+            FastStep::of(Keep::ByPath)
+        }
+        _ => FastStep::HANDLER,
+    }
 }
 
 /// The words the fast path keeps clear of the stack's ends: no bytecode
@@ -198,6 +251,9 @@ enum Form {
     Ineg,
     I2l,
     L2i,
+    Lshl,
+    Lshr,
+    Lushr,
     IfEq,
     IfNe,
     IfLt,
@@ -232,7 +288,7 @@ impl Form {
             Nop | Iinc | Ineg | Goto | GetField | ArrayLength | NativeRd => 0,
             Const | Ldc | Load | Dup | I2l | GetStatic => 1,
             Const2 | Ldc2 | Load2 => 2,
-            Store | Pop | L2i | PutStatic | ArrayLoad => -1,
+            Store | Pop | L2i | PutStatic | ArrayLoad | Lshl | Lshr | Lushr => -1,
             Iadd | Isub | Imul | Ishl | Ishr | Iushr | Iand | Ior | Ixor => -1,
             IfEq | IfNe | IfLt | IfGe | IfGt | IfLe => -1,
             Store2 | Pop2 | Ladd | Lsub | Land | Lor | Lxor | PutField | NativeWr => -2,
@@ -245,13 +301,17 @@ impl Form {
 /// A bytecode decoded for the fast path: what it does, its operands, its
 /// cycles and how it keeps the stack memory. Decoded once per code
 /// address (the code never changes: the board fetches from the image as
-/// loaded), on its first fetch.
+/// loaded), on its first fetch. 16 bytes, so that the loop finds it with a
+/// shift.
 #[derive(Debug, Clone, Copy)]
 pub(super) struct Decoded {
     form: Form,
     op: u8,
     /// Its length in bytes.
     len: u8,
+    /// [`Keep::Words`]: at most two words, kept in the loop; [`Keep::Plan`]:
+    /// its opcode's [`FastStep`], kept out of it; [`Keep::ByPath`]: by the
+    /// path its operand takes.
     keep: Keep,
     /// The words it keeps: how many, from `S + lo` ([`FastStep`]'s).
     lo: i8,
@@ -260,16 +320,14 @@ pub(super) struct Decoded {
     byte1: u8,
     /// `iinc`'s constant.
     imm: i8,
-    /// A [`Keep::One`]'s write: at `S + one_at`, of register
-    /// `REGISTERS[one_register - 1]`'s value, or (`one_register` 0) of `one_value`.
-    one_at: i8,
-    one_register: u8,
-    one_value: i32,
     cycles: u32,
     /// The decoded operand: a local's index, a constant, an index into the
     /// constant pool, a field's offset, a static's address, a branch offset.
     opd: i32,
 }
+
+// The loop's index of a decoded bytecode is a shift.
+const _: () = assert!(std::mem::size_of::<Decoded>() == 16);
 
 impl Decoded {
     pub(super) const UNDECODED: Decoded = Decoded {
@@ -281,9 +339,6 @@ impl Decoded {
         words: 0,
         byte1: 0,
         imm: 0,
-        one_at: 0,
-        one_register: 0,
-        one_value: 0,
         cycles: 0,
         opd: 0,
     };
@@ -343,6 +398,9 @@ fn operation(bytes: [u8; 3]) -> (Form, u8, i32) {
         116 => (Form::Ineg, 1, 0),
         133 => (Form::I2l, 1, 0),
         136 => (Form::L2i, 1, 0),
+        121 => (Form::Lshl, 1, 0),
+        123 => (Form::Lshr, 1, 0),
+        125 => (Form::Lushr, 1, 0),
         153..=158 | 198 | 199 | 159..=166 => {
             // The condition as `interp::branches` has it, one form each.
             let form = match (
@@ -388,28 +446,17 @@ fn decode(bytes: [u8; 3], step: FastStep, cycles: u32) -> Decoded {
         Keep::Handler => (Form::Handler, 1, 0),
         _ => operation(bytes),
     };
-    // A plan of one write of a constant or a register's value is kept in
-    // the loop.
-    let (mut keep, mut one_at, mut one_register, mut one_value) = (step.keep, 0, 0, 0);
-    if let (Keep::Plan, [(k, v)]) = (keep, &step.others[..usize::from(step.others_len)]) {
-        match *v {
-            FixedValue::Constant(c) => (keep, one_at, one_value) = (Keep::One, *k, c),
-            FixedValue::Register(r) => {
-                if let Some(i) = REGISTERS.iter().position(|&x| x == r) {
-                    (keep, one_at, one_register) = (Keep::One, *k, i as u8 + 1);
-                }
-            }
-            _ => {}
-        }
-    }
+    // The loop keeps at most two words itself (most bytecodes keep none,
+    // one or two popped words); more, or other writes, go out of it.
+    let keep = match step.keep {
+        Keep::Words if step.words() > 2 => Keep::Plan,
+        k => k,
+    };
     Decoded {
         form,
         op: bytes[0],
         len,
         keep,
-        one_at,
-        one_register,
-        one_value,
         lo: step.lo,
         words: step.words(),
         byte1: bytes[1],
@@ -447,7 +494,7 @@ impl<'c> Machine<'c> {
     #[inline(never)]
     fn run_fast_in<const N: usize, const KEEP: bool>(&mut self) -> bool {
         let regs = self.registers();
-        let register_values = REGISTERS.map(|r| regs.get(r));
+        let lock_count = self.moncnt;
         let (vp, cp) = (self.vp, self.cp);
         let Machine {
             mem,
@@ -470,13 +517,14 @@ impl<'c> Machine<'c> {
             processor,
             fast,
             decoded,
+            paths,
             ..
         } = self;
         let (attention_at, mem_words) = (*attention_at, *mem_words);
         let (copy_src, copy_pos) = (*copy_src, *copy_pos);
+        let plans = processor.map(|p| &p.microcode.plans);
         let processor = processor.is_some();
         let code = &code[*code_at..*code_at + *code_len];
-        let decoded = &mut decoded[*code_at..*code_at + *code_len];
         let Ok(stack) = <&mut [i32; N]>::try_from(&mut **stack) else {
             return false;
         };
@@ -490,19 +538,19 @@ impl<'c> Machine<'c> {
         let low = MARGIN.max(vp.saturating_add(4));
         let high = (*sp_watch).min(N as i32 - MARGIN) - 3;
 
-        // The last pc whose three bytes lie in the method.
-        let last_pc = code.len() as i32 - 3;
-        // The unsigned compares below need both ranges not empty.
-        if low > high || last_pc < 0 {
+        // The unsigned compare below needs its range not empty; the
+        // decoded bytecodes are those whose three bytes lie in the method,
+        // so that finding one is the check of the pc.
+        if low > high || code.len() < 3 {
             return false;
         }
+        let decoded = &mut decoded[*code_at..*code_at + code.len() - 2];
         let (mut pc, mut sp, mut cycles, mut executed) = (*pc_reg, *sp_reg, *cycles_reg, *executed_reg);
         let mut index = *mem_index;
-        // A read as `rd` reads the external memory (the copy unit's
-        // translation included); `None` where it goes elsewhere.
-        let rd = |mem: &[i32], addr: i32| -> Option<i32> {
-            let a = memory::copy_translated(addr, copy_src, copy_pos);
-            (0..mem_words).contains(&a).then(|| mem[a as usize])
+        let ext = External {
+            words: mem_words,
+            copy_src,
+            copy_pos,
         };
         // An address in the external memory, which the processor's
         // decoding sends there as well (not to an I/O device).
@@ -512,12 +560,14 @@ impl<'c> Machine<'c> {
                 break true;
             }
             let at = pc;
-            // One unsigned compare each: a pc below 0 and a top below
-            // `low` wrap to above.
-            if at as u32 > last_pc as u32 || (sp - low) as u32 > (high - low) as u32 {
+            // One unsigned compare: a top below `low` wraps to above.
+            if (sp - low) as u32 > (high - low) as u32 {
                 break false;
             }
-            let d = &decoded[at as usize];
+            // A pc below 0 wraps to beyond the method.
+            let Some(d) = decoded.get(at as usize) else {
+                break false;
+            };
             let s = sp as usize;
             // A word's index in the stack: the loop's checks keep every
             // index it makes in range, so the mask changes none of them
@@ -534,15 +584,8 @@ impl<'c> Machine<'c> {
                     // Nothing to keep is an empty range of words (and
                     // JopSim's timing, with no stack memory, keeps nothing).
                     if let (true, Some(ram)) = (KEEP, ram.as_deref_mut()) {
-                        // One compare on the common way (words alone).
                         if d.keep <= Keep::Words {
-                            keep(ram, stack, sp + i32::from(d.lo), d.words);
-                        } else if d.keep == Keep::One {
-                            keep(ram, stack, sp + i32::from(d.lo), d.words);
-                            ram[w((sp + i32::from(d.one_at)) as usize)] = match d.one_register {
-                                0 => d.one_value,
-                                r => register_values[usize::from(r - 1) % REGISTERS.len()],
-                            };
+                            keep_few(ram, stack, sp + i32::from(d.lo), d.words);
                         } else {
                             keep_plan(ram, stack, sp, &fast[d.op as usize], &regs, d.byte1);
                         }
@@ -580,6 +623,39 @@ impl<'c> Machine<'c> {
                     pc = at + 1;
                 }};
             }
+            macro_rules! long_shift {
+                (|$a:ident, $n:ident| $v:expr) => {{
+                    let $a = (i64::from(stack[w(s - 2)]) << 32) | i64::from(stack[w(s - 1)] as u32);
+                    let $n = stack[w(s)] as u32;
+                    if let (true, Keep::ByPath) = (KEEP, d.keep) {
+                        // The path the handler followed for this count, with
+                        // its cycles; a count not met yet is the handler's.
+                        let (Some((path_cycles, key)), Some(ram), Some(plans)) = (
+                            paths.by_top(d.op, $n as i32, lock_count),
+                            ram.as_deref_mut(),
+                            plans,
+                        ) else {
+                            break false;
+                        };
+                        let StackStep::ByPath { ref paths, .. } = plans[usize::from(d.op)] else {
+                            break false;
+                        };
+                        let Some((_, writes)) = paths.iter().find(|(k, _)| *k == key) else {
+                            break false;
+                        };
+                        keep_by_path(ram, stack, sp, -1, writes);
+                        executed += 1;
+                        cycles += u64::from(path_cycles);
+                    } else {
+                        commit!();
+                    }
+                    let v: i64 = $v;
+                    stack[w(s - 2)] = (v >> 32) as i32;
+                    stack[w(s - 1)] = v as i32;
+                    sp -= 1;
+                    pc = at + 1;
+                }};
+            }
             match d.form {
                 Form::Undecoded => {
                     let bytes: [u8; 3] = code[at as usize..at as usize + 3].try_into().expect("three bytes");
@@ -604,14 +680,16 @@ impl<'c> Machine<'c> {
                     pc = at + 1;
                 }
                 Form::Ldc => {
-                    let Some(v) = rd(mem, cp + d.opd) else { break false };
+                    let Some(v) = ext.read(mem, cp + d.opd) else {
+                        break false;
+                    };
                     commit!();
                     stack[w(s + 1)] = v;
                     sp += 1;
                     pc = at + i32::from(d.len);
                 }
                 Form::Ldc2 => {
-                    let (Some(h), Some(l)) = (rd(mem, cp + d.opd), rd(mem, cp + d.opd + 1)) else {
+                    let (Some(h), Some(l)) = (ext.read(mem, cp + d.opd), ext.read(mem, cp + d.opd + 1)) else {
                         break false;
                     };
                     commit!();
@@ -695,6 +773,9 @@ impl<'c> Machine<'c> {
                 Form::Land => long_op!(|a, b| a & b),
                 Form::Lor => long_op!(|a, b| a | b),
                 Form::Lxor => long_op!(|a, b| a ^ b),
+                Form::Lshl => long_shift!(|a, n| a.wrapping_shl(n)),
+                Form::Lshr => long_shift!(|a, n| a.wrapping_shr(n)),
+                Form::Lushr => long_shift!(|a, n| (a as u64).wrapping_shr(n) as i64),
                 Form::Ineg => {
                     commit!();
                     stack[w(s)] = stack[w(s)].wrapping_neg();
@@ -728,7 +809,7 @@ impl<'c> Machine<'c> {
                 Form::IfCmpLe => branch!(interp::branches(164, stack[w(s - 1)], stack[w(s)]), 2),
                 Form::Goto => branch!(true, 0),
                 Form::GetStatic => {
-                    let Some(v) = rd(mem, d.opd) else { break false };
+                    let Some(v) = ext.read(mem, d.opd) else { break false };
                     commit!();
                     stack[w(s + 1)] = v;
                     sp += 1;
@@ -748,12 +829,12 @@ impl<'c> Machine<'c> {
                     if r == 0 {
                         break false;
                     }
-                    let Some(data) = rd(mem, r) else { break false };
+                    let Some(data) = ext.read(mem, r) else { break false };
                     // A hardware object's field is an I/O access.
                     if data < 0 {
                         break false;
                     }
-                    let Some(v) = rd(mem, data.wrapping_add(d.opd)) else {
+                    let Some(v) = ext.read(mem, data.wrapping_add(d.opd)) else {
                         break false;
                     };
                     commit!();
@@ -766,7 +847,7 @@ impl<'c> Machine<'c> {
                     if r == 0 {
                         break false;
                     }
-                    let Some(data) = rd(mem, r) else { break false };
+                    let Some(data) = ext.read(mem, r) else { break false };
                     let a = data.wrapping_add(d.opd);
                     if data < 0 || !in_memory(a) {
                         break false;
@@ -779,8 +860,8 @@ impl<'c> Machine<'c> {
                 }
                 Form::ArrayLoad => {
                     let (r, i) = (stack[w(s - 1)], stack[w(s)]);
-                    let Some(a) = element(mem, &rd, r, i) else { break false };
-                    let Some(v) = rd(mem, a) else { break false };
+                    let Some(a) = element(mem, &ext, r, i) else { break false };
+                    let Some(v) = ext.read(mem, a) else { break false };
                     commit!();
                     index = i;
                     stack[w(s - 1)] = v;
@@ -789,7 +870,7 @@ impl<'c> Machine<'c> {
                 }
                 Form::ArrayStore => {
                     let (r, i, v) = (stack[w(s - 2)], stack[w(s - 1)], stack[w(s)]);
-                    let Some(a) = element(mem, &rd, r, i) else { break false };
+                    let Some(a) = element(mem, &ext, r, i) else { break false };
                     if !in_memory(a) {
                         break false;
                     }
@@ -805,7 +886,7 @@ impl<'c> Machine<'c> {
                     if r == 0 && !processor {
                         break false;
                     }
-                    let Some(n) = rd(mem, r.wrapping_add(1)) else {
+                    let Some(n) = ext.read(mem, r.wrapping_add(1)) else {
                         break false;
                     };
                     commit!();
@@ -818,7 +899,7 @@ impl<'c> Machine<'c> {
                     if !in_memory(a) {
                         break false;
                     }
-                    let Some(v) = rd(mem, a) else { break false };
+                    let Some(v) = ext.read(mem, a) else { break false };
                     commit!();
                     stack[w(s)] = v;
                     pc = at + 1;
@@ -840,11 +921,11 @@ impl<'c> Machine<'c> {
     }
 }
 
-/// The stack memory keeps the `words` words from `from` at the stack's
-/// values: the counts bytecodes keep most (none, one or two popped words)
-/// copied word by word without a loop's counting, and a loop for the rest.
+/// The stack memory keeps the `words` words (at most two: the counts
+/// bytecodes keep most) from `from` at the stack's values, copied word by
+/// word without a loop's counting.
 #[inline(always)]
-fn keep<const N: usize>(ram: &mut [i32; N], stack: &[i32; N], from: i32, words: u8) {
+fn keep_few<const N: usize>(ram: &mut [i32; N], stack: &[i32; N], from: i32, words: u8) {
     let mut copy = |k: i32| {
         let a = (from + k) as usize & (N - 1);
         ram[a] = stack[a];
@@ -854,16 +935,42 @@ fn keep<const N: usize>(ram: &mut [i32; N], stack: &[i32; N], from: i32, words: 
         copy(0);
         if words > 1 {
             copy(1);
-            if words > 2 {
-                (2..i32::from(words)).for_each(copy);
-            }
         }
     }
 }
 
-/// The stack memory as a [`Keep::Plan`] step keeps it: the plan's other
-/// writes' values are read before its words are kept, then stored over
-/// them. Out of the loop: few bytecodes have such a plan.
+/// The stack memory as a [`Keep::ByPath`] bytecode's path keeps it
+/// (`execute_by_path`'s): the words it pops (from `S + net - 1` to `S - 2`)
+/// keep their values, then the path's writes, every value read from the
+/// stack before it runs.
+#[inline(never)]
+fn keep_by_path<const N: usize>(ram: &mut [i32; N], stack: &[i32; N], sp: i32, net: i32, writes: &[(i32, NearValue)]) {
+    let at = |k: i32| (sp + k) as usize & (N - 1);
+    let mut values = [(0usize, 0i32); NEAR_WRITES];
+    let n = writes.len().min(NEAR_WRITES);
+    for (slot, &(k, v)) in values.iter_mut().zip(writes) {
+        let value = match v {
+            NearValue::Entry(e) => stack[at(e)],
+            NearValue::Constant(c) => c,
+            NearValue::Address(a) => sp + a,
+        };
+        *slot = (at(k), value);
+    }
+    for a in sp + net - 1..=sp - 2 {
+        ram[a as usize & (N - 1)] = stack[a as usize & (N - 1)];
+    }
+    for &(a, v) in &values[..n] {
+        ram[a] = v;
+    }
+}
+
+/// The most writes a path the loop keeps may make.
+const NEAR_WRITES: usize = crate::config::FIXED_WRITES;
+
+/// The stack memory as a [`Keep::Plan`] step keeps it (or a step that
+/// keeps more than two words): the plan's other writes' values are read
+/// before its words are kept, then stored over them. Out of the loop: few
+/// bytecodes have such a step.
 #[inline(never)]
 fn keep_plan<const N: usize>(
     ram: &mut [i32; N],
@@ -873,19 +980,89 @@ fn keep_plan<const N: usize>(
     regs: &Registers,
     operand: u8,
 ) {
-    let others = &step.others[..usize::from(step.others_len)];
-    let mut values = [0i32; PLAN_WRITES];
-    let words = PlanWords {
-        s0: sp,
-        stack,
-        ram: Some(ram),
+    let at = |k: i8| (sp + i32::from(k)) as usize & (N - 1);
+    // The common plans without the general case's reading (and its saved
+    // registers): the value first (the words may overwrite what it reads).
+    let (k, value) = match step.quick {
+        Some(QuickWrite::Nothing) => (None, 0),
+        Some(QuickWrite::Constant(k, c)) => (Some(k), c),
+        Some(QuickWrite::Register(k, r)) => (Some(k), regs.get(r)),
+        Some(QuickWrite::Local(k, n)) => {
+            // The memory's word: below the top two the stack's.
+            let a = regs.get(Register::Vp).wrapping_add(n);
+            let words = if a > sp - 2 { &ram[..] } else { &stack[..] };
+            (Some(k), words.get(a as u32 as usize).copied().unwrap_or(0))
+        }
+        None => return keep_any_plan(ram, stack, sp, step, regs, operand),
     };
-    for (slot, &(_, v)) in values.iter_mut().zip(others) {
-        *slot = words.value(v, regs, i32::from(operand), |e| stack[(sp + e) as usize & (N - 1)]);
+    let from = sp + i32::from(step.lo);
+    for j in 0..i32::from(step.words()) {
+        let a = (from + j) as usize & (N - 1);
+        ram[a] = stack[a];
     }
-    keep(ram, stack, sp + i32::from(step.lo), step.words());
-    for (&(k, _), v) in others.iter().zip(values) {
-        ram[(sp + i32::from(k)) as usize & (N - 1)] = v;
+    if let Some(k) = k {
+        ram[at(k)] = value;
+    }
+}
+
+/// [`keep_plan`] for any plan.
+#[inline(never)]
+fn keep_any_plan<const N: usize>(
+    ram: &mut [i32; N],
+    stack: &[i32; N],
+    sp: i32,
+    step: &FastStep,
+    regs: &Registers,
+    operand: u8,
+) {
+    let at = |k: i32| (sp + k) as usize & (N - 1);
+    let value = |v: FixedValue| match v {
+        FixedValue::Constant(c) => c,
+        FixedValue::Register(r) => regs.get(r),
+        v => PlanWords {
+            s0: sp,
+            stack,
+            ram: Some(&ram[..]),
+        }
+        .value(v, regs, i32::from(operand), |e| stack[at(e)]),
+    };
+    let [(k0, v0), (k1, v1)] = step.others;
+    let (v0, v1) = match step.others_len {
+        0 => (0, 0),
+        1 => (value(v0), 0),
+        _ => (value(v0), value(v1)),
+    };
+    let from = sp + i32::from(step.lo);
+    for j in 0..i32::from(step.words()) {
+        let a = (from + j) as usize & (N - 1);
+        ram[a] = stack[a];
+    }
+    if step.others_len > 0 {
+        ram[at(i32::from(k0))] = v0;
+        if step.others_len > 1 {
+            ram[at(i32::from(k1))] = v1;
+        }
+    }
+}
+
+/// The external memory as the loop reads it.
+struct External {
+    /// Its size in words.
+    words: i32,
+    /// The copy unit's translation ([`memory::copy_translated`]).
+    copy_src: i32,
+    copy_pos: i32,
+}
+
+impl External {
+    /// A read as `rd` reads the external memory (the copy unit's
+    /// translation included); `None` where it goes elsewhere. Inlined by
+    /// force: the loop reads at a dozen places, and a call at each costs
+    /// more than the read.
+    #[inline(always)]
+    fn read(&self, mem: &[i32], addr: i32) -> Option<i32> {
+        let a = memory::copy_translated(addr, self.copy_src, self.copy_pos);
+        (0..self.words).contains(&a).then(|| mem[a as usize])
     }
 }
 
@@ -893,13 +1070,13 @@ fn keep_plan<const N: usize>(
 /// ([`Machine::element`]), or `None` where the handler raises or reads
 /// beyond the external memory.
 #[inline(always)]
-fn element(mem: &[i32], rd: &impl Fn(&[i32], i32) -> Option<i32>, r: i32, i: i32) -> Option<i32> {
+fn element(mem: &[i32], ext: &External, r: i32, i: i32) -> Option<i32> {
     if r == 0 {
         return None;
     }
-    let len = rd(mem, r.wrapping_add(1))?;
+    let len = ext.read(mem, r.wrapping_add(1))?;
     if i < 0 || i >= len {
         return None;
     }
-    Some(rd(mem, r)?.wrapping_add(i))
+    Some(ext.read(mem, r)?.wrapping_add(i))
 }
