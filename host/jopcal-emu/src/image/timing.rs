@@ -87,8 +87,11 @@ impl CycleTable {
             fixed[op as usize] = integral(cycles, opcode_name(op))?;
         }
         // The load cost by (hit, size), once for every opcode's row.
-        let loads: [Vec<f64>; 2] =
-            std::array::from_fn(|hit| (0..MAX_METHOD_WORDS as u32).map(|n| model.load_cost(hit == 1, n)).collect());
+        let loads: [Vec<f64>; 2] = std::array::from_fn(|hit| {
+            (0..MAX_METHOD_WORDS as u32)
+                .map(|n| model.load_cost(hit == 1, n))
+                .collect()
+        });
         let by_size = |cost: &dyn Fn(f64, u32) -> Result<f64, EmuError>, what: &str| {
             let mut out: [Vec<u32>; 2] = [Vec::new(), Vec::new()];
             for (row, loads) in out.iter_mut().zip(&loads) {

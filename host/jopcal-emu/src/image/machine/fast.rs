@@ -68,8 +68,11 @@ enum Keep {
     Handler,
     /// Nothing to keep (or no stack memory: JopSim's timing).
     Nothing,
-    /// The words `lo ..= hi` (in a [`Decoded`]: at most two, kept in the
-    /// loop).
+    /// In a [`Decoded`] only: the words it pops from the memory (from
+    /// `S + net - 1` to `S - 2`, none where it pushes), as a plain pop keeps
+    /// them: copied by its arm, whose move of the top the compiler knows.
+    Popped,
+    /// The words `lo ..= hi`.
     Words,
     /// The words, and the other writes of the opcode's compiled plan (in a
     /// [`Decoded`]: also words alone, more than two), kept out of the loop.
@@ -313,9 +316,6 @@ pub(super) struct Decoded {
     /// its opcode's [`FastStep`], kept out of it; [`Keep::ByPath`]: by the
     /// path its operand takes.
     keep: Keep,
-    /// The words it keeps: how many, from `S + lo` ([`FastStep`]'s).
-    lo: i8,
-    words: u8,
     /// Its first operand byte (the next byte: a plan's `LocalOperand`).
     byte1: u8,
     /// `iinc`'s constant.
@@ -335,8 +335,6 @@ impl Decoded {
         op: 0,
         len: 1,
         keep: Keep::Handler,
-        lo: 1,
-        words: 0,
         byte1: 0,
         imm: 0,
         cycles: 0,
@@ -446,10 +444,11 @@ fn decode(bytes: [u8; 3], step: FastStep, cycles: u32) -> Decoded {
         Keep::Handler => (Form::Handler, 1, 0),
         _ => operation(bytes),
     };
-    // The loop keeps at most two words itself (most bytecodes keep none,
-    // one or two popped words); more, or other writes, go out of it.
+    // Most bytecodes keep just the words they pop (none where they push),
+    // as a plain pop does: their arms copy those.
+    let (net, words, lo) = (form.net().unwrap_or(0), i32::from(step.words()), i32::from(step.lo));
     let keep = match step.keep {
-        Keep::Words if step.words() > 2 => Keep::Plan,
+        Keep::Nothing | Keep::Words if words == (-net).max(0) && (words == 0 || lo == net - 1) => Keep::Popped,
         k => k,
     };
     Decoded {
@@ -457,8 +456,6 @@ fn decode(bytes: [u8; 3], step: FastStep, cycles: u32) -> Decoded {
         op: bytes[0],
         len,
         keep,
-        lo: step.lo,
-        words: step.words(),
         byte1: bytes[1],
         imm: bytes[2] as i8,
         cycles,
@@ -579,15 +576,16 @@ impl<'c> Machine<'c> {
             // as its step says (every value as the machine is before it
             // runs, which the fast path's bytecodes never read), is
             // counted and charged, then changes the machine.
+            // `$net`: the arm's move of the top (`Form::net`), known to the
+            // compiler, so that a plain pop's words are copied without tests.
             macro_rules! commit {
-                () => {{
-                    // Nothing to keep is an empty range of words (and
-                    // JopSim's timing, with no stack memory, keeps nothing).
+                ($net:expr) => {{
+                    // JopSim's timing, with no stack memory, keeps nothing.
                     if let (true, Some(ram)) = (KEEP, ram.as_deref_mut()) {
-                        if d.keep <= Keep::Words {
-                            keep_few(ram, stack, sp + i32::from(d.lo), d.words);
+                        if d.keep == Keep::Popped {
+                            keep_popped::<N, { $net }>(ram, stack, sp);
                         } else {
-                            keep_plan(ram, stack, sp, &fast[d.op as usize], &regs, d.byte1);
+                            keep_other(ram, stack, sp, d, &fast[d.op as usize], &regs);
                         }
                     }
                     executed += 1;
@@ -597,7 +595,7 @@ impl<'c> Machine<'c> {
             macro_rules! branch {
                 ($taken:expr, $pops:expr) => {{
                     let taken = $taken;
-                    commit!();
+                    commit!(-$pops);
                     pc = if taken { at + d.opd } else { at + 3 };
                     sp -= $pops;
                 }};
@@ -605,7 +603,7 @@ impl<'c> Machine<'c> {
             macro_rules! int_op {
                 (|$a:ident, $b:ident| $v:expr) => {{
                     let ($a, $b) = (stack[w(s - 1)], stack[w(s)]);
-                    commit!();
+                    commit!(-1);
                     stack[w(s - 1)] = $v;
                     sp -= 1;
                     pc = at + 1;
@@ -615,7 +613,7 @@ impl<'c> Machine<'c> {
                 (|$a:ident, $b:ident| $v:expr) => {{
                     let long = |hi: usize| (i64::from(stack[w(hi)]) << 32) | i64::from(stack[w(hi + 1)] as u32);
                     let ($a, $b) = (long(s - 3), long(s - 1));
-                    commit!();
+                    commit!(-2);
                     let v: i64 = $v;
                     stack[w(s - 3)] = (v >> 32) as i32;
                     stack[w(s - 2)] = v as i32;
@@ -647,7 +645,7 @@ impl<'c> Machine<'c> {
                         executed += 1;
                         cycles += u64::from(path_cycles);
                     } else {
-                        commit!();
+                        commit!(-1);
                     }
                     let v: i64 = $v;
                     stack[w(s - 2)] = (v >> 32) as i32;
@@ -663,17 +661,17 @@ impl<'c> Machine<'c> {
                 }
                 Form::Handler => break false,
                 Form::Nop => {
-                    commit!();
+                    commit!(0);
                     pc = at + 1;
                 }
                 Form::Const => {
-                    commit!();
+                    commit!(1);
                     stack[w(s + 1)] = d.opd;
                     sp += 1;
                     pc = at + i32::from(d.len);
                 }
                 Form::Const2 => {
-                    commit!();
+                    commit!(2);
                     stack[w(s + 1)] = 0;
                     stack[w(s + 2)] = d.opd;
                     sp += 2;
@@ -683,7 +681,7 @@ impl<'c> Machine<'c> {
                     let Some(v) = ext.read(mem, cp + d.opd) else {
                         break false;
                     };
-                    commit!();
+                    commit!(1);
                     stack[w(s + 1)] = v;
                     sp += 1;
                     pc = at + i32::from(d.len);
@@ -692,7 +690,7 @@ impl<'c> Machine<'c> {
                     let (Some(h), Some(l)) = (ext.read(mem, cp + d.opd), ext.read(mem, cp + d.opd + 1)) else {
                         break false;
                     };
-                    commit!();
+                    commit!(2);
                     stack[w(s + 1)] = h;
                     stack[w(s + 2)] = l;
                     sp += 2;
@@ -703,7 +701,7 @@ impl<'c> Machine<'c> {
                         break false;
                     }
                     let v = stack[w(local(d.opd))];
-                    commit!();
+                    commit!(1);
                     stack[w(s + 1)] = v;
                     sp += 1;
                     pc = at + i32::from(d.len);
@@ -713,7 +711,7 @@ impl<'c> Machine<'c> {
                         break false;
                     }
                     let (h, l) = (stack[w(local(d.opd))], stack[w(local(d.opd + 1))]);
-                    commit!();
+                    commit!(2);
                     stack[w(s + 1)] = h;
                     stack[w(s + 2)] = l;
                     sp += 2;
@@ -723,7 +721,7 @@ impl<'c> Machine<'c> {
                     if local(d.opd) >= N {
                         break false;
                     }
-                    commit!();
+                    commit!(-1);
                     stack[w(local(d.opd))] = stack[w(s)];
                     sp -= 1;
                     pc = at + i32::from(d.len);
@@ -732,7 +730,7 @@ impl<'c> Machine<'c> {
                     if local(d.opd + 1) >= N || local(d.opd) >= N {
                         break false;
                     }
-                    commit!();
+                    commit!(-2);
                     let (h, l) = (stack[w(s - 1)], stack[w(s)]);
                     stack[w(local(d.opd + 1))] = l;
                     stack[w(local(d.opd))] = h;
@@ -744,17 +742,22 @@ impl<'c> Machine<'c> {
                     if n >= N {
                         break false;
                     }
-                    commit!();
+                    commit!(0);
                     stack[w(n)] = stack[w(n)].wrapping_add(i32::from(d.imm));
                     pc = at + 3;
                 }
-                Form::Pop | Form::Pop2 => {
-                    commit!();
-                    sp -= if d.form == Form::Pop { 1 } else { 2 };
+                Form::Pop => {
+                    commit!(-1);
+                    sp -= 1;
+                    pc = at + 1;
+                }
+                Form::Pop2 => {
+                    commit!(-2);
+                    sp -= 2;
                     pc = at + 1;
                 }
                 Form::Dup => {
-                    commit!();
+                    commit!(1);
                     stack[w(s + 1)] = stack[w(s)];
                     sp += 1;
                     pc = at + 1;
@@ -777,12 +780,12 @@ impl<'c> Machine<'c> {
                 Form::Lshr => long_shift!(|a, n| a.wrapping_shr(n)),
                 Form::Lushr => long_shift!(|a, n| (a as u64).wrapping_shr(n) as i64),
                 Form::Ineg => {
-                    commit!();
+                    commit!(0);
                     stack[w(s)] = stack[w(s)].wrapping_neg();
                     pc = at + 1;
                 }
                 Form::I2l => {
-                    commit!();
+                    commit!(1);
                     let v = stack[w(s)];
                     stack[w(s)] = v >> 31;
                     stack[w(s + 1)] = v;
@@ -790,7 +793,7 @@ impl<'c> Machine<'c> {
                     pc = at + 1;
                 }
                 Form::L2i => {
-                    commit!();
+                    commit!(-1);
                     stack[w(s - 1)] = stack[w(s)];
                     sp -= 1;
                     pc = at + 1;
@@ -810,7 +813,7 @@ impl<'c> Machine<'c> {
                 Form::Goto => branch!(true, 0),
                 Form::GetStatic => {
                     let Some(v) = ext.read(mem, d.opd) else { break false };
-                    commit!();
+                    commit!(1);
                     stack[w(s + 1)] = v;
                     sp += 1;
                     pc = at + 3;
@@ -819,7 +822,7 @@ impl<'c> Machine<'c> {
                     if !in_memory(d.opd) {
                         break false;
                     }
-                    commit!();
+                    commit!(-1);
                     mem[d.opd as usize] = stack[w(s)];
                     sp -= 1;
                     pc = at + 3;
@@ -837,7 +840,7 @@ impl<'c> Machine<'c> {
                     let Some(v) = ext.read(mem, data.wrapping_add(d.opd)) else {
                         break false;
                     };
-                    commit!();
+                    commit!(0);
                     index = d.opd;
                     stack[w(s)] = v;
                     pc = at + 3;
@@ -852,7 +855,7 @@ impl<'c> Machine<'c> {
                     if data < 0 || !in_memory(a) {
                         break false;
                     }
-                    commit!();
+                    commit!(-2);
                     index = d.opd;
                     mem[a as usize] = stack[w(s)];
                     sp -= 2;
@@ -862,7 +865,7 @@ impl<'c> Machine<'c> {
                     let (r, i) = (stack[w(s - 1)], stack[w(s)]);
                     let Some(a) = element(mem, &ext, r, i) else { break false };
                     let Some(v) = ext.read(mem, a) else { break false };
-                    commit!();
+                    commit!(-1);
                     index = i;
                     stack[w(s - 1)] = v;
                     sp -= 1;
@@ -874,7 +877,7 @@ impl<'c> Machine<'c> {
                     if !in_memory(a) {
                         break false;
                     }
-                    commit!();
+                    commit!(-3);
                     index = i;
                     mem[a as usize] = v;
                     sp -= 3;
@@ -889,7 +892,7 @@ impl<'c> Machine<'c> {
                     let Some(n) = ext.read(mem, r.wrapping_add(1)) else {
                         break false;
                     };
-                    commit!();
+                    commit!(0);
                     stack[w(s)] = n;
                     pc = at + 1;
                 }
@@ -900,7 +903,7 @@ impl<'c> Machine<'c> {
                         break false;
                     }
                     let Some(v) = ext.read(mem, a) else { break false };
-                    commit!();
+                    commit!(0);
                     stack[w(s)] = v;
                     pc = at + 1;
                 }
@@ -909,7 +912,7 @@ impl<'c> Machine<'c> {
                     if !in_memory(a) {
                         break false;
                     }
-                    commit!();
+                    commit!(-2);
                     mem[a as usize] = stack[w(s - 1)];
                     sp -= 2;
                     pc = at + 1;
@@ -921,21 +924,39 @@ impl<'c> Machine<'c> {
     }
 }
 
-/// The stack memory keeps the `words` words (at most two: the counts
-/// bytecodes keep most) from `from` at the stack's values, copied word by
-/// word without a loop's counting.
+/// The stack memory keeps the words a plain pop of `-NET` words (started
+/// with its top at `sp`) takes from it: `sp + NET - 1 ..= sp - 2` (none
+/// for a push), at the stack's values.
 #[inline(always)]
-fn keep_few<const N: usize>(ram: &mut [i32; N], stack: &[i32; N], from: i32, words: u8) {
-    let mut copy = |k: i32| {
-        let a = (from + k) as usize & (N - 1);
+fn keep_popped<const N: usize, const NET: i32>(ram: &mut [i32; N], stack: &[i32; N], sp: i32) {
+    let mut k = NET - 1;
+    while k <= -2 {
+        let a = (sp + k) as usize & (N - 1);
         ram[a] = stack[a];
-    };
-    // Compares, not a `match`: its jump table would cost an indirect jump.
-    if words > 0 {
-        copy(0);
-        if words > 1 {
-            copy(1);
+        k += 1;
+    }
+}
+
+/// The stack memory as a bytecode whose keeping is not a plain pop's keeps
+/// it: its step's words, or its plan.
+#[inline(never)]
+fn keep_other<const N: usize>(
+    ram: &mut [i32; N],
+    stack: &[i32; N],
+    sp: i32,
+    d: &Decoded,
+    step: &FastStep,
+    regs: &Registers,
+) {
+    match d.keep {
+        Keep::Nothing | Keep::Popped | Keep::Handler | Keep::ByPath => {}
+        Keep::Words => {
+            for j in 0..i32::from(step.words()) {
+                let a = (sp + i32::from(step.lo) + j) as usize & (N - 1);
+                ram[a] = stack[a];
+            }
         }
+        Keep::Plan => keep_plan(ram, stack, sp, step, regs, d.byte1),
     }
 }
 
@@ -967,11 +988,11 @@ fn keep_by_path<const N: usize>(ram: &mut [i32; N], stack: &[i32; N], sp: i32, n
 /// The most writes a path the loop keeps may make.
 const NEAR_WRITES: usize = crate::config::FIXED_WRITES;
 
-/// The stack memory as a [`Keep::Plan`] step keeps it (or a step that
-/// keeps more than two words): the plan's other writes' values are read
-/// before its words are kept, then stored over them. Out of the loop: few
-/// bytecodes have such a step.
-#[inline(never)]
+/// The stack memory as a [`Keep::Plan`] step keeps it: the plan's other
+/// writes' values are read before its words are kept, then stored over
+/// them (in [`keep_other`], out of the loop: few bytecodes have such a
+/// step).
+#[inline(always)]
 fn keep_plan<const N: usize>(
     ram: &mut [i32; N],
     stack: &[i32; N],
