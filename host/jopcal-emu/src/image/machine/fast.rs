@@ -950,12 +950,7 @@ fn keep_other<const N: usize>(
 ) {
     match d.keep {
         Keep::Nothing | Keep::Popped | Keep::Handler | Keep::ByPath => {}
-        Keep::Words => {
-            for j in 0..i32::from(step.words()) {
-                let a = (sp + i32::from(step.lo) + j) as usize & (N - 1);
-                ram[a] = stack[a];
-            }
-        }
+        Keep::Words => keep_words(ram, stack, sp, step),
         Keep::Plan => keep_plan(ram, stack, sp, step, regs, d.byte1),
     }
 }
@@ -1009,18 +1004,16 @@ fn keep_plan<const N: usize>(
         Some(QuickWrite::Constant(k, c)) => (Some(k), c),
         Some(QuickWrite::Register(k, r)) => (Some(k), regs.get(r)),
         Some(QuickWrite::Local(k, n)) => {
-            // The memory's word: below the top two the stack's.
-            let a = regs.get(Register::Vp).wrapping_add(n);
-            let words = if a > sp - 2 { &ram[..] } else { &stack[..] };
-            (Some(k), words.get(a as u32 as usize).copied().unwrap_or(0))
+            let words = PlanWords {
+                s0: sp,
+                stack,
+                ram: Some(&ram[..]),
+            };
+            (Some(k), words.value(FixedValue::Local(n), regs, 0, |_| 0))
         }
         None => return keep_any_plan(ram, stack, sp, step, regs, operand),
     };
-    let from = sp + i32::from(step.lo);
-    for j in 0..i32::from(step.words()) {
-        let a = (from + j) as usize & (N - 1);
-        ram[a] = stack[a];
-    }
+    keep_words(ram, stack, sp, step);
     if let Some(k) = k {
         ram[at(k)] = value;
     }
@@ -1036,33 +1029,35 @@ fn keep_any_plan<const N: usize>(
     regs: &Registers,
     operand: u8,
 ) {
-    let at = |k: i32| (sp + k) as usize & (N - 1);
-    let value = |v: FixedValue| match v {
-        FixedValue::Constant(c) => c,
-        FixedValue::Register(r) => regs.get(r),
-        v => PlanWords {
-            s0: sp,
-            stack,
-            ram: Some(&ram[..]),
-        }
-        .value(v, regs, i32::from(operand), |e| stack[at(e)]),
+    let at = |k: i8| (sp + i32::from(k)) as usize & (N - 1);
+    let words = PlanWords {
+        s0: sp,
+        stack,
+        ram: Some(&ram[..]),
     };
+    let value = |v| words.value(v, regs, i32::from(operand), |e| stack[(sp + e) as usize & (N - 1)]);
     let [(k0, v0), (k1, v1)] = step.others;
     let (v0, v1) = match step.others_len {
         0 => (0, 0),
         1 => (value(v0), 0),
         _ => (value(v0), value(v1)),
     };
-    let from = sp + i32::from(step.lo);
-    for j in 0..i32::from(step.words()) {
-        let a = (from + j) as usize & (N - 1);
-        ram[a] = stack[a];
-    }
+    keep_words(ram, stack, sp, step);
     if step.others_len > 0 {
-        ram[at(i32::from(k0))] = v0;
+        ram[at(k0)] = v0;
         if step.others_len > 1 {
-            ram[at(i32::from(k1))] = v1;
+            ram[at(k1)] = v1;
         }
+    }
+}
+
+/// The stack memory keeps the words `step` keeps (from `sp + lo` to
+/// `sp + hi`) at the stack's values.
+#[inline(always)]
+fn keep_words<const N: usize>(ram: &mut [i32; N], stack: &[i32; N], sp: i32, step: &FastStep) {
+    for j in i32::from(step.lo)..=i32::from(step.hi) {
+        let a = (sp + j) as usize & (N - 1);
+        ram[a] = stack[a];
     }
 }
 
