@@ -35,19 +35,15 @@ pub(super) struct FastStep {
     /// The other writes of a [`Keep::Plan`]'s plan (the first `others_len`).
     others: [(i8, FixedValue); PLAN_WRITES],
     others_len: u8,
-    /// The plan's writes where they are at most one of a value read
-    /// cheaply (the common plans: the long loads, stores and arithmetic,
-    /// and the array stores' three words), kept without the general
-    /// case's reading.
+    /// A [`Keep::Plan`]'s one other write where its value is read cheaply
+    /// (the common plans: the long loads, stores and arithmetic), kept
+    /// without the general case's reading.
     quick: Option<QuickWrite>,
 }
 
-/// What a plan of at most one other write writes, where its value is
-/// read cheaply.
+/// A plan's one other write, where its value is read cheaply.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum QuickWrite {
-    /// No other write: the words alone.
-    Nothing,
     /// At `S + k`: a constant.
     Constant(i8, i32),
     /// At `S + k`: a register's value.
@@ -72,10 +68,11 @@ enum Keep {
     /// `S + net - 1` to `S - 2`, none where it pushes), as a plain pop keeps
     /// them: copied by its arm, whose move of the top the compiler knows.
     Popped,
-    /// The words `lo ..= hi`.
+    /// The words `lo ..= hi` (in a [`Decoded`]: other words than a plain
+    /// pop's, kept out of the loop).
     Words,
-    /// The words, and the other writes of the opcode's compiled plan (in a
-    /// [`Decoded`]: also words alone, more than two), kept out of the loop.
+    /// The words, and the other writes (one or two) of the opcode's
+    /// compiled plan, kept out of the loop.
     Plan,
     /// A long shift priced by its count: the path the handler remembered
     /// for the count ([`super::memo::PathMemo`]) gives its cycles and its
@@ -147,17 +144,11 @@ pub(super) fn fast_steps(processor: Option<&Processor>) -> [FastStep; 256] {
         };
         match m.steps[op] {
             Step::Quiet => FastStep::NOTHING,
-            Step::Pop(n) if i32::from(n) == moves => FastStep {
-                quick: Some(QuickWrite::Nothing),
-                ..words(Keep::Words, i32::from(n) - 1, -2)
-            },
+            Step::Pop(n) if i32::from(n) == moves => words(Keep::Words, i32::from(n) - 1, -2),
             Step::Fixed => match &m.fixed[op] {
                 Some(plan) if plan.net == moves && plan.reach < MARGIN => {
                     if plan.others_len == 0 {
-                        return FastStep {
-                            quick: Some(QuickWrite::Nothing),
-                            ..words(Keep::Words, plan.copy.0, plan.copy.1)
-                        };
+                        return words(Keep::Words, plan.copy.0, plan.copy.1);
                     }
                     let mut step = words(Keep::Plan, plan.copy.0, plan.copy.1);
                     for &(k, v) in &plan.others[..plan.others_len] {
@@ -170,7 +161,6 @@ pub(super) fn fast_steps(processor: Option<&Processor>) -> [FastStep; 256] {
                         }
                     }
                     step.quick = match step.others[..usize::from(step.others_len)] {
-                        [] => Some(QuickWrite::Nothing),
                         [(k, FixedValue::Constant(c))] => Some(QuickWrite::Constant(k, c)),
                         [(k, FixedValue::Register(r))] => Some(QuickWrite::Register(k, r)),
                         [(k, FixedValue::Local(n))] => Some(QuickWrite::Local(k, n)),
@@ -312,9 +302,9 @@ pub(super) struct Decoded {
     op: u8,
     /// Its length in bytes.
     len: u8,
-    /// [`Keep::Words`]: at most two words, kept in the loop; [`Keep::Plan`]:
-    /// its opcode's [`FastStep`], kept out of it; [`Keep::ByPath`]: by the
-    /// path its operand takes.
+    /// [`Keep::Popped`]: kept by its arm in the loop; [`Keep::Words`] and
+    /// [`Keep::Plan`]: by its opcode's [`FastStep`], out of the loop;
+    /// [`Keep::ByPath`]: by the path its operand takes.
     keep: Keep,
     /// Its first operand byte (the next byte: a plan's `LocalOperand`).
     byte1: u8,
@@ -1000,23 +990,20 @@ fn keep_plan<const N: usize>(
     // The common plans without the general case's reading (and its saved
     // registers): the value first (the words may overwrite what it reads).
     let (k, value) = match step.quick {
-        Some(QuickWrite::Nothing) => (None, 0),
-        Some(QuickWrite::Constant(k, c)) => (Some(k), c),
-        Some(QuickWrite::Register(k, r)) => (Some(k), regs.get(r)),
+        Some(QuickWrite::Constant(k, c)) => (k, c),
+        Some(QuickWrite::Register(k, r)) => (k, regs.get(r)),
         Some(QuickWrite::Local(k, n)) => {
             let words = PlanWords {
                 s0: sp,
                 stack,
                 ram: Some(&ram[..]),
             };
-            (Some(k), words.value(FixedValue::Local(n), regs, 0, |_| 0))
+            (k, words.value(FixedValue::Local(n), regs, 0, |_| 0))
         }
         None => return keep_any_plan(ram, stack, sp, step, regs, operand),
     };
     keep_words(ram, stack, sp, step);
-    if let Some(k) = k {
-        ram[at(k)] = value;
-    }
+    ram[at(k)] = value;
 }
 
 /// [`keep_plan`] for any plan.
