@@ -132,10 +132,21 @@ impl Drop for Scratch {
     }
 }
 
+/// Set when [`finish`] starts: from then on the run's own failures
+/// (its scratch removed under it) are the signal's doing, not its own.
+static FINISHING: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Whether a signal's [`finish`] has begun. A run's error seen after it is
+/// not reported: the signal's own line and exit status are the run's end.
+pub fn finishing() -> bool {
+    FINISHING.load(std::sync::atomic::Ordering::SeqCst)
+}
+
 /// After a signal: writes the incomplete summary, removes the scratch
 /// directories and this process's half-written files in the run's
 /// directory, and says in one line what is kept.
 pub fn finish(signal: &str) -> String {
+    FINISHING.store(true, std::sync::atomic::Ordering::SeqCst);
     let stopped: Vec<String> = with(|r| std::mem::take(&mut r.stops))
         .into_iter()
         .map(|(_, stop)| stop())
@@ -221,6 +232,8 @@ mod tests {
         let scratch = Scratch::create(&scratch_dir).unwrap();
         assert!(finish("SIGINT").contains("nothing kept"));
         assert!(!scratch_dir.exists());
+        // From then on the run's own errors are the removal's doing.
+        assert!(finishing());
         drop(scratch);
         // Parents made for it go with it when they are empty.
         let deep = dir.path().join("a/b/.scratch");

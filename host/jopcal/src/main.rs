@@ -19,6 +19,12 @@ fn main() {
     });
     let cli = cli::Cli::parse();
     if let Err(e) = commands::dispatch(cli) {
+        // A signal's handler is removing the run's scratch under it: the
+        // error is that removal's, and the handler ends the process with
+        // its own line and status (130).
+        while jopcal_measure::interrupt::finishing() {
+            std::thread::park();
+        }
         eprintln!("jopcal: error: {}", one_line(&e));
         std::process::exit(1);
     }
