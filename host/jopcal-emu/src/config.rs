@@ -94,7 +94,12 @@ pub struct MicrocodeCosts {
     pub steps: Box<[Step; 256]>,
     /// Each [`StackStep::Fixed`] plan as the board runs it.
     pub fixed: Box<[Option<FixedPlan>; 256]>,
+    /// Each [`Step::Frame`]'s plan.
+    pub frames: Box<[Option<FramePlan>; 256]>,
 }
+
+/// `Native.setSP`'s bytecode.
+pub const SET_SP: u8 = 216;
 
 impl MicrocodeCosts {
     /// The microcode's variables a run is given: its lock counter at
@@ -119,7 +124,7 @@ impl MicrocodeCosts {
             Some(r) if !in_java.get(op).copied().unwrap_or(false) => StackStep::of(r),
             _ => StackStep::General,
         }));
-        let steps = Box::new(std::array::from_fn(|op| match &plans[op] {
+        let mut steps: Box<[Step; 256]> = Box::new(std::array::from_fn(|op| match &plans[op] {
             StackStep::Quiet => Step::Quiet,
             StackStep::Pop { net } => Step::Pop(*net as i8),
             StackStep::Fixed { .. } => Step::Fixed,
@@ -130,8 +135,19 @@ impl MicrocodeCosts {
             StackStep::Fixed { net, writes } => FixedPlan::of(*net, writes),
             _ => None,
         }));
+        let frames: Box<[Option<FramePlan>; 256]> = Box::new(std::array::from_fn(|op| match &plans[op] {
+            // `Native.setSP` moves the pointer itself: the general case's.
+            StackStep::General if op != usize::from(SET_SP) => ram.get(op).and_then(FramePlan::of),
+            _ => None,
+        }));
+        for (step, frame) in steps.iter_mut().zip(frames.iter()) {
+            if frame.is_some() {
+                *step = Step::Frame;
+            }
+        }
         MicrocodeCosts {
             fixed,
+            frames,
             lock_count: exec.var("lockcnt"),
             exec,
             by_data,
@@ -189,7 +205,75 @@ pub enum Step {
     Fixed,
     /// The plan's writes of the path taken.
     ByPath,
+    /// A bytecode that moves the frame (an invoke, a return, a dispatch to
+    /// a Java routine) whose script compiles to a [`FramePlan`].
+    Frame,
     General,
+}
+
+/// Most writes a [`FramePlan`] makes (the processors met make eight).
+pub const FRAME_WRITES: usize = 12;
+
+/// The stack-memory bookkeeping of a bytecode that moves the frame (its
+/// one path writes the stack pointer: an invoke, a return, a dispatch to a
+/// Java routine), compiled from its script: its writes that can store
+/// something, in order, each value known from the bytecode's start and the
+/// top it ends at. Where a write lands (whether it outlasts the bytecode)
+/// depends on the frame, so the board decides that as it runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FramePlan {
+    /// The writes, the first `len`.
+    pub writes: [(jopcal_jop::microcode::stackram::At, FrameValue); FRAME_WRITES],
+    pub len: usize,
+}
+
+/// What a [`FramePlan`]'s write stores.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FrameValue {
+    /// The stack's word at `S + k` when the bytecode starts (`-k` below
+    /// [`NEAR_WORDS`]).
+    Entry(i32),
+    Register(jopcal_jop::microcode::stackram::Register),
+    Constant(i32),
+    /// The address the write's place names (`S + k`, or `F + k` with `F`
+    /// the top at the end).
+    Address(jopcal_jop::microcode::stackram::At),
+}
+
+impl FramePlan {
+    /// The plan of `scripts`, where they have one path that writes the
+    /// stack pointer and every value a write stores is known without
+    /// reading the memory; else `None` (the script is interpreted).
+    pub fn of(scripts: &RamScripts) -> Option<FramePlan> {
+        use jopcal_jop::microcode::stackram::Value;
+        let [(_, script)] = scripts.paths.as_slice() else {
+            return None;
+        };
+        if scripts.net.is_some() {
+            return None;
+        }
+        let mut plan = FramePlan {
+            writes: [(jopcal_jop::microcode::stackram::At::Start(0), FrameValue::Constant(0)); FRAME_WRITES],
+            len: 0,
+        };
+        for &(at, value) in &script.writes {
+            let v = match value {
+                // A reload put back stores nothing.
+                Value::Unchanged => continue,
+                Value::Entry(e) if (0..NEAR_WORDS as i32).contains(&-e) => FrameValue::Entry(e),
+                Value::Register(r) => FrameValue::Register(r),
+                Value::Constant(c) => FrameValue::Constant(c),
+                // What the microcode computes itself is not followed (as
+                // the interpreted script stores it).
+                Value::Unknown => FrameValue::Constant(0),
+                Value::Address(a) => FrameValue::Address(a),
+                _ => return None,
+            };
+            *plan.writes.get_mut(plan.len)? = (at, v);
+            plan.len += 1;
+        }
+        Some(plan)
+    }
 }
 
 /// A [`StackStep::Fixed`] plan as the board runs it: what the memory holds
@@ -482,6 +566,61 @@ mod tests {
 
     fn one_path(net: Option<i32>, writes: Vec<(At, Value)>) -> RamScripts {
         RamScripts::new(vec![(PathKey::default(), RamScript { writes, net })], None)
+    }
+
+    #[test]
+    fn a_frames_script_compiles_to_its_writes_that_store_something() {
+        // An invoke's: the writes in order, a reload put back dropped, what
+        // the microcode computes itself stored as 0 (as interpreted).
+        let invoke = one_path(
+            None,
+            vec![
+                (At::Start(-1), Value::Entry(-1)),
+                (At::Start(1), Value::Address(At::Start(0))),
+                (At::End(-6), Value::Unchanged),
+                (At::End(-4), Value::Unknown),
+                (At::End(-2), Value::Register(Register::Vp)),
+            ],
+        );
+        let plan = FramePlan::of(&invoke).expect("compiles");
+        assert_eq!(
+            &plan.writes[..plan.len],
+            &[
+                (At::Start(-1), FrameValue::Entry(-1)),
+                (At::Start(1), FrameValue::Address(At::Start(0))),
+                (At::End(-4), FrameValue::Constant(0)),
+                (At::End(-2), FrameValue::Register(Register::Vp)),
+            ]
+        );
+        // Not a frame's: a fixed push or pop, several paths, a value read
+        // from the memory or from deep in the stack, too many writes.
+        assert_eq!(FramePlan::of(&one_path(Some(-1), vec![])), None);
+        let two = RamScripts::new(
+            vec![
+                (
+                    PathKey::default(),
+                    RamScript {
+                        writes: vec![],
+                        net: None,
+                    },
+                ),
+                (
+                    PathKey::default(),
+                    RamScript {
+                        writes: vec![],
+                        net: None,
+                    },
+                ),
+            ],
+            None,
+        );
+        assert_eq!(FramePlan::of(&two), None);
+        let memory = one_path(None, vec![(At::End(1), Value::Memory(At::Start(0)))]);
+        assert_eq!(FramePlan::of(&memory), None);
+        let deep = one_path(None, vec![(At::End(1), Value::Entry(-(NEAR_WORDS as i32)))]);
+        assert_eq!(FramePlan::of(&deep), None);
+        let many = one_path(None, vec![(At::End(1), Value::Constant(1)); FRAME_WRITES + 1]);
+        assert_eq!(FramePlan::of(&many), None);
     }
 
     #[test]

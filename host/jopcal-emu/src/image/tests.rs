@@ -397,6 +397,76 @@ fn fast_path_bytecode() -> impl proptest::strategy::Strategy<Value = Vec<u8>> {
     ]
 }
 
+/// One method of a generated call chain: its arguments (`this` not
+/// counted), its locals past them, what it returns (0 void, 1 int, 2 long,
+/// 3 reference) and whether its caller invokes it virtually.
+type ChainLink = (u32, u32, u8, bool);
+
+/// An image whose boot calls a recursive method `depth` deep (one argument,
+/// `rec_locals` locals past it: deep enough, its frames run off the
+/// stack), then the first method of `chain`, each of which calls the next.
+fn call_chain(depth: u8, rec_locals: u32, chain: &[ChainLink]) -> Vec<u32> {
+    // Method 1, cp 1: r(n) = n == 0 ? 0 : r(n - 1) + 1.
+    let rec = vec![26, 153, 0, 12, 26, 4, 100, 184, 0, 1, 4, 96, 172, 3, 172];
+    let mut cp = vec![Cp::Method(1)];
+    // Cp 2 + 2j: chain method j (method 2 + j) as static; 3 + 2j: as virtual.
+    for (j, &(args, ..)) in chain.iter().enumerate() {
+        cp.push(Cp::Method(2 + j));
+        cp.push(Cp::Virtual {
+            index: 2 + j as u32,
+            args: args + 1,
+        });
+    }
+    // The code that calls link j and drops what it returns.
+    let call = |j: usize| -> Vec<u8> {
+        let (args, _, kind, virt) = chain[j];
+        let mut c = Vec::new();
+        if virt {
+            c.extend([224, 0, 2]); // getstatic_ref: the object
+        }
+        c.extend(std::iter::repeat_n(5u8, args as usize)); // iconst_2
+        c.extend([if virt { 182 } else { 184 }, 0, (2 + 2 * j + usize::from(virt)) as u8]);
+        match kind {
+            1 | 3 => c.push(87),
+            2 => c.push(88),
+            _ => {}
+        }
+        c
+    };
+    let mut boot = vec![16, depth, 184, 0, 1, 87];
+    if !chain.is_empty() {
+        boot.extend(call(0));
+    }
+    boot.extend(exit_code());
+    let mut methods = vec![method(&boot, 0, 4), method(&rec, 1, rec_locals)];
+    for (j, &(args, locals, kind, virt)) in chain.iter().enumerate() {
+        let mut c = if j + 1 < chain.len() { call(j + 1) } else { Vec::new() };
+        // Touch the last local, past the arguments where there are some.
+        let last = args + u32::from(virt) + locals;
+        if last > 0 {
+            c.extend([21, (last - 1) as u8, 87]);
+        }
+        c.extend(match kind {
+            0 => vec![177],
+            1 => vec![6, 172],
+            2 => vec![10, 173],
+            _ => vec![1, 176],
+        });
+        methods.push(method(&c, args + u32::from(virt), locals));
+    }
+    image(methods, cp).build().words
+}
+
+#[test]
+fn a_recursion_runs_as_its_handlers_do_to_the_stacks_end() {
+    // Shallow: it returns.
+    let r = runs_alike(call_chain(5, 2, &[(2, 1, 2, false), (0, 3, 3, true)]), 1 << 20).expect("runs");
+    assert!(r.all_bytecodes > 5 * 6, "{} bytecodes", r.all_bytecodes);
+    // Deep: its frames run off the 256-word stack, the same way on both.
+    let e = runs_alike(call_chain(120, 3, &[]), 1 << 20).unwrap_err();
+    assert!(e.to_string().contains("stack"), "{e}");
+}
+
 #[test]
 fn a_loop_of_fast_path_bytecodes_runs_as_its_handlers_do() {
     // sum = 0; for (i = 0; i < 3000; i++) { sum += i * 3 ^ sum; static 1 = sum; }
@@ -448,6 +518,18 @@ mod fast_path {
             boot.extend(exit_code());
             let img = image(vec![method(&boot, 0, 6)], vec![]).build();
             let _ = runs_alike(img.words, 50_000);
+        }
+
+        /// Calls and returns: a recursion of any depth (to the stack's end
+        /// and past), then a chain of methods of any arguments, locals and
+        /// return kinds, invoked statically and virtually.
+        #[test]
+        fn runs_calls_as_the_handlers_do(
+            depth in any::<u8>(),
+            rec_locals in 0u32..4,
+            chain in proptest::collection::vec((0u32..4, 0u32..4, 0u8..4, any::<bool>()), 0..6),
+        ) {
+            let _ = runs_alike(call_chain(depth, rec_locals, &chain), 1 << 20);
         }
 
         /// A working image with words overwritten, as `never_panics` makes them.

@@ -2,6 +2,13 @@
 //! bytecodes JOP implements in Java, exceptions the hardware raises.
 
 use super::*;
+use crate::config::{FramePlan, Step};
+
+/// A method's code, as its structure's first word gives it: where it
+/// starts (in words) and its length in words.
+fn code_of(w0: i32) -> (i32, u32) {
+    (((w0 as u32) >> 10) as i32, (w0 & 0x3ff) as u32)
+}
 
 impl<'c> Machine<'c> {
     // ---- calls ----
@@ -41,6 +48,161 @@ impl<'c> Machine<'c> {
         let hit = self.cache.access(start, words);
         self.trace_enter(start as u32, true, hit);
         Ok((hit, words))
+    }
+
+    /// Runs the invoke or return at the pc (`invokevirtual`,
+    /// `invokespecial`, `invokestatic`, the returns) as its handler would on
+    /// its usual way, for the fast path: without the handler's dispatch,
+    /// and with the stack memory kept by the opcode's [`FramePlan`]. False,
+    /// with nothing changed, where it may not take that way (not such a
+    /// bytecode, a null reference, the stack near its ends or its overflow
+    /// mark, a method structure or code it cannot read, a traced run): its
+    /// handler runs it then.
+    pub(super) fn run_frame(&mut self) -> bool {
+        let (at, s0) = (self.pc, self.sp);
+        if at as u32 as usize >= self.code_len || self.trace.is_some() || self.overflow_next {
+            return false;
+        }
+        let op = self.code[self.code_at + at as usize];
+        if !matches!(op, 172..=177 | 182..=184) {
+            return false;
+        }
+        let plan = match self.processor {
+            Some(p) => {
+                let m = &p.microcode;
+                // Below a frame's saved registers the general case's.
+                if m.in_java[op as usize] || m.steps[op as usize] != Step::Frame || self.vp + 4 > s0 {
+                    return false;
+                }
+                m.frames[op as usize].as_ref()
+            }
+            None => None,
+        };
+        // Clear of the stack's ends (a frame's five words below a
+        // return's values) and of the overflow mark, which the handler checks.
+        if s0 < 8 || s0 >= self.sp_watch || s0 as usize >= self.stack.len() {
+            return false;
+        }
+        if op >= 182 {
+            self.fast_invoke(op, at, s0, plan)
+        } else {
+            self.fast_return(op, s0, plan)
+        }
+    }
+
+    /// [`Machine::run_frame`] for an invoke.
+    #[inline(always)]
+    fn fast_invoke(&mut self, op: u8, at: i32, s0: i32, plan: Option<&FramePlan>) -> bool {
+        let base = self.code_at + at as usize;
+        if at as usize + 3 > self.code_len {
+            return false;
+        }
+        let i = i32::from(u16::from_be_bytes([self.code[base + 1], self.code[base + 2]]));
+        let Some(entry) = self.memory_read(self.cp + i) else {
+            return false;
+        };
+        let target = if op == 182 {
+            let (args, off) = (entry & 0xff, ((entry as u32) >> 8) as i32);
+            let r = self.stack.get((s0 - args) as u32 as usize).copied().unwrap_or(0);
+            // A null reference raises: the handler's.
+            match (r != 0).then(|| self.memory_read(r + 1)).flatten() {
+                Some(table) => table + off,
+                None => return false,
+            }
+        } else {
+            entry
+        };
+        let (Some(w0), Some(w1)) = (self.memory_read(target), self.memory_read(target + 1)) else {
+            return false;
+        };
+        let (start, words) = code_of(w0);
+        let locals = (w1 >> 5) & 0x1f;
+        let args = w1 & 0x1f;
+        let end = s0 + locals + 5;
+        if start == 0
+            || (start as usize + words as usize) * 4 > self.code.len()
+            || s0 - args < 1
+            || end >= self.sp_watch
+            || end as usize >= self.stack.len()
+        {
+            return false;
+        }
+        // Every value the stack memory keeps is read before anything changes.
+        let fresh = (s0 + 1, s0 + locals);
+        let (writes, n) = match plan {
+            Some(plan) => self.frame_writes(plan, s0, end, fresh),
+            None => Default::default(),
+        };
+        self.path = None;
+        self.executed += 1;
+        self.fetched_at = self.cycles;
+        self.charge(self.fixed[op as usize]);
+        let (old_vp, old_cp, old_mp) = (self.vp, self.cp, self.mp);
+        self.mp = target;
+        self.cp = ((w1 as u32) >> 10) as i32;
+        self.vp = s0 - args + 1;
+        let frame = s0 as usize + locals as usize + 1;
+        self.stack[frame..frame + 5].copy_from_slice(&[s0 - args, at + 3, old_vp, old_cp, old_mp]);
+        self.sp = end;
+        self.code_at = start as usize * 4;
+        self.code_len = words as usize * 4;
+        self.pc = 0;
+        let hit = self.cache.access(start, words);
+        self.charge_cache(op, hit, words, true);
+        // The processor does not clear the locals past the arguments: they
+        // keep what its stack memory held.
+        self.store_frame_writes(&writes[..n], fresh);
+        true
+    }
+
+    /// [`Machine::run_frame`] for a return.
+    #[inline(always)]
+    fn fast_return(&mut self, op: u8, s0: i32, plan: Option<&FramePlan>) -> bool {
+        // The words it returns.
+        let n = match op {
+            177 => 0,
+            173 | 175 => 2,
+            _ => 1,
+        };
+        let f = (s0 - n) as usize;
+        let [old_sp, pc, vp, cp, mp] = [f - 4, f - 3, f - 2, f - 1, f].map(|i| self.stack[i]);
+        let Some(w0) = (mp != 0).then(|| self.memory_read(mp)).flatten() else {
+            return false;
+        };
+        let (start, words) = code_of(w0);
+        let end = old_sp + n;
+        if (start as usize + words as usize) * 4 > self.code.len()
+            || old_sp < 0
+            || end >= self.sp_watch
+            || end as usize >= self.stack.len()
+        {
+            return false;
+        }
+        let none = (1, 0);
+        let (writes, k) = match plan {
+            Some(plan) => self.frame_writes(plan, s0, end, none),
+            None => Default::default(),
+        };
+        // The words it pops keep their values in the memory (the callee's
+        // first locals theirs before the values returned land there).
+        if plan.is_some() {
+            self.keep_returning_frame(end - 1, s0 - 2);
+        }
+        self.path = None;
+        self.executed += 1;
+        self.fetched_at = self.cycles;
+        self.charge(self.fixed[op as usize]);
+        let values = [self.stack[s0 as usize - 1], self.stack[s0 as usize]];
+        let to = old_sp as usize + 1;
+        self.stack[to..to + n as usize].copy_from_slice(&values[2 - n as usize..]);
+        (self.mp, self.cp, self.vp, self.sp) = (mp, cp, vp, end);
+        self.code_at = start as usize * 4;
+        self.code_len = words as usize * 4;
+        self.pc = pc;
+        let hit = self.cache.access(start, words);
+        self.charge_cache(op, hit, words, false);
+        self.store_frame_writes(&writes[..k], none);
+        true
     }
 
     pub(super) fn enter_code(&mut self, start: i32, words: u32) -> Result<(), EmuError> {
@@ -97,6 +259,24 @@ impl<'c> Machine<'c> {
 
     #[cold]
     pub(super) fn charge_dispatch_load(&mut self, op: u8, words: u32) {
+        // The model's formulas are slow to evaluate: each opcode and size
+        // once per run.
+        let extra = match self.dispatch_loads.get(&(op, words)) {
+            Some(&extra) => extra,
+            None => {
+                let extra = self.dispatch_load(op, words);
+                self.dispatch_loads.insert((op, words), extra);
+                extra
+            }
+        };
+        self.cache_cycles += extra;
+        self.cycles += extra;
+    }
+
+    /// The cycles a dispatch of `op` to its Java routine (`words` long)
+    /// that misses the cache adds to the opcode's own: what it does not
+    /// hide of the load.
+    fn dispatch_load(&self, op: u8, words: u32) -> u64 {
         let model = &self.cfg.model;
         let b = model.load_cost(false, words);
         let dispatch = if op >= 202 {
@@ -104,12 +284,10 @@ impl<'c> Machine<'c> {
         } else {
             Some(model.cost_parts(op, b, words).0)
         };
-        let (Some(total), fixed) = (dispatch, self.fixed[op as usize]) else {
-            return;
-        };
-        let extra = (total.round() as u64).saturating_sub(u64::from(fixed));
-        self.cache_cycles += extra;
-        self.cycles += extra;
+        match dispatch {
+            Some(total) => (total.round() as u64).saturating_sub(u64::from(self.fixed[op as usize])),
+            None => 0,
+        }
     }
 
     pub(super) fn charge(&mut self, cycles: u32) {

@@ -457,22 +457,30 @@ impl<'c> Machine<'c> {
     /// Runs bytecodes on the fast path from `pc` until one needs its
     /// handler (left unfetched at `pc`) or attention (true).
     pub(super) fn run_fast(&mut self) -> bool {
-        if self.overflow_next || self.index_from_stidx {
-            return false;
-        }
-        // The loop is made for the stack's size (a power of two, as the
-        // processor's address bits make it) so that its indices, kept in
-        // range by the loop's checks, need no bounds checks; and for
-        // whether it keeps the processor's stack memory (JopSim's timing
-        // keeps none).
-        match (self.ram.is_some(), self.stack.len()) {
-            (false, 256) => self.run_fast_in::<256, false>(),
-            (true, 128) => self.run_fast_in::<128, true>(),
-            (true, 256) => self.run_fast_in::<256, true>(),
-            (true, 512) => self.run_fast_in::<512, true>(),
-            (true, 1024) => self.run_fast_in::<1024, true>(),
-            // Another stack runs on the handlers alone.
-            _ => false,
+        loop {
+            if self.overflow_next || self.index_from_stidx {
+                return false;
+            }
+            // The loop is made for the stack's size (a power of two, as the
+            // processor's address bits make it) so that its indices, kept in
+            // range by the loop's checks, need no bounds checks; and for
+            // whether it keeps the processor's stack memory (JopSim's timing
+            // keeps none).
+            let attention = match (self.ram.is_some(), self.stack.len()) {
+                (false, 256) => self.run_fast_in::<256, false>(),
+                (true, 128) => self.run_fast_in::<128, true>(),
+                (true, 256) => self.run_fast_in::<256, true>(),
+                (true, 512) => self.run_fast_in::<512, true>(),
+                (true, 1024) => self.run_fast_in::<1024, true>(),
+                // Another stack runs on the handlers alone.
+                _ => false,
+            };
+            // The loop stops at an invoke or a return: where it can, the
+            // frame's own way runs it and the loop goes on in the method
+            // it enters.
+            if attention || !self.run_frame() {
+                return attention;
+            }
         }
     }
 

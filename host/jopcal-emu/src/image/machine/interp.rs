@@ -56,6 +56,7 @@ impl<'c> Machine<'c> {
                 }
                 kind::FIXED => self.execute_fixed(OP, at, s0)?,
                 kind::BY_PATH => self.execute_by_path(OP, at, s0)?,
+                kind::FRAME => self.execute_frame(OP, at, s0)?,
                 _ => self.execute_with_stack_memory(OP, at, s0)?,
             }
         }
@@ -1030,6 +1031,7 @@ mod kind {
     pub const FIXED: u8 = 3;
     pub const BY_PATH: u8 = 4;
     pub const GENERAL: u8 = 5;
+    pub const FRAME: u8 = 6;
 }
 
 fn handler<const OP: u8, const KIND: u8>(m: &mut Machine<'_>, at: i32) -> bool {
@@ -1072,13 +1074,14 @@ macro_rules! by_opcode {
 }
 
 /// Every opcode's handler, by kind and opcode.
-static HANDLERS: [[Handler; 256]; 6] = [
+static HANDLERS: [[Handler; 256]; 7] = [
     by_opcode!(kind::JOPSIM),
     by_opcode!(kind::QUIET),
     by_opcode!(kind::POP),
     by_opcode!(kind::FIXED),
     by_opcode!(kind::BY_PATH),
     by_opcode!(kind::GENERAL),
+    by_opcode!(kind::FRAME),
 ];
 
 /// The handlers of a machine whose processor keeps its stack memory in
@@ -1092,6 +1095,7 @@ pub(super) fn handlers(steps: Option<&[Step; 256]>) -> [Handler; 256] {
             Some(Step::Fixed) => kind::FIXED,
             Some(Step::ByPath) => kind::BY_PATH,
             Some(Step::General) => kind::GENERAL,
+            Some(Step::Frame) => kind::FRAME,
         };
         HANDLERS[k as usize][op]
     })

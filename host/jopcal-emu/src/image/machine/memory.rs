@@ -50,6 +50,15 @@ impl<'c> Machine<'c> {
         self.rd_elsewhere(a)
     }
 
+    /// The memory's word at `addr` as [`Machine::rd`] reads it, where it
+    /// lies in the memory (not a scratchpad or an I/O device, whose reads
+    /// may act): `None` elsewhere.
+    #[inline(always)]
+    pub(super) fn memory_read(&self, addr: i32) -> Option<i32> {
+        let a = copy_translated(addr, self.copy_src, self.copy_pos);
+        (0..self.mem_words).contains(&a).then(|| self.mem[a as usize])
+    }
+
     #[inline(never)]
     fn rd_elsewhere(&mut self, a: i32) -> Result<i32, EmuError> {
         if self.processor.is_some() {

@@ -157,6 +157,9 @@ pub struct Machine<'c> {
     /// Each opcode's handler, for the way the processor keeps its stack
     /// memory for it (see `interp::handlers`).
     handlers: [interp::Handler; 256],
+    /// What a dispatch to a Java routine that misses the cache adds, by
+    /// opcode and routine size, as computed (see `charge_dispatch_load`).
+    dispatch_loads: std::collections::HashMap<(u8, u32), u64>,
     /// The error a handler stopped the machine with (see `interp::Handler`).
     stopped: Option<EmuError>,
     /// What the fast path may do with each opcode (see `fast`).
@@ -296,6 +299,7 @@ impl<'c> Machine<'c> {
             paths: memo::PathMemo::new(),
             by_top_misses: [0; 256],
             ram_pending: Vec::new(),
+            dispatch_loads: std::collections::HashMap::new(),
             access_case: None,
             mem_index: 0,
             index_from_stidx: false,

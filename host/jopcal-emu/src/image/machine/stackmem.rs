@@ -16,8 +16,19 @@
 //! new frame's locals, `setSP` upwards) comes back from there.
 
 use super::*;
-use crate::config::{FixedPlan, FixedValue, NearValue, RamScripts, StackStep, FIXED_WRITES, NEAR_WORDS as NEAR};
+use crate::config::{
+    FixedPlan, FixedValue, FramePlan, FrameValue, NearValue, RamScripts, StackStep, FIXED_WRITES, FRAME_WRITES,
+    NEAR_WORDS as NEAR, SET_SP,
+};
 use jopcal_jop::microcode::stackram::{At, Register, Value};
+
+/// The machine as a bytecode that moves the frame found it, for its
+/// [`FramePlan`].
+pub(super) struct FrameEntry {
+    entry: Entry,
+    /// The frame's first two locals.
+    frame0: [i32; 2],
+}
 
 /// The machine as a bytecode found it, for its stack-memory bookkeeping.
 struct Entry {
@@ -367,6 +378,162 @@ impl<'c> Machine<'c> {
         Ok(())
     }
 
+    /// Executes `op`, which moves the frame and whose script is compiled
+    /// ([`FramePlan`]), as [`Machine::execute_with_stack_memory`] would,
+    /// without interpreting the script.
+    #[inline(never)]
+    pub(super) fn execute_frame(&mut self, op: u8, at: i32, s0: i32) -> Result<(), EmuError> {
+        let Some(plan) = self.processor.and_then(|p| p.microcode.frames[op as usize].as_ref()) else {
+            return self.execute_with_stack_memory(op, at, s0);
+        };
+        let before = self.frame_entry(s0);
+        self.execute_op(op, at, true)?;
+        self.settle_frame(plan, &before);
+        Ok(())
+    }
+
+    /// What a [`FramePlan`]'s bookkeeping needs from before the bytecode
+    /// (its top at `s0`) runs; readies the machine for it.
+    #[inline(always)]
+    pub(super) fn frame_entry(&mut self, s0: i32) -> FrameEntry {
+        let entry = Entry {
+            s0,
+            near: self.near_words(s0),
+            regs: self.registers(),
+            // Read only for a local the operand names, which a frame plan
+            // never stores.
+            operand: 0,
+        };
+        // A return's value lands on the callee's first locals: what they
+        // held goes to the memory.
+        let vp0 = entry.regs.vp;
+        let frame0 = [self.st(vp0).unwrap_or(0), self.st(vp0 + 1).unwrap_or(0)];
+        self.path = None;
+        self.fresh_locals = (1, 0);
+        FrameEntry { entry, frame0 }
+    }
+
+    /// The writes of a [`FramePlan`] that outlast a bytecode (its top at
+    /// `s0` when it starts, at `end` when it ends, `fresh` the new frame's
+    /// locals past its arguments) where they land, each value read from the
+    /// machine before the bytecode runs: for the fast path, which knows
+    /// where the bytecode ends before it runs it.
+    #[inline(always)]
+    pub(super) fn frame_writes(
+        &self,
+        plan: &FramePlan,
+        s0: i32,
+        end: i32,
+        (first, last): (i32, i32),
+    ) -> ([(i32, i32); FRAME_WRITES], usize) {
+        let place = |a: At| match a {
+            At::Start(k) => s0 + k,
+            At::End(k) => end + k,
+        };
+        let mut values = [(0i32, 0i32); FRAME_WRITES];
+        let mut n = 0;
+        for &(at, value) in &plan.writes[..plan.len] {
+            let addr = place(at);
+            // Below the top two at the end the memory is the stack.
+            if addr <= end - 2 && !(first..=last).contains(&addr) {
+                continue;
+            }
+            let v = match value {
+                FrameValue::Entry(k) => self.stack.get((s0 + k) as u32 as usize).copied().unwrap_or(0),
+                FrameValue::Register(r) => self.registers().get(r),
+                FrameValue::Constant(c) => c,
+                FrameValue::Address(a) => place(a),
+            };
+            values[n] = (addr, v);
+            n += 1;
+        }
+        (values, n)
+    }
+
+    /// Stores `writes` (from [`Machine::frame_writes`]) into the stack
+    /// memory after the bytecode ran, then brings the new frame's fresh
+    /// locals (`first ..= last`) from it.
+    #[inline(always)]
+    pub(super) fn store_frame_writes(&mut self, writes: &[(i32, i32)], (first, last): (i32, i32)) {
+        let Some(ram) = self.ram.as_deref_mut() else {
+            return;
+        };
+        store(ram, writes);
+        if first <= last {
+            let fresh = first as u32 as usize..=last as u32 as usize;
+            if let (Some(from), Some(to)) = (ram.get(fresh.clone()), self.stack.get_mut(fresh)) {
+                to.copy_from_slice(from);
+            }
+        }
+    }
+
+    /// The words a return pops (`lo ..= hi`) keep in the stack memory the
+    /// values they have before it runs.
+    #[inline(always)]
+    pub(super) fn keep_returning_frame(&mut self, lo: i32, hi: i32) {
+        if let Some(ram) = self.ram.as_deref_mut() {
+            let words = lo.max(0) as usize..=hi as usize;
+            if let (Some(to), Some(from)) = (ram.get_mut(words.clone()), self.stack.get(words)) {
+                to.copy_from_slice(from);
+            }
+        }
+    }
+
+    /// The stack memory after a bytecode that moved the frame ran from
+    /// `before`, kept by its [`FramePlan`]: the plan's writes, in order,
+    /// where they land above the new top or in the new frame's fresh
+    /// locals (as the interpreted script's), the words that left the stack,
+    /// and the fresh locals from the memory.
+    #[inline(always)]
+    pub(super) fn settle_frame(&mut self, plan: &FramePlan, before: &FrameEntry) {
+        let FrameEntry { entry, frame0 } = before;
+        let (s0, end) = (entry.s0, self.sp);
+        let Some(mut ram) = self.ram.take() else {
+            return;
+        };
+        let (first, last) = self.fresh_locals;
+        let place = |a: At| match a {
+            At::Start(k) => s0 + k,
+            At::End(k) => end + k,
+        };
+        let mut values = [(0i32, 0i32); FRAME_WRITES];
+        let mut n = 0;
+        for &(at, value) in &plan.writes[..plan.len] {
+            let addr = place(at);
+            // Below the top two at the end the memory is the stack.
+            if addr <= end - 2 && !(first..=last).contains(&addr) {
+                continue;
+            }
+            let v = match value {
+                FrameValue::Entry(k) => entry.near[(-k) as usize],
+                FrameValue::Register(r) => entry.regs.get(r),
+                FrameValue::Constant(c) => c,
+                FrameValue::Address(a) => place(a),
+            };
+            values[n] = (addr, v);
+            n += 1;
+        }
+        keep_leaving_frame(&mut ram, &self.stack, end, entry, Some(*frame0));
+        store(&mut ram, &values[..n]);
+        // A new frame's locals past its arguments come from the memory.
+        if first <= last {
+            let fresh = first as u32 as usize..=last as u32 as usize;
+            match (ram.get(fresh.clone()), self.stack.get_mut(fresh)) {
+                (Some(from), Some(to)) => to.copy_from_slice(from),
+                _ => {
+                    for a in first..=last {
+                        if let (Some(v), Some(slot)) =
+                            (ram.get(a as u32 as usize), self.stack.get_mut(a as u32 as usize))
+                        {
+                            *slot = *v;
+                        }
+                    }
+                }
+            }
+        }
+        self.ram = Some(ram);
+    }
+
     /// The general case's bookkeeping of a compiled bytecode that did not
     /// end as its plan (it raised before it wrote anything, or took a path
     /// the plan lacks): its entry is the state it found, `near` the words
@@ -630,9 +797,6 @@ impl PlanWords<'_> {
         }
     }
 }
-
-/// `Native.setSP`'s bytecode.
-const SET_SP: u8 = 216;
 
 /// A bytecode's access to its frame's locals.
 struct LocalAccess {
