@@ -225,6 +225,14 @@ pub struct FramePlan {
     /// The writes, the first `len`.
     pub writes: [(jopcal_jop::microcode::stackram::At, FrameValue); FRAME_WRITES],
     pub len: usize,
+    /// The writes that can outlast an invoke (by their index in `writes`,
+    /// in order, the first `invoke_len`): an invoke ends `locals + 5`
+    /// words above its start with its fresh locals just above it, so a
+    /// write at `S + k` outlasts it only for `k >= 1`, and one at `F + k`
+    /// only above the top two (`k >= -1`) or in the fresh locals
+    /// (`k <= -5`).
+    pub invoke_writes: [u8; FRAME_WRITES],
+    pub invoke_len: usize,
 }
 
 /// What a [`FramePlan`]'s write stores.
@@ -255,6 +263,8 @@ impl FramePlan {
         let mut plan = FramePlan {
             writes: [(jopcal_jop::microcode::stackram::At::Start(0), FrameValue::Constant(0)); FRAME_WRITES],
             len: 0,
+            invoke_writes: [0; FRAME_WRITES],
+            invoke_len: 0,
         };
         for &(at, value) in &script.writes {
             let v = match value {
@@ -270,6 +280,14 @@ impl FramePlan {
                 _ => return None,
             };
             *plan.writes.get_mut(plan.len)? = (at, v);
+            let on_invoke = match at {
+                jopcal_jop::microcode::stackram::At::Start(k) => k >= 1,
+                jopcal_jop::microcode::stackram::At::End(k) => k >= -1 || k <= -5,
+            };
+            if on_invoke {
+                plan.invoke_writes[plan.invoke_len] = plan.len as u8;
+                plan.invoke_len += 1;
+            }
             plan.len += 1;
         }
         Some(plan)
@@ -583,6 +601,8 @@ mod tests {
             ],
         );
         let plan = FramePlan::of(&invoke).expect("compiles");
+        // On an invoke only the write into the first fresh local can last.
+        assert_eq!(&plan.invoke_writes[..plan.invoke_len], &[1]);
         assert_eq!(
             &plan.writes[..plan.len],
             &[

@@ -2,7 +2,7 @@
 //! bytecodes JOP implements in Java, exceptions the hardware raises.
 
 use super::*;
-use crate::config::{FramePlan, Step};
+use crate::config::{FramePlan, Step, FRAME_WRITES};
 
 /// A method's code, as its structure's first word gives it: where it
 /// starts (in words) and its length in words.
@@ -129,9 +129,19 @@ impl<'c> Machine<'c> {
         }
         // Every value the stack memory keeps is read before anything changes.
         let fresh = (s0 + 1, s0 + locals);
-        let (writes, n) = match plan {
-            Some(plan) => self.frame_writes(plan, s0, end, fresh),
-            None => Default::default(),
+        let mut writes = [(0, 0); FRAME_WRITES];
+        let n = match plan {
+            Some(plan) => {
+                let on_invoke = plan.invoke_writes[..plan.invoke_len].iter();
+                self.frame_writes(
+                    &mut writes,
+                    on_invoke.map(|&k| &plan.writes[usize::from(k)]),
+                    s0,
+                    end,
+                    fresh,
+                )
+            }
+            None => 0,
         };
         self.path = None;
         self.executed += 1;
@@ -179,9 +189,10 @@ impl<'c> Machine<'c> {
             return false;
         }
         let none = (1, 0);
-        let (writes, k) = match plan {
-            Some(plan) => self.frame_writes(plan, s0, end, none),
-            None => Default::default(),
+        let mut writes = [(0, 0); FRAME_WRITES];
+        let k = match plan {
+            Some(plan) => self.frame_writes(&mut writes, plan.writes[..plan.len].iter(), s0, end, none),
+            None => 0,
         };
         // The words it pops keep their values in the memory (the callee's
         // first locals theirs before the values returned land there).
@@ -192,9 +203,12 @@ impl<'c> Machine<'c> {
         self.executed += 1;
         self.fetched_at = self.cycles;
         self.charge(self.fixed[op as usize]);
-        let values = [self.stack[s0 as usize - 1], self.stack[s0 as usize]];
-        let to = old_sp as usize + 1;
-        self.stack[to..to + n as usize].copy_from_slice(&values[2 - n as usize..]);
+        let (to, s) = (old_sp as usize + 1, s0 as usize);
+        match n {
+            0 => {}
+            1 => self.stack[to] = self.stack[s],
+            _ => (self.stack[to], self.stack[to + 1]) = (self.stack[s - 1], self.stack[s]),
+        }
         (self.mp, self.cp, self.vp, self.sp) = (mp, cp, vp, end);
         self.code_at = start as usize * 4;
         self.code_len = words as usize * 4;

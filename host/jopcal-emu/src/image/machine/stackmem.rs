@@ -413,26 +413,28 @@ impl<'c> Machine<'c> {
         FrameEntry { entry, frame0 }
     }
 
-    /// The writes of a [`FramePlan`] that outlast a bytecode (its top at
-    /// `s0` when it starts, at `end` when it ends, `fresh` the new frame's
-    /// locals past its arguments) where they land, each value read from the
-    /// machine before the bytecode runs: for the fast path, which knows
-    /// where the bytecode ends before it runs it.
+    /// The writes of a [`FramePlan`] (`writes`, all its own or those that
+    /// can outlast an invoke) that outlast a bytecode (its top at `s0` when
+    /// it starts, at `end` when it ends, `fresh` the new frame's locals past
+    /// its arguments), where they land, into `values` (how many is
+    /// returned), each value read from the machine before the bytecode
+    /// runs: for the fast path, which knows where the bytecode ends before
+    /// it runs it.
     #[inline(always)]
-    pub(super) fn frame_writes(
+    pub(super) fn frame_writes<'p>(
         &self,
-        plan: &FramePlan,
+        values: &mut [(i32, i32); FRAME_WRITES],
+        writes: impl Iterator<Item = &'p (At, FrameValue)>,
         s0: i32,
         end: i32,
         (first, last): (i32, i32),
-    ) -> ([(i32, i32); FRAME_WRITES], usize) {
+    ) -> usize {
         let place = |a: At| match a {
             At::Start(k) => s0 + k,
             At::End(k) => end + k,
         };
-        let mut values = [(0i32, 0i32); FRAME_WRITES];
         let mut n = 0;
-        for &(at, value) in &plan.writes[..plan.len] {
+        for &(at, value) in writes {
             let addr = place(at);
             // Below the top two at the end the memory is the stack.
             if addr <= end - 2 && !(first..=last).contains(&addr) {
@@ -447,7 +449,7 @@ impl<'c> Machine<'c> {
             values[n] = (addr, v);
             n += 1;
         }
-        (values, n)
+        n
     }
 
     /// Stores `writes` (from [`Machine::frame_writes`]) into the stack
