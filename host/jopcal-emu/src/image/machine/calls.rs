@@ -2,7 +2,7 @@
 //! bytecodes JOP implements in Java, exceptions the hardware raises.
 
 use super::*;
-use crate::config::{FramePlan, Step, FRAME_WRITES};
+use crate::config::{FramePlan, FRAME_WRITES};
 
 /// A method's code, as its structure's first word gives it: where it
 /// starts (in words) and its length in words.
@@ -21,8 +21,7 @@ impl<'c> Machine<'c> {
         let (old_vp, old_cp, old_mp) = (self.vp, self.cp, self.mp);
         let w0 = self.rd(new_mp)?;
         let w1 = self.rd(new_mp + 1)?;
-        let start = ((w0 as u32) >> 10) as i32;
-        let words = (w0 & 0x3ff) as u32;
+        let (start, words) = code_of(w0);
         if start == 0 {
             return Err(self.fault(
                 self.pc.saturating_sub(1),
@@ -71,10 +70,14 @@ impl<'c> Machine<'c> {
             Some(p) => {
                 let m = &p.microcode;
                 // Below a frame's saved registers the general case's.
-                if m.in_java[op as usize] || m.steps[op as usize] != Step::Frame || self.vp + 4 > s0 {
+                if m.in_java[op as usize] || self.vp + 4 > s0 {
                     return false;
                 }
-                m.frames[op as usize].as_ref()
+                // A script the plan cannot hold is interpreted.
+                let Some(plan) = &m.frames[op as usize] else {
+                    return false;
+                };
+                Some(plan)
             }
             None => None,
         };
@@ -133,7 +136,7 @@ impl<'c> Machine<'c> {
         let n = match plan {
             Some(plan) => {
                 let on_invoke = plan.invoke_writes[..plan.invoke_len].iter();
-                self.frame_writes(
+                self.frame_writes_before(
                     &mut writes,
                     on_invoke.map(|&k| &plan.writes[usize::from(k)]),
                     s0,
@@ -191,7 +194,7 @@ impl<'c> Machine<'c> {
         let none = (1, 0);
         let mut writes = [(0, 0); FRAME_WRITES];
         let k = match plan {
-            Some(plan) => self.frame_writes(&mut writes, plan.writes[..plan.len].iter(), s0, end, none),
+            Some(plan) => self.frame_writes_before(&mut writes, plan.writes[..plan.len].iter(), s0, end, none),
             None => 0,
         };
         // The words it pops keep their values in the memory (the callee's
@@ -247,9 +250,7 @@ impl<'c> Machine<'c> {
         if self.mp == 0 {
             return Err(self.fault(self.pc, "the outermost method (boot) returned".into()));
         }
-        let w0 = self.rd(self.mp)?;
-        let start = ((w0 as u32) >> 10) as i32;
-        let words = (w0 & 0x3ff) as u32;
+        let (start, words) = code_of(self.rd(self.mp)?);
         self.enter_code(start, words)?;
         self.pc = pc;
         let hit = self.cache.access(start, words);

@@ -1056,13 +1056,14 @@ fn keep_words<const N: usize>(ram: &mut [i32; N], stack: &[i32; N], sp: i32, ste
     }
 }
 
-/// The external memory as the loop reads it.
-struct External {
+/// The external memory as the loop reads it (and [`Machine::memory_read`],
+/// for the invokes and returns the loop leaves to `run_frame`).
+pub(super) struct External {
     /// Its size in words.
-    words: i32,
+    pub(super) words: i32,
     /// The copy unit's translation ([`memory::copy_translated`]).
-    copy_src: i32,
-    copy_pos: i32,
+    pub(super) copy_src: i32,
+    pub(super) copy_pos: i32,
 }
 
 impl External {
@@ -1071,7 +1072,7 @@ impl External {
     /// force: the loop reads at a dozen places, and a call at each costs
     /// more than the read.
     #[inline(always)]
-    fn read(&self, mem: &[i32], addr: i32) -> Option<i32> {
+    pub(super) fn read(&self, mem: &[i32], addr: i32) -> Option<i32> {
         let a = memory::copy_translated(addr, self.copy_src, self.copy_pos);
         (0..self.words).contains(&a).then(|| mem[a as usize])
     }

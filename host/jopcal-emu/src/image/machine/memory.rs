@@ -55,8 +55,12 @@ impl<'c> Machine<'c> {
     /// may act): `None` elsewhere.
     #[inline(always)]
     pub(super) fn memory_read(&self, addr: i32) -> Option<i32> {
-        let a = copy_translated(addr, self.copy_src, self.copy_pos);
-        (0..self.mem_words).contains(&a).then(|| self.mem[a as usize])
+        let external = super::fast::External {
+            words: self.mem_words,
+            copy_src: self.copy_src,
+            copy_pos: self.copy_pos,
+        };
+        external.read(&self.mem, addr)
     }
 
     #[inline(never)]

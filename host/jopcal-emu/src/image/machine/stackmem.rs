@@ -413,59 +413,29 @@ impl<'c> Machine<'c> {
         FrameEntry { entry, frame0 }
     }
 
-    /// The writes of a [`FramePlan`] (`writes`, all its own or those that
-    /// can outlast an invoke) that outlast a bytecode (its top at `s0` when
-    /// it starts, at `end` when it ends, `fresh` the new frame's locals past
-    /// its arguments), where they land, into `values` (how many is
-    /// returned), each value read from the machine before the bytecode
-    /// runs: for the fast path, which knows where the bytecode ends before
-    /// it runs it.
+    /// [`frame_writes`] for the fast path, which knows where the bytecode
+    /// ends (`end`, `fresh` the new frame's locals past its arguments)
+    /// before it runs it: each value read from the machine as it is, before
+    /// the bytecode changes anything.
     #[inline(always)]
-    pub(super) fn frame_writes<'p>(
+    pub(super) fn frame_writes_before<'p>(
         &self,
         values: &mut [(i32, i32); FRAME_WRITES],
         writes: impl Iterator<Item = &'p (At, FrameValue)>,
         s0: i32,
         end: i32,
-        (first, last): (i32, i32),
+        fresh: (i32, i32),
     ) -> usize {
-        let place = |a: At| match a {
-            At::Start(k) => s0 + k,
-            At::End(k) => end + k,
-        };
-        let mut n = 0;
-        for &(at, value) in writes {
-            let addr = place(at);
-            // Below the top two at the end the memory is the stack.
-            if addr <= end - 2 && !(first..=last).contains(&addr) {
-                continue;
-            }
-            let v = match value {
-                FrameValue::Entry(k) => self.stack.get((s0 + k) as u32 as usize).copied().unwrap_or(0),
-                FrameValue::Register(r) => self.registers().get(r),
-                FrameValue::Constant(c) => c,
-                FrameValue::Address(a) => place(a),
-            };
-            values[n] = (addr, v);
-            n += 1;
-        }
-        n
+        let entry = |k: i32| self.stack.get((s0 + k) as u32 as usize).copied().unwrap_or(0);
+        frame_writes(values, writes, entry, &self.registers(), s0, end, fresh)
     }
 
-    /// Stores `writes` (from [`Machine::frame_writes`]) into the stack
-    /// memory after the bytecode ran, then brings the new frame's fresh
-    /// locals (`first ..= last`) from it.
+    /// Stores `writes` (from [`frame_writes`]) into the stack memory after
+    /// the bytecode ran, then brings the new frame's fresh locals from it.
     #[inline(always)]
-    pub(super) fn store_frame_writes(&mut self, writes: &[(i32, i32)], (first, last): (i32, i32)) {
-        let Some(ram) = self.ram.as_deref_mut() else {
-            return;
-        };
-        store(ram, writes);
-        if first <= last {
-            let fresh = first as u32 as usize..=last as u32 as usize;
-            if let (Some(from), Some(to)) = (ram.get(fresh.clone()), self.stack.get_mut(fresh)) {
-                to.copy_from_slice(from);
-            }
+    pub(super) fn store_frame_writes(&mut self, writes: &[(i32, i32)], fresh: (i32, i32)) {
+        if let Some(ram) = self.ram.as_deref_mut() {
+            store_and_bring_fresh(ram, &mut self.stack, writes, fresh);
         }
     }
 
@@ -493,46 +463,20 @@ impl<'c> Machine<'c> {
         let Some(mut ram) = self.ram.take() else {
             return;
         };
-        let (first, last) = self.fresh_locals;
-        let place = |a: At| match a {
-            At::Start(k) => s0 + k,
-            At::End(k) => end + k,
-        };
+        let fresh = self.fresh_locals;
         let mut values = [(0i32, 0i32); FRAME_WRITES];
-        let mut n = 0;
-        for &(at, value) in &plan.writes[..plan.len] {
-            let addr = place(at);
-            // Below the top two at the end the memory is the stack.
-            if addr <= end - 2 && !(first..=last).contains(&addr) {
-                continue;
-            }
-            let v = match value {
-                FrameValue::Entry(k) => entry.near[(-k) as usize],
-                FrameValue::Register(r) => entry.regs.get(r),
-                FrameValue::Constant(c) => c,
-                FrameValue::Address(a) => place(a),
-            };
-            values[n] = (addr, v);
-            n += 1;
-        }
+        let near = |k: i32| entry.near[(-k) as usize];
+        let n = frame_writes(
+            &mut values,
+            plan.writes[..plan.len].iter(),
+            near,
+            &entry.regs,
+            s0,
+            end,
+            fresh,
+        );
         keep_leaving_frame(&mut ram, &self.stack, end, entry, Some(*frame0));
-        store(&mut ram, &values[..n]);
-        // A new frame's locals past its arguments come from the memory.
-        if first <= last {
-            let fresh = first as u32 as usize..=last as u32 as usize;
-            match (ram.get(fresh.clone()), self.stack.get_mut(fresh)) {
-                (Some(from), Some(to)) => to.copy_from_slice(from),
-                _ => {
-                    for a in first..=last {
-                        if let (Some(v), Some(slot)) =
-                            (ram.get(a as u32 as usize), self.stack.get_mut(a as u32 as usize))
-                        {
-                            *slot = *v;
-                        }
-                    }
-                }
-            }
-        }
+        store_and_bring_fresh(&mut ram, &mut self.stack, &values[..n], fresh);
         self.ram = Some(ram);
     }
 
@@ -714,6 +658,67 @@ fn keep_leaving_frame(ram: &mut [i32], stack: &[i32], end: i32, entry: &Entry, f
             if (lo..=hi).contains(&a) {
                 if let Some(w) = ram.get_mut(a as u32 as usize) {
                     *w = v;
+                }
+            }
+        }
+    }
+}
+
+/// The writes of a [`FramePlan`] (`writes`: all of them, or those that can
+/// outlast an invoke) that outlast a bytecode, where they land, into
+/// `values` (how many is returned): its top at `s0` when it starts, at
+/// `end` when it ends, `first ..= last` the new frame's locals past its
+/// arguments. Each value as the bytecode found it: `entry(k)` the stack's
+/// word at `s0 + k`, `regs` the registers.
+#[inline(always)]
+fn frame_writes<'p>(
+    values: &mut [(i32, i32); FRAME_WRITES],
+    writes: impl Iterator<Item = &'p (At, FrameValue)>,
+    entry: impl Fn(i32) -> i32,
+    regs: &Registers,
+    s0: i32,
+    end: i32,
+    (first, last): (i32, i32),
+) -> usize {
+    let place = |a: At| match a {
+        At::Start(k) => s0 + k,
+        At::End(k) => end + k,
+    };
+    let mut n = 0;
+    for &(at, value) in writes {
+        let addr = place(at);
+        // Below the top two at the end the memory is the stack.
+        if addr <= end - 2 && !(first..=last).contains(&addr) {
+            continue;
+        }
+        let v = match value {
+            FrameValue::Entry(k) => entry(k),
+            FrameValue::Register(r) => regs.get(r),
+            FrameValue::Constant(c) => c,
+            FrameValue::Address(a) => place(a),
+        };
+        values[n] = (addr, v);
+        n += 1;
+    }
+    n
+}
+
+/// Stores `writes` into the stack memory `ram`, then brings the new
+/// frame's locals past its arguments (`first ..= last`) from it into the
+/// stack: the processor does not clear them.
+#[inline(always)]
+fn store_and_bring_fresh(ram: &mut [i32], stack: &mut [i32], writes: &[(i32, i32)], (first, last): (i32, i32)) {
+    store(ram, writes);
+    if first > last {
+        return;
+    }
+    let fresh = first as u32 as usize..=last as u32 as usize;
+    match (ram.get(fresh.clone()), stack.get_mut(fresh)) {
+        (Some(from), Some(to)) => to.copy_from_slice(from),
+        _ => {
+            for a in first..=last {
+                if let (Some(v), Some(slot)) = (ram.get(a as u32 as usize), stack.get_mut(a as u32 as usize)) {
+                    *slot = *v;
                 }
             }
         }
