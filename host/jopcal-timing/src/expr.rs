@@ -177,6 +177,35 @@ impl Expr {
         }
     }
 
+    /// This expression with each name `known` gives put in (its own
+    /// expression), and every part whose operands are then numbers computed.
+    /// It evaluates to what this one does with the names put in, to the
+    /// bit: each operation is the one `eval` would make, on the same
+    /// numbers in the same order.
+    pub fn fold(&self, known: &dyn Fn(&str) -> Option<Expr>) -> Expr {
+        let two = |a: &Expr, b: &Expr, op: fn(f64, f64) -> f64, make: fn(Box<Expr>, Box<Expr>) -> Expr| match (
+            a.fold(known),
+            b.fold(known),
+        ) {
+            (Expr::Num(x), Expr::Num(y)) => Expr::Num(op(x, y)),
+            (x, y) => make(Box::new(x), Box::new(y)),
+        };
+        match self {
+            Expr::Num(v) => Expr::Num(*v),
+            Expr::Name(n) => known(n).unwrap_or_else(|| Expr::Name(n.clone())),
+            Expr::Neg(a) => match a.fold(known) {
+                Expr::Num(x) => Expr::Num(-x),
+                x => Expr::Neg(Box::new(x)),
+            },
+            Expr::Add(a, b) => two(a, b, |x, y| x + y, Expr::Add),
+            Expr::Sub(a, b) => two(a, b, |x, y| x - y, Expr::Sub),
+            Expr::Mul(a, b) => two(a, b, |x, y| x * y, Expr::Mul),
+            Expr::Div(a, b) => two(a, b, |x, d| if d == 0.0 { 0.0 } else { x / d }, Expr::Div),
+            Expr::Max(a, b) => two(a, b, f64::max, Expr::Max),
+            Expr::Min(a, b) => two(a, b, f64::min, Expr::Min),
+        }
+    }
+
     /// Evaluates with `lookup` resolving names (names were checked when the model loaded).
     pub fn eval(&self, lookup: &dyn Fn(&str) -> f64) -> f64 {
         match self {
@@ -259,10 +288,55 @@ mod tests {
         assert_eq!(e.names(), vec!["a", "b", "c_1"]);
     }
 
+    /// Any expression over numbers (zero among them, for the division's
+    /// rule) and the names `b`, `n`, `p`, `q`.
+    fn any_expr() -> impl Strategy<Value = Expr> {
+        let leaf = prop_oneof![
+            prop_oneof![Just(0.0), Just(1.0), Just(-2.5), Just(37.0), Just(0.1), -1e3..1e3f64].prop_map(Expr::Num),
+            prop_oneof![Just("b"), Just("n"), Just("p"), Just("q")].prop_map(|n| Expr::Name(n.into())),
+        ];
+        leaf.prop_recursive(6, 64, 2, |e| {
+            let pair = (e.clone(), e.clone()).prop_map(|(a, b)| (Box::new(a), Box::new(b)));
+            prop_oneof![
+                e.prop_map(|a| Expr::Neg(Box::new(a))),
+                pair.clone().prop_map(|(a, b)| Expr::Add(a, b)),
+                pair.clone().prop_map(|(a, b)| Expr::Sub(a, b)),
+                pair.clone().prop_map(|(a, b)| Expr::Mul(a, b)),
+                pair.clone().prop_map(|(a, b)| Expr::Div(a, b)),
+                pair.clone().prop_map(|(a, b)| Expr::Max(a, b)),
+                pair.prop_map(|(a, b)| Expr::Min(a, b)),
+            ]
+        })
+    }
+
     proptest! {
         #[test]
         fn never_panics(s in "[a-z0-9 +*/(),.-]{0,40}") {
             let _ = Expr::parse(&s);
+        }
+
+        /// Folding the known names in gives, to the bit, what evaluating
+        /// with them gives; `q`'s expression names `b` itself.
+        #[test]
+        fn folding_evaluates_to_the_bit(e in any_expr(), p in prop_oneof![Just(0.0), -50.0..50.0f64], b in -100.0..100.0f64, n in 0u32..2000) {
+            let q = Expr::Add(Box::new(Expr::Name("b".into())), Box::new(Expr::Num(p)));
+            let value = |x: &str| match x {
+                "b" => b,
+                "n" => f64::from(n),
+                "p" => p,
+                _ => b + p,
+            };
+            let folded = e.fold(&|x| match x {
+                "p" => Some(Expr::Num(p)),
+                "q" => Some(q.clone()),
+                _ => None,
+            });
+            let left = |x: &str| match x {
+                "b" => b,
+                "n" => f64::from(n),
+                _ => f64::NAN,
+            };
+            prop_assert_eq!(folded.eval(&left).to_bits(), e.eval(&value).to_bits());
         }
     }
 }

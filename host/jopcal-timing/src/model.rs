@@ -217,6 +217,15 @@ fn check_not_circular(
     Ok(())
 }
 
+/// A closed expression's value at (`b`, `n`).
+fn eval_closed(e: &Expr, b: f64, n: u32) -> f64 {
+    e.eval(&|x| match x {
+        "b" => b,
+        "n" => f64::from(n),
+        _ => 0.0,
+    })
+}
+
 impl TimingModel {
     /// Loads and validates a model file.
     pub fn load(path: &Path) -> Result<TimingModel, ModelError> {
@@ -512,6 +521,53 @@ impl TimingModel {
         }
     }
 
+    /// `e` with this model's parameters and formulas put in: a formula of
+    /// `b` and `n` alone, whose [`Expr::eval`] gives what [`TimingModel::eval`]
+    /// gives for `e`, in a fraction of the time (for costs evaluated at
+    /// every method size).
+    pub fn closed(&self, e: &Expr) -> Expr {
+        e.fold(&|name| self.closed_name(name))
+    }
+
+    /// A name's closed expression, as [`TimingModel::lookup`] resolves it
+    /// (`None` for `b` and `n`, which stay).
+    fn closed_name(&self, name: &str) -> Option<Expr> {
+        if CONTEXT_NAMES.contains(&name) {
+            return None;
+        }
+        Some(match self.params.get(name) {
+            Some(v) => Expr::Num(*v),
+            None => self.formulas.get(name).map_or(Expr::Num(0.0), |f| self.closed(f)),
+        })
+    }
+
+    /// Opcode `op`'s cost as a function of `b` and `n`, closed once: what
+    /// [`TimingModel::cost`] gives.
+    pub fn cost_at(&self, op: u8) -> impl Fn(f64, u32) -> f64 {
+        let (formula, routine) = match self.opcode(op) {
+            Some(Cost::Formula(e)) => (Some(self.closed(e)), 0.0),
+            Some(Cost::Java { dispatch, routine }) => (Some(self.closed(dispatch)), self.params[routine]),
+            None => (None, 0.0),
+        };
+        move |b, n| formula.as_ref().map_or(0.0, |e| eval_closed(e, b, n)) + routine
+    }
+
+    /// JOP's own bytecode `name`'s cost as a function of `b` and `n`, closed
+    /// once: what [`TimingModel::native_cost_at`] gives.
+    pub fn native_cost_fn(&self, name: &str) -> Option<impl Fn(f64, u32) -> f64> {
+        let e = match self.native.get(name)? {
+            Cost::Formula(e) | Cost::Java { dispatch: e, .. } => self.closed(e),
+        };
+        Some(move |b, n| eval_closed(&e, b, n))
+    }
+
+    /// The cache load cost as a function of a method's words, closed once:
+    /// what [`TimingModel::load_cost`] gives.
+    pub fn load_cost_fn(&self, hit: bool) -> impl Fn(u32) -> f64 {
+        let e = self.closed(if hit { &self.cache_hit } else { &self.cache_miss });
+        move |n| eval_closed(&e, 0.0, n)
+    }
+
     /// Evaluates any formula of this model in the context (`b`, `n`).
     pub fn eval(&self, e: &Expr, b: f64, n: u32) -> f64 {
         e.eval(&|x| self.lookup(x, b, f64::from(n)))
@@ -618,6 +674,47 @@ impl TimingModel {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The closed costs give, to the bit, what evaluating the formulas
+    /// gives, for every opcode and method size of the shipped tables (with
+    /// their wait states changed, as a run's overrides do).
+    #[test]
+    fn closed_costs_are_the_formulas_values() {
+        let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../calibration");
+        for file in ["jop-wcet.toml", "jop-devel.toml", "emu-board.toml"] {
+            let mut m = TimingModel::load(&repo.join(file)).unwrap();
+            m.apply_overrides(&["r=3".to_string(), "w=5".to_string()]).unwrap();
+            for hit in [false, true] {
+                let load = m.load_cost_fn(hit);
+                for n in (0..1100).step_by(7) {
+                    assert_eq!(
+                        load(n).to_bits(),
+                        m.load_cost(hit, n).to_bits(),
+                        "{file} load {hit} {n}"
+                    );
+                }
+            }
+            for op in 0..=255u8 {
+                let cost = m.cost_at(op);
+                for n in (0..1100).step_by(13) {
+                    let b = m.load_cost(false, n);
+                    assert_eq!(cost(b, n).to_bits(), m.cost(op, b, n).to_bits(), "{file} op {op} n {n}");
+                }
+            }
+            let names: Vec<String> = m.native_names().map(str::to_string).collect();
+            for name in names {
+                let cost = m.native_cost_fn(&name).unwrap();
+                for n in (0..1100).step_by(13) {
+                    let b = m.load_cost(false, n);
+                    assert_eq!(
+                        Some(cost(b, n).to_bits()),
+                        m.native_cost_at(&name, b, n).map(f64::to_bits),
+                        "{file} {name} n {n}"
+                    );
+                }
+            }
+        }
+    }
 
     fn minimal(opcodes_extra: &str) -> String {
         let mut s = String::from("[model]\nname = \"t\"\n[params]\nr = 1\nw = 2\nimpl_x = 5\n[cache]\nhit = \"4\"\nmiss = \"6 + (n + 1) * (2 + r - 1)\"\n[opcodes]\n");

@@ -394,6 +394,21 @@ fn fast_path_bytecode() -> impl proptest::strategy::Strategy<Value = Vec<u8>> {
         (0u8..3).prop_map(|f| vec![180, 0, f]),
         (0u8..3).prop_map(|f| vec![181, 0, f]),
         prop::sample::select(vec![46u8, 79, 190, 209, 210]).prop_map(|op| vec![op]),
+        // A constant and an integer operation, which the loop fuses.
+        (
+            prop_oneof![
+                (2u8..=8).prop_map(|op| vec![op]),
+                any::<u8>().prop_map(|v| vec![16, v]),
+                any::<[u8; 2]>().prop_map(|[a, b]| vec![17, a, b]),
+            ],
+            prop::sample::select(vec![96u8, 100, 104, 120, 122, 124, 126, 128, 130]),
+        )
+            .prop_map(|(mut c, op)| {
+                c.push(op);
+                c
+            }),
+        // The top's low byte printed, so that the values computed show.
+        Just(vec![89, 17, 0xff, 0x91, 210]),
     ]
 }
 
@@ -505,6 +520,27 @@ fn a_method_without_code_bytes_stops_at_its_first_fetch_on_both_ways() {
 mod fast_path {
     use super::*;
     use proptest::prelude::*;
+
+    /// `x + 1`, `x << 3`, `x & 0x1f0`, `x - -7`: the fused constant and
+    /// operation compute what the two bytecodes do, in their cycles.
+    #[test]
+    fn a_constant_and_its_operation_run_as_one() {
+        let show = [89u8, 17, 0xff, 0x91, 210];
+        let mut code = vec![16, 40, 4, 96];
+        code.extend(show);
+        code.extend([6, 120]);
+        code.extend(show);
+        code.extend([17, 1, 0xf0, 126]);
+        code.extend(show);
+        code.extend([16, 0xf9, 100]);
+        code.extend(show);
+        code.extend(exit_code());
+        let img = image(vec![method(&code, 0, 0)], vec![]).build();
+        let _ = runs_alike(img.words.clone(), 50_000);
+        let (_, out) = run(img.words, 50_000);
+        // 41, 328 (0x148: 'H'), 0x140 ('@'), 0x147 ('G').
+        assert!(out.starts_with(")H@G"), "{out:?}");
+    }
 
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(300))]

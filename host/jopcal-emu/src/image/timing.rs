@@ -86,29 +86,33 @@ impl CycleTable {
             };
             fixed[op as usize] = integral(cycles, opcode_name(op))?;
         }
-        // The load cost by (hit, size), once for every opcode's row.
+        // The load cost by (hit, size), once for every opcode's row; each
+        // formula closed once (its parameters put in), as every method
+        // size evaluates it.
         let loads: [Vec<f64>; 2] = std::array::from_fn(|hit| {
-            (0..MAX_METHOD_WORDS as u32)
-                .map(|n| model.load_cost(hit == 1, n))
-                .collect()
+            let load = model.load_cost_fn(hit == 1);
+            (0..MAX_METHOD_WORDS as u32).map(load).collect()
         });
-        let by_size = |cost: &dyn Fn(f64, u32) -> Result<f64, EmuError>, what: &str| {
+        let by_size = |cost: &dyn Fn(f64, u32) -> f64, what: &str| {
             let mut out: [Vec<u32>; 2] = [Vec::new(), Vec::new()];
             for (row, loads) in out.iter_mut().zip(&loads) {
                 for (words, &b) in (0u32..).zip(loads) {
-                    row.push(integral(cost(b, words)?, what)?);
+                    row.push(integral(cost(b, words), what)?);
                 }
             }
             Ok::<_, EmuError>(out)
         };
         let mut invoke = Vec::new();
         for op in 182u8..=185 {
-            invoke.push(by_size(&|b, n| Ok(model.cost(op, b, n)), opcode_name(op))?);
+            invoke.push(by_size(&model.cost_at(op), opcode_name(op))?);
         }
-        invoke.push(by_size(&|b, n| native(model, INVOKESUPER, b, n), "invokesuper")?);
+        let Some(invokesuper) = model.native_cost_fn(jop_opcode_name(INVOKESUPER)) else {
+            return Err(no_native(model, INVOKESUPER));
+        };
+        invoke.push(by_size(&invokesuper, "invokesuper")?);
         let mut ret = Vec::new();
         for op in 172u8..=177 {
-            ret.push(by_size(&|b, n| Ok(model.cost(op, b, n)), opcode_name(op))?);
+            ret.push(by_size(&model.cost_at(op), opcode_name(op))?);
         }
         let mut table = CycleTable { fixed, invoke, ret };
         // Invokes and returns are charged their hit cost when they start and
@@ -136,11 +140,16 @@ impl CycleTable {
 
 /// JOP opcode `op`'s cost from the model's `[native]` table.
 fn native(model: &TimingModel, op: u8, b: f64, n: u32) -> Result<f64, EmuError> {
+    model
+        .native_cost_at(jop_opcode_name(op), b, n)
+        .ok_or_else(|| no_native(model, op))
+}
+
+/// The error for a table without JOP opcode `op` in its `[native]` table.
+fn no_native(model: &TimingModel, op: u8) -> EmuError {
     let name = jop_opcode_name(op);
-    model.native_cost_at(name, b, n).ok_or_else(|| {
-        EmuError::Load(format!(
-            "{}: the timing table has no cost for JOP's bytecode {name} (opcode {op}): add it to [native] (calibration/jop-devel.toml has them all)",
-            model.path.display()
-        ))
-    })
+    EmuError::Load(format!(
+        "{}: the timing table has no cost for JOP's bytecode {name} (opcode {op}): add it to [native] (calibration/jop-devel.toml has them all)",
+        model.path.display()
+    ))
 }

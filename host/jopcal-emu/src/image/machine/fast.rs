@@ -20,6 +20,7 @@
 use super::stackmem::{PlanWords, Registers};
 use super::*;
 use crate::config::{FixedValue, NearValue, StackStep, Step};
+use crate::vm::ops::IntOp;
 use jopcal_jop::microcode::stackram::Register;
 
 /// What the fast path may do with an opcode: nothing (its handler runs
@@ -269,6 +270,17 @@ enum Form {
     ArrayLength,
     NativeRd,
     NativeWr,
+    /// A constant ([`Form::Const`]) and the integer operation right after
+    /// it, run as one where the loop would not stop between them (see
+    /// [`fuse`]): the constant's cycles in `byte1`, the two's in `cycles`.
+    ConstIadd,
+    ConstIsub,
+    ConstIshl,
+    ConstIshr,
+    ConstIushr,
+    ConstIand,
+    ConstIor,
+    ConstIxor,
 }
 
 impl Form {
@@ -287,6 +299,8 @@ impl Form {
             Store2 | Pop2 | Ladd | Lsub | Land | Lor | Lxor | PutField | NativeWr => -2,
             IfCmpEq | IfCmpNe | IfCmpLt | IfCmpGe | IfCmpGt | IfCmpLe => -2,
             ArrayStore => -3,
+            // A constant's push and its operation's pop.
+            ConstIadd | ConstIsub | ConstIshl | ConstIshr | ConstIushr | ConstIand | ConstIor | ConstIxor => 0,
         })
     }
 }
@@ -453,6 +467,42 @@ fn decode(bytes: [u8; 3], step: FastStep, cycles: u32) -> Decoded {
     }
 }
 
+/// `a op b` for the loop's `int` operations, none of which divides.
+#[inline(always)]
+fn int_result(op: IntOp, a: i32, b: i32) -> i32 {
+    op.apply(a, b).unwrap_or_default()
+}
+
+/// A constant and the integer operation after it as one bytecode, where
+/// both keep the stack memory as a plain pop does or keep nothing (the
+/// constant nothing; the operation the word below the pair, marked by
+/// `imm` = 1) and the constant's cycles fit `byte1`: the pair is common
+/// (`x + 1`, `x << 1`, `x & 0xff`), and one dispatch is spared.
+fn fuse(first: Decoded, second: Decoded) -> Option<Decoded> {
+    let form = match (first.form, second.form) {
+        (Form::Const, Form::Iadd) => Form::ConstIadd,
+        (Form::Const, Form::Isub) => Form::ConstIsub,
+        (Form::Const, Form::Ishl) => Form::ConstIshl,
+        (Form::Const, Form::Ishr) => Form::ConstIshr,
+        (Form::Const, Form::Iushr) => Form::ConstIushr,
+        (Form::Const, Form::Iand) => Form::ConstIand,
+        (Form::Const, Form::Ior) => Form::ConstIor,
+        (Form::Const, Form::Ixor) => Form::ConstIxor,
+        _ => return None,
+    };
+    let plain = |k: Keep| matches!(k, Keep::Popped | Keep::Nothing);
+    if first.keep != Keep::Popped || !plain(second.keep) {
+        return None;
+    }
+    Some(Decoded {
+        form,
+        byte1: u8::try_from(first.cycles).ok()?,
+        imm: i8::from(second.keep == Keep::Popped),
+        cycles: first.cycles.checked_add(second.cycles)?,
+        ..first
+    })
+}
+
 impl<'c> Machine<'c> {
     /// Runs bytecodes on the fast path from `pc` until one needs its
     /// handler (left unfetched at `pc`) or attention (true).
@@ -599,12 +649,38 @@ impl<'c> Machine<'c> {
                 }};
             }
             macro_rules! int_op {
-                (|$a:ident, $b:ident| $v:expr) => {{
-                    let ($a, $b) = (stack[w(s - 1)], stack[w(s)]);
+                ($op:expr) => {{
+                    let (a, b) = (stack[w(s - 1)], stack[w(s)]);
                     commit!(-1);
-                    stack[w(s - 1)] = $v;
+                    stack[w(s - 1)] = int_result($op, a, b);
                     sp -= 1;
                     pc = at + 1;
+                }};
+            }
+            // A fused constant and operation: both, as the two would run;
+            // only the constant where the loop would stop before the
+            // operation (attention, or its top past `high`), which then
+            // runs on its own.
+            macro_rules! const_op {
+                ($op:expr) => {{
+                    let first = u64::from(d.byte1);
+                    stack[w(s + 1)] = d.opd;
+                    if cycles + first >= attention_at || sp >= high {
+                        // The constant keeps no word of the stack memory.
+                        executed += 1;
+                        cycles += first;
+                        sp += 1;
+                        pc = at + i32::from(d.len);
+                    } else {
+                        // The operation's popped word, unless it keeps nothing.
+                        if let (true, Some(ram), 1) = (KEEP, ram.as_deref_mut(), d.imm) {
+                            keep_popped::<N, -1>(ram, stack, sp + 1);
+                        }
+                        executed += 2;
+                        cycles += u64::from(d.cycles);
+                        stack[w(s)] = int_result($op, stack[w(s)], d.opd);
+                        pc = at + i32::from(d.len) + 1;
+                    }
                 }};
             }
             macro_rules! long_op {
@@ -654,8 +730,18 @@ impl<'c> Machine<'c> {
             }
             match d.form {
                 Form::Undecoded => {
-                    let bytes: [u8; 3] = code[at as usize..at as usize + 3].try_into().expect("three bytes");
-                    decoded[at as usize] = decode(bytes, fast[bytes[0] as usize], fixed[bytes[0] as usize]);
+                    let decode_at = |a: usize| {
+                        let bytes: [u8; 3] = code[a..a + 3].try_into().expect("three bytes");
+                        decode(bytes, fast[bytes[0] as usize], fixed[bytes[0] as usize])
+                    };
+                    let mut first = decode_at(at as usize);
+                    // A constant takes the operation after it in, where
+                    // that one's three bytes lie in the method too.
+                    let next = at as usize + usize::from(first.len);
+                    if first.form == Form::Const && next < decoded.len() {
+                        first = fuse(first, decode_at(next)).unwrap_or(first);
+                    }
+                    decoded[at as usize] = first;
                 }
                 Form::Handler => break false,
                 Form::Nop => {
@@ -760,15 +846,23 @@ impl<'c> Machine<'c> {
                     sp += 1;
                     pc = at + 1;
                 }
-                Form::Iadd => int_op!(|a, b| a.wrapping_add(b)),
-                Form::Isub => int_op!(|a, b| a.wrapping_sub(b)),
-                Form::Imul => int_op!(|a, b| a.wrapping_mul(b)),
-                Form::Ishl => int_op!(|a, b| a.wrapping_shl(b as u32)),
-                Form::Ishr => int_op!(|a, b| a.wrapping_shr(b as u32)),
-                Form::Iushr => int_op!(|a, b| (a as u32).wrapping_shr(b as u32) as i32),
-                Form::Iand => int_op!(|a, b| a & b),
-                Form::Ior => int_op!(|a, b| a | b),
-                Form::Ixor => int_op!(|a, b| a ^ b),
+                Form::Iadd => int_op!(IntOp::Add),
+                Form::Isub => int_op!(IntOp::Sub),
+                Form::Imul => int_op!(IntOp::Mul),
+                Form::Ishl => int_op!(IntOp::Shl),
+                Form::Ishr => int_op!(IntOp::Shr),
+                Form::Iushr => int_op!(IntOp::Ushr),
+                Form::Iand => int_op!(IntOp::And),
+                Form::Ior => int_op!(IntOp::Or),
+                Form::Ixor => int_op!(IntOp::Xor),
+                Form::ConstIadd => const_op!(IntOp::Add),
+                Form::ConstIsub => const_op!(IntOp::Sub),
+                Form::ConstIshl => const_op!(IntOp::Shl),
+                Form::ConstIshr => const_op!(IntOp::Shr),
+                Form::ConstIushr => const_op!(IntOp::Ushr),
+                Form::ConstIand => const_op!(IntOp::And),
+                Form::ConstIor => const_op!(IntOp::Or),
+                Form::ConstIxor => const_op!(IntOp::Xor),
                 Form::Ladd => long_op!(|a, b| a.wrapping_add(b)),
                 Form::Lsub => long_op!(|a, b| a.wrapping_sub(b)),
                 Form::Land => long_op!(|a, b| a & b),
