@@ -556,6 +556,22 @@ mod fast_path {
             let _ = runs_alike(img.words, 50_000);
         }
 
+        /// Pushes to the stack's end and past (the handlers fault there),
+        /// then straight-line code: the loop leaves the top's last words
+        /// to the handlers.
+        #[test]
+        fn runs_to_the_stacks_end_as_the_handlers_do(
+            pushes in proptest::collection::vec(prop_oneof![Just(vec![4u8]), Just(vec![89u8]), Just(vec![26u8]), Just(vec![10u8])], 200..300),
+            code in proptest::collection::vec(fast_path_bytecode(), 0..16),
+        ) {
+            let mut boot: Vec<u8> = vec![16, 5, 16, 9, 16, 2];
+            boot.extend(pushes.concat());
+            boot.extend(code.concat());
+            boot.extend(exit_code());
+            let img = image(vec![method(&boot, 0, 6)], vec![]).build();
+            let _ = runs_alike(img.words, 50_000);
+        }
+
         /// Calls and returns: a recursion of any depth (to the stack's end
         /// and past), then a chain of methods of any arguments, locals and
         /// return kinds, invoked statically and virtually.

@@ -600,15 +600,17 @@ impl<'c> Machine<'c> {
         // An address in the external memory, which the processor's
         // decoding sends there as well (not to an I/O device).
         let in_memory = |a: i32| (0..mem_words.min(1 << 21)).contains(&a);
+        // The loop's head does not check the top: it starts in range, and
+        // each bytecode that moves it checks the top it leaves (`moves!`).
+        // One unsigned compare: a top below `low` wraps to above.
+        if (sp - low) as u32 > (high - low) as u32 {
+            return cycles >= attention_at;
+        }
         let attention = loop {
             if cycles >= attention_at {
                 break true;
             }
             let at = pc;
-            // One unsigned compare: a top below `low` wraps to above.
-            if (sp - low) as u32 > (high - low) as u32 {
-                break false;
-            }
             // A pc below 0 wraps to beyond the method.
             let Some(d) = decoded.get(at as usize) else {
                 break false;
@@ -626,8 +628,20 @@ impl<'c> Machine<'c> {
             // counted and charged, then changes the machine.
             // `$net`: the arm's move of the top (`Form::net`), known to the
             // compiler, so that a plain pop's words are copied without tests.
+            // A bytecode that moves the top by `$net` runs here only where
+            // the next may start from the top it leaves (in `low ..=
+            // high`, one compare as `$net` is known); else it leaves the
+            // loop, before it changes anything, and its handler runs it.
+            macro_rules! moves {
+                ($net:expr) => {{
+                    if ($net > 0 && sp > high - $net) || ($net < 0 && sp < low - $net) {
+                        break false;
+                    }
+                }};
+            }
             macro_rules! commit {
                 ($net:expr) => {{
+                    moves!($net);
                     // JopSim's timing, with no stack memory, keeps nothing.
                     if let (true, Some(ram)) = (KEEP, ram.as_deref_mut()) {
                         if d.keep == Keep::Popped {
@@ -658,14 +672,15 @@ impl<'c> Machine<'c> {
                 }};
             }
             // A fused constant and operation: both, as the two would run;
-            // only the constant where the loop would stop before the
-            // operation (attention, or its top past `high`), which then
-            // runs on its own.
+            // only the constant where attention comes before the
+            // operation, which then runs on its own. The constant's push
+            // is the pair's highest top.
             macro_rules! const_op {
                 ($op:expr) => {{
+                    moves!(1);
                     let first = u64::from(d.byte1);
                     stack[w(s + 1)] = d.opd;
-                    if cycles + first >= attention_at || sp >= high {
+                    if cycles + first >= attention_at {
                         // The constant keeps no word of the stack memory.
                         executed += 1;
                         cycles += first;
@@ -715,6 +730,7 @@ impl<'c> Machine<'c> {
                         let Some((_, writes)) = paths.iter().find(|(k, _)| *k == key) else {
                             break false;
                         };
+                        moves!(-1);
                         keep_by_path(ram, stack, sp, -1, writes);
                         executed += 1;
                         cycles += u64::from(path_cycles);
