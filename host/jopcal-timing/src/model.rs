@@ -544,27 +544,22 @@ impl TimingModel {
     /// Opcode `op`'s cost as a function of `b` and `n`, closed once: what
     /// [`TimingModel::cost`] gives.
     pub fn cost_at(&self, op: u8) -> impl Fn(f64, u32) -> f64 {
-        let (formula, routine) = match self.opcode(op) {
-            Some(Cost::Formula(e)) => (Some(self.closed(e)), 0.0),
-            Some(Cost::Java { dispatch, routine }) => (Some(self.closed(dispatch)), self.params[routine]),
-            None => (None, 0.0),
-        };
+        let (formula, routine) = self.opcode_formula(op);
+        let formula = formula.map(|e| self.closed(e));
         move |b, n| formula.as_ref().map_or(0.0, |e| eval_closed(e, b, n)) + routine
     }
 
     /// JOP's own bytecode `name`'s cost as a function of `b` and `n`, closed
     /// once: what [`TimingModel::native_cost_at`] gives.
     pub fn native_cost_fn(&self, name: &str) -> Option<impl Fn(f64, u32) -> f64> {
-        let e = match self.native.get(name)? {
-            Cost::Formula(e) | Cost::Java { dispatch: e, .. } => self.closed(e),
-        };
+        let e = self.closed(self.native_formula(name)?);
         Some(move |b, n| eval_closed(&e, b, n))
     }
 
     /// The cache load cost as a function of a method's words, closed once:
     /// what [`TimingModel::load_cost`] gives.
     pub fn load_cost_fn(&self, hit: bool) -> impl Fn(u32) -> f64 {
-        let e = self.closed(if hit { &self.cache_hit } else { &self.cache_miss });
+        let e = self.closed(self.cache_formula(hit));
         move |n| eval_closed(&e, 0.0, n)
     }
 
@@ -575,19 +570,42 @@ impl TimingModel {
 
     /// The cache load cost `b` of a method of `n_words` words.
     pub fn load_cost(&self, hit: bool, n_words: u32) -> f64 {
-        let e = if hit { &self.cache_hit } else { &self.cache_miss };
-        self.eval(e, 0.0, n_words)
+        self.eval(self.cache_formula(hit), 0.0, n_words)
+    }
+
+    /// The cache's load formula on a hit or a miss.
+    fn cache_formula(&self, hit: bool) -> &Expr {
+        if hit {
+            &self.cache_hit
+        } else {
+            &self.cache_miss
+        }
+    }
+
+    /// Opcode `op`'s formula (for one JOP runs in Java, its dispatch's) and
+    /// the cycles of its Java routine (0 for one it runs in microcode);
+    /// `None` where the model has no cost for it.
+    fn opcode_formula(&self, op: u8) -> (Option<&Expr>, f64) {
+        match self.opcode(op) {
+            Some(Cost::Formula(e)) => (Some(e), 0.0),
+            Some(Cost::Java { dispatch, routine }) => (Some(dispatch), self.params[routine]),
+            None => (None, 0.0),
+        }
+    }
+
+    /// JOP's own bytecode `name`'s formula (for one JOP runs in Java, its dispatch's).
+    fn native_formula(&self, name: &str) -> Option<&Expr> {
+        self.native.get(name).map(|c| match c {
+            Cost::Formula(e) | Cost::Java { dispatch: e, .. } => e,
+        })
     }
 
     /// `(dispatch or formula part, Java routine part)` of an opcode's cost.
     /// JOP's own opcodes (202 and up, as its linker's typed field accesses)
     /// cost their `[native]` entry, or nothing where the model has none.
     pub fn cost_parts(&self, op: u8, b: f64, n: u32) -> (f64, f64) {
-        match self.opcode(op) {
-            Some(Cost::Formula(e)) => (self.eval(e, b, n), 0.0),
-            Some(Cost::Java { dispatch, routine }) => (self.eval(dispatch, b, n), self.params[routine]),
-            None => (0.0, 0.0),
-        }
+        let (formula, routine) = self.opcode_formula(op);
+        (formula.map_or(0.0, |e| self.eval(e, b, n)), routine)
     }
 
     /// Total cycles of `op` when the method it enters/returns to loads in `b` cycles and has `n` words.
@@ -652,9 +670,7 @@ impl TimingModel {
     /// (For one JOP runs in Java: its dispatch; the routine's own bytecodes
     /// are the routine's.)
     pub fn native_cost_at(&self, name: &str, b: f64, n: u32) -> Option<f64> {
-        self.native.get(name).map(|c| match c {
-            Cost::Formula(e) | Cost::Java { dispatch: e, .. } => self.eval(e, b, n),
-        })
+        self.native_formula(name).map(|e| self.eval(e, b, n))
     }
 
     /// The routine parameter of JOP's own bytecode `name`, where JOP runs it in Java.

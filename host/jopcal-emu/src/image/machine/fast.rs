@@ -320,9 +320,11 @@ pub(super) struct Decoded {
     /// [`Keep::Plan`]: by its opcode's [`FastStep`], out of the loop;
     /// [`Keep::ByPath`]: by the path its operand takes.
     keep: Keep,
-    /// Its first operand byte (the next byte: a plan's `LocalOperand`).
+    /// Its first operand byte (the next byte: a plan's `LocalOperand`); in
+    /// a fused pair ([`fuse`]), the constant's cycles.
     byte1: u8,
-    /// `iinc`'s constant.
+    /// `iinc`'s constant; in a fused pair, 1 where the operation keeps its
+    /// popped word.
     imm: i8,
     cycles: u32,
     /// The decoded operand: a local's index, a constant, an index into the
