@@ -388,6 +388,12 @@ fn fast_path_bytecode() -> impl proptest::strategy::Strategy<Value = Vec<u8>> {
         (any::<u8>(), prop::sample::select(vec![121u8, 123, 125])).prop_map(|(n, op)| vec![16, n, op]),
         (0u8..2).prop_map(|n| vec![30 + n]),
         (0u8..2).prop_map(|n| vec![63 + n]),
+        // The indexed (two-byte) loads and stores of every kind, and the
+        // constant pool's loads: each length is its own form in the loop.
+        (0u8..5, prop::sample::select(vec![22u8, 24, 55, 57])).prop_map(|(n, op)| vec![op, n]),
+        (0u8..6, prop::sample::select(vec![23u8, 25, 56, 58])).prop_map(|(n, op)| vec![op, n]),
+        (0u8..4).prop_map(|i| vec![18, i]),
+        (0u8..4).prop_map(|i| vec![19, 0, i]),
         (153u8..=167, prop::sample::select(vec![3u8, 6])).prop_map(|(op, off)| vec![op, 0, off]),
         (0u8..12).prop_map(|a| vec![178, 0, a]),
         (2u8..12).prop_map(|a| vec![179, 0, a]),

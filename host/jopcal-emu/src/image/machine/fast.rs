@@ -217,13 +217,26 @@ enum Form {
     Handler,
     Nop,
     Const,
+    /// `bipush` (two bytes) and `sipush` (three): [`Form::Const`]s of their
+    /// lengths. Each form has one length, which its arm adds to the pc as
+    /// a constant: the next fetch's address then does not wait for this
+    /// bytecode's decoded length to be read (that wait, once per
+    /// bytecode, was the loop's longest chain).
+    ConstB,
+    ConstS,
     Const2,
     Ldc,
+    LdcW,
     Ldc2,
     Load,
+    /// The two-byte (indexed) forms of loads and stores.
+    LoadW,
     Load2,
+    Load2W,
     Store,
+    StoreW,
     Store2,
+    Store2W,
     Iinc,
     Pop,
     Pop2,
@@ -281,6 +294,24 @@ enum Form {
     ConstIand,
     ConstIor,
     ConstIxor,
+    /// The same after a `bipush` and a `sipush`: one form per constant's
+    /// length (see [`Form::ConstB`]).
+    BipushIadd,
+    BipushIsub,
+    BipushIshl,
+    BipushIshr,
+    BipushIushr,
+    BipushIand,
+    BipushIor,
+    BipushIxor,
+    SipushIadd,
+    SipushIsub,
+    SipushIshl,
+    SipushIshr,
+    SipushIushr,
+    SipushIand,
+    SipushIor,
+    SipushIxor,
 }
 
 impl Form {
@@ -291,8 +322,10 @@ impl Form {
         Some(match self {
             Undecoded | Handler => return None,
             Nop | Iinc | Ineg | Goto | GetField | ArrayLength | NativeRd => 0,
-            Const | Ldc | Load | Dup | I2l | GetStatic => 1,
-            Const2 | Ldc2 | Load2 => 2,
+            Const | ConstB | ConstS | Ldc | LdcW | Load | LoadW | Dup | I2l | GetStatic => 1,
+            Const2 | Ldc2 | Load2 | Load2W => 2,
+            StoreW => -1,
+            Store2W => -2,
             Store | Pop | L2i | PutStatic | ArrayLoad | Lshl | Lshr | Lushr => -1,
             Iadd | Isub | Imul | Ishl | Ishr | Iushr | Iand | Ior | Ixor => -1,
             IfEq | IfNe | IfLt | IfGe | IfGt | IfLe => -1,
@@ -301,6 +334,8 @@ impl Form {
             ArrayStore => -3,
             // A constant's push and its operation's pop.
             ConstIadd | ConstIsub | ConstIshl | ConstIshr | ConstIushr | ConstIand | ConstIor | ConstIxor => 0,
+            BipushIadd | BipushIsub | BipushIshl | BipushIshr | BipushIushr | BipushIand | BipushIor | BipushIxor => 0,
+            SipushIadd | SipushIsub | SipushIshl | SipushIshr | SipushIushr | SipushIand | SipushIor | SipushIxor => 0,
         })
     }
 }
@@ -314,7 +349,8 @@ impl Form {
 pub(super) struct Decoded {
     form: Form,
     op: u8,
-    /// Its length in bytes.
+    /// Its length in bytes (for the decoder: each form's arm adds its own
+    /// length, see [`Form::ConstB`]).
     len: u8,
     /// [`Keep::Popped`]: kept by its arm in the loop; [`Keep::Words`] and
     /// [`Keep::Plan`]: by its opcode's [`FastStep`], out of the loop;
@@ -362,23 +398,23 @@ fn operation(bytes: [u8; 3]) -> (Form, u8, i32) {
         1 | 11 => (Form::Const, 1, 0),
         2..=8 => (Form::Const, 1, i32::from(op) - 3),
         9 | 10 | 14 => (Form::Const2, 1, i32::from(op == 10)),
-        16 => (Form::Const, 2, i32::from(bytes[1] as i8)),
-        17 => (Form::Const, 3, s16),
+        16 => (Form::ConstB, 2, i32::from(bytes[1] as i8)),
+        17 => (Form::ConstS, 3, s16),
         18 => (Form::Ldc, 2, u8_),
-        19 => (Form::Ldc, 3, u16_),
+        19 => (Form::LdcW, 3, u16_),
         20 => (Form::Ldc2, 3, u16_),
-        21 | 23 | 25 => (Form::Load, 2, u8_),
+        21 | 23 | 25 => (Form::LoadW, 2, u8_),
         26..=29 => (Form::Load, 1, i32::from(op - 26)),
         34..=37 => (Form::Load, 1, i32::from(op - 34)),
         42..=45 => (Form::Load, 1, i32::from(op - 42)),
-        22 | 24 => (Form::Load2, 2, u8_),
+        22 | 24 => (Form::Load2W, 2, u8_),
         30..=33 => (Form::Load2, 1, i32::from(op - 30)),
         38..=41 => (Form::Load2, 1, i32::from(op - 38)),
-        54 | 56 | 58 => (Form::Store, 2, u8_),
+        54 | 56 | 58 => (Form::StoreW, 2, u8_),
         59..=62 => (Form::Store, 1, i32::from(op - 59)),
         67..=70 => (Form::Store, 1, i32::from(op - 67)),
         75..=78 => (Form::Store, 1, i32::from(op - 75)),
-        55 | 57 => (Form::Store2, 2, u8_),
+        55 | 57 => (Form::Store2W, 2, u8_),
         63..=66 => (Form::Store2, 1, i32::from(op - 63)),
         71..=74 => (Form::Store2, 1, i32::from(op - 71)),
         132 => (Form::Iinc, 3, u8_),
@@ -490,6 +526,22 @@ fn fuse(first: Decoded, second: Decoded) -> Option<Decoded> {
         (Form::Const, Form::Iand) => Form::ConstIand,
         (Form::Const, Form::Ior) => Form::ConstIor,
         (Form::Const, Form::Ixor) => Form::ConstIxor,
+        (Form::ConstB, Form::Iadd) => Form::BipushIadd,
+        (Form::ConstB, Form::Isub) => Form::BipushIsub,
+        (Form::ConstB, Form::Ishl) => Form::BipushIshl,
+        (Form::ConstB, Form::Ishr) => Form::BipushIshr,
+        (Form::ConstB, Form::Iushr) => Form::BipushIushr,
+        (Form::ConstB, Form::Iand) => Form::BipushIand,
+        (Form::ConstB, Form::Ior) => Form::BipushIor,
+        (Form::ConstB, Form::Ixor) => Form::BipushIxor,
+        (Form::ConstS, Form::Iadd) => Form::SipushIadd,
+        (Form::ConstS, Form::Isub) => Form::SipushIsub,
+        (Form::ConstS, Form::Ishl) => Form::SipushIshl,
+        (Form::ConstS, Form::Ishr) => Form::SipushIshr,
+        (Form::ConstS, Form::Iushr) => Form::SipushIushr,
+        (Form::ConstS, Form::Iand) => Form::SipushIand,
+        (Form::ConstS, Form::Ior) => Form::SipushIor,
+        (Form::ConstS, Form::Ixor) => Form::SipushIxor,
         _ => return None,
     };
     let plain = |k: Keep| matches!(k, Keep::Popped | Keep::Nothing);
@@ -678,7 +730,7 @@ impl<'c> Machine<'c> {
             // operation, which then runs on its own. The constant's push
             // is the pair's highest top.
             macro_rules! const_op {
-                ($op:expr) => {{
+                ($op:expr, $len:expr) => {{
                     moves!(1);
                     let first = u64::from(d.byte1);
                     stack[w(s + 1)] = d.opd;
@@ -687,7 +739,7 @@ impl<'c> Machine<'c> {
                         executed += 1;
                         cycles += first;
                         sp += 1;
-                        pc = at + i32::from(d.len);
+                        pc = at + $len;
                     } else {
                         // The operation's popped word, unless it keeps nothing.
                         if let (true, Some(ram), 1) = (KEEP, ram.as_deref_mut(), d.imm) {
@@ -696,7 +748,7 @@ impl<'c> Machine<'c> {
                         executed += 2;
                         cycles += u64::from(d.cycles);
                         stack[w(s)] = int_result($op, stack[w(s)], d.opd);
-                        pc = at + i32::from(d.len) + 1;
+                        pc = at + $len + 1;
                     }
                 }};
             }
@@ -746,6 +798,78 @@ impl<'c> Machine<'c> {
                     pc = at + 1;
                 }};
             }
+            // The arms of bytecodes that come in several lengths, one
+            // form per length: the next pc is the arm's constant sum, not
+            // a sum with a length read from the decoded bytecode, so that
+            // the next fetch does not wait for this one's read.
+            macro_rules! constant {
+                ($len:expr) => {{
+                    commit!(1);
+                    stack[w(s + 1)] = d.opd;
+                    sp += 1;
+                    pc = at + $len;
+                }};
+            }
+            macro_rules! ldc {
+                ($len:expr) => {{
+                    let Some(v) = ext.read(mem, cp + d.opd) else {
+                        break false;
+                    };
+                    commit!(1);
+                    stack[w(s + 1)] = v;
+                    sp += 1;
+                    pc = at + $len;
+                }};
+            }
+            macro_rules! load {
+                ($len:expr) => {{
+                    if local(d.opd) >= N {
+                        break false;
+                    }
+                    let v = stack[w(local(d.opd))];
+                    commit!(1);
+                    stack[w(s + 1)] = v;
+                    sp += 1;
+                    pc = at + $len;
+                }};
+            }
+            macro_rules! load2 {
+                ($len:expr) => {{
+                    if local(d.opd) >= N || local(d.opd + 1) >= N {
+                        break false;
+                    }
+                    let (h, l) = (stack[w(local(d.opd))], stack[w(local(d.opd + 1))]);
+                    commit!(2);
+                    stack[w(s + 1)] = h;
+                    stack[w(s + 2)] = l;
+                    sp += 2;
+                    pc = at + $len;
+                }};
+            }
+            macro_rules! store {
+                ($len:expr) => {{
+                    if local(d.opd) >= N {
+                        break false;
+                    }
+                    commit!(-1);
+                    stack[w(local(d.opd))] = stack[w(s)];
+                    sp -= 1;
+                    pc = at + $len;
+                }};
+            }
+            macro_rules! store2 {
+                ($len:expr) => {{
+                    if local(d.opd + 1) >= N || local(d.opd) >= N {
+                        break false;
+                    }
+                    commit!(-2);
+                    let (h, l) = (stack[w(s - 1)], stack[w(s)]);
+                    stack[w(local(d.opd + 1))] = l;
+                    stack[w(local(d.opd))] = h;
+                    sp -= 2;
+                    pc = at + $len;
+                }};
+            }
             match d.form {
                 Form::Undecoded => {
                     let decode_at = |a: usize| {
@@ -756,7 +880,7 @@ impl<'c> Machine<'c> {
                     // A constant takes the operation after it in, where
                     // that one's three bytes lie in the method too.
                     let next = at as usize + usize::from(first.len);
-                    if first.form == Form::Const && next < decoded.len() {
+                    if matches!(first.form, Form::Const | Form::ConstB | Form::ConstS) && next < decoded.len() {
                         first = fuse(first, decode_at(next)).unwrap_or(first);
                     }
                     decoded[at as usize] = first;
@@ -766,12 +890,9 @@ impl<'c> Machine<'c> {
                     commit!(0);
                     pc = at + 1;
                 }
-                Form::Const => {
-                    commit!(1);
-                    stack[w(s + 1)] = d.opd;
-                    sp += 1;
-                    pc = at + i32::from(d.len);
-                }
+                Form::Const => constant!(1),
+                Form::ConstB => constant!(2),
+                Form::ConstS => constant!(3),
                 Form::Const2 => {
                     commit!(2);
                     stack[w(s + 1)] = 0;
@@ -779,15 +900,8 @@ impl<'c> Machine<'c> {
                     sp += 2;
                     pc = at + 1;
                 }
-                Form::Ldc => {
-                    let Some(v) = ext.read(mem, cp + d.opd) else {
-                        break false;
-                    };
-                    commit!(1);
-                    stack[w(s + 1)] = v;
-                    sp += 1;
-                    pc = at + i32::from(d.len);
-                }
+                Form::Ldc => ldc!(2),
+                Form::LdcW => ldc!(3),
                 Form::Ldc2 => {
                     let (Some(h), Some(l)) = (ext.read(mem, cp + d.opd), ext.read(mem, cp + d.opd + 1)) else {
                         break false;
@@ -798,47 +912,14 @@ impl<'c> Machine<'c> {
                     sp += 2;
                     pc = at + 3;
                 }
-                Form::Load => {
-                    if local(d.opd) >= N {
-                        break false;
-                    }
-                    let v = stack[w(local(d.opd))];
-                    commit!(1);
-                    stack[w(s + 1)] = v;
-                    sp += 1;
-                    pc = at + i32::from(d.len);
-                }
-                Form::Load2 => {
-                    if local(d.opd) >= N || local(d.opd + 1) >= N {
-                        break false;
-                    }
-                    let (h, l) = (stack[w(local(d.opd))], stack[w(local(d.opd + 1))]);
-                    commit!(2);
-                    stack[w(s + 1)] = h;
-                    stack[w(s + 2)] = l;
-                    sp += 2;
-                    pc = at + i32::from(d.len);
-                }
-                Form::Store => {
-                    if local(d.opd) >= N {
-                        break false;
-                    }
-                    commit!(-1);
-                    stack[w(local(d.opd))] = stack[w(s)];
-                    sp -= 1;
-                    pc = at + i32::from(d.len);
-                }
-                Form::Store2 => {
-                    if local(d.opd + 1) >= N || local(d.opd) >= N {
-                        break false;
-                    }
-                    commit!(-2);
-                    let (h, l) = (stack[w(s - 1)], stack[w(s)]);
-                    stack[w(local(d.opd + 1))] = l;
-                    stack[w(local(d.opd))] = h;
-                    sp -= 2;
-                    pc = at + i32::from(d.len);
-                }
+                Form::Load => load!(1),
+                Form::LoadW => load!(2),
+                Form::Load2 => load2!(1),
+                Form::Load2W => load2!(2),
+                Form::Store => store!(1),
+                Form::StoreW => store!(2),
+                Form::Store2 => store2!(1),
+                Form::Store2W => store2!(2),
                 Form::Iinc => {
                     let n = local(d.opd);
                     if n >= N {
@@ -873,14 +954,30 @@ impl<'c> Machine<'c> {
                 Form::Iand => int_op!(IntOp::And),
                 Form::Ior => int_op!(IntOp::Or),
                 Form::Ixor => int_op!(IntOp::Xor),
-                Form::ConstIadd => const_op!(IntOp::Add),
-                Form::ConstIsub => const_op!(IntOp::Sub),
-                Form::ConstIshl => const_op!(IntOp::Shl),
-                Form::ConstIshr => const_op!(IntOp::Shr),
-                Form::ConstIushr => const_op!(IntOp::Ushr),
-                Form::ConstIand => const_op!(IntOp::And),
-                Form::ConstIor => const_op!(IntOp::Or),
-                Form::ConstIxor => const_op!(IntOp::Xor),
+                Form::ConstIadd => const_op!(IntOp::Add, 1),
+                Form::ConstIsub => const_op!(IntOp::Sub, 1),
+                Form::ConstIshl => const_op!(IntOp::Shl, 1),
+                Form::ConstIshr => const_op!(IntOp::Shr, 1),
+                Form::ConstIushr => const_op!(IntOp::Ushr, 1),
+                Form::ConstIand => const_op!(IntOp::And, 1),
+                Form::ConstIor => const_op!(IntOp::Or, 1),
+                Form::ConstIxor => const_op!(IntOp::Xor, 1),
+                Form::BipushIadd => const_op!(IntOp::Add, 2),
+                Form::BipushIsub => const_op!(IntOp::Sub, 2),
+                Form::BipushIshl => const_op!(IntOp::Shl, 2),
+                Form::BipushIshr => const_op!(IntOp::Shr, 2),
+                Form::BipushIushr => const_op!(IntOp::Ushr, 2),
+                Form::BipushIand => const_op!(IntOp::And, 2),
+                Form::BipushIor => const_op!(IntOp::Or, 2),
+                Form::BipushIxor => const_op!(IntOp::Xor, 2),
+                Form::SipushIadd => const_op!(IntOp::Add, 3),
+                Form::SipushIsub => const_op!(IntOp::Sub, 3),
+                Form::SipushIshl => const_op!(IntOp::Shl, 3),
+                Form::SipushIshr => const_op!(IntOp::Shr, 3),
+                Form::SipushIushr => const_op!(IntOp::Ushr, 3),
+                Form::SipushIand => const_op!(IntOp::And, 3),
+                Form::SipushIor => const_op!(IntOp::Or, 3),
+                Form::SipushIxor => const_op!(IntOp::Xor, 3),
                 Form::Ladd => long_op!(|a, b| a.wrapping_add(b)),
                 Form::Lsub => long_op!(|a, b| a.wrapping_sub(b)),
                 Form::Land => long_op!(|a, b| a & b),
