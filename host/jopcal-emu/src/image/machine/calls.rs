@@ -178,7 +178,11 @@ impl<'c> Machine<'c> {
             _ => 1,
         };
         let f = (s0 - n) as usize;
-        let [old_sp, pc, vp, cp, mp] = [f - 4, f - 3, f - 2, f - 1, f].map(|i| self.stack[i]);
+        // Read one by one: an array gathered on the stack and read back
+        // whole waits for its five stores.
+        let Some(&[old_sp, pc, vp, cp, mp]) = self.stack.get(f - 4..=f) else {
+            return false;
+        };
         let Some(w0) = (mp != 0).then(|| self.memory_read(mp)).flatten() else {
             return false;
         };
