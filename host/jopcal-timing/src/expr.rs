@@ -118,6 +118,16 @@ fn expr(i: &str) -> IResult<&str, Expr> {
     Ok((i, acc))
 }
 
+/// `x / d`, and 0 where `d` is 0: the formulas' division, evaluated or
+/// folded.
+fn quotient(x: f64, d: f64) -> f64 {
+    if d == 0.0 {
+        0.0
+    } else {
+        x / d
+    }
+}
+
 impl Expr {
     /// Parses a formula.
     pub fn parse(src: &str) -> Result<Expr, ExprError> {
@@ -200,7 +210,7 @@ impl Expr {
             Expr::Add(a, b) => two(a, b, |x, y| x + y, Expr::Add),
             Expr::Sub(a, b) => two(a, b, |x, y| x - y, Expr::Sub),
             Expr::Mul(a, b) => two(a, b, |x, y| x * y, Expr::Mul),
-            Expr::Div(a, b) => two(a, b, |x, d| if d == 0.0 { 0.0 } else { x / d }, Expr::Div),
+            Expr::Div(a, b) => two(a, b, quotient, Expr::Div),
             Expr::Max(a, b) => two(a, b, f64::max, Expr::Max),
             Expr::Min(a, b) => two(a, b, f64::min, Expr::Min),
         }
@@ -215,14 +225,7 @@ impl Expr {
             Expr::Add(a, b) => a.eval(lookup) + b.eval(lookup),
             Expr::Sub(a, b) => a.eval(lookup) - b.eval(lookup),
             Expr::Mul(a, b) => a.eval(lookup) * b.eval(lookup),
-            Expr::Div(a, b) => {
-                let d = b.eval(lookup);
-                if d == 0.0 {
-                    0.0
-                } else {
-                    a.eval(lookup) / d
-                }
-            }
+            Expr::Div(a, b) => quotient(a.eval(lookup), b.eval(lookup)),
             Expr::Max(a, b) => a.eval(lookup).max(b.eval(lookup)),
             Expr::Min(a, b) => a.eval(lookup).min(b.eval(lookup)),
         }
