@@ -14,3 +14,4 @@ pub mod error;
 pub mod linkmap;
 pub mod microcode;
 pub mod sizes;
+pub mod uncaught;

@@ -16,6 +16,9 @@ pub struct LinkMap {
     /// `(class, method-table address, constant-pool address)`.
     pub classes: Vec<(String, u32, u32)>,
     pub statics: Vec<(String, u32)>,
+    /// `(method, address of its method structure)` from the `-mtab` lines:
+    /// what JOP's stack dumps print as `mp`.
+    pub method_structs: Vec<(String, u32)>,
     /// Line numbers of lines of kinds this reader does not know.
     pub unknown: Vec<usize>,
 }
@@ -50,6 +53,14 @@ pub fn normalize(method: &str) -> String {
 }
 
 impl LinkMap {
+    /// The method whose structure is at `mp` (JOP's stack dumps name methods so).
+    pub fn method_at_struct(&self, mp: u32) -> Option<&str> {
+        self.method_structs
+            .iter()
+            .find(|(_, a)| *a == mp)
+            .map(|(m, _)| m.as_str())
+    }
+
     pub fn parse(text: &str) -> Result<LinkMap, LinkMapError> {
         let mut map = LinkMap::default();
         for (n, raw) in text.lines().enumerate() {
@@ -106,6 +117,12 @@ impl LinkMap {
                     let (r, a) = addr(&line[line.len() - r.len()..], "the field's address")?;
                     end(&line[line.len() - r.len()..])?;
                     map.statics.push((f, a));
+                }
+                "-mtab" => {
+                    let (r, m) = field(after_kind, "a method")?;
+                    let (r, a) = addr(&line[line.len() - r.len()..], "the method structure's address")?;
+                    end(&line[line.len() - r.len()..])?;
+                    map.method_structs.push((normalize(&m), a));
                 }
                 _ => map.unknown.push(line_no),
             }

@@ -338,20 +338,45 @@ pub fn suite_dir(
     let home = jop_home(home)?;
     let tree = JopTree::open(&home).map_err(|e| anyhow::anyhow!(e))?;
     let selected = tree.select(tree_suite, &[]).map_err(|e| anyhow::anyhow!(e))?;
-    // Generated into a private directory, then published under a name that
-    // is a hash of its content: a concurrent run never sees a half-written
-    // suite, and an unchanged tree reuses the same directory.
+    let (encoding, compiler) = tree_compile(&tree)?;
+    let (g, dir) = publish_suite(suite, |tmp| {
+        generate_suite(tree_suite, &selected, encoding, &compiler, &fw, tmp).map_err(|e| anyhow::anyhow!(e))
+    })?;
+    for s in &g.skipped {
+        progress.note(&format!("note: left out of the {suite} suite: {s}"));
+    }
+    progress.note(&format!(
+        "suite {suite}: {} harnesses of {} ({})",
+        g.names.len(),
+        home.display(),
+        g.names.join(", ")
+    ));
+    Ok(dir)
+}
+
+/// How a tree's suites are compiled for the host: the sources' encoding and
+/// the compiler (`host_javac` of jopcal.toml; empty: the host JDK's javac).
+fn tree_compile(tree: &jopcal_tree::tree::JopTree) -> Result<(jopcal_workloads::SourceEncoding, Vec<String>)> {
+    let config = jop_config()?;
+    let encoding = tree_encoding(config.as_ref(), tree)?;
+    Ok((encoding, config.map(|c| c.host_javac).unwrap_or_default()))
+}
+
+/// Generates a suite with `generate` into a private directory, then
+/// publishes it in the cache under a name that is a hash of its content: a
+/// concurrent run never sees a half-written suite, and an unchanged tree
+/// reuses the same directory.
+fn publish_suite(
+    suite: &str,
+    generate: impl FnOnce(&Path) -> Result<jopcal_tree::tree::GeneratedSuite>,
+) -> Result<(jopcal_tree::tree::GeneratedSuite, PathBuf)> {
     let base = cache_root()?.join("tree-suites");
     let tmp = base.join(format!(".generating-{}", std::process::id()));
     if tmp.exists() {
         std::fs::remove_dir_all(&tmp).map_err(|e| anyhow::anyhow!("{}: {e}", tmp.display()))?;
     }
-    let config = jop_config()?;
-    let encoding = tree_encoding(config.as_ref(), &tree)?;
-    let compiler = config.map(|c| c.host_javac).unwrap_or_default();
-    let g = generate_suite(tree_suite, &selected, encoding, &compiler, &fw, &tmp).map_err(|e| {
+    let g = generate(&tmp).inspect_err(|_| {
         let _ = std::fs::remove_dir_all(&tmp);
-        anyhow::anyhow!(e)
     })?;
     let digest = content_hash(&tmp)?;
     let dir = base.join(format!("{suite}-{}", &digest[..16]));
@@ -369,16 +394,53 @@ pub fn suite_dir(
             }
         }
     }
-    for s in &g.skipped {
-        progress.note(&format!("note: left out of the {suite} suite: {s}"));
-    }
+    Ok((g, dir))
+}
+
+/// The workload directory of the user's own programs (`--main CLASS`,
+/// `--cp DIR`; see `jopcal_tree::programs`), generated from the JOP tree's
+/// build as the tree suites are: each program's whole `main` timed.
+pub fn program_suite_dir(
+    firmware: Option<&Path>,
+    home: Option<&Path>,
+    request: &jopcal_tree::programs::ProgramRequest,
+    progress: &crate::Progress,
+) -> Result<PathBuf> {
+    let fw = firmware_dir(firmware)?;
+    let home = jop_home(home).map_err(|e| {
+        anyhow::anyhow!("{e} (--main and --cp run your program as the tree's processor runs it, with the tree's runtime and library)")
+    })?;
+    let tree = jopcal_tree::tree::JopTree::open(&home).map_err(|e| anyhow::anyhow!(e))?;
+    let (encoding, compiler) = tree_compile(&tree)?;
+    let (g, dir) = publish_suite(PROGRAMS_SUITE, |tmp| {
+        jopcal_tree::programs::generate(&home, request, encoding, &compiler, &fw, tmp).map_err(|e| anyhow::anyhow!(e))
+    })?;
+    let names = g.names.join(", ");
     progress.note(&format!(
-        "suite {suite}: {} harnesses of {} ({})",
+        "suite {PROGRAMS_SUITE}: {} of your programs, each its whole main, built with {} ({names})",
         g.names.len(),
         home.display(),
-        g.names.join(", ")
     ));
     Ok(dir)
+}
+
+/// The suite name of the user's programs (`--main`, `--cp`) in results.
+pub const PROGRAMS_SUITE: &str = "programs";
+
+/// The workload directory of a run: the user's programs when it names
+/// any, else `--suite`'s.
+pub fn workload_dir(
+    firmware: Option<&Path>,
+    home: Option<&Path>,
+    suite: &str,
+    programs: &jopcal_tree::programs::ProgramRequest,
+    progress: &crate::Progress,
+) -> Result<PathBuf> {
+    if programs.is_requested() {
+        program_suite_dir(firmware, home, programs, progress)
+    } else {
+        suite_dir(firmware, home, suite, progress)
+    }
 }
 
 /// SHA-256 (hex) over every file below `dir`: relative path and bytes, in path order.

@@ -338,6 +338,7 @@ fn calibrate_on_the_virtual_board(s: Session, a: &SweepOptions, top: &str, out: 
         &crate::validate::ValidateOptions {
             target: TargetKind::Emu,
             suite: a.suite.clone(),
+            programs: Default::default(),
             out: Some(out.join("calibration")),
             benches: a.benches.clone(),
             timeout: a.timeout,

@@ -31,8 +31,10 @@ use std::time::Duration;
 pub struct ValidateOptions {
     /// Where the workloads run.
     pub target: TargetKind,
-    /// `builtin`, `jembench` or `jbe`.
+    /// `builtin`, a tree suite, or `programs` (the user's, `programs`).
     pub suite: String,
+    /// The user's own programs (`--main`, `--cp`) instead of a suite.
+    pub programs: jopcal_tree::programs::ProgramRequest,
     /// Output directory (default `out/validate-<time>/`).
     pub out: Option<PathBuf>,
     /// Only these benchmarks of the suite.
@@ -308,7 +310,7 @@ pub fn validate(s: Session, a: &ValidateOptions) -> Result<Validated> {
         // A microcode that does not read fails now, not after the measurements.
         jopcal_jop::microcode::Program::read(f, &[])?;
     }
-    let root = locate::suite_dir(s.firmware, s.jop_home, &a.suite, s.progress)?;
+    let root = locate::workload_dir(s.firmware, s.jop_home, &a.suite, &a.programs, s.progress)?;
     let s = s.with_firmware(&root);
     let stamp = clock::now_stamp();
     let out = locate::out_dir(a.out.as_deref(), "validate", &stamp)?;

@@ -46,6 +46,19 @@ impl Accuracy {
             .sum();
         (s / n).exp()
     }
+
+    /// The benchmark with the largest |error| of variant `v`, and that error:
+    /// the figure a geometric mean hides.
+    pub fn worst(&self, v: usize) -> Option<(&str, f64)> {
+        (0..self.benchmarks.len())
+            .map(|b| (self.benchmarks[b].as_str(), self.error_pct(v, b)))
+            .filter(|(_, e)| e.is_finite())
+            // The first of equal errors.
+            .fold(None, |best: Option<(&str, f64)>, x| match best {
+                Some(b) if b.1.abs() >= x.1.abs() => Some(b),
+                _ => Some(x),
+            })
+    }
 }
 
 /// Reconciles `measured` (unit cycles) with `estimates`. Benchmarks only on one
@@ -142,7 +155,9 @@ fn mc(x: f64) -> String {
     format!("{:.3}", x / 1e6)
 }
 
-/// `benchmark, measured_cycles, <variant>_cycles, <variant>_error_pct, ...`; last row `geomean_abs_error_pct`.
+/// `benchmark, measured_cycles, <variant>_cycles, <variant>_error_pct, ...`;
+/// then a row `geomean_abs_error_pct` and a row `max_abs_error_pct` (the worst
+/// benchmark's |error|; its name in the cycles column).
 pub fn to_csv(a: &Accuracy) -> String {
     let mut w = csv::Writer::from_writer(Vec::new());
     let mut head = vec!["benchmark".to_string(), "measured_cycles".to_string()];
@@ -163,6 +178,13 @@ pub fn to_csv(a: &Accuracy) -> String {
     for v in 0..a.variants.len() {
         row.push(String::new());
         row.push(format!("{:.3}", a.geomean_abs_error(v)));
+    }
+    w.write_record(&row).expect("in memory");
+    let mut row = vec!["max_abs_error_pct".to_string(), String::new()];
+    for v in 0..a.variants.len() {
+        let (name, e) = a.worst(v).unwrap_or(("", f64::NAN));
+        row.push(name.to_string());
+        row.push(format!("{:.3}", e.abs()));
     }
     w.write_record(&row).expect("in memory");
     String::from_utf8(w.into_inner().expect("in memory")).expect("utf-8")
@@ -193,6 +215,13 @@ pub fn to_markdown(a: &Accuracy) -> String {
     s.push_str("| geometric mean of \\|error\\| |");
     for v in 0..a.variants.len() {
         s.push_str(&format!(" {:.2}% |", a.geomean_abs_error(v)));
+    }
+    s.push_str(" |\n| worst \\|error\\| |");
+    for v in 0..a.variants.len() {
+        match a.worst(v) {
+            Some((name, e)) => s.push_str(&format!(" {}% ({name}) |", crate::number::signed(e, 2))),
+            None => s.push_str(" |"),
+        }
     }
     s.push_str(" |\n\nMillion cycles; in parentheses the estimate's error against the measurement.\n");
     s
@@ -265,7 +294,7 @@ pub fn to_latex(a: &Accuracy) -> String {
                 s.push_str(&format!("%   {} {name}\n", key(v)));
             }
         }
-        s.push_str("% Last row: the geometric mean of each estimator's |error|.\n");
+        s.push_str("% Last rows: the geometric mean of each estimator's |error|, and its largest |error|.\n");
     }
     // Columns 8pt apart rather than 12pt (no \tabcolsep to set and leak).
     let sep = "@{\\hspace{8pt}}";
@@ -299,6 +328,11 @@ pub fn to_latex(a: &Accuracy) -> String {
         s.push_str("\\midrule\ngeo.\\ mean &");
         for (v, d) in decimals.iter().enumerate() {
             s.push_str(&format!(" & {:.*}", *d, a.geomean_abs_error(v)));
+        }
+        s.push_str(" \\\\\nworst &");
+        for (v, d) in decimals.iter().enumerate() {
+            let e = a.worst(v).map_or(f64::NAN, |(_, e)| e.abs());
+            s.push_str(&format!(" & {:.*}", *d, e));
         }
         s.push_str(" \\\\\n");
     }
@@ -357,11 +391,18 @@ mod tests {
         let one = reconcile(&meas[..1], &est[..1]).unwrap();
         assert_eq!(one.variants, vec!["m hit"]);
         assert!(one.warnings[0].starts_with("no naive baseline"), "{:?}", one.warnings);
-        assert!(to_csv(&a)
-            .lines()
-            .last()
-            .unwrap()
-            .starts_with("geomean_abs_error_pct,,,10.000,"));
+        let csv = to_csv(&a);
+        let last: Vec<&str> = csv.lines().rev().take(2).collect();
+        assert!(last[1].starts_with("geomean_abs_error_pct,,,10.000,"), "{csv}");
+        // The worst benchmark beside the mean: A and B are both 10% off, A first.
+        assert!(last[0].starts_with("max_abs_error_pct,,A,10.000,"), "{csv}");
+        assert!(md.contains("| worst \\|error\\| | +10.00% (A) |"), "{md}");
+        let skewed = Accuracy {
+            estimates: vec![vec![1100.0, 1000.0]],
+            variants: vec!["m hit".into()],
+            ..a.clone()
+        };
+        assert_eq!(skewed.worst(0), Some(("B", -50.0)));
         let tex = to_latex(&a);
         assert!(tex.starts_with("% needs \\usepackage{booktabs}\n"), "{tex}");
         assert!(tex.contains("\\toprule") && tex.contains("\\bottomrule"), "{tex}");
@@ -406,7 +447,8 @@ mod tests {
         assert_eq!(body[6], "Sieve & 2.552 & $-$14.8 & $-$0.005 & $-$72.4 \\\\");
         assert_eq!(body[8], "Fib & 1.054 & +6.4 & $-$0.011 & $-$53.0 \\\\");
         assert_eq!(body[10], "geo.\\ mean & & 11.5 & 0.007 & 116.2 \\\\");
-        assert_eq!(&body[11..], ["\\bottomrule", "\\end{tabular}"]);
+        assert_eq!(body[11], "worst & & 16.0 & 0.011 & 409.9 \\\\");
+        assert_eq!(&body[12..], ["\\bottomrule", "\\end{tabular}"]);
         for l in &body {
             let cells: Vec<&str> = l.split('&').collect();
             assert!(

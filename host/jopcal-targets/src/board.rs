@@ -460,12 +460,15 @@ impl Target for BoardTarget {
             }
             Ok(attempts) => {
                 let last = attempts.last();
+                let output = last
+                    .and_then(|a| a.captured.as_ref())
+                    .map(|c| String::from_utf8_lossy(&c.raw).into_owned())
+                    .unwrap_or_default();
+                let stop = uncaught_exception(&output, &self.loaded[at].2);
                 Ok(JobEnd {
-                    output: last
-                        .and_then(|a| a.captured.as_ref())
-                        .map(|c| String::from_utf8_lossy(&c.raw).into_owned())
-                        .unwrap_or_default(),
+                    output,
                     log: log_rel(last.map_or(1, |a| a.number)),
+                    stop,
                 })
             }
         }
@@ -483,4 +486,16 @@ impl Target for BoardTarget {
         };
         kept.and(stopped)
     }
+}
+
+/// The uncaught exception a JOP runtime reported in `output`, its methods
+/// named from the link map beside `image` (`<image>.link.txt`) where there is one.
+pub(crate) fn uncaught_exception(output: &str, image: &Path) -> Option<String> {
+    let u = jopcal_jop::uncaught::parse(output)?;
+    let mut link = image.as_os_str().to_owned();
+    link.push(".link.txt");
+    let map = std::fs::read_to_string(std::path::PathBuf::from(link))
+        .ok()
+        .and_then(|t| jopcal_jop::linkmap::LinkMap::parse(&t).ok());
+    Some(u.describe(map.as_ref()))
 }

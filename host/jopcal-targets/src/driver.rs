@@ -377,6 +377,11 @@ impl JobContext {
                     None
                 }
                 Err(e) => Some(format!("output {e} (raw output: {})", end.log)),
+                Ok(_) if end.stop.is_some() => Some(format!(
+                    "{} (raw output: {})",
+                    end.stop.as_deref().unwrap_or_default(),
+                    end.log
+                )),
                 Ok(_) => Some(format!(
                     "the run printed no result line; last output: {} (raw output: {})",
                     last_words(&end.output),
@@ -530,6 +535,7 @@ mod tests {
             Ok(JobEnd {
                 output: output.to_string(),
                 log: format!("logs/{}.log", job.name),
+                stop: None,
             })
         }
         fn finish(&mut self, out: Option<&Path>) -> Result<(), TargetError> {

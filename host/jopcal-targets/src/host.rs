@@ -177,6 +177,7 @@ impl Target for HostTarget {
         Ok(JobEnd {
             output: captured.stdout.clone(),
             log: log_rel,
+            stop: None,
         })
     }
 

@@ -136,7 +136,12 @@ impl Target for JopsimTarget {
         if let Some(c) = reported_cache(&stdout) {
             self.cache = Some(c);
         }
-        Ok(JobEnd { output: stdout, log })
+        let stop = crate::board::uncaught_exception(&stdout, &image);
+        Ok(JobEnd {
+            output: stdout,
+            log,
+            stop,
+        })
     }
 
     fn method_cache(&self) -> Option<String> {

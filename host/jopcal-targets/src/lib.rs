@@ -110,6 +110,9 @@ pub struct JobEnd {
     pub output: String,
     /// Its raw log, relative to the output directory.
     pub log: String,
+    /// Why the program stopped, decoded from its output where the target
+    /// can (an uncaught exception named from the image's link map).
+    pub stop: Option<String>,
 }
 
 /// What [`Target::prepare`] found to do.

@@ -111,7 +111,7 @@ pub fn discover(root: &Path) -> std::io::Result<Vec<AppMain>> {
 }
 
 /// Byte range of the body (inside the braces) of `static void main(`.
-fn main_body(clean: &str) -> Option<std::ops::Range<usize>> {
+pub(crate) fn main_body(clean: &str) -> Option<std::ops::Range<usize>> {
     let k = clean.find("static void main(")?;
     let open = k + clean[k..].find('{')?;
     let close = matching(clean, open)?;
@@ -435,7 +435,7 @@ fn make_switch(rest: &str) -> Option<String> {
 /// under `root`; the first `java.`/`javax.` import that none of `jdk`'s
 /// directories holds is the reason it cannot build (naming the Makefile
 /// switch whose build has it, if one does).
-fn missing_import(
+pub(crate) fn missing_import(
     root: &Path,
     jdk: &BuildJdk,
     start: &[PathBuf],

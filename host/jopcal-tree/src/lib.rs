@@ -14,5 +14,6 @@ pub mod copies;
 pub mod error;
 pub mod harness;
 pub mod jembench;
+pub mod programs;
 pub mod runtime;
 pub mod tree;

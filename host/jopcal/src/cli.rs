@@ -278,6 +278,8 @@ pub struct RunArgs {
     #[arg(long, value_name = "DIR", hide = true)]
     pub suite_root: Option<PathBuf>,
     #[command(flatten)]
+    pub programs: ProgramArgs,
+    #[command(flatten)]
     pub on: TargetArgs,
 }
 
@@ -302,6 +304,38 @@ pub struct TargetArgs {
     pub jobs: Option<u32>,
     #[command(flatten)]
     pub launch: LauncherArgs,
+}
+
+/// Your own programs instead of a suite (a JOP tree's targets: the tree's
+/// build, runtime and library run them).
+#[derive(Debug, Args, Clone, Default)]
+pub struct ProgramArgs {
+    /// A main class of yours (repeatable): the whole of its main is timed,
+    /// what it prints included. Found under --cp DIR, else where the tree's
+    /// build finds applications (java/target/src/bench, java/target/src/app).
+    #[arg(long = "main", value_name = "CLASS")]
+    pub mains: Vec<String>,
+    /// The root of your programs' sources (their packages below it), in the
+    /// tree or anywhere; without --main, every class with a main under it.
+    #[arg(long, value_name = "DIR")]
+    pub cp: Option<PathBuf>,
+}
+
+impl ProgramArgs {
+    /// The request, and the suite name the run then carries.
+    pub fn request(&self, suite: &str) -> anyhow::Result<(jopcal_tree::programs::ProgramRequest, String)> {
+        let r = jopcal_tree::programs::ProgramRequest {
+            mains: self.mains.clone(),
+            cp: self.cp.clone(),
+        };
+        if !r.is_requested() {
+            return Ok((r, suite.to_string()));
+        }
+        if suite != "builtin" {
+            anyhow::bail!("--suite {suite} and --main/--cp: a run measures either a suite or your programs");
+        }
+        Ok((r, jopcal_pipeline::locate::PROGRAMS_SUITE.to_string()))
+    }
 }
 
 /// `NAME=VALUE` of `--generic`, the value an integer.
@@ -669,6 +703,8 @@ pub struct ValidateArgs {
     /// itself unless --model is given.
     #[arg(long, value_name = "FILE")]
     pub microcode: Option<PathBuf>,
+    #[command(flatten)]
+    pub programs: ProgramArgs,
 }
 
 /// Which part of a program `jopcal profile` counts.
@@ -844,9 +880,11 @@ impl TryFrom<TargetArgs> for jopcal_pipeline::measure::TargetOptions {
 impl TryFrom<ValidateArgs> for jopcal_pipeline::validate::ValidateOptions {
     type Error = anyhow::Error;
     fn try_from(a: ValidateArgs) -> anyhow::Result<Self> {
+        let (programs, suite) = a.programs.request(&a.suite)?;
         Ok(jopcal_pipeline::validate::ValidateOptions {
             target: a.target.kind(),
-            suite: a.suite,
+            suite,
+            programs,
             out: a.out,
             benches: a.benches,
             timeout: a.timeout,

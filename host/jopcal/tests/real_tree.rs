@@ -680,3 +680,44 @@ fn the_trees_applications_are_timed_or_left_out_with_the_reason() {
         "{clocks}"
     );
 }
+
+/// jopcal's own corpus of programs in the plain shape (`corpus/src`) runs on
+/// the virtual board as the tree's processor, every one to its result; the
+/// programs of `corpus/limits` stop on the processor, each stop named (the
+/// uncaught exception's methods from the image's link map, the stack's limit).
+#[test]
+#[ignore = "needs a JOP tree: set JOPCAL_JOP_HOME (docs/jop-tree.md)"]
+fn the_corpus_runs_on_the_processor_and_its_limits_are_named() {
+    let tree = common::tree();
+    let config = common::tree_config();
+    let _turn = TREE_BUILDS.lock().unwrap_or_else(|e| e.into_inner());
+    let out = tempfile::tempdir().unwrap();
+    let corpus = common::repo().join("corpus");
+    let o = out.path().join("corpus");
+    let cp = corpus.join("src");
+    let (ok, _, err) = common::jopcal_in(
+        &config,
+        &tree,
+        &["run", "--cp", cp.to_str().unwrap(), "--out", o.to_str().unwrap()],
+    );
+    assert!(ok, "{err}");
+    let programs = std::fs::read_dir(cp.join("jopcal/corpus")).unwrap().count();
+    assert!(programs >= 20, "{programs}");
+    assert_eq!(rows(&o.join("measurements.csv")).len(), programs, "{err}");
+    let o = out.path().join("limits");
+    let cp = corpus.join("limits");
+    let (ok, _, err) = common::jopcal_in(
+        &config,
+        &tree,
+        &["run", "--cp", cp.to_str().unwrap(), "--out", o.to_str().unwrap()],
+    );
+    assert!(!ok, "{err}");
+    assert!(
+        err.contains("ProcessorFaults: FAILED: the program stopped on an uncaught exception thrown in com.jopdesign.sys.JVMHelp.monitorState()V at pc 4, called from jopcal.limits.ProcessorFaults.main([Ljava/lang/String;)V"),
+        "{err}"
+    );
+    assert!(
+        err.contains("DeepRecursion: FAILED: ") && err.contains("stack overflowed"),
+        "{err}"
+    );
+}

@@ -990,3 +990,75 @@ fn the_host_profile_runs_the_trees_own_routine_on_each_operand() {
     assert_eq!(perform.opcodes.get(&0x6c), Some(&81));
     assert!(!plain.nodes.iter().any(|n| name(&plain, n).ends_with("JVM.f_idiv")));
 }
+
+/// A program in the plain shape (`main` does its work, prints its result),
+/// outside the tree: `--cp DIR` takes every main under DIR, `--main` one,
+/// on the host JVM, the virtual board and through `validate`.
+#[test]
+fn your_own_programs_are_timed_whole() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("src/demo");
+    std::fs::create_dir_all(&src).unwrap();
+    std::fs::write(
+        src.join("Sum.java"),
+        "package demo;\npublic class Sum {\n    public static void main(String[] args) {\n        int s = 0;\n        for (int i = 0; i < 2000; i++) {\n            s += Helper.twice(i);\n        }\n        System.out.println(s);\n    }\n}\nclass Helper {\n    static int twice(int i) { return i + i; }\n}\n",
+    )
+    .unwrap();
+    std::fs::write(
+        src.join("Loop.java"),
+        "package demo;\npublic class Loop {\n    public static void main(String[] args) throws Exception {\n        int s = 1;\n        for (int i = 0; i < 500; i++) {\n            s = s * 3 + i;\n        }\n        if (s == 42) throw new Exception();\n    }\n}\n",
+    )
+    .unwrap();
+    let cp = dir.path().join("src");
+    let cp = cp.to_str().unwrap();
+    for target in ["host", "emu"] {
+        let out = dir.path().join(target);
+        let err = tree_ok(&["run", "--target", target, "--cp", cp], &out);
+        assert!(
+            err.contains("suite programs: 2 of your programs, each its whole main"),
+            "{err}"
+        );
+        let rows = jopcal_measure::measurements::read(&out.join("measurements.csv")).unwrap();
+        let names: Vec<&str> = rows.iter().map(|m| m.benchmark.as_str()).collect();
+        assert_eq!(names, ["Loop", "Sum"], "{target}");
+        assert!(rows.iter().all(|m| m.value > 0), "{target}");
+        let summary: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
+        assert_eq!(summary["suite"], "programs", "{summary}");
+    }
+    // The whole main is the region: Sum's 2000 calls of twice() are in its profile.
+    let out = dir.path().join("v");
+    let err = tree_ok(&["validate", "--cp", cp, "--main", "demo.Sum"], &out);
+    assert!(err.contains("(Sum)"), "{err}");
+    let p = jopcal_profile::read_file(&out.join("profiles/Sum.jopprof")).unwrap();
+    let twice: u64 = p
+        .nodes
+        .iter()
+        .filter(|n| p.methods[n.method as usize].name == "twice")
+        .map(|n| n.calls)
+        .sum();
+    assert_eq!(twice, 2000);
+    let md = std::fs::read_to_string(out.join("accuracy.md")).unwrap();
+    assert!(md.contains("| Sum |") && md.contains("| worst \\|error\\| |"), "{md}");
+    // What cannot run is one line naming it.
+    let o = jopcal()
+        .arg("--jop-home")
+        .arg(tree())
+        .args(["run", "--cp", cp, "--main", "demo.Gone"])
+        .output()
+        .unwrap();
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(err.contains("--main demo.Gone: no demo/Gone.java under "), "{err}");
+    let o = jopcal()
+        .arg("--jop-home")
+        .arg(tree())
+        .args(["run", "--suite", "jembench", "--main", "demo.Sum"])
+        .output()
+        .unwrap();
+    assert!(
+        stderr(&o).contains("--suite jembench and --main/--cp: a run measures either a suite or your programs"),
+        "{}",
+        stderr(&o)
+    );
+}

@@ -27,10 +27,11 @@ pub fn validate(s: Session, a: ValidateArgs) -> Result<()> {
 pub fn run(s: Session, a: RunArgs) -> Result<()> {
     let stamp = clock::now_stamp();
     let out = locate::out_dir(a.out.as_deref(), "run", &stamp)?;
+    let (programs, suite) = a.programs.request(&a.suite)?;
     let root = match &a.suite_root {
         // A Slurm task: the suite as the submitting run generated it.
         Some(root) => root.clone(),
-        None => locate::suite_dir(s.firmware, s.jop_home, &a.suite, s.progress)?,
+        None => locate::workload_dir(s.firmware, s.jop_home, &suite, &programs, s.progress)?,
     };
     let how = Measure {
         target: a.target.kind(),
@@ -39,11 +40,11 @@ pub fn run(s: Session, a: RunArgs) -> Result<()> {
         timeout: locate::workload_timeout(a.timeout, a.target.kind())?,
         jvm_args: &a.jvm_args,
         on: &a.on.try_into()?,
-        tree_suite: a.suite != "builtin",
+        tree_suite: suite != "builtin",
     };
     let m = measure_on(s, &root, &how, &out, &stamp)?;
     // What ran and what failed (a board's failed download included), as data.
-    let summary = jopcal_report::summary::Summary::measured(a.target.kind().name(), &a.suite, &m.rows, &m.failures);
+    let summary = jopcal_report::summary::Summary::measured(a.target.kind().name(), &suite, &m.rows, &m.failures);
     atomic::write_atomic(&m.out.path.join("summary.json"), summary.to_json().as_bytes())?;
     println!("{}", m.csv.display());
     fail_on_failures(&m.failures, &m.out.path)
