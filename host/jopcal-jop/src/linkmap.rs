@@ -44,6 +44,13 @@ fn number(i: &str) -> IResult<&str, u32> {
     }
 }
 
+/// Where JOP's linker writes the map of `image`: beside it, `<image>.link.txt`.
+pub fn beside(image: &std::path::Path) -> std::path::PathBuf {
+    let mut p = image.as_os_str().to_owned();
+    p.push(".link.txt");
+    p.into()
+}
+
 /// `pkg/Class.name(desc)` and `pkg.Class.name(desc)` both become the dotted form.
 pub fn normalize(method: &str) -> String {
     match method.find('(') {

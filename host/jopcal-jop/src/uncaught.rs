@@ -46,11 +46,15 @@ pub fn parse(output: &str) -> Option<Uncaught> {
         if l.is_empty() || l.starts_with("mp") {
             continue;
         }
-        let nums: Vec<u32> = l.split_whitespace().filter_map(|w| w.parse().ok()).collect();
-        match nums[..] {
-            [mp, pc, fp] if l.split_whitespace().count() == 3 => frames.push(Frame { mp, pc, fp }),
-            _ => break,
-        }
+        // A row is three numbers; anything else ends the dump.
+        let words: Vec<&str> = l.split_whitespace().collect();
+        let Ok([a, b, c]) = <[&str; 3]>::try_from(words) else {
+            break;
+        };
+        let (Ok(mp), Ok(pc), Ok(fp)) = (a.parse(), b.parse(), c.parse()) else {
+            break;
+        };
+        frames.push(Frame { mp, pc, fp });
     }
     Some(Uncaught {
         message,

@@ -387,7 +387,7 @@ pub fn diff(session: Session, o: &DiffOptions) -> Result<DiffReport> {
     let map_path = o
         .link_map
         .clone()
-        .unwrap_or_else(|| PathBuf::from(format!("{}.link.txt", o.image.display())));
+        .unwrap_or_else(|| jopcal_jop::linkmap::beside(&o.image));
     let link_map = match std::fs::read_to_string(&map_path) {
         Ok(t) => Some(LinkMap::parse(&t).map_err(|e| anyhow!("{}:{e}", map_path.display()))?),
         Err(_) if o.link_map.is_none() => None,

@@ -15,7 +15,7 @@ use jopcal_link::peer::{serve as serve_line, BoardLog};
 use jopcal_link::{JopImage, Protocol, PseudoTerminal};
 use jopcal_measure::atomic;
 use std::io;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex};
 
@@ -140,7 +140,7 @@ fn run_tree_image(
     trace: Option<&Path>,
     output: &mut Output,
 ) -> Result<()> {
-    let map_path = PathBuf::from(format!("{}.link.txt", path.display()));
+    let map_path = jopcal_jop::linkmap::beside(path);
     let link_map = match std::fs::read_to_string(&map_path) {
         Ok(text) => {
             Some(jopcal_jop::linkmap::LinkMap::parse(&text).map_err(|e| anyhow!("{}:{e}", map_path.display()))?)

@@ -117,7 +117,7 @@ pub fn estimate(s: Session, a: &EstimateOptions) -> Result<PathBuf> {
 /// `<dir>/<bench>.jop` and the linker's `<dir>/<bench>.jop.link.txt`, when both are there.
 pub fn benchmark_image(dir: &Path, bench: &str) -> Option<(PathBuf, PathBuf)> {
     let image = dir.join(format!("{bench}.jop"));
-    let map = dir.join(format!("{bench}.jop.link.txt"));
+    let map = jopcal_jop::linkmap::beside(&image);
     (image.is_file() && map.is_file()).then_some((image, map))
 }
 

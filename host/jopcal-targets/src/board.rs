@@ -492,9 +492,7 @@ impl Target for BoardTarget {
 /// named from the link map beside `image` (`<image>.link.txt`) where there is one.
 pub(crate) fn uncaught_exception(output: &str, image: &Path) -> Option<String> {
     let u = jopcal_jop::uncaught::parse(output)?;
-    let mut link = image.as_os_str().to_owned();
-    link.push(".link.txt");
-    let map = std::fs::read_to_string(std::path::PathBuf::from(link))
+    let map = std::fs::read_to_string(jopcal_jop::linkmap::beside(image))
         .ok()
         .and_then(|t| jopcal_jop::linkmap::LinkMap::parse(&t).ok());
     Some(u.describe(map.as_ref()))

@@ -377,16 +377,14 @@ impl JobContext {
                     None
                 }
                 Err(e) => Some(format!("output {e} (raw output: {})", end.log)),
-                Ok(_) if end.stop.is_some() => Some(format!(
-                    "{} (raw output: {})",
-                    end.stop.as_deref().unwrap_or_default(),
-                    end.log
-                )),
-                Ok(_) => Some(format!(
-                    "the run printed no result line; last output: {} (raw output: {})",
-                    last_words(&end.output),
-                    end.log
-                )),
+                Ok(_) => Some(match &end.stop {
+                    Some(stop) => format!("{stop} (raw output: {})", end.log),
+                    None => format!(
+                        "the run printed no result line; last output: {} (raw output: {})",
+                        last_words(&end.output),
+                        end.log
+                    ),
+                }),
             },
         };
         if let Some(why) = &failure {
@@ -435,7 +433,7 @@ pub fn keep_images(images: &[PathBuf], dir: &Path) -> Result<(), TargetError> {
     std::fs::create_dir_all(dir).map_err(|e| TargetError::io(dir, e))?;
     let maps: Vec<PathBuf> = images
         .iter()
-        .map(|p| PathBuf::from(format!("{}.link.txt", p.display())))
+        .map(|p| jopcal_jop::linkmap::beside(p))
         .filter(|p| p.is_file())
         .collect();
     for p in images.iter().chain(&maps) {

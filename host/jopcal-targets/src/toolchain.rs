@@ -445,9 +445,9 @@ fn copy_image(image: &Path, to: &Path) -> Result<(), ToolError> {
     };
     copy(image, to)?;
     // JOP's linker writes its map beside the image: keep it for the method sizes.
-    let map = PathBuf::from(format!("{}.link.txt", image.display()));
+    let map = jopcal_jop::linkmap::beside(image);
     if map.is_file() {
-        copy(&map, &PathBuf::from(format!("{}.link.txt", to.display())))?;
+        copy(&map, &jopcal_jop::linkmap::beside(to))?;
     }
     Ok(())
 }

@@ -153,7 +153,7 @@ fn matching(text: &str, open: usize) -> Option<usize> {
     None
 }
 
-fn is_ident(c: char) -> bool {
+pub(crate) fn is_ident(c: char) -> bool {
     c.is_alphanumeric() || c == '_' || c == '$'
 }
 
@@ -771,8 +771,12 @@ fn src_path(package: &str, class: &str) -> String {
 
 /// The generated wrapper's simple class name.
 pub fn wrapper_class(name: &str) -> String {
-    let clean: String = name.chars().map(|c| if is_ident(c) { c } else { '_' }).collect();
-    format!("JopcalApp{clean}")
+    format!("JopcalApp{}", identifier(name))
+}
+
+/// `name` with every character a Java identifier cannot hold made `_`.
+pub(crate) fn identifier(name: &str) -> String {
+    name.chars().map(|c| if is_ident(c) { c } else { '_' }).collect()
 }
 
 /// The thread class a task creation makes: `new T(new Handler(...), ...)`

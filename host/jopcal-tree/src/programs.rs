@@ -90,8 +90,7 @@ fn is_class_name(s: &str) -> bool {
     !s.is_empty()
         && s.split('.').all(|p| {
             let mut cs = p.chars();
-            cs.next().is_some_and(|c| c.is_alphabetic() || c == '_' || c == '$')
-                && cs.all(|c| c.is_alphanumeric() || c == '_' || c == '$')
+            cs.next().is_some_and(|c| !c.is_numeric() && crate::apps::is_ident(c)) && cs.all(crate::apps::is_ident)
         })
 }
 
@@ -170,11 +169,7 @@ fn main_throws(clean: &str) -> bool {
 
 /// The wrapper's simple class name for a bench name.
 pub fn wrapper_class(name: &str) -> String {
-    let clean: String = name
-        .chars()
-        .map(|c| if c.is_alphanumeric() || c == '_' { c } else { '_' })
-        .collect();
-    format!("JopcalMain{clean}")
+    format!("JopcalMain{}", crate::apps::identifier(name))
 }
 
 /// The wrapper's source: the whole of `main` between the harness's counter reads.
