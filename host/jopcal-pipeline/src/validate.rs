@@ -31,7 +31,7 @@ use std::time::Duration;
 pub struct ValidateOptions {
     /// Where the workloads run.
     pub target: TargetKind,
-    /// `builtin`, a tree suite, or `programs` (the user's, `programs`).
+    /// `builtin`, a tree suite, or `programs` (the user's own, `programs` below).
     pub suite: String,
     /// The user's own programs (`--main`, `--cp`) instead of a suite.
     pub programs: jopcal_tree::programs::ProgramRequest,

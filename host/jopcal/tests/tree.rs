@@ -778,6 +778,15 @@ fn run_suite_ok(suite: &str, target: &str, out: &Path) -> String {
     tree_ok(&["run", "--suite", suite, "--target", target], out)
 }
 
+/// The calls a profile counts of methods named `name`, in every context.
+fn calls_named(p: &jopcal_profile::Profile, name: &str) -> u64 {
+    p.nodes
+        .iter()
+        .filter(|n| p.methods[n.method as usize].name == name)
+        .map(|n| n.calls)
+        .sum()
+}
+
 /// `jopcal --jop-home TREE ARGS --out OUT` on the miniature tree, which must
 /// succeed; its stderr.
 fn tree_ok(args: &[&str], out: &Path) -> String {
@@ -825,13 +834,7 @@ fn jembench_all_is_what_the_trees_main_runs() {
     tree_ok(&["profile", "--suite", "jembench-all"], &dir.path().join("p"));
     let spread = jopcal_profile::read_file(&dir.path().join("p/Spread.jopprof")).unwrap();
     // Five workers' runs in the region, each a call of run().
-    let runs: u64 = spread
-        .nodes
-        .iter()
-        .filter(|n| spread.methods[n.method as usize].name == "run")
-        .map(|n| n.calls)
-        .sum();
-    assert_eq!(runs, 5);
+    assert_eq!(calls_named(&spread, "run"), 5);
 }
 
 /// `--suite apps`: the tree's applications outside JemBench, a periodic-task
@@ -1031,13 +1034,7 @@ fn your_own_programs_are_timed_whole() {
     let err = tree_ok(&["validate", "--cp", cp, "--main", "demo.Sum"], &out);
     assert!(err.contains("(Sum)"), "{err}");
     let p = jopcal_profile::read_file(&out.join("profiles/Sum.jopprof")).unwrap();
-    let twice: u64 = p
-        .nodes
-        .iter()
-        .filter(|n| p.methods[n.method as usize].name == "twice")
-        .map(|n| n.calls)
-        .sum();
-    assert_eq!(twice, 2000);
+    assert_eq!(calls_named(&p, "twice"), 2000);
     let md = std::fs::read_to_string(out.join("accuracy.md")).unwrap();
     assert!(md.contains("| Sum |") && md.contains("| worst \\|error\\| |"), "{md}");
     // What cannot run is one line naming it.
