@@ -439,6 +439,11 @@ fn step(jvmti: &Jvmti, event: LocationEvent, by_breakpoint: bool) {
             shared().lost_sync += 1;
             return;
         };
+        // The bytecode this frame ran before, a lookupswitch, jumped here:
+        // how many cases JOP's routine compared (`jopcal_profile::routed`).
+        let compares = u32::try_from(top.last)
+            .ok()
+            .and_then(|last| top.code.lookupswitch_compares(last, at));
         top.pending = is_invoke(op).then_some(at);
         top.last = at as i32;
         let node = top.node;
@@ -504,6 +509,9 @@ fn step(jvmti: &Jvmti, event: LocationEvent, by_breakpoint: bool) {
             }
             if let Some((caller, op, value)) = operand {
                 tree.count_operand(caller, op, value);
+            }
+            if let Some(k) = compares {
+                tree.count_operand(node, routed::LOOKUPSWITCH, k);
             }
         }
     });
@@ -601,8 +609,10 @@ impl Agent for Profiler {
                     }
                 }
                 ("stop", "()V") if is_marker => STOP_ID.store(m as usize, Ordering::Release),
-                ("main", "([Ljava/lang/String;)V")
-                    if is_main && matches!(opts.region, Region::Main { .. } | Region::Harness { .. }) =>
+                ("main", d)
+                    if routed::is_main_descriptor(d)
+                        && is_main
+                        && matches!(opts.region, Region::Main { .. } | Region::Harness { .. }) =>
                 {
                     MAIN_ID.store(m as usize, Ordering::Release)
                 }

@@ -3,6 +3,7 @@
 //! exact opcode and by basic block, and the call/return stream.
 
 use jopcal_classfile::{basic_blocks, decode, opcode::is_invoke, pool_member_ref, BlockMode, Constant};
+use jopcal_profile::routed::LOOKUPSWITCH;
 use jopcal_profile::{Event, FieldKind, MethodInfo, Node, Profile};
 use std::collections::{BTreeMap, HashMap};
 
@@ -108,6 +109,33 @@ impl MethodCode {
             }
             _ => None,
         }
+    }
+
+    /// How many of its cases the `lookupswitch` at `bci` compares the key
+    /// with on JOP when it jumps to `target`: JOP's routine goes through the
+    /// (match, offset) pairs in order and stops at the first that matches,
+    /// so the case whose offset leads to `target` (the first such: cases
+    /// that share a target cannot be told apart) is compared last, and the
+    /// default follows every comparison. At most 255.
+    pub fn lookupswitch_compares(&self, bci: u32, target: u32) -> Option<u8> {
+        let at = bci as usize;
+        if *self.code.get(at)? != LOOKUPSWITCH {
+            return None;
+        }
+        // The operands start at the first multiple of 4 after the opcode.
+        let operands = (at + 4) & !3;
+        let word = |k: usize| -> Option<i32> {
+            let b = self.code.get(operands + 4 * k..operands + 4 * k + 4)?;
+            Some(i32::from_be_bytes([b[0], b[1], b[2], b[3]]))
+        };
+        let pairs = usize::try_from(word(1)?).ok()?;
+        let offset = i64::from(target) - i64::from(bci);
+        for j in 0..pairs {
+            if i64::from(word(3 + 2 * j)?) == offset {
+                return Some((j + 1).min(255) as u8);
+            }
+        }
+        Some(pairs.min(255) as u8)
     }
 
     /// The kind of the field the access at `bci` names, where it is one JOP's
@@ -348,6 +376,26 @@ mod tests {
             native: false,
             synchronized: false,
         }
+    }
+
+    #[test]
+    fn a_lookupswitch_compares_up_to_the_case_it_jumped_to() {
+        // 0 iload_0; 1 lookupswitch (2 bytes of padding), default +40,
+        // 3 pairs: 3 -> +20, 300 -> +24, 3000 -> +20 (sharing the first's target).
+        let mut code = vec![0x1a, LOOKUPSWITCH, 0, 0];
+        for w in [40i32, 3, 3, 20, 300, 24, 3000, 20] {
+            code.extend(w.to_be_bytes());
+        }
+        code.resize(64, 0x00);
+        let m = MethodCode::new(0, info("s", "(I)V", code.len() as u32), code, &[]);
+        assert_eq!(m.lookupswitch_compares(1, 21), Some(1));
+        assert_eq!(m.lookupswitch_compares(1, 25), Some(2));
+        assert_eq!(
+            m.lookupswitch_compares(1, 41),
+            Some(3),
+            "the default: every case compared"
+        );
+        assert_eq!(m.lookupswitch_compares(0, 41), None, "no lookupswitch there");
     }
 
     /// `run`: 0 iconst_2; 1 invokestatic #3 f(I)I; 4 ireturn, with a pool that names f.

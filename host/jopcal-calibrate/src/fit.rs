@@ -93,8 +93,12 @@ pub fn routine_params(model: &TimingModel) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     for op in 0..=255u8 {
         if let Some(Cost::Java { routine, .. }) = model.opcode(op) {
-            if !out.contains(routine) {
-                out.push(routine.clone());
+            // The routine's own parameter, and those its cost by the
+            // operand names (lookupswitch: per case compared).
+            for p in std::iter::once(routine.clone()).chain(model.operand_params(op)) {
+                if !out.contains(&p) {
+                    out.push(p);
+                }
             }
         }
     }

@@ -10,10 +10,26 @@ import java.io.OutputStream;
  * prices each at the line's frame time). Unbuffered, as the UART is.
  */
 public final class SerialLine extends OutputStream {
+    /** The line the launcher made, for put. */
+    private static SerialLine line;
     private final OutputStream out;
 
     public SerialLine(OutputStream out) {
         this.out = out;
+        line = this;
+    }
+
+    /**
+     * One character the JOP runtime's own output (JVMHelp.wr, where the
+     * host runs the tree's System.out) sends, through write(int) as every
+     * other.
+     */
+    public static void put(int c) {
+        try {
+            line.write(c);
+        } catch (IOException e) {
+            throw new IllegalStateException(e);
+        }
     }
 
     public void write(int b) throws IOException {

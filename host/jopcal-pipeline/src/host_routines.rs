@@ -79,6 +79,9 @@ pub struct Suite<'a> {
     pub root: &'a Path,
     /// Its host class files.
     pub classes: &'a Path,
+    /// Class files that take the place of some of `classes`: the program
+    /// compiled against the tree's library ([`crate::host_shadow`]).
+    pub program: Option<&'a Path>,
     /// The tree's JDK classes the host runs in `java.base` (`host_library`),
     /// routed as well: then the routines, the bridge and the suite's
     /// stand-ins go into `java.base` with them, where both those classes
@@ -182,8 +185,11 @@ fn runtime_source(routines: &[Routine]) -> String {
 }
 
 /// A stand-in for the runtime's "not implemented" report, which a routine
-/// calls only where the tree's configuration leaves the bytecode out.
-const JVMHELP_SOURCE: &str = "package com.jopdesign.sys;\n\n/** jopcal's host stand-in. */\npublic final class JVMHelp {\n    private JVMHelp() {\n    }\n\n    public static void noim() {\n        throw new Error(\"the JOP tree's runtime does not implement this bytecode\");\n    }\n}\n";
+/// calls only where the tree's configuration leaves the bytecode out, and
+/// for its character output, through which the tree's `System.out` prints
+/// where the host runs the tree's library ([`crate::host_shadow`]): each
+/// character goes to jopcal's serial line, priced as the UART's.
+const JVMHELP_SOURCE: &str = "package com.jopdesign.sys;\n\n/** jopcal's host stand-in. */\npublic final class JVMHelp {\n    private JVMHelp() {\n    }\n\n    public static void noim() {\n        throw new Error(\"the JOP tree's runtime does not implement this bytecode\");\n    }\n\n    public static void wr(int c) {\n        jopcal.host.SerialLine.put(c);\n    }\n}\n";
 
 /// The Java sources jopcal writes for `routines`, by path: the runtime
 /// class, JVMHelp, the bridge and, last, the router.
@@ -213,6 +219,7 @@ pub fn route(home: &Path, suite: &Suite, say: &dyn Fn(&str)) -> Result<Option<Ro
     let Suite {
         root: suite_root,
         classes,
+        program,
         library,
         compiler,
         encoding,
@@ -252,7 +259,8 @@ pub fn route(home: &Path, suite: &Suite, say: &dyn Fn(&str)) -> Result<Option<Ro
         h.update(path.as_bytes());
         h.update(text.as_bytes());
     }
-    for dir in [runtime.as_path(), classes].into_iter().chain(library) {
+    for dir in [runtime.as_path(), classes].into_iter().chain(program).chain(library) {
+        h.update(dir.to_string_lossy().as_bytes());
         h.update(locate::content_hash(dir)?.as_bytes());
     }
     let key: String = h.finalize().iter().take(8).map(|b| format!("{b:02x}")).collect();
@@ -294,7 +302,15 @@ pub fn route(home: &Path, suite: &Suite, say: &dyn Fn(&str)) -> Result<Option<Ro
         compiler,
         encoding,
     };
-    let result = build(&tmp, &jdk, &asm, &sources, classes, library, &routines);
+    let result = build(
+        &tmp,
+        &jdk,
+        &asm,
+        &sources,
+        &[Some(classes), program].into_iter().flatten().collect::<Vec<_>>(),
+        library,
+        &routines,
+    );
     let summary = match result {
         Ok(s) => s,
         Err(e) => {
@@ -345,7 +361,7 @@ fn build(
     jdk: &jopcal_workloads::Jdk,
     asm: &Path,
     sources: &Sources,
-    classes: &Path,
+    classes: &[&Path],
     library: Option<&Path>,
     routines: &[Routine],
 ) -> Result<String> {
@@ -393,7 +409,10 @@ fn build(
         asm.to_string_lossy().into_owned(),
     ];
     compile(&javac, &tool, [router])?;
-    copy_tree(classes, &tmp.join("classes"))?;
+    // The later directories' classes take the place of the earlier's.
+    for dir in classes {
+        copy_tree(dir, &tmp.join("classes"))?;
+    }
     let mut routed = vec![tmp.join("classes"), out.clone()];
     if let Some(lib) = library {
         copy_tree(lib, &tmp.join("library"))?;
@@ -401,7 +420,11 @@ fn build(
         // In java.base, the suite's package com.jopdesign.sys is the
         // routines' one: the suite's stand-ins (Native, Const) go there too.
         let package = "com/jopdesign/sys";
-        copy_tree(&classes.join(package), &out.join(package))?;
+        for dir in classes {
+            if dir.join(package).is_dir() {
+                copy_tree(&dir.join(package), &out.join(package))?;
+            }
+        }
     }
     let routes: Vec<String> = routines
         .iter()
@@ -465,6 +488,19 @@ pub(crate) fn compile(argv: &[String], out: &Path, files: impl IntoIterator<Item
         .with_context(|| format!("running {}", argv[0]))?;
     if !o.status.success() {
         let text = String::from_utf8_lossy(&o.stderr) + String::from_utf8_lossy(&o.stdout);
+        // ecj: "1. ERROR in FILE (at line N)", the source line, the caret
+        // line, then the message.
+        if let Some((i, at)) = text.lines().enumerate().find(|(_, l)| l.contains(". ERROR in ")) {
+            let message = text
+                .lines()
+                .skip(i + 1)
+                .find(|m| !m.starts_with('\t') && !m.trim().is_empty() && !m.trim_start().starts_with('^'));
+            bail!(
+                "{}: {}",
+                at.split_once(". ERROR in ").map_or(at, |x| x.1).trim(),
+                message.unwrap_or("").trim()
+            );
+        }
         let mut lines = text.lines().skip_while(|l| !l.contains("error"));
         let first = lines.next().unwrap_or("failed").trim();
         // javac names what it could not find on a line of its own.
@@ -489,7 +525,7 @@ pub(crate) fn copy_sources(from: &Path, to: &Path, keep: impl Fn(&str) -> bool) 
     Ok(())
 }
 
-fn copy_tree(from: &Path, to: &Path) -> Result<()> {
+pub(crate) fn copy_tree(from: &Path, to: &Path) -> Result<()> {
     for e in walkdir::WalkDir::new(from) {
         let e = e.with_context(|| format!("reading {}", from.display()))?;
         let target = to.join(e.path().strip_prefix(from).unwrap_or(e.path()));

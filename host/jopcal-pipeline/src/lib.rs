@@ -25,6 +25,7 @@ pub mod estimate;
 pub mod explain;
 pub mod host_library;
 pub mod host_routines;
+pub mod host_shadow;
 pub mod locate;
 pub mod measure;
 pub mod microcode;

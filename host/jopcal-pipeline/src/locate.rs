@@ -415,6 +415,9 @@ pub fn program_suite_dir(
     let (g, dir) = publish_suite(PROGRAMS_SUITE, |tmp| {
         jopcal_tree::programs::generate(&home, request, encoding, &compiler, &fw, tmp).map_err(|e| anyhow::anyhow!(e))
     })?;
+    for s in &g.skipped {
+        progress.note(&format!("note: left out of your programs: {s}"));
+    }
     let names = g.names.join(", ");
     progress.note(&format!(
         "suite {PROGRAMS_SUITE}: {} of your programs, each its whole main, built with {} ({names})",

@@ -156,6 +156,9 @@ pub struct TargetFacts {
     /// Cycles of one character on its serial line, where it knows them.
     #[serde(default)]
     pub serial_char: Option<f64>,
+    /// Characters it prints without waiting on an idle line, where it knows them.
+    #[serde(default)]
+    pub serial_free: Option<f64>,
 }
 
 impl TargetFacts {
@@ -166,6 +169,7 @@ impl TargetFacts {
             runs_tree_images: m.runs_tree_images,
             wait_states: m.wait_states,
             serial_char: m.serial_char,
+            serial_free: m.serial_free,
         }
     }
 }
@@ -334,6 +338,7 @@ pub fn collect_tasks(
         runs_tree_images: facts.runs_tree_images,
         wait_states: facts.wait_states,
         serial_char: facts.serial_char,
+        serial_free: facts.serial_free,
     };
     write_target_facts(&m)?;
     Ok(m)

@@ -152,6 +152,9 @@ pub fn processor_table(s: Session, home: &Path, spec: &ProcessorSpec, model: Opt
         .uart_tick();
         model.set_param("serial_char", jopcal_emu::uart_frame_cycles(tick) as f64)?;
     }
+    if model.params().contains_key("serial_free") {
+        model.set_param("serial_free", (facts.tx_fifo_depth + 1) as f64)?;
+    }
     Ok(ProcessorTable {
         model,
         facts,

@@ -288,19 +288,47 @@ pub fn tree_host_run(s: Session, root: &Path, setup: &HostSetup, tree_suite: boo
         Err(e) => return Err(e),
     };
     // The classes the host runs the tree's versions of.
-    let tree_library = if library.is_some() { classes } else { Vec::new() };
-    let how = crate::host_routines::Suite {
-        root,
-        classes: &setup.built.classes,
-        library: library.as_deref(),
-        compiler: &compiler,
-        encoding,
+    let mut tree_library = if library.is_some() { classes } else { Vec::new() };
+    // The rest of the tree's library, under names of its own.
+    let shadow = match crate::host_shadow::shadow(&home, root, &compiler, library.as_deref(), &|m| s.say(m)) {
+        Ok(shadow) => Some(shadow),
+        Err(e) => {
+            s.say(&format!(
+                "  note: the host runs the JDK's String, StringBuffer, Integer, Vector, ... where JOP runs the tree's ({e:#})"
+            ));
+            None
+        }
     };
-    Ok(match crate::host_routines::route(&home, &how, &|m| s.say(m))? {
+    let routed = |shadow: Option<&crate::host_shadow::Shadowed>| {
+        let how = crate::host_routines::Suite {
+            root,
+            classes: &setup.built.classes,
+            program: shadow.map(|sh| sh.program.as_path()),
+            library: shadow.map_or(library.as_deref(), |sh| Some(sh.library.as_path())),
+            compiler: &compiler,
+            encoding,
+        };
+        crate::host_routines::route(&home, &how, &|m| s.say(m))
+    };
+    // The shadow runs only through jopcal's launcher, which the routed run has.
+    let (routed, shadow) = match shadow {
+        Some(sh) => match routed(Some(&sh))? {
+            Some(r) => (Some(r), Some(sh)),
+            None => (routed(None)?, None),
+        },
+        None => (routed(None)?, None),
+    };
+    if let Some(sh) = &shadow {
+        tree_library.extend(sh.classes.iter().cloned());
+    }
+    Ok(match routed {
         // The routed classes print through jopcal's serial line stand-in.
-        Some(r) => HostRun {
+        Some(mut r) => HostRun {
             classpath: r.classpath,
-            jvm_args: r.jvm_args,
+            jvm_args: {
+                r.jvm_args.extend(shadow.map(|sh| sh.init_option()));
+                r.jvm_args
+            },
             launcher: Some(crate::host_routines::SERIAL_MAIN.to_string()),
             tree_library,
         },

@@ -68,6 +68,8 @@ pub struct Validated {
 
 /// Marks the calibrated estimates as leave-one-out predictions.
 const LOO_SUFFIX: &str = "-loo";
+/// Marks the estimates of the table fitted on the micro-benchmarks alone.
+const HELD_OUT_SUFFIX: &str = "-on-micro";
 
 /// The cache modes of the published table's estimates.
 const CACHE_MODES: [&str; 3] = ["hit", "miss", "fifo:1024:16"];
@@ -255,7 +257,9 @@ fn microcode_table(s: Session, a: &ValidateOptions, m: &Measured, dir: &Path) ->
         .map(|(r, w)| vec![format!("r={r}"), format!("w={w}")])
         .unwrap_or_default();
     // Its serial line's character time, where the target knows it.
-    let facts: Vec<String> = m.serial_char.map(|c| format!("serial_char={c}")).into_iter().collect();
+    let facts: Vec<String> = (m.serial_char.map(|c| format!("serial_char={c}")).into_iter())
+        .chain(m.serial_free.map(|n| format!("serial_free={n}")))
+        .collect();
     let t = crate::microcode::derive(
         s.firmware,
         &crate::microcode::Request {
@@ -635,6 +639,7 @@ fn calibrate_stage(
         groups.push("cache");
     }
     let base_spec = groups.join(",");
+    let base_spec_for_micro = base_spec.clone();
     if known_wait_states {
         s.say(&format!(
             "  validate the target's wait states are known ({}): the fit keeps them{}",
@@ -727,6 +732,32 @@ fn calibrate_stage(
             e.cycles = *predicted;
         }
         e.model = format!("{}{LOO_SUFFIX}", e.model);
+    }
+    // Held out entirely, for a tree's suites and your programs: the table
+    // fitted on the micro-benchmarks alone (jopcal's and the tree's), which
+    // predicts every benchmark of the suite without having seen any.
+    if a.suite != "builtin" {
+        let held_out_dir = dir.join("held-out");
+        std::fs::create_dir_all(&held_out_dir)?;
+        let held_out = run_calibration(
+            s,
+            &CalibrationRun {
+                measured: &measured[1..],
+                profiles: &profiles[1..],
+                model_path,
+                groups: &base_spec_for_micro,
+                cache: m.method_cache.as_deref().unwrap_or("fifo:1024:16"),
+                loo: false,
+                lenient: true,
+                leave_out_synchronized: m.times_monitors_as_jopsim,
+                out: &held_out_dir.join("calibrated.toml"),
+            },
+        )?;
+        let on_micro = TimingModel::load(&held_out.toml)?;
+        for mut e in estimate_all(s, &profiled.profiles, &on_micro, &[held_out.fit.cache]) {
+            e.model = format!("{}{HELD_OUT_SUFFIX}", e.model);
+            calibrated.push(e);
+        }
     }
     stage("estimate", "done");
     let summary = CalibrationSummary {

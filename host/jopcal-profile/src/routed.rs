@@ -177,11 +177,18 @@ pub const MONITOR_RELEASED: u8 = 0;
 /// The exit leaves a monitor held (nested or recursive locking).
 pub const MONITOR_NESTED: u8 = 1;
 
+/// `lookupswitch`: the profile records with each execution how many of its
+/// cases JOP's Java routine compares the key with (the routine goes through
+/// them in order and stops at the first match; the default follows every
+/// one), up to 255.
+pub const LOOKUPSWITCH: u8 = 0xab;
+
 /// The largest value a profile records for `op` (`Node::operands`), where
 /// it records one.
 pub fn operand_max(op: u8) -> Option<u8> {
     match op {
         MONITOREXIT => Some(MONITOR_NESTED),
+        LOOKUPSWITCH => Some(u8::MAX),
         _ => observed(op).map(Observed::max),
     }
 }
@@ -266,6 +273,7 @@ pub struct Spliced {
 /// bridge calls is left as it is. The tree's methods the host ran under
 /// [`TREE_METHOD_PREFIX`] get their own names back.
 pub fn splice(p: &mut Profile) -> Spliced {
+    unshadow(p);
     for m in &mut p.methods {
         if let Some(name) = m.name.strip_prefix(TREE_METHOD_PREFIX) {
             m.name = name.to_string();
@@ -337,23 +345,32 @@ pub fn splice(p: &mut Profile) -> Spliced {
             *c.entry(op).or_default() += unrouted;
         }
     }
-    // Renumber the kept nodes (parents still come before their children).
-    let kept = |i: usize| !dead[i] && bridge[i].is_none();
+    let kept: Vec<bool> = (0..n).map(|i| !dead[i] && bridge[i].is_none()).collect();
+    prune(p, &kept, &lifted);
+    done
+}
+
+/// Keeps the nodes `kept` says (a parent before its children, as before)
+/// and their events. A node `lifted` with an opcode takes the place of its
+/// parent (which is not kept): it hangs from the grandparent, at the
+/// parent's call site, entered by that opcode.
+fn prune(p: &mut Profile, kept: &[bool], lifted: &[Option<u8>]) {
+    let n = p.nodes.len();
     let mut new_id = vec![u32::MAX; n];
     let mut next = 0u32;
     for (i, id) in new_id.iter_mut().enumerate() {
-        if kept(i) {
+        if kept[i] {
             *id = next;
             next += 1;
         }
     }
     let old = std::mem::take(&mut p.nodes);
     for (i, mut node) in old.iter().cloned().enumerate() {
-        if !kept(i) {
+        if !kept[i] {
             continue;
         }
         if let Some(op) = lifted[i] {
-            let b = old[i].parent.expect("a lifted routine has the bridge above it") as usize;
+            let b = old[i].parent.expect("a lifted node has the node it replaces above it") as usize;
             node.parent = old[b].parent.map(|c| new_id[c as usize]);
             node.callsite = old[b].callsite;
             node.invoke_opcode = op;
@@ -383,7 +400,7 @@ pub fn splice(p: &mut Profile) -> Spliced {
                 }
             },
         };
-        if node >= n || !kept(node) {
+        if node >= n || !kept[node] {
             continue;
         }
         events.push(match ev {
@@ -399,10 +416,119 @@ pub fn splice(p: &mut Profile) -> Spliced {
     p.entry_stack = p
         .entry_stack
         .iter()
-        .filter(|&&x| (x as usize) < n && kept(x as usize))
+        .filter(|&&x| (x as usize) < n && kept[x as usize])
         .map(|&x| new_id[x as usize])
         .collect();
-    done
+}
+
+/// jopcal's conversions between the host JDK's strings and the tree's
+/// (`ShadowLibrary`'s `jopcal$tree$Strings`): not the program's work.
+pub const SHADOW_STRINGS: &str = "java/lang/jopcal$tree$Strings";
+/// The methods a shadowed class gets a bridge of with the JDK's signature
+/// (`()Ljava/lang/String;`), through which the JDK's virtual calls reach it.
+const SHADOW_BRIDGED: [&str; 3] = ["toString", "getMessage", "getLocalizedMessage"];
+
+/// Whether `descriptor` is `main`'s: `([Ljava/lang/String;)V`, or with the
+/// tree's String where the program runs with the tree's library under
+/// shadow names.
+pub fn is_main_descriptor(descriptor: &str) -> bool {
+    descriptor == "([Ljava/lang/String;)V" || descriptor == "([Ljava/lang/jopcal$tree$String;)V"
+}
+
+/// Whether `class` (internal name) is a tree class the host ran under its
+/// shadow name (`java/lang/jopcal$tree$String`).
+pub fn is_shadow_class(class: &str) -> bool {
+    class
+        .rsplit('/')
+        .next()
+        .is_some_and(|simple| simple.starts_with(TREE_METHOD_PREFIX))
+}
+
+/// Whether `m` is a bridge `ShadowLibrary` wrote: a `toString` (or an
+/// exception's message) with the JDK's signature in a shadowed or a
+/// program's class, whose own has the tree's String.
+fn is_shadow_bridge(m: &crate::MethodInfo) -> bool {
+    let jdk = ["java/", "javax/", "jdk/", "sun/", "com/sun/", "jopcal/host/"]
+        .iter()
+        .any(|p| m.class.starts_with(p));
+    SHADOW_BRIDGED.contains(&m.name.as_str())
+        && m.descriptor == "()Ljava/lang/String;"
+        && (is_shadow_class(&m.class) || !jdk)
+}
+
+/// Rewrites a profile of a run with the tree's library under shadow names
+/// (jopcal_pipeline::host_shadow) into what JOP runs: the conversions
+/// vanish with everything they called (and their `invokestatic` from the
+/// caller), a bridge gives its place to the method it calls, and the
+/// classes and descriptors lose the shadow prefix. Methods no node runs
+/// any more are dropped. Returns the conversions dropped; a profile without
+/// shadow classes is left as it is.
+pub fn unshadow(p: &mut Profile) -> u64 {
+    if !p.methods.iter().any(|m| is_shadow_class(&m.class)) {
+        return 0;
+    }
+    let conversion: Vec<bool> = p.methods.iter().map(|m| m.class == SHADOW_STRINGS).collect();
+    let bridge: Vec<bool> = p.methods.iter().map(is_shadow_bridge).collect();
+    let n = p.nodes.len();
+    let mut dead = vec![false; n];
+    let mut through = vec![false; n];
+    let mut lifted: Vec<Option<u8>> = vec![None; n];
+    let mut dropped = 0u64;
+    const INVOKESTATIC: u8 = 0xb8;
+    for i in 0..n {
+        let method = p.nodes[i].method as usize;
+        let Some(parent) = p.nodes[i].parent.map(|x| x as usize) else {
+            continue;
+        };
+        if dead[parent] || conversion[method] {
+            dead[i] = true;
+            if !dead[parent] && !through[parent] {
+                dropped += p.nodes[i].calls;
+                let calls = p.nodes[i].calls;
+                let c = &mut p.nodes[parent].opcodes;
+                if let Some(v) = c.get_mut(&INVOKESTATIC) {
+                    *v = v.saturating_sub(calls);
+                    if *v == 0 {
+                        c.remove(&INVOKESTATIC);
+                    }
+                }
+            }
+        } else if through[parent] {
+            lifted[i] = Some(p.nodes[parent].invoke_opcode);
+        } else if bridge[method] {
+            through[i] = true;
+        }
+    }
+    let kept: Vec<bool> = (0..n).map(|i| !dead[i] && !through[i]).collect();
+    prune(p, &kept, &lifted);
+    for m in &mut p.methods {
+        m.class = m.class.replace(TREE_METHOD_PREFIX, "");
+        m.descriptor = m.descriptor.replace(TREE_METHOD_PREFIX, "");
+    }
+    // The methods still run, renumbered in their order.
+    let mut used = vec![false; p.methods.len()];
+    for node in &p.nodes {
+        used[node.method as usize] = true;
+    }
+    let mut new_index = vec![u32::MAX; p.methods.len()];
+    let mut next = 0u32;
+    for (i, u) in used.iter().enumerate() {
+        if *u {
+            new_index[i] = next;
+            next += 1;
+        }
+    }
+    let methods = std::mem::take(&mut p.methods);
+    p.methods = methods
+        .into_iter()
+        .zip(&used)
+        .filter(|(_, u)| **u)
+        .map(|(m, _)| m)
+        .collect();
+    for node in &mut p.nodes {
+        node.method = new_index[node.method as usize];
+    }
+    dropped
 }
 
 #[cfg(test)]
@@ -483,6 +609,100 @@ mod tests {
                 Event::Return,
             ],
         }
+    }
+
+    /// main (with the tree's String in its descriptor) turns a literal into
+    /// the tree's String (a conversion that runs the tree's constructor),
+    /// calls toString through the JDK's Object, which reaches the shadowed
+    /// Integer's through its bridge, and converts the result back.
+    fn shadowed() -> Profile {
+        let tree_string = "Ljava/lang/jopcal$tree$String;";
+        Profile {
+            benchmark: "b".into(),
+            region: "main".into(),
+            complete: true,
+            methods: vec![
+                method("demo/Words", "main", "([Ljava/lang/jopcal$tree$String;)V"),
+                method(SHADOW_STRINGS, "literal", &format!("(Ljava/lang/String;){tree_string}")),
+                method("java/lang/jopcal$tree$String", "<init>", "([C)V"),
+                method("java/lang/jopcal$tree$Integer", "toString", "()Ljava/lang/String;"),
+                method("java/lang/jopcal$tree$Integer", "toString", &format!("(){tree_string}")),
+                method(SHADOW_STRINGS, "toHost", &format!("({tree_string})Ljava/lang/String;")),
+                method(
+                    SHADOW_STRINGS,
+                    "fromHost",
+                    &format!("(Ljava/lang/String;){tree_string}"),
+                ),
+            ],
+            nodes: vec![
+                node(None, 0, -1, 0, 1, &[(0xb8, 2), (0xb6, 1), (0x12, 1), (0xb1, 1)]),
+                node(Some(0), 1, 3, 0xb8, 1, &[(0xb0, 1)]),
+                node(Some(1), 2, 9, 0xb7, 1, &[(0xb1, 1)]),
+                node(Some(0), 3, 7, 0xb6, 1, &[(0x2a, 1), (0xb6, 1), (0xb8, 1), (0xb0, 1)]),
+                node(Some(3), 4, 1, 0xb6, 1, &[(0x2a, 1), (0xb0, 1)]),
+                node(Some(3), 5, 4, 0xb8, 1, &[(0xb0, 1)]),
+                node(Some(0), 6, 10, 0xb8, 1, &[(0xb0, 1)]),
+            ],
+            entry_stack: vec![0],
+            region_start: 0,
+            events: vec![
+                Event::Invoke(1),
+                Event::Invoke(2),
+                Event::Return,
+                Event::Return,
+                Event::Invoke(3),
+                Event::Invoke(4),
+                Event::Return,
+                Event::Invoke(5),
+                Event::Return,
+                Event::Return,
+                Event::Invoke(6),
+                Event::Return,
+            ],
+        }
+    }
+
+    #[test]
+    fn a_shadowed_profile_reads_as_the_trees_classes() {
+        let mut p = shadowed();
+        assert_eq!(unshadow(&mut p), 2, "the literal and the result's conversion");
+        p.validate().unwrap();
+        let names: Vec<String> = p
+            .nodes
+            .iter()
+            .map(|n| {
+                let m = &p.methods[n.method as usize];
+                format!("{}.{}{}", m.class, m.name, m.descriptor)
+            })
+            .collect();
+        assert_eq!(
+            names,
+            [
+                "demo/Words.main([Ljava/lang/String;)V",
+                "java/lang/Integer.toString()Ljava/lang/String;"
+            ]
+        );
+        assert_eq!(
+            p.methods.len(),
+            2,
+            "the conversions and the bridge are no method of the profile"
+        );
+        // main's invokestatic were the conversions; its invokevirtual stays
+        // the call of toString, which enters the tree's method directly.
+        assert_eq!(p.nodes[0].opcodes.get(&0xb8), None);
+        assert_eq!(p.nodes[0].opcodes.get(&0xb6), Some(&1));
+        let to_string = &p.nodes[1];
+        assert_eq!(
+            (to_string.parent, to_string.callsite, to_string.invoke_opcode),
+            (Some(0), 7, 0xb6)
+        );
+        assert_eq!(to_string.opcodes.get(&0x2a), Some(&1));
+        assert_eq!(p.events, [Event::Invoke(1), Event::Return]);
+        // A profile without shadow classes is left as it is.
+        let mut plain = bridged();
+        let before = plain.clone();
+        assert_eq!(unshadow(&mut plain), 0);
+        assert_eq!(plain, before);
     }
 
     #[test]

@@ -368,7 +368,7 @@ fn findings(x: &Explanation, e: &Estimate, counts: Option<&TargetCounts>) -> Vec
     }
     if let Some(&(chars, cycles)) = e.per_opcode.get(&serial_write_key()).filter(|(_, c)| *c > 0.0) {
         f.push(format!(
-            "{} characters printed in the timed region take {} cycles ({:.1}% of the estimate) on the serial line, {} each (the table's serial_char): JOP waits for its UART",
+            "{} characters printed in the timed region take {} cycles ({:.1}% of the estimate) on the serial line, {} each on average (the table's serial_char, the first ones of the region free: the UART's FIFO takes them): JOP waits for its UART",
             thousands(chars as f64),
             thousands(cycles),
             100.0 * cycles / x.estimate.max(1.0),

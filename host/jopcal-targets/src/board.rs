@@ -131,6 +131,7 @@ pub struct BoardTarget {
     /// The processor's wait states, where it is a known one.
     wait_states: Option<(f64, f64)>,
     serial_char: Option<f64>,
+    serial_free: Option<f64>,
     /// Images run so far.
     started: usize,
     /// Classic download: how it is paced (default: a real board's line
@@ -170,6 +171,7 @@ impl BoardTarget {
             simulating: None,
             wait_states: None,
             serial_char: None,
+            serial_free: None,
             started: 0,
             pace: None,
             failed_before: false,
@@ -201,6 +203,13 @@ impl BoardTarget {
     /// The board's serial line takes `cycles` per character it sends.
     pub fn with_serial_char(mut self, cycles: f64) -> BoardTarget {
         self.serial_char = Some(cycles);
+        self
+    }
+
+    /// The characters its UART takes without the program waiting (see
+    /// [`crate::Target::serial_free`]).
+    pub fn with_serial_free(mut self, chars: f64) -> BoardTarget {
+        self.serial_free = Some(chars);
         self
     }
 
@@ -364,6 +373,10 @@ impl Target for BoardTarget {
 
     fn serial_char(&self) -> Option<f64> {
         self.serial_char
+    }
+
+    fn serial_free(&self) -> Option<f64> {
+        self.serial_free
     }
 
     fn runs_tree_images(&self) -> bool {

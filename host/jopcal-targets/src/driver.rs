@@ -29,6 +29,9 @@ pub struct Measured {
     /// Cycles of one character on its serial line, where the target knows
     /// them (see [`crate::Target::serial_char`]).
     pub serial_char: Option<f64>,
+    /// The characters it prints without waiting on an idle line, where the
+    /// target knows them (see [`crate::Target::serial_free`]).
+    pub serial_free: Option<f64>,
 }
 
 /// Measures every job of `target` `runs` times into `out/measurements.csv`.
@@ -315,6 +318,7 @@ impl JobContext {
             runs_tree_images: target.runs_tree_images(),
             wait_states: target.wait_states(),
             serial_char: target.serial_char(),
+            serial_free: target.serial_free(),
         })
     }
 

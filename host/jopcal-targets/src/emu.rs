@@ -87,6 +87,8 @@ pub fn target(
         .processor
         .as_ref()
         .map(|p| jopcal_emu::uart_frame_cycles(p.uart_tick) as f64);
+    // Its transmit FIFO's bytes and the one the transmitter sends.
+    let free = board.cfg.processor.as_ref().map(|p| (p.uart_tx_depth + 1) as f64);
     let target =
         BoardTarget::new(TargetKind::Emu, line, images, habits, total, Some(note)).launched(Box::new(Server {
             board,
@@ -103,6 +105,9 @@ pub fn target(
         let mut target = target.simulating(cache, jopsim);
         if let Some(c) = frame {
             target = target.with_serial_char(c);
+        }
+        if let Some(n) = free {
+            target = target.with_serial_free(n);
         }
         match (p.get("r"), p.get("w")) {
             (Some(r), Some(w)) => target.with_wait_states((*r, *w)),

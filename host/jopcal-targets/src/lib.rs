@@ -182,6 +182,13 @@ pub trait Target {
         None
     }
 
+    /// The characters a program may print without waiting when the serial
+    /// line is idle (its UART's transmit FIFO and the transmitter itself),
+    /// where the target knows them.
+    fn serial_free(&self) -> Option<f64> {
+        None
+    }
+
     /// Whether the workloads run as a JOP tree links them (its images, its
     /// runtime and library, its compiler's class files).
     fn runs_tree_images(&self) -> bool {

@@ -145,6 +145,10 @@ pub fn in_print_stream(profile: &Profile) -> Vec<bool> {
 /// line), not its parameter values: method sizes, and which contexts are
 /// not charged.
 struct Layout {
+    /// The characters printed first in the region that the UART takes
+    /// without a wait (its FIFO, idle when the region begins: the table's
+    /// `serial_free`); each later one waits `serial_char`.
+    serial_free: u64,
     /// Method sizes in words, by method index.
     words: Vec<u32>,
     /// Methods priced as a whole, by method index.
@@ -287,6 +291,9 @@ impl Layout {
             }
         }
         Layout {
+            serial_free: serial_char(model)
+                .and(model.params().get("serial_free").copied())
+                .map_or(0, |n| n.max(0.0) as u64),
             words,
             whole,
             skipped,
@@ -398,6 +405,44 @@ fn operand_priced(model: &TimingModel, op: u8, value: u8) -> f64 {
     model
         .operand_cost(op, value)
         .unwrap_or_else(|| model.cost(op, model.load_cost(true, 0), 0))
+}
+
+/// JOP's serial line as a program that prints sees it: a UART that takes
+/// `free` characters (its transmit FIFO and the one it sends) without the
+/// program waiting, and sends them one after the other, a frame each.
+struct SerialLine {
+    free: usize,
+    /// When each character written and not yet sent is sent, in order.
+    sent_at: std::collections::VecDeque<f64>,
+}
+
+impl SerialLine {
+    fn new(free: u64) -> SerialLine {
+        SerialLine {
+            free: free as usize,
+            sent_at: std::collections::VecDeque::new(),
+        }
+    }
+
+    /// The cycles a character written at `now` waits, with frames of
+    /// `frame` cycles: a whole frame each where the line's FIFO is unknown
+    /// (`free` 0), else until the line has room for it.
+    fn write(&mut self, now: f64, frame: f64) -> f64 {
+        if self.free == 0 {
+            return frame;
+        }
+        while self.sent_at.front().is_some_and(|&t| t <= now) {
+            self.sent_at.pop_front();
+        }
+        let waits_until = match self.sent_at.len().checked_sub(self.free) {
+            // The line has room when the one `free` places ahead has gone.
+            Some(k) => self.sent_at[k],
+            None => now,
+        };
+        let begins = self.sent_at.back().map_or(waits_until, |&t| t.max(waits_until));
+        self.sent_at.push_back(begins + frame);
+        waits_until - now
+    }
 }
 
 /// One charged event of the timed region, as the call/return replay decides it.
@@ -571,10 +616,23 @@ pub fn estimate_sized(
             }
         }
     }
+    // The serial line's wait for each printed character, on a clock that
+    // runs through the region event by event (each context's own bytecodes
+    // counted at its entry, an average per call): what the UART sends
+    // while the program computes is not waited for.
+    let own_per_call: Vec<f64> = e
+        .per_node
+        .iter()
+        .zip(&profile.nodes)
+        .map(|(c, n)| c / n.calls.max(1) as f64)
+        .collect();
+    let mut clock = 0.0f64;
+    let mut line = SerialLine::new(layout.serial_free);
     let (hits, misses) = replay(profile, &layout, mode, |ch| match ch {
         Charge::Invoke { node, hit } => {
             let n = &profile.nodes[node];
             let c = invoke_cost[node][usize::from(hit)];
+            clock += c + own_per_call[node];
             if !hit {
                 e.cache_load_cycles += c - invoke_cost[node][1];
             }
@@ -595,7 +653,11 @@ pub fn estimate_sized(
             } else {
                 format!("method {}", mi.qualified())
             };
-            let c = whole_costs[n.method as usize];
+            let c = match (is_serial_write(mi), serial_char(model)) {
+                (true, Some(frame)) => line.write(clock, frame),
+                _ => whole_costs[n.method as usize],
+            };
+            clock += c;
             let entry = jop_ops.entry(name).or_insert((0, 0.0));
             entry.0 += 1;
             entry.1 += c;
@@ -621,6 +683,7 @@ pub fn estimate_sized(
                 None => (model.cost(op, b_hit, 0), model.cost(op, b_hit, 0)),
             };
             if !unwind {
+                clock += c;
                 e.cache_load_cycles += c - as_hit;
                 op_count[op as usize] += 1;
                 op_cycles[op as usize] += c;
@@ -670,6 +733,9 @@ pub struct Tally {
     wholes: Vec<(jopcal_profile::MethodInfo, u64)>,
     /// `((opcode, operand), executions)` priced by their operand.
     operands: Vec<((u8, u8), u64)>,
+    /// The printed characters' waits on the serial line, in frames
+    /// (`serial_char`), as the estimate with the tally's model has them.
+    serial_frames: f64,
     /// Charged executions per opcode.
     op_counts: [u64; 256],
     pub cache_hits: u64,
@@ -687,6 +753,17 @@ impl Tally {
     ) -> Tally {
         let layout = Layout::new(profile, model, size_of);
         let words = &layout.words;
+        // Printing by the line: what the characters wait depends on when
+        // they are written, so it is the estimate's with `model`, in frames.
+        let by_line = serial_char(model).is_some();
+        let serial_frames = match serial_char(model) {
+            Some(frame) if profile.methods.iter().any(is_serial_write) => {
+                let e = estimate_sized(profile, model, mode, size_of);
+                let key = format!("method {}.write(I)V", SERIAL_LINE_CLASS.replace('/', "."));
+                e.per_opcode.get(&key).map_or(0.0, |(_, c)| c / frame)
+            }
+            _ => 0.0,
+        };
         let mut buckets: std::collections::HashMap<(u8, u32, bool, bool), u64> = std::collections::HashMap::new();
         let mut wholes: BTreeMap<u32, u64> = BTreeMap::new();
         for (_, op, count) in layout.plain(profile) {
@@ -703,7 +780,12 @@ impl Tally {
                     .entry((n.invoke_opcode, words[n.method as usize], hit, is_routine(n)))
                     .or_default() += 1;
             }
-            Charge::Whole { node } => *wholes.entry(profile.nodes[node].method).or_default() += 1,
+            Charge::Whole { node } => {
+                let m = profile.nodes[node].method;
+                if !(by_line && is_serial_write(&profile.methods[m as usize])) {
+                    *wholes.entry(m).or_default() += 1;
+                }
+            }
             Charge::Return { node, to, unwind } => {
                 let key = match to {
                     Some((top, hit)) => (words[profile.nodes[top as usize].method as usize], hit),
@@ -733,6 +815,7 @@ impl Tally {
                 .map(|(m, n)| (profile.methods[m as usize].clone(), n))
                 .collect(),
             operands: operands.into_iter().collect(),
+            serial_frames,
             op_counts,
             cache_hits: hits,
             cache_misses: misses,
@@ -758,7 +841,7 @@ impl Tally {
             .iter()
             .map(|&((op, v), n)| n as f64 * operand_priced(model, op, v))
             .sum();
-        buckets + wholes + operands
+        buckets + wholes + operands + self.serial_frames * serial_char(model).unwrap_or(0.0)
     }
 
     /// Whether `model` still prices as a whole every call this tally counted
@@ -1188,6 +1271,16 @@ mod tests {
         // A calibration's tally prices it the same.
         let t = Tally::new(&p, &m, CacheMode::Hit, &|_| None);
         assert_eq!(t.price(&m), e.cycles);
+        // The UART's FIFO takes the first 3 of the region without a wait.
+        m.set_param("serial_free", 3.0).unwrap();
+        let e = estimate(&p, &m, CacheMode::Hit);
+        assert_eq!(e.cycles, without + 2.0 * 7568.0);
+        assert_eq!(
+            e.per_opcode["method jopcal.host.SerialLine.write(I)V"],
+            (5, 2.0 * 7568.0)
+        );
+        assert_eq!(Tally::new(&p, &m, CacheMode::Hit, &|_| None).price(&m), e.cycles);
+        m.set_param("serial_free", 0.0).unwrap();
         // Unknown line: the host's printing code as any library code, the
         // stand-in's still not (it is not the program's).
         m.set_param("serial_char", 0.0).unwrap();
@@ -1195,6 +1288,27 @@ mod tests {
         let b = m.load_cost(true, 0);
         let print = 10.0 * m.cost(0x2a, b, 0) + m.cost(0xb6, b, 0) + m.cost(0xb1, b, 0);
         assert_eq!(e.cycles, without + print);
+    }
+
+    #[test]
+    fn the_serial_line_waits_only_while_its_fifo_is_full() {
+        // A burst of 5 into a line that takes 3: the 4th and the 5th wait a frame each.
+        let mut line = SerialLine::new(3);
+        let mut now = 0.0;
+        let mut waits = Vec::new();
+        for _ in 0..5 {
+            let w = line.write(now, 100.0);
+            now += w;
+            waits.push(w);
+        }
+        assert_eq!(waits, [0.0, 0.0, 0.0, 100.0, 100.0]);
+        // Work between the characters longer than a frame: no wait at all.
+        let mut line = SerialLine::new(3);
+        assert!((0..10).all(|k| line.write(250.0 * k as f64, 100.0) == 0.0));
+        // A line whose FIFO is unknown waits a whole frame for each.
+        let mut line = SerialLine::new(0);
+        assert_eq!(line.write(0.0, 100.0), 100.0);
+        assert_eq!(line.write(1e6, 100.0), 100.0);
     }
 
     #[test]

@@ -328,11 +328,16 @@ impl TimingModel {
             spans.push((what, v.span().start, e));
             native.insert(k.clone(), c);
         }
-        // An opcode this file prices anew drops the base's costs by operand.
+        // An opcode this file prices anew drops the base's costs by operand,
+        // unless it is still a Java routine (a table derived from microcode
+        // gives the routine's dispatch anew; its cost by the operand, the
+        // routine's own work, stays the base's).
         let mut operands = base.as_ref().map(|b| b.operands.clone()).unwrap_or_default();
         for name in raw.opcodes.keys() {
             if let Some(op) = opcode::by_mnemonic(name.get_ref()) {
-                operands.remove(&op);
+                if !matches!(opcodes[op as usize], Some(Cost::Java { .. })) {
+                    operands.remove(&op);
+                }
             }
         }
         for (name, ranges) in &raw.operands {
@@ -621,7 +626,22 @@ impl TimingModel {
             .get(&op)?
             .iter()
             .find(|(a, b, _)| (*a..=*b).contains(&value))
-            .map(|(_, _, e)| self.eval(e, 0.0, 0))
+            // In the formula, `n` is the operand (`b`, a load, is 0).
+            .map(|(_, _, e)| self.eval(e, 0.0, u32::from(value)))
+    }
+
+    /// The parameters the `[operands]` costs of `op` name (a Java routine's
+    /// cost per case compared, for one).
+    pub fn operand_params(&self, op: u8) -> Vec<String> {
+        let mut out: Vec<String> = Vec::new();
+        for (_, _, e) in self.operands.get(&op).into_iter().flatten() {
+            for n in e.names() {
+                if self.params.contains_key(n) && !out.iter().any(|o| o == n) {
+                    out.push(n.to_string());
+                }
+            }
+        }
+        out
     }
 
     /// True when the model prices `op` by its operand (`[operands]`).

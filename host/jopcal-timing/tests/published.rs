@@ -1,5 +1,5 @@
 //! The shipped table reproduces every value JOP's documentation publishes
-//! (../shared/design/jop-facts.md), at r=1,w=2 and at r=3,w=5.
+//! (docs/jop-timing-facts.md), at r=1,w=2 and at r=3,w=5.
 
 use jopcal_timing::table::{rows, Row};
 use jopcal_timing::TimingModel;

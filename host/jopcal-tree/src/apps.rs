@@ -435,6 +435,15 @@ fn make_switch(rest: &str) -> Option<String> {
 /// under `root`; the first `java.`/`javax.` import that none of `jdk`'s
 /// directories holds is the reason it cannot build (naming the Makefile
 /// switch whose build has it, if one does).
+/// Whether `word` occurs in `text` as a whole identifier.
+fn names_word(text: &str, word: &str) -> bool {
+    text.match_indices(word).any(|(at, _)| {
+        let before = text[..at].chars().next_back();
+        let after = text[at + word.len()..].chars().next();
+        !before.is_some_and(is_ident) && !after.is_some_and(is_ident)
+    })
+}
+
 pub(crate) fn missing_import(
     root: &Path,
     jdk: &BuildJdk,
@@ -459,9 +468,14 @@ pub(crate) fn missing_import(
             continue;
         }
         let Ok(s) = Source::read(&f, decode) else { continue };
-        // The same package needs no import.
+        // The same package needs no import: its classes the source names
+        // (a class in another file of the package is named by its file's).
         if let Some(dir) = f.parent() {
-            queue.extend(java_files(dir));
+            queue.extend(java_files(dir).into_iter().filter(|g| {
+                g.file_stem()
+                    .and_then(|n| n.to_str())
+                    .is_some_and(|name| names_word(&s.clean, name))
+            }));
         }
         for (i, line) in s.imports() {
             let class_path = i.trim_end_matches(".*").replace('.', "/");

@@ -129,6 +129,28 @@ const REFERENCE_GROUPS: &[Group] = &[
     },
 ];
 
+/// `lookupswitch`, whose Java routine on JOP compares the key with one case
+/// after another: a key its first case matches, and one none does (every
+/// case compared), so that the fit tells the routine's fixed cost from its
+/// cost per case. Only where a JOP tree's images run, with the
+/// floating-point groups.
+const SWITCH_GROUPS: &[Group] = &[
+    Group {
+        name: "LookupNear",
+        what: "lookupswitch, the first case",
+        decl: "int k = iterations - iterations + 3; int s = 0;",
+        body: "switch (k) { case 3: s += 1; break; case 300: s += 2; break; case 3000: s += 3; break; case 30000: s += 5; break; case 300000: s += 6; break; default: s += 7; }",
+        result: "s",
+    },
+    Group {
+        name: "LookupFar",
+        what: "lookupswitch, no case (every one compared)",
+        decl: "int k = iterations - iterations + 4; int s = 0;",
+        body: "switch (k) { case 3: s += 1; break; case 300: s += 2; break; case 3000: s += 3; break; case 30000: s += 5; break; case 300000: s += 6; break; default: s += 7; }",
+        result: "s",
+    },
+];
+
 /// Monitors (`synchronized`), whose cost on the processor is its
 /// microcode's and its lock device's (JopSim's is another): a block, nested
 /// blocks, a synchronized method, and a synchronized method that calls
@@ -261,7 +283,7 @@ public final class {class} extends Workload {{
 /// Writes a workload directory at `dir`: `suite.toml`, the generated sources,
 /// and a copy of the harness and host stand-ins from `firmware`; with
 /// `floating_point` (where a JOP tree's images run), the floating-point,
-/// reference-store and monitor groups too. Returns the workload names.
+/// reference-store, monitor and lookupswitch groups too. Returns the workload names.
 pub fn generate(
     dir: &Path,
     firmware: &Path,
@@ -271,12 +293,18 @@ pub fn generate(
     let mut names = Vec::new();
     let mut workloads = Vec::new();
     let mut sources = Vec::new();
-    let (floats, references, monitors) = if floating_point {
-        (FLOAT_GROUPS, REFERENCE_GROUPS, MONITOR_GROUPS)
+    let (floats, references, monitors, switches) = if floating_point {
+        (FLOAT_GROUPS, REFERENCE_GROUPS, MONITOR_GROUPS, SWITCH_GROUPS)
     } else {
-        (&[][..], &[][..], &[][..])
+        (&[][..], &[][..], &[][..], &[][..])
     };
-    for g in GROUPS.iter().chain(floats).chain(references).chain(monitors) {
+    for g in GROUPS
+        .iter()
+        .chain(floats)
+        .chain(references)
+        .chain(monitors)
+        .chain(switches)
+    {
         for times in [REPEAT, 2 * REPEAT] {
             let class = format!("{}{}", g.name, times / REPEAT);
             sources.push((format!("jopcal/micro/{class}.java"), source(g, times)));
@@ -322,7 +350,11 @@ mod tests {
         let with = generate(&tmp.path().join("fp"), &firmware(), &[], true).unwrap();
         assert_eq!(
             with.len(),
-            2 * (GROUPS.len() + FLOAT_GROUPS.len() + REFERENCE_GROUPS.len() + MONITOR_GROUPS.len())
+            2 * (GROUPS.len()
+                + FLOAT_GROUPS.len()
+                + REFERENCE_GROUPS.len()
+                + MONITOR_GROUPS.len()
+                + SWITCH_GROUPS.len())
         );
         for name in [
             "Dadd1",

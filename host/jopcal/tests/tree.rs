@@ -547,16 +547,7 @@ fn host_library_merges_the_trees_math_beside_the_jdks() {
         "{err}"
     );
     let p = jopcal_profile::read_file(&out.join("Roots.jopprof")).unwrap();
-    let calls = |class: &str, name: &str| -> u64 {
-        p.nodes
-            .iter()
-            .filter(|n| {
-                let m = &p.methods[n.method as usize];
-                m.class == class && m.name == name
-            })
-            .map(|n| n.calls)
-            .sum()
-    };
+    let calls = |class: &str, name: &str| calls_of(&p, class, name);
     assert_eq!(calls("java/lang/Math", "sqrt"), 30, "the tree's sqrt, as bytecodes");
     assert_eq!(calls("com/jopdesign/sys/Roots", "newton"), 30);
     assert_eq!(calls("java/lang/Math", "max"), 30);
@@ -779,6 +770,18 @@ fn run_suite_ok(suite: &str, target: &str, out: &Path) -> String {
 }
 
 /// The calls a profile counts of methods named `name`, in every context.
+/// The calls of `class.name` (internal class name) in `p`, every context's.
+fn calls_of(p: &jopcal_profile::Profile, class: &str, name: &str) -> u64 {
+    p.nodes
+        .iter()
+        .filter(|n| {
+            let m = &p.methods[n.method as usize];
+            m.class == class && m.name == name
+        })
+        .map(|n| n.calls)
+        .sum()
+}
+
 fn calls_named(p: &jopcal_profile::Profile, name: &str) -> u64 {
     p.nodes
         .iter()
@@ -1058,4 +1061,88 @@ fn your_own_programs_are_timed_whole() {
         "{}",
         stderr(&o)
     );
+}
+
+/// The tree's own class library on the host: a program compiled against a
+/// tree's `String`, `StringBuilder` and `Integer` (a miniature library
+/// written for this test, `tests/java/tree-library`) runs them on the host
+/// under shadow names, and its profile reads as the tree's classes, with
+/// jopcal's conversions and bridges gone; what the JDK keeps (the
+/// exception, `System.out`) gets its strings converted.
+#[test]
+fn the_host_runs_the_trees_library_as_the_trees() {
+    let dir = tempfile::tempdir().unwrap();
+    let (home, sys) = tree_with_runtime(dir.path());
+    std::fs::write(
+        sys.join("Native.java"),
+        "package com.jopdesign.sys;\n\npublic final class Native {\n    public static native int rd(int address);\n    public static native void wr(int value, int address);\n}\n",
+    )
+    .unwrap();
+    std::fs::write(
+        sys.join("Const.java"),
+        "package com.jopdesign.sys;\n\npublic final class Const {\n    public static final int IO_BASE = 0xffffff80;\n    public static final int IO_CNT = IO_BASE + 0;\n    public static final int IO_US_CNT = IO_BASE + 1;\n}\n",
+    )
+    .unwrap();
+    copy_tree(
+        &repo().join("host/jopcal/tests/java/tree-library"),
+        &home.join("java/target/src/jdk_base"),
+    );
+    let src = dir.path().join("src/demo");
+    std::fs::create_dir_all(&src).unwrap();
+    std::fs::copy(repo().join("host/jopcal/tests/java/Words.java"), src.join("Words.java")).unwrap();
+    // The tree's compiler, as a tree's users configure it (docs/jop-tree.md).
+    std::fs::write(
+        dir.path().join("jopcal.toml"),
+        format!(
+            "[jop]\nhome = \"{}\"\nhost_javac = \"ecj -source 1.5 -target 1.5 -nowarn\"\nhost_library = \"\"\n",
+            home.display()
+        ),
+    )
+    .unwrap();
+    let out = dir.path().join("v");
+    // The host JVM as the target: the virtual board's own small library has no StringBuilder.
+    let o = jopcal()
+        .current_dir(dir.path())
+        .args(["validate", "--target", "host", "--cp"])
+        .arg(dir.path().join("src"))
+        .arg("--out")
+        .arg(&out)
+        .output()
+        .unwrap();
+    let err = stderr(&o);
+    assert!(o.status.success(), "{err}");
+    assert!(
+        err.contains("of its classes run on the host as the tree's (java.io.PrintStream, java.lang.Integer, java.lang.String, java.lang.StringBuilder)"),
+        "{err}"
+    );
+    let p = jopcal_profile::read_file(&out.join("profiles/Words.jopprof")).unwrap();
+    let calls = |class: &str, name: &str| calls_of(&p, class, name);
+    // The tree's Integer.toString ran for each of the 20 appends and the
+    // printed line's number; the tree's String.charAt for each of the 30
+    // digits main reads.
+    assert_eq!(calls("java/lang/Integer", "toString"), 21);
+    let from_main: u64 = p
+        .nodes
+        .iter()
+        .filter(|n| {
+            let m = &p.methods[n.method as usize];
+            let caller = n.parent.map(|c| &p.methods[p.nodes[c as usize].method as usize]);
+            m.class == "java/lang/String" && m.name == "charAt" && caller.is_some_and(|c| c.class == "demo/Words")
+        })
+        .map(|n| n.calls)
+        .sum();
+    assert_eq!(from_main, 30);
+    assert!(calls("java/lang/StringBuilder", "append") > 0);
+    // The exception's message came back through the JDK's Throwable as the tree's String.
+    assert!(calls("java/lang/String", "length") > 30);
+    // No shadow name, conversion or bridge is left.
+    for m in &p.methods {
+        let text = format!("{}.{}{}", m.class, m.name, m.descriptor);
+        assert!(!text.contains("jopcal$tree$"), "{text}");
+    }
+    // The program's own methods have the tree's String in their descriptors again.
+    assert!(p
+        .methods
+        .iter()
+        .any(|m| m.class == "demo/Words" && m.name == "main" && m.descriptor == "([Ljava/lang/String;)V"));
 }

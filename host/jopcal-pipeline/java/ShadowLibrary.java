@@ -1,0 +1,487 @@
+package jopcal.tools;
+
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.Deque;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.stream.Stream;
+import org.objectweb.asm.ClassReader;
+import org.objectweb.asm.ClassVisitor;
+import org.objectweb.asm.ClassWriter;
+import org.objectweb.asm.Label;
+import org.objectweb.asm.MethodVisitor;
+import org.objectweb.asm.Opcodes;
+import org.objectweb.asm.Type;
+import org.objectweb.asm.commons.ClassRemapper;
+import org.objectweb.asm.commons.Remapper;
+
+/**
+ * jopcal's shadow of a JOP tree's class library (jopcal's own code, run by
+ * jopcal_pipeline::host_shadow). JOP runs its own String, StringBuffer,
+ * Integer, Vector, Hashtable, ...; the host JVM cannot run them in place of
+ * its own (the JVM itself and the JDK's code depend on theirs). So the
+ * program, compiled against the tree's library as the tree's build compiles
+ * it, runs on the host with the tree's classes under names of their own: a
+ * tree class java/lang/String becomes java/lang/jopcal$tree$String (in its
+ * own package, so that package access holds), and every reference to it in
+ * the program and in the library follows. The JDK keeps what the JVM needs
+ * as its own (Object, Class, Throwable and every exception, threads,
+ * System, and Math and Random, which jopcal's host library handles; the
+ * program's System.out is the tree's, the field of a shadow of the tree's
+ * System class, jopcal$tree$System): where
+ * the program hands one of those a String, or gets one back, a conversion
+ * of jopcal's (class jopcal$tree$Strings, which the profile drops) turns
+ * one into the other; a string literal becomes the tree's String once.
+ * toString (and an exception's getMessage) gets a bridge with the JDK's
+ * signature, so that the JDK's virtual calls reach the tree's methods.
+ *
+ * Usage: ShadowLibrary COMPILED PROGRAM_OUT LIBRARY_OUT
+ *   COMPILED: the program and the tree's library as the tree's compiler
+ *   built them; PROGRAM_OUT gets the program's classes, LIBRARY_OUT the
+ *   shadow classes (for java.base) and shadowed.txt (their tree names, one
+ *   a line); PROGRAM_OUT/init.txt lists the classes JOP initializes before
+ *   main. On a reference the shadow cannot carry, it exits 1 with one line
+ *   on standard error naming the class, the method and the reference.
+ */
+public final class ShadowLibrary {
+    /** The prefix of a shadow class's simple name (jopcal_profile drops it). */
+    static final String PREFIX = "jopcal$tree$";
+    /** jopcal's conversions between the JDK's strings and the tree's. */
+    static final String STRINGS = "java/lang/" + PREFIX + "Strings";
+    static final String STRING = "java/lang/String";
+    /** The JDK's System stays; its streams are the tree's, in a shadow System of their own. */
+    static final String SYSTEM = "java/lang/System";
+    static final String SHADOW_SYSTEM = "java/lang/" + PREFIX + "System";
+    static final Set<String> STREAMS = Set.of("out", "err", "in");
+    /** A type the remapper leaves as the JDK's: HOST + its name. */
+    static final String HOST = "jopcal/host$/";
+
+    /** The tree classes the JDK's own stand for on the host. */
+    static final Set<String> KEEP = new HashSet<>(List.of(
+            "java/lang/Object", "java/lang/Class", "java/lang/System", "java/lang/Math",
+            "java/lang/Thread", "java/lang/Runnable", "java/lang/Runtime", "java/lang/Override",
+            "java/lang/ThreadGroup", "java/util/Random"));
+    /** Methods of the JDK's classes a program's class overrides with a String result. */
+    static final Set<String> BRIDGED = Set.of("toString", "getMessage", "getLocalizedMessage");
+
+    final Map<String, ClassReader> classes = new HashMap<>();
+    final Map<String, Boolean> kept = new HashMap<>();
+
+    private ShadowLibrary() {
+    }
+
+    public static void main(String[] args) throws IOException {
+        if (args.length != 3) {
+            System.err.println("usage: ShadowLibrary COMPILED PROGRAM_OUT LIBRARY_OUT");
+            System.exit(2);
+        }
+        ShadowLibrary s = new ShadowLibrary();
+        Path compiled = Paths.get(args[0]);
+        try (Stream<Path> files = Files.walk(compiled)) {
+            for (Path p : (Iterable<Path>) files.filter(f -> f.toString().endsWith(".class"))::iterator) {
+                ClassReader r = new ClassReader(Files.readAllBytes(p));
+                s.classes.put(r.getClassName(), r);
+            }
+        }
+        try {
+            s.write(Paths.get(args[1]), Paths.get(args[2]));
+        } catch (Unshadowable e) {
+            System.err.println(e.getMessage());
+            System.exit(1);
+        }
+    }
+
+    /** A reference the shadow cannot carry across to the JDK. */
+    static final class Unshadowable extends RuntimeException {
+        Unshadowable(String message) {
+            super(message);
+        }
+    }
+
+    static boolean isLibrary(String name) {
+        return name.startsWith("java/");
+    }
+
+    static boolean isRuntime(String name) {
+        return name.startsWith("com/jopdesign/sys/");
+    }
+
+    /** Whether the host runs the JDK's class for the tree's `name`. */
+    boolean keep(String name) {
+        if (!isLibrary(name)) {
+            return false;
+        }
+        Boolean k = kept.get(name);
+        if (k == null) {
+            String outer = name.contains("$") ? name.substring(0, name.indexOf('$')) : name;
+            k = KEEP.contains(outer) || name.startsWith("java/lang/annotation/")
+                    || name.startsWith("java/lang/reflect/") || isThrowable(name) || !classes.containsKey(name);
+            kept.put(name, k);
+        }
+        return k;
+    }
+
+    boolean isThrowable(String name) {
+        for (String n = name; n != null; ) {
+            if (n.equals("java/lang/Throwable")) {
+                return true;
+            }
+            ClassReader r = classes.get(n);
+            n = r == null ? null : r.getSuperName();
+        }
+        return false;
+    }
+
+    /** Whether `name` is a tree class the host runs under its shadow name. */
+    boolean shadowed(String name) {
+        return isLibrary(name) && !keep(name);
+    }
+
+    static String shadowName(String name) {
+        int slash = name.lastIndexOf('/');
+        return name.substring(0, slash + 1) + PREFIX + name.substring(slash + 1);
+    }
+
+    /** Whether `t` (a field or argument type) names a shadowed class. */
+    boolean shadowedType(Type t) {
+        if (t.getSort() == Type.ARRAY) {
+            t = t.getElementType();
+        }
+        return t.getSort() == Type.OBJECT && shadowed(t.getInternalName());
+    }
+
+    /** `desc` with every shadowed type written as the JDK's own. */
+    String hostDesc(String desc) {
+        StringBuilder out = new StringBuilder();
+        int i = 0;
+        while (i < desc.length()) {
+            char c = desc.charAt(i);
+            if (c == 'L') {
+                int end = desc.indexOf(';', i);
+                String name = desc.substring(i + 1, end);
+                out.append('L').append(shadowed(name) ? HOST + name : name).append(';');
+                i = end + 1;
+            } else {
+                out.append(c);
+                i++;
+            }
+        }
+        return out.toString();
+    }
+
+    /** The class that declares `name desc` for a reference through `owner`, or null. */
+    String declaring(String owner, String name, String desc) {
+        Deque<String> todo = new ArrayDeque<>();
+        Set<String> seen = new HashSet<>();
+        todo.add(owner);
+        while (!todo.isEmpty()) {
+            String c = todo.poll();
+            if (!seen.add(c)) {
+                continue;
+            }
+            ClassReader r = classes.get(c);
+            if (r == null) {
+                continue;
+            }
+            boolean[] found = {false};
+            r.accept(new ClassVisitor(Opcodes.ASM9) {
+                @Override
+                public MethodVisitor visitMethod(int access, String n, String d, String sig, String[] ex) {
+                    if (n.equals(name) && d.equals(desc)) {
+                        found[0] = true;
+                    }
+                    return null;
+                }
+            }, ClassReader.SKIP_CODE);
+            if (found[0]) {
+                return c;
+            }
+            if (r.getSuperName() != null) {
+                todo.add(r.getSuperName());
+            }
+            Collections.addAll(todo, r.getInterfaces());
+        }
+        return null;
+    }
+
+    final Remapper remapper = new Remapper() {
+        @Override
+        public String map(String name) {
+            if (name.startsWith(HOST)) {
+                return name.substring(HOST.length());
+            }
+            return shadowed(name) ? shadowName(name) : name;
+        }
+    };
+
+    void write(Path programOut, Path libraryOut) throws IOException {
+        List<String> names = new ArrayList<>(classes.keySet());
+        Collections.sort(names);
+        List<String> shadow = new ArrayList<>();
+        List<String> init = new ArrayList<>();
+        for (String name : names) {
+            if (isRuntime(name) || keep(name)) {
+                continue;
+            }
+            boolean library = shadowed(name);
+            ClassWriter w = new ClassWriter(ClassWriter.COMPUTE_MAXS);
+            classes.get(name).accept(new Converting(new ClassRemapper(w, remapper)), 0);
+            String out = library ? shadowName(name) : name;
+            Path file = (library ? libraryOut : programOut).resolve(out + ".class");
+            Files.createDirectories(file.getParent());
+            Files.write(file, w.toByteArray());
+            if (library) {
+                shadow.add(name.replace('/', '.'));
+            }
+            init.add(out.replace('/', '.'));
+        }
+        if (classes.containsKey(SYSTEM)) {
+            // The tree's System as a class of its own: its streams (and
+            // its static initializer, which makes them); the program's
+            // other uses of System stay the JDK's.
+            Remapper self = new Remapper() {
+                @Override
+                public String map(String name) {
+                    return name.equals(SYSTEM) ? SHADOW_SYSTEM : remapper.map(name);
+                }
+            };
+            ClassWriter w = new ClassWriter(ClassWriter.COMPUTE_MAXS);
+            classes.get(SYSTEM).accept(new Converting(new ClassRemapper(w, self)), 0);
+            Path file = libraryOut.resolve(SHADOW_SYSTEM + ".class");
+            Files.createDirectories(file.getParent());
+            Files.write(file, w.toByteArray());
+            init.add(SHADOW_SYSTEM.replace('/', '.'));
+        }
+        Path strings = libraryOut.resolve(STRINGS + ".class");
+        Files.createDirectories(strings.getParent());
+        Files.write(strings, strings());
+        Files.createDirectories(programOut);
+        Files.write(libraryOut.resolve("shadowed.txt"), lines(shadow));
+        Files.write(programOut.resolve("init.txt"), lines(init));
+        PrintStream o = System.out;
+        o.println("shadowed " + shadow.size() + " classes of the tree's library");
+    }
+
+    static byte[] lines(List<String> l) {
+        StringBuilder b = new StringBuilder();
+        for (String s : l) {
+            b.append(s).append('\n');
+        }
+        return b.toString().getBytes(StandardCharsets.UTF_8);
+    }
+
+    /**
+     * Before the remapper (it sees the tree's names): string literals become
+     * the tree's strings; a call of a JDK class's method that takes or gives
+     * a String converts it; toString gets its bridge.
+     */
+    final class Converting extends ClassVisitor {
+        String name;
+        boolean isInterface;
+        final List<String> bridges = new ArrayList<>();
+
+        Converting(ClassVisitor cv) {
+            super(Opcodes.ASM9, cv);
+        }
+
+        @Override
+        public void visit(int version, int access, String n, String sig, String sup, String[] ifs) {
+            name = n;
+            isInterface = (access & Opcodes.ACC_INTERFACE) != 0;
+            super.visit(version, access, n, sig, sup, ifs);
+        }
+
+        @Override
+        public org.objectweb.asm.FieldVisitor visitField(int access, String n, String desc, String sig, Object value) {
+            // A constant String field's value is the JDK's string, which a
+            // field of the tree's String cannot hold; the compiler put the
+            // constant itself wherever the program reads it.
+            boolean text = value instanceof String && desc.equals("L" + STRING + ";") && shadowed(STRING);
+            return super.visitField(access, n, desc, sig, text ? null : value);
+        }
+
+        @Override
+        public MethodVisitor visitMethod(int access, String n, String desc, String sig, String[] ex) {
+            if (!isInterface && (access & Opcodes.ACC_STATIC) == 0 && BRIDGED.contains(n)
+                    && desc.equals("()L" + STRING + ";")
+                    && (n.equals("toString") || isThrowable(name))) {
+                bridges.add(n);
+            }
+            MethodVisitor mv = super.visitMethod(access, n, desc, sig, ex);
+            return mv == null ? null : new ConvertingMethod(mv, name, n + desc);
+        }
+
+        @Override
+        public void visitEnd() {
+            for (String b : bridges) {
+                MethodVisitor mv = cv.visitMethod(Opcodes.ACC_PUBLIC | Opcodes.ACC_SYNTHETIC | Opcodes.ACC_BRIDGE,
+                        b, "()L" + HOST + STRING + ";", null, null);
+                mv.visitCode();
+                mv.visitVarInsn(Opcodes.ALOAD, 0);
+                mv.visitMethodInsn(Opcodes.INVOKEVIRTUAL, name, b, "()L" + STRING + ";", false);
+                mv.visitMethodInsn(Opcodes.INVOKESTATIC, HOST + STRINGS, "toHost",
+                        "(L" + STRING + ";)L" + HOST + STRING + ";", false);
+                mv.visitInsn(Opcodes.ARETURN);
+                mv.visitMaxs(0, 0);
+                mv.visitEnd();
+            }
+            super.visitEnd();
+        }
+    }
+
+    final class ConvertingMethod extends MethodVisitor {
+        final String owner;
+        final String method;
+
+        ConvertingMethod(MethodVisitor mv, String owner, String method) {
+            super(Opcodes.ASM9, mv);
+            this.owner = owner;
+            this.method = method;
+        }
+
+        @Override
+        public void visitLdcInsn(Object value) {
+            super.visitLdcInsn(value);
+            if (value instanceof String && shadowed(STRING)) {
+                super.visitMethodInsn(Opcodes.INVOKESTATIC, HOST + STRINGS, "literal",
+                        "(L" + HOST + STRING + ";)L" + STRING + ";", false);
+            }
+        }
+
+        @Override
+        public void visitFieldInsn(int op, String fowner, String n, String desc) {
+            if (fowner.equals(SYSTEM) && STREAMS.contains(n) && classes.containsKey(SYSTEM)) {
+                // The tree's System.out, a PrintStream of the tree's.
+                super.visitFieldInsn(op, HOST + SHADOW_SYSTEM, n, desc);
+                return;
+            }
+            if (keep(fowner) && !fowner.startsWith("[") && shadowedType(Type.getType(desc))) {
+                throw unshadowable(fowner + "." + n + " " + desc);
+            }
+            super.visitFieldInsn(op, fowner, n, desc);
+        }
+
+        @Override
+        public void visitMethodInsn(int op, String mowner, String n, String desc, boolean itf) {
+            if (mowner.startsWith("[") || !shadowed(STRING)) {
+                super.visitMethodInsn(op, mowner, n, desc, itf);
+                return;
+            }
+            String decl = keep(mowner) ? mowner : declaring(mowner, n, desc);
+            if (decl == null || !keep(decl)) {
+                super.visitMethodInsn(op, mowner, n, desc, itf);
+                return;
+            }
+            Type[] args = Type.getArgumentTypes(desc);
+            for (int i = 0; i < args.length; i++) {
+                if (!shadowedType(args[i])) {
+                    continue;
+                }
+                if (i != args.length - 1 || !args[i].getDescriptor().equals("L" + STRING + ";")) {
+                    throw unshadowable(mowner + "." + n + desc);
+                }
+                super.visitMethodInsn(Opcodes.INVOKESTATIC, HOST + STRINGS, "toHost",
+                        "(L" + STRING + ";)L" + HOST + STRING + ";", false);
+            }
+            Type result = Type.getReturnType(desc);
+            boolean convert = shadowedType(result);
+            if (convert && !result.getDescriptor().equals("L" + STRING + ";")) {
+                throw unshadowable(mowner + "." + n + desc);
+            }
+            super.visitMethodInsn(op, mowner, n, hostDesc(desc), itf);
+            if (convert) {
+                super.visitMethodInsn(Opcodes.INVOKESTATIC, HOST + STRINGS, "fromHost",
+                        "(L" + HOST + STRING + ";)L" + STRING + ";", false);
+            }
+        }
+
+        Unshadowable unshadowable(String what) {
+            return new Unshadowable("ShadowLibrary: " + owner.replace('/', '.') + "." + method
+                    + " uses the JDK's " + what.replace('/', '.')
+                    + " with a class of the tree's library the host cannot convert");
+        }
+    }
+
+    /** jopcal's conversions (final names: written past the remapper). */
+    static byte[] strings() {
+        String tree = "java/lang/" + PREFIX + "String";
+        String treeDesc = "L" + tree + ";";
+        String host = "Ljava/lang/String;";
+        ClassWriter w = new ClassWriter(ClassWriter.COMPUTE_MAXS);
+        w.visit(Opcodes.V1_5, Opcodes.ACC_PUBLIC | Opcodes.ACC_FINAL | Opcodes.ACC_SUPER, STRINGS, null,
+                "java/lang/Object", null);
+        w.visitField(Opcodes.ACC_PRIVATE | Opcodes.ACC_STATIC | Opcodes.ACC_FINAL, "LITERALS", "Ljava/util/HashMap;",
+                null, null).visitEnd();
+        MethodVisitor mv = w.visitMethod(Opcodes.ACC_STATIC, "<clinit>", "()V", null, null);
+        mv.visitCode();
+        mv.visitTypeInsn(Opcodes.NEW, "java/util/HashMap");
+        mv.visitInsn(Opcodes.DUP);
+        mv.visitMethodInsn(Opcodes.INVOKESPECIAL, "java/util/HashMap", "<init>", "()V", false);
+        mv.visitFieldInsn(Opcodes.PUTSTATIC, STRINGS, "LITERALS", "Ljava/util/HashMap;");
+        mv.visitInsn(Opcodes.RETURN);
+        mv.visitMaxs(0, 0);
+        mv.visitEnd();
+        // A literal is one tree String per text, as JOP's linker makes it.
+        mv = w.visitMethod(Opcodes.ACC_PUBLIC | Opcodes.ACC_STATIC, "literal", "(" + host + ")" + treeDesc, null, null);
+        mv.visitCode();
+        Label found = new Label();
+        mv.visitFieldInsn(Opcodes.GETSTATIC, STRINGS, "LITERALS", "Ljava/util/HashMap;");
+        mv.visitVarInsn(Opcodes.ALOAD, 0);
+        mv.visitMethodInsn(Opcodes.INVOKEVIRTUAL, "java/util/HashMap", "get", "(Ljava/lang/Object;)Ljava/lang/Object;", false);
+        mv.visitInsn(Opcodes.DUP);
+        mv.visitJumpInsn(Opcodes.IFNONNULL, found);
+        mv.visitInsn(Opcodes.POP);
+        mv.visitVarInsn(Opcodes.ALOAD, 0);
+        mv.visitMethodInsn(Opcodes.INVOKESTATIC, STRINGS, "fromHost", "(" + host + ")" + treeDesc, false);
+        mv.visitVarInsn(Opcodes.ASTORE, 1);
+        mv.visitFieldInsn(Opcodes.GETSTATIC, STRINGS, "LITERALS", "Ljava/util/HashMap;");
+        mv.visitVarInsn(Opcodes.ALOAD, 0);
+        mv.visitVarInsn(Opcodes.ALOAD, 1);
+        mv.visitMethodInsn(Opcodes.INVOKEVIRTUAL, "java/util/HashMap", "put",
+                "(Ljava/lang/Object;Ljava/lang/Object;)Ljava/lang/Object;", false);
+        mv.visitInsn(Opcodes.POP);
+        mv.visitVarInsn(Opcodes.ALOAD, 1);
+        mv.visitInsn(Opcodes.ARETURN);
+        mv.visitLabel(found);
+        mv.visitTypeInsn(Opcodes.CHECKCAST, tree);
+        mv.visitInsn(Opcodes.ARETURN);
+        mv.visitMaxs(0, 0);
+        mv.visitEnd();
+        converter(w, "fromHost", host, treeDesc, "java/lang/String", tree);
+        converter(w, "toHost", treeDesc, host, tree, "java/lang/String");
+        w.visitEnd();
+        return w.toByteArray();
+    }
+
+    /** `static TO name(FROM s)`: null stays null, else a copy of its characters. */
+    static void converter(ClassWriter w, String name, String fromDesc, String toDesc, String from, String to) {
+        MethodVisitor mv = w.visitMethod(Opcodes.ACC_PUBLIC | Opcodes.ACC_STATIC, name,
+                "(" + fromDesc + ")" + toDesc, null, null);
+        mv.visitCode();
+        Label some = new Label();
+        mv.visitVarInsn(Opcodes.ALOAD, 0);
+        mv.visitJumpInsn(Opcodes.IFNONNULL, some);
+        mv.visitInsn(Opcodes.ACONST_NULL);
+        mv.visitInsn(Opcodes.ARETURN);
+        mv.visitLabel(some);
+        mv.visitTypeInsn(Opcodes.NEW, to);
+        mv.visitInsn(Opcodes.DUP);
+        mv.visitVarInsn(Opcodes.ALOAD, 0);
+        mv.visitMethodInsn(Opcodes.INVOKEVIRTUAL, from, "toCharArray", "()[C", false);
+        mv.visitMethodInsn(Opcodes.INVOKESPECIAL, to, "<init>", "([C)V", false);
+        mv.visitInsn(Opcodes.ARETURN);
+        mv.visitMaxs(0, 0);
+        mv.visitEnd();
+    }
+}

@@ -1,0 +1,252 @@
+//! The JOP tree's whole class library on the host, under names of its own.
+//!
+//! JOP runs the tree's `String`, `StringBuffer`, `Integer`, `Character`,
+//! `Vector`, `Hashtable`, ...: Java code that differs from the host JDK's,
+//! so a profile of the JDK's versions counts work the target never does
+//! (a program that formats numbers was estimated 63% low). The host JVM
+//! cannot run those classes in place of its own: the JVM and the JDK's code
+//! depend on theirs. So the program is compiled as the tree's build
+//! compiles it, against the tree's library (`-bootclasspath ""`, the tree's
+//! source roots), and jopcal's `ShadowLibrary` (its own Java, run with
+//! Debian's ASM) renames every tree class the JDK does not have to keep
+//! (`java/lang/String` becomes `java/lang/jopcal$tree$String`, in
+//! `java.base`) and every reference to it; where the program hands a JDK
+//! class (an exception, `PrintStream`) a string, a conversion of jopcal's
+//! turns one into the other. The profile drops the conversions and the
+//! prefix (`jopcal_profile::routed::splice`): it reads as the tree's classes
+//! JOP runs. Kept as the JDK's: `Object`, `Class`, the exceptions, threads,
+//! and `System`, `Math` and `Random`, whose tree versions the host library
+//! ([`crate::host_library`]) brings; `System.out` is the tree's, read from
+//! a shadow of the tree's `System`, and prints through jopcal's serial line.
+//!
+//! Everything is cached by the hash of its inputs. A program or tree the
+//! shadow cannot carry runs with the JDK's library, with a note saying why.
+
+use crate::locate;
+use anyhow::{anyhow, bail, Context, Result};
+use jopcal_measure::atomic;
+use sha2::{Digest, Sha256};
+use std::path::{Path, PathBuf};
+
+/// The tree's source roots, in its Makefile's `TARGET_SOURCE` order (the
+/// program's own come first here: a generated suite names its classes so
+/// that none is the tree's).
+const TREE_ROOTS: [&str; 4] = [
+    "java/target/src/common",
+    "java/target/src/jdk_base",
+    "java/target/src/jdk11",
+    "java/target/src/rtapi",
+];
+/// A class only string concatenation reaches: ecj writes no class file
+/// for it unless it is named (see docs/jop-tree.md, the `javac` wrapper).
+const CONCATENATION: &str = "java/target/src/jdk_base/java/lang/StringBuilder.java";
+/// jopcal's renamer (its own Java, compiled here against ASM).
+const SHADOW_SOURCE: &str = include_str!("../java/ShadowLibrary.java");
+/// In the library directory: the tree classes that run under their shadow names.
+pub const SHADOWED_LIST: &str = "shadowed.txt";
+/// In the program directory: the classes JOP initializes before `main`.
+pub const INIT_LIST: &str = "init.txt";
+
+/// A suite's classes with the tree's library under shadow names.
+#[derive(Debug, Clone)]
+pub struct Shadowed {
+    /// The program's classes (their references renamed), to put before the
+    /// suite's host classes (whose host stand-ins of the runtime stay).
+    pub program: PathBuf,
+    /// The shadow classes and jopcal's conversions, with the host library's
+    /// classes: what goes into `java.base`.
+    pub library: PathBuf,
+    /// The tree classes that run shadowed (dotted tree names).
+    pub classes: Vec<String>,
+}
+
+impl Shadowed {
+    /// The JVM option that initializes the classes as JOP does, before `main`.
+    pub fn init_option(&self) -> String {
+        format!("-Djopcal.init={}", self.program.join(INIT_LIST).display())
+    }
+}
+
+/// ASM's commons (the remapper), beside ASM's core jar as Debian installs them.
+fn commons_jar(asm: &Path) -> Option<PathBuf> {
+    let jar = asm.with_file_name("asm-commons.jar");
+    jar.is_file().then_some(jar)
+}
+
+/// The suite in `root` compiled against the tree at `home` and shadowed
+/// (see the module doc), with the host library's classes in `library`;
+/// cached. `Err` says why the shadow cannot be made.
+pub fn shadow(
+    home: &Path,
+    root: &Path,
+    compiler: &jopcal_workloads::build::Compiler,
+    library: Option<&Path>,
+    say: &dyn Fn(&str),
+) -> Result<Shadowed> {
+    let Some(asm) = crate::host_routines::asm_jar() else {
+        bail!("no ASM (JOPCAL_ASM_JAR, else {})", crate::host_routines::DEBIAN_ASM);
+    };
+    let Some(commons) = commons_jar(&asm) else {
+        bail!(
+            "no asm-commons.jar beside {} (Debian's libasm-java has both)",
+            asm.display()
+        );
+    };
+    let jdk = jopcal_workloads::Jdk::detect()?;
+    let manifest = jopcal_workloads::suite::Suite::load(root).map_err(|e| anyhow!("{e}"))?;
+    let src = root.join("src");
+    let roots: Vec<PathBuf> = std::iter::once(src.clone())
+        .chain(manifest.sourcepath.iter().cloned())
+        .chain(TREE_ROOTS.iter().map(|r| home.join(r)).filter(|r| r.is_dir()))
+        .collect();
+    // The workloads' main classes, and what they reach through the source
+    // path, as the tree's build compiles one image (a file of the user's
+    // that no workload reaches does not stop the others).
+    let mut sources: Vec<PathBuf> = manifest
+        .workloads
+        .iter()
+        .filter_map(|w| {
+            let rel = format!("{}.java", w.main.replace('.', "/"));
+            roots.iter().map(|r| r.join(&rel)).find(|f| f.is_file())
+        })
+        .collect();
+    sources.sort();
+    sources.dedup();
+    if sources.is_empty() {
+        bail!("no source of the suite's main classes under {}", src.display());
+    }
+    let mut h = Sha256::new();
+    h.update(jdk.version.as_bytes());
+    h.update(compiler.identity.as_bytes());
+    h.update(compiler.argv.join(" ").as_bytes());
+    h.update(SHADOW_SOURCE.as_bytes());
+    h.update(asm.to_string_lossy().as_bytes());
+    for r in &roots {
+        h.update(r.to_string_lossy().as_bytes());
+        h.update(locate::content_hash(r)?.as_bytes());
+    }
+    if let Some(l) = library {
+        h.update(locate::content_hash(l)?.as_bytes());
+    }
+    let key: String = h.finalize().iter().take(8).map(|b| format!("{b:02x}")).collect();
+    let dir = locate::cache_root()?.join("host-shadow").join(key);
+    if !dir.join(".complete").is_file() {
+        let tmp = dir.with_extension(format!("tmp{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&tmp);
+        let how = Build {
+            jdk: &jdk,
+            asm: &asm,
+            commons: &commons,
+            compiler,
+            roots: &roots,
+            sources: &sources,
+            concatenation: Some(home.join(CONCATENATION)).filter(|p| p.is_file()),
+            library,
+        };
+        if let Err(e) = build(&tmp, &how) {
+            let _ = std::fs::remove_dir_all(&tmp);
+            return Err(e);
+        }
+        atomic::write_atomic(&tmp.join(".complete"), b"")?;
+        if std::fs::rename(&tmp, &dir).is_err() && !dir.join(".complete").is_file() {
+            bail!("cannot move {} to {}", tmp.display(), dir.display());
+        }
+        let _ = std::fs::remove_dir_all(&tmp);
+    }
+    let library = dir.join("library");
+    let classes: Vec<String> = std::fs::read_to_string(library.join(SHADOWED_LIST))
+        .with_context(|| format!("reading {}", library.join(SHADOWED_LIST).display()))?
+        .lines()
+        .filter(|l| !l.is_empty())
+        .map(str::to_string)
+        .collect();
+    say(&format!(
+        "  profile host library: the program compiled against the tree's library; {} of its classes run on the host as the tree's ({})",
+        classes.len(),
+        summary(&classes)
+    ));
+    Ok(Shadowed {
+        program: dir.join("program"),
+        library,
+        classes,
+    })
+}
+
+/// The outer classes of `classes`, for a log line.
+fn summary(classes: &[String]) -> String {
+    let outer: Vec<&str> = classes
+        .iter()
+        .filter(|c| !c.contains('$'))
+        .map(String::as_str)
+        .collect();
+    outer.join(", ")
+}
+
+struct Build<'a> {
+    jdk: &'a jopcal_workloads::Jdk,
+    asm: &'a Path,
+    commons: &'a Path,
+    compiler: &'a jopcal_workloads::build::Compiler,
+    roots: &'a [PathBuf],
+    sources: &'a [PathBuf],
+    concatenation: Option<PathBuf>,
+    library: Option<&'a Path>,
+}
+
+/// Compiles the program against the tree's library into `tmp/compiled`,
+/// shadows it into `tmp/program` and `tmp/library` and puts the host
+/// library's classes beside the shadows.
+fn build(tmp: &Path, b: &Build) -> Result<()> {
+    let compiled = tmp.join("compiled");
+    let tool = tmp.join("tool");
+    for d in [&compiled, &tool] {
+        std::fs::create_dir_all(d)?;
+    }
+    // As the tree's Makefile compiles the program: nothing of the host JDK.
+    let mut argv = Vec::new();
+    let mut given = b.compiler.argv.iter();
+    while let Some(a) = given.next() {
+        // --release cannot go with a boot class path of the tree's.
+        if a == "--release" {
+            let v = given.next().cloned().unwrap_or_default();
+            argv.extend(["-source".into(), v.clone(), "-target".into(), v]);
+        } else {
+            argv.push(a.clone());
+        }
+    }
+    argv.extend(["-bootclasspath", "", "-extdirs", "", "-classpath", ""].map(String::from));
+    argv.push("-sourcepath".into());
+    argv.push(
+        std::env::join_paths(b.roots)
+            .map_err(|e| anyhow!("the source path cannot name {:?}: {e}", b.roots))?
+            .to_string_lossy()
+            .into_owned(),
+    );
+    let files = b.sources.iter().cloned().chain(b.concatenation.clone());
+    crate::host_routines::compile(&argv, &compiled, files)
+        .context("compiling the program against the tree's library")?;
+    let source = tool.join("ShadowLibrary.java");
+    std::fs::write(&source, SHADOW_SOURCE)?;
+    let cp = std::env::join_paths([b.asm, b.commons])?;
+    let javac = [
+        b.jdk.javac.to_string_lossy().into_owned(),
+        "-nowarn".into(),
+        "-cp".into(),
+        cp.to_string_lossy().into_owned(),
+    ];
+    crate::host_routines::compile(&javac, &tool, [source])
+        .with_context(|| format!("compiling jopcal's ShadowLibrary against {}", b.asm.display()))?;
+    let program = tmp.join("program");
+    let library = tmp.join("library");
+    let cp = std::env::join_paths([b.asm, b.commons, &tool])?;
+    let args = [&compiled, &program, &library].map(|p| p.clone().into_os_string());
+    crate::host_routines::run_tool(b.jdk, &cp, "jopcal.tools.ShadowLibrary", &args)?
+        .map_err(|line| anyhow!("{}", line.as_deref().unwrap_or("ShadowLibrary failed")))?;
+    if let Some(l) = b.library {
+        crate::host_routines::copy_tree(l, &library)?;
+        let _ = std::fs::remove_file(library.join(".complete"));
+    }
+    let _ = std::fs::remove_dir_all(&compiled);
+    let _ = std::fs::remove_dir_all(&tool);
+    Ok(())
+}
