@@ -659,7 +659,7 @@ fn the_trees_applications_are_timed_or_left_out_with_the_reason() {
     assert!(ok, "{err}");
     assert!(
         err.contains("left out of the apps suite: scd_micro.Main (scd_micro): ")
-            && err.contains("imports java.util.ArrayList, which the tree's build does not have"),
+            && err.contains("imports java.util.HashMap, which the tree's build does not have"),
         "{err}"
     );
     // The cache study's forever loop, timed pass by pass (10 passes of
