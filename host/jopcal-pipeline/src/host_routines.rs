@@ -488,18 +488,8 @@ pub(crate) fn compile(argv: &[String], out: &Path, files: impl IntoIterator<Item
         .with_context(|| format!("running {}", argv[0]))?;
     if !o.status.success() {
         let text = String::from_utf8_lossy(&o.stderr) + String::from_utf8_lossy(&o.stdout);
-        // ecj: "1. ERROR in FILE (at line N)", the source line, the caret
-        // line, then the message.
-        if let Some((i, at)) = text.lines().enumerate().find(|(_, l)| l.contains(". ERROR in ")) {
-            let message = text
-                .lines()
-                .skip(i + 1)
-                .find(|m| !m.starts_with('\t') && !m.trim().is_empty() && !m.trim_start().starts_with('^'));
-            bail!(
-                "{}: {}",
-                at.split_once(". ERROR in ").map_or(at, |x| x.1).trim(),
-                message.unwrap_or("").trim()
-            );
+        if let Some(first) = jopcal_workloads::build::ecj_errors(&text).first() {
+            bail!("{first}");
         }
         let mut lines = text.lines().skip_while(|l| !l.contains("error"));
         let first = lines.next().unwrap_or("failed").trim();

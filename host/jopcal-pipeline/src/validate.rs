@@ -639,7 +639,6 @@ fn calibrate_stage(
         groups.push("cache");
     }
     let base_spec = groups.join(",");
-    let base_spec_for_micro = base_spec.clone();
     if known_wait_states {
         s.say(&format!(
             "  validate the target's wait states are known ({}): the fit keeps them{}",
@@ -655,7 +654,7 @@ fn calibrate_stage(
     }
     // Library code JOP implements differently: each such call gets a fitted cost of its own.
     let (fit_model, fit_spec) = if library.is_empty() {
-        (model_path.to_path_buf(), base_spec)
+        (model_path.to_path_buf(), base_spec.clone())
     } else {
         let file = dir.join("library-model.toml");
         let base = jopcal_calibrate::output::relative_base(model_path, &file);
@@ -745,7 +744,7 @@ fn calibrate_stage(
                 measured: &measured[1..],
                 profiles: &profiles[1..],
                 model_path,
-                groups: &base_spec_for_micro,
+                groups: &base_spec,
                 cache: m.method_cache.as_deref().unwrap_or("fifo:1024:16"),
                 loo: false,
                 lenient: true,

@@ -145,9 +145,9 @@ pub fn in_print_stream(profile: &Profile) -> Vec<bool> {
 /// line), not its parameter values: method sizes, and which contexts are
 /// not charged.
 struct Layout {
-    /// The characters printed first in the region that the UART takes
-    /// without a wait (its FIFO, idle when the region begins: the table's
-    /// `serial_free`); each later one waits `serial_char`.
+    /// The characters the UART holds without the program waiting (its FIFO
+    /// and the one it sends: the table's `serial_free`; 0, unknown), which
+    /// [`SerialLine`] waits by.
     serial_free: u64,
     /// Method sizes in words, by method index.
     words: Vec<u32>,
@@ -755,11 +755,13 @@ impl Tally {
         let words = &layout.words;
         // Printing by the line: what the characters wait depends on when
         // they are written, so it is the estimate's with `model`, in frames.
-        let by_line = serial_char(model).is_some();
-        let serial_frames = match serial_char(model) {
-            Some(frame) if profile.methods.iter().any(is_serial_write) => {
+        let line = serial_char(model);
+        let by_line = line.is_some();
+        let serial_frames = match (line, profile.methods.iter().find(|m| is_serial_write(m))) {
+            (Some(frame), Some(write)) => {
                 let e = estimate_sized(profile, model, mode, size_of);
-                let key = format!("method {}.write(I)V", SERIAL_LINE_CLASS.replace('/', "."));
+                // The estimate's entry of a whole-priced method.
+                let key = format!("method {}", write.qualified());
                 e.per_opcode.get(&key).map_or(0.0, |(_, c)| c / frame)
             }
             _ => 0.0,

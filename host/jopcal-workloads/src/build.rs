@@ -305,11 +305,11 @@ pub fn build_suite_without(
     })
 }
 
-/// Condenses javac's diagnostics to one line: the first `file:line: error: ...`
-/// (ecj's `N. ERROR in FILE (at line L)` blocks read as `FILE:L: error: message`).
-fn javac_error(stderr: &str) -> BuildError {
-    let lines: Vec<&str> = stderr.lines().collect();
-    let ecj: Vec<String> = lines
+/// ecj's `N. ERROR in FILE (at line L)` blocks of `text`, each read as
+/// `FILE:L: error: message` (javac's form).
+pub fn ecj_errors(text: &str) -> Vec<String> {
+    let lines: Vec<&str> = text.lines().collect();
+    lines
         .iter()
         .enumerate()
         .filter_map(|(i, l)| {
@@ -323,7 +323,14 @@ fn javac_error(stderr: &str) -> BuildError {
                 .map_or("", |m| m.trim());
             Some(format!("{file}:{line}: error: {message}"))
         })
-        .collect();
+        .collect()
+}
+
+/// Condenses javac's diagnostics to one line: the first `file:line: error: ...`
+/// (ecj's blocks read as javac's, [`ecj_errors`]).
+fn javac_error(stderr: &str) -> BuildError {
+    let lines: Vec<&str> = stderr.lines().collect();
+    let ecj = ecj_errors(stderr);
     let errors = lines.iter().filter(|l| l.contains(": error:")).count() + ecj.len();
     let first = ecj
         .first()
