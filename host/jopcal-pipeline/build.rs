@@ -14,7 +14,7 @@ fn main() {
     for dir in ["jop-firmware", "calibration", "hdl-sim/bench"] {
         println!("cargo:rerun-if-changed={}", root.join(dir).display());
     }
-    for krate in ["jopcal-agent", "jopcal-profile", "jopcal-classfile"] {
+    for krate in ["jopcal-agent", "jopcal-profiler", "jopcal-profile", "jopcal-classfile"] {
         println!("cargo:rerun-if-changed={}", manifest.join("..").join(krate).display());
     }
     println!("cargo:rerun-if-changed={}", root.join("Cargo.lock").display());

@@ -1,8 +1,10 @@
-//! jopcal's profiler: a JVMTI agent (loaded with `-agentpath`) that records an
-//! exact calling-context profile of one region of a Java program.
+//! jopcal's single-step profiler: a JVMTI agent (loaded with `-agentpath`)
+//! that records an exact calling-context profile of one region of a Java
+//! program, one bytecode at a time. It is the oracle the instrumenting
+//! profiler (crate `jopcal-profiler`) is checked against.
 //!
-//! Owns: the calling-context tree it grows
-//! ([`tree`]) and the JVMTI glue below. The profile it writes is
+//! Owns: the JVMTI glue below; the calling-context tree it grows is
+//! `jopcal_profiler::tree`. The profile it writes is
 //! `jopcal_profile::Profile` in the versioned `.jopprof` format; its options
 //! are `jopcal_profile::agent_options`.
 //!
@@ -32,18 +34,16 @@
 //! profile is then written (temporary file, then rename). If the JVM dies
 //! inside the region the profile is written marked incomplete.
 
-pub mod tree;
-
 use jopcal_classfile::{opcode::is_invoke, parse_constant_pool};
 use jopcal_profile::agent_options::{AgentOptions, Region};
 use jopcal_profile::{encode, routed, Event, MethodInfo};
+use jopcal_profiler::tree::{MethodCode, Tree};
 use jvmti_bindings::prelude::*;
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::ptr;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, LazyLock, Mutex, MutexGuard, OnceLock};
-use tree::{MethodCode, Tree};
 
 /// Everything the threads share, behind one lock.
 struct Shared {
@@ -79,6 +79,8 @@ static EPOCH: AtomicU64 = AtomicU64::new(0);
 static START_ID: AtomicUsize = AtomicUsize::new(0);
 static STOP_ID: AtomicUsize = AtomicUsize::new(0);
 static MAIN_ID: AtomicUsize = AtomicUsize::new(0);
+/// When the region began: its wall time is written with the profile.
+static REGION_BEGAN: OnceLock<std::time::Instant> = OnceLock::new();
 
 fn shared() -> MutexGuard<'static, Shared> {
     SHARED.lock().unwrap_or_else(|e| e.into_inner())
@@ -364,6 +366,7 @@ fn begin_region(jvmti: &Jvmti) {
     // Other threads' shadow stacks (if any) are stale; the owner keeps its own.
     let epoch = EPOCH.fetch_add(1, Ordering::AcqRel) + 1;
     THREAD.with(|t| t.borrow_mut().epoch = epoch);
+    let _ = REGION_BEGAN.set(std::time::Instant::now());
     ACTIVE.store(true, Ordering::Release);
     if let Err(e) = jvmti.enable_events_global(&REGION_EVENTS) {
         log(&format!("cannot enable the region's events: {e:?}"));
@@ -398,6 +401,7 @@ fn end_region(jvmti: &Jvmti, complete: bool, why: &str) {
         log(&format!("{why}; the profile written is marked incomplete"));
     }
     let mut profile = tree.into_profile(&opts.benchmark, opts.region.name(), complete);
+    profile.region_nanos = REGION_BEGAN.get().map_or(0, |t| t.elapsed().as_nanos() as u64);
     // A run through jopcal's bridge to JOP's runtime routines reads as JOP runs it.
     jopcal_profile::routed::splice(&mut profile);
     let tmp = opts.out.with_extension("jopprof.partial");
@@ -731,7 +735,9 @@ impl Agent for Profiler {
                 last: -1,
                 hidden,
             });
-            if hidden && counting {
+            // Also while only tracked: the call sites of what runs there are the
+            // method cache's stream, and its contexts the same as when counted.
+            if hidden && (counting || owner) {
                 breakpoint_everywhere(jvmti, event.method(), &code);
             }
         });

@@ -26,6 +26,7 @@ pub mod explain;
 pub mod host_library;
 pub mod host_routines;
 pub mod host_shadow;
+pub mod instrumenter;
 pub mod locate;
 pub mod measure;
 pub mod microcode;
@@ -55,6 +56,8 @@ pub struct Session<'a> {
     pub jop_home: Option<&'a Path>,
     /// Progress bars and report lines.
     pub progress: &'a Progress,
+    /// Which profiler the host profiles come from (`--profiler`).
+    pub profiler: instrumenter::ProfilerKind,
 }
 
 impl<'a> Session<'a> {

@@ -422,6 +422,7 @@ fn open_target(
                     firmware: Some(root),
                     jop_home,
                     progress,
+                    profiler: Default::default(),
                 };
                 let (cfg, note) = crate::processor::image_board(
                     s,

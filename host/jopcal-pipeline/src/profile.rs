@@ -8,7 +8,7 @@ use jopcal_measure::{atomic, clock, OutDir};
 use jopcal_profile::{Profile, EXTENSION};
 use jopcal_targets::host::HostSetup;
 use jopcal_tree::tree::TreeSuite;
-use jopcal_workloads::profile::{profile_program, ProfileRegion, ProfileRequest};
+use jopcal_workloads::profile::{profile_program, ProfileRegion, ProfileRequest, Profiler};
 use jopcal_workloads::Jdk;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -450,8 +450,8 @@ fn run_jobs(
     format: ProfileFormat,
     parallel: usize,
 ) -> Result<ProfiledSet> {
-    let agent = locate::agent_path()?;
-    let cache = ProfileCache::open(jdk, &agent, &jobs)?;
+    let profiler = crate::instrumenter::profiler(s.profiler, jdk)?;
+    let cache = ProfileCache::open(jdk, &profiler, &jobs)?;
     let progress = s.progress;
     progress.begin("profile", jobs.len() as u64);
     let done = jopcal_targets::parallel::map_in_order(
@@ -460,7 +460,7 @@ fn run_jobs(
         |_| false,
         |job| {
             progress.working_on(&job.bench);
-            let r = cache.profile(job, || Ok(profile_program(jdk, &agent, &job.request)?.profile));
+            let r = cache.profile(job, || Ok(profile_program(jdk, &profiler, &job.request)?.profile));
             match &r {
                 Ok((p, cached)) => progress.finished(&format!(
                     "{}: {} bytecodes, {} contexts, {} calls/returns{}",
@@ -499,6 +499,37 @@ fn run_jobs(
     Ok(set)
 }
 
+/// Compares each profile of `set` with the one of the same benchmark in
+/// `dir` and says, per benchmark, whether they are the same or where they
+/// first differ; returns how many differ (a missing one counts).
+pub fn compare_with(s: Session, set: &ProfiledSet, dir: &Path) -> Result<usize> {
+    use jopcal_profile::compare::Scope;
+    let mut differ = 0;
+    for p in &set.profiles {
+        let other = dir.join(format!("{}.{EXTENSION}", p.benchmark));
+        let line = match jopcal_profile::read_file(&other) {
+            Ok(q) => match jopcal_profile::compare::first_difference(p, &q, Scope::Region) {
+                None => {
+                    let before = jopcal_profile::compare::first_difference(p, &q, Scope::All)
+                        .map(|d| format!(" (before the region: {d})"))
+                        .unwrap_or_default();
+                    format!("  {}: the same as {}{before}", p.benchmark, other.display())
+                }
+                Some(d) => {
+                    differ += 1;
+                    format!("  {}: differs from {}: {d}", p.benchmark, other.display())
+                }
+            },
+            Err(e) => {
+                differ += 1;
+                format!("  {}: {e:#}", p.benchmark)
+            }
+        };
+        s.say(&line);
+    }
+    Ok(differ)
+}
+
 /// Profiles kept in jopcal's cache (`profiles/<hash>/`) under a hash of
 /// everything a profile is made of: the agent's bytes, the JVM, every file
 /// of the class path, the program, its region and the JVM's options. A
@@ -514,9 +545,22 @@ struct ProfileCache {
 }
 
 impl ProfileCache {
-    fn open(jdk: &Jdk, agent: &Path, jobs: &[Job]) -> Result<ProfileCache> {
+    fn open(jdk: &Jdk, profiler: &Profiler, jobs: &[Job]) -> Result<ProfileCache> {
         use sha2::{Digest, Sha256};
-        let bytes = std::fs::read(agent).with_context(|| format!("reading the profiler agent {}", agent.display()))?;
+        // What the profiler is made of: the agent library, or the jar and its run-time.
+        let mut bytes = profiler.name().as_bytes().to_vec();
+        let parts = match profiler {
+            Profiler::Step { agent } => vec![agent.clone()],
+            Profiler::Instrument { agent_jar, boot } => std::iter::once(agent_jar).chain(boot).cloned().collect(),
+        };
+        for p in parts {
+            let part = if p.is_dir() {
+                locate::content_hash(&p)?.into_bytes()
+            } else {
+                std::fs::read(&p).with_context(|| format!("reading the profiler {}", p.display()))?
+            };
+            bytes.extend(part);
+        }
         let mut h = Sha256::new();
         for part in [
             "jopcal profile v1".as_bytes(),

@@ -46,7 +46,7 @@ fn files() -> Vec<(PathBuf, &'static [u8])> {
     out
 }
 
-fn hex16(h: Sha256) -> String {
+pub(crate) fn hex16(h: Sha256) -> String {
     h.finalize().iter().take(8).map(|b| format!("{b:02x}")).collect()
 }
 
@@ -91,7 +91,7 @@ pub fn agent(cache: &Path) -> Result<PathBuf> {
 /// Makes `dir` exist with the content `fill` writes, atomically: `fill`
 /// writes into a private directory that is renamed to `dir`. A complete `dir`
 /// (another run's, or an earlier one's) is kept as it is.
-fn publish(dir: &Path, fill: impl FnOnce(&Path) -> Result<()>) -> Result<()> {
+pub(crate) fn publish(dir: &Path, fill: impl FnOnce(&Path) -> Result<()>) -> Result<()> {
     if dir.join(COMPLETE).is_file() {
         return Ok(());
     }

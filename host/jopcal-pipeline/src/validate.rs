@@ -830,6 +830,7 @@ mod tests {
             firmware: None,
             jop_home: None,
             progress: &jopcal_targets::NoProgress,
+            profiler: Default::default(),
         }
     }
 

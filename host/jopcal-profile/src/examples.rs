@@ -41,6 +41,7 @@ pub fn two_calls() -> Profile {
         nodes: vec![root, f],
         entry_stack: vec![0],
         region_start: 0,
+        region_nanos: 0,
         events: vec![Event::Invoke(1), Event::Return, Event::Invoke(1), Event::Return],
     }
 }

@@ -1,11 +1,12 @@
-//! The `.jopprof` binary format, version 5 (versions 2, without the `iinc`
-//! operand counts, 3, without the field kinds, and 4, without the operands
-//! of bytecodes whose microcode path depends on one, still read). All integers are unsigned LEB128
+//! The `.jopprof` binary format, version 6 (versions 2, without the `iinc`
+//! operand counts, 3, without the field kinds, 4, without the operands
+//! of bytecodes whose microcode path depends on one, and 5, without the
+//! region's wall time, still read). All integers are unsigned LEB128
 //! varints unless said otherwise; strings are a varint byte length and UTF-8.
 //!
 //! ```text
 //! magic        8 bytes "JOPCALP\n"
-//! version      varint (5)
+//! version      varint (6)
 //! flags        varint (bit 0: complete)
 //! benchmark    string
 //! region       string ("harness" or "main")
@@ -30,6 +31,8 @@
 //! entry_stack  varint count, then node ids
 //! region_start varint: index of the first event inside the region (the
 //!              events before it were tracked for the method cache only)
+//! region_nanos varint: the region's wall time under the profiler, in ns
+//!              (0: not recorded; version 6 on)
 //! events       varint count, then per event: 0 = return, 1 = unwind,
 //!                k + 2 = invoke entering node k
 //! ```
@@ -42,7 +45,7 @@ use serde_json::{json, Map, Value};
 use std::path::{Path, PathBuf};
 
 pub const MAGIC: &[u8; 8] = b"JOPCALP\n";
-pub const FORMAT_VERSION: u64 = 5;
+pub const FORMAT_VERSION: u64 = 6;
 /// The oldest version this reader accepts.
 pub const OLDEST_VERSION: u64 = 2;
 /// File extension of binary profiles.
@@ -147,6 +150,7 @@ pub fn encode(p: &Profile) -> Vec<u8> {
         put(&mut o, u64::from(*id));
     }
     put(&mut o, p.region_start);
+    put(&mut o, p.region_nanos);
     put(&mut o, p.events.len() as u64);
     for e in &p.events {
         put(
@@ -366,6 +370,7 @@ fn decode_at(data: &[u8]) -> R<Profile> {
         entry_stack.push(r.u32("entry stack node")?);
     }
     let region_start = r.var()?;
+    let region_nanos = if version >= 6 { r.var()? } else { 0 };
     let n_events = r.count("event", 1)?;
     let mut events = Vec::with_capacity(n_events);
     for _ in 0..n_events {
@@ -390,6 +395,7 @@ fn decode_at(data: &[u8]) -> R<Profile> {
         entry_stack,
         region_start,
         events,
+        region_nanos,
     };
     p.validate().map_err(|m| (data.len(), m.to_string()))?;
     Ok(p)
@@ -463,6 +469,7 @@ pub fn to_json(p: &Profile) -> Value {
         "complete": p.complete,
         "bytecodes": p.bytecodes(),
         "events": p.events.len(),
+        "region_nanos": p.region_nanos,
         "root": built[0].take().unwrap_or(Value::Null),
     })
 }
@@ -608,10 +615,10 @@ mod tests {
             "byte 0: not a jopcal profile (bad magic)"
         );
         let mut newer = bytes.clone();
-        newer[8] = 6;
+        newer[8] = 7;
         assert_eq!(
             decode(&newer).unwrap_err().message,
-            "profile format version 6; this jopcal reads versions 2 to 5"
+            "profile format version 7; this jopcal reads versions 2 to 6"
         );
         let mut extra = bytes.clone();
         extra.push(0);

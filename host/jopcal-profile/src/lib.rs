@@ -13,6 +13,7 @@
 #![forbid(unsafe_code)]
 
 pub mod agent_options;
+pub mod compare;
 pub mod error;
 pub mod examples;
 pub mod format;

@@ -148,6 +148,10 @@ pub struct Profile {
     /// are not counted.
     pub region_start: u64,
     pub events: Vec<Event>,
+    /// Wall time of the region under the profiler, in nanoseconds (0: not
+    /// recorded; format 6 on): what profiling the region cost, beside the
+    /// same region's time on the plain JVM.
+    pub region_nanos: u64,
 }
 
 impl Profile {

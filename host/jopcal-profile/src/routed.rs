@@ -432,8 +432,11 @@ const SHADOW_BRIDGED: [&str; 3] = ["toString", "getMessage", "getLocalizedMessag
 /// tree's String where the program runs with the tree's library under
 /// shadow names.
 pub fn is_main_descriptor(descriptor: &str) -> bool {
-    descriptor == "([Ljava/lang/String;)V" || descriptor == "([Ljava/lang/jopcal$tree$String;)V"
+    MAIN_DESCRIPTORS.contains(&descriptor)
 }
+
+/// The descriptors [`is_main_descriptor`] accepts.
+pub const MAIN_DESCRIPTORS: [&str; 2] = ["([Ljava/lang/String;)V", "([Ljava/lang/jopcal$tree$String;)V"];
 
 /// Whether `class` (internal name) is a tree class the host ran under its
 /// shadow name (`java/lang/jopcal$tree$String`).
@@ -587,6 +590,7 @@ mod tests {
             ],
             entry_stack: vec![0],
             region_start: 0,
+            region_nanos: 0,
             events: vec![
                 Event::Invoke(1),
                 Event::Invoke(2),
@@ -645,6 +649,7 @@ mod tests {
             ],
             entry_stack: vec![0],
             region_start: 0,
+            region_nanos: 0,
             events: vec![
                 Event::Invoke(1),
                 Event::Invoke(2),

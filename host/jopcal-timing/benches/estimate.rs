@@ -83,6 +83,7 @@ fn synthetic(name: &str, methods: u32, nodes: u32, calls: u32, seed: u64) -> Pro
         nodes: tree,
         entry_stack: vec![0],
         region_start: 0,
+        region_nanos: 0,
         events,
     }
 }

@@ -1,7 +1,10 @@
-//! Profiling a Java program on the host JVM with jopcal's agent
-//! (`libjopcal_agent.so`, crate `jopcal-agent`): the command line, and the
-//! verdict on the run. A profile that was written is always kept, even when
-//! the run failed; it is then marked incomplete and the failure says why.
+//! Profiling a Java program on the host JVM with one of jopcal's profilers
+//! (crate `jopcal-agent`): the single-step JVMTI agent
+//! (`libjopcal_agent.so`), or the instrumenting profiler (a `-javaagent`
+//! that rewrites the classes, whose raw counts are read back here into the
+//! same profile): the command line, and the verdict on the run. A profile
+//! that was written is always kept, even when the run failed; it is then
+//! marked incomplete and the failure says why.
 
 use crate::host::{run_java, Captured, JavaRun};
 use crate::jdk::Jdk;
@@ -13,6 +16,79 @@ use std::time::Duration;
 
 /// The file name of the agent library.
 pub const AGENT_FILE: &str = "libjopcal_agent.so";
+
+/// Which profiler counts a run.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Profiler {
+    /// The single-step JVMTI agent, the oracle: the library's path.
+    Step { agent: PathBuf },
+    /// The instrumenting profiler: its `-javaagent` jar and what goes on
+    /// the boot class path (its classes, and ASM's).
+    Instrument { agent_jar: PathBuf, boot: Vec<PathBuf> },
+}
+
+impl Profiler {
+    /// Its name on the command line (`--profiler`).
+    pub fn name(&self) -> &'static str {
+        match self {
+            Profiler::Step { .. } => "step",
+            Profiler::Instrument { .. } => "instrument",
+        }
+    }
+}
+
+/// The JVM options that run `req` under the instrumenting profiler, which
+/// writes its raw counts to `raw`.
+pub fn instrument_arguments(agent_jar: &Path, boot: &[PathBuf], req: &ProfileRequest, raw: &Path) -> Vec<String> {
+    use jopcal_profile::agent_options::escape;
+    let opts = agent_options(req);
+    let (region, main, marker, method) = match &opts.region {
+        Region::Harness { marker, main } => (
+            "harness",
+            main.clone().unwrap_or_default(),
+            marker.clone(),
+            String::new(),
+        ),
+        Region::Main { class } => ("main", class.clone(), String::new(), String::new()),
+        Region::Method { class, name } => ("method", class.clone(), String::new(), name.clone()),
+    };
+    // jopcal's bridge methods whose operands JOP's microcode path depends on.
+    let mut observe = jopcal_profile::routed::BRIDGE_CLASS.to_string();
+    for o in &jopcal_profile::routed::OBSERVED {
+        let (slot, mask) = match o.operand {
+            jopcal_profile::routed::Operand::Count { slot, mask } => (i32::from(slot), mask),
+            jopcal_profile::routed::Operand::LongCompare => (-1, 0),
+        };
+        observe.push_str(&format!(";{}:{}:{slot}:{mask}", o.mnemonic, o.opcode));
+    }
+    let mut option = format!(
+        "out={},bench={},region={region},main={},observe={},mains={}",
+        escape(&raw.to_string_lossy()),
+        escape(&opts.benchmark),
+        escape(&main),
+        escape(&observe),
+        escape(&jopcal_profile::routed::MAIN_DESCRIPTORS.join("|"))
+    );
+    if !marker.is_empty() {
+        option.push_str(&format!(",marker={}", escape(&marker)));
+    }
+    if !method.is_empty() {
+        option.push_str(&format!(",method={}", escape(&method)));
+    }
+    vec![
+        // The rewritten classes carry no stack map frames: they are not verified.
+        "-XX:+UnlockDiagnosticVMOptions".into(),
+        "-XX:-BytecodeVerificationRemote".into(),
+        // An implicit exception is built by its constructor every time, as the
+        // interpreter does, not taken from a preallocated one.
+        "-XX:-OmitStackTraceInFastThrow".into(),
+        format!(
+            "-Xbootclasspath/a:{}",
+            std::env::join_paths(boot).map_or_else(|_| String::new(), |p| p.to_string_lossy().into_owned())
+        ),
+        format!("-javaagent:{}={option}", agent_jar.display()),
+    ]
+}
 
 /// Which part of the program the agent counts.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -75,7 +151,16 @@ fn kept_note(kept: &Option<PathBuf>) -> String {
 
 /// The `-agentpath:` argument for `req`.
 pub fn agent_argument(agent: &Path, req: &ProfileRequest) -> String {
-    let opts = AgentOptions {
+    format!(
+        "-agentpath:{}={}",
+        agent.display(),
+        agent_options(req).to_option_string()
+    )
+}
+
+/// The region and output of `req` as the profilers take them.
+fn agent_options(req: &ProfileRequest) -> AgentOptions {
+    AgentOptions {
         out: req.out.clone(),
         benchmark: req.bench.clone(),
         region: match &req.region {
@@ -94,8 +179,7 @@ pub fn agent_argument(agent: &Path, req: &ProfileRequest) -> String {
                 }
             }
         },
-    };
-    format!("-agentpath:{}={}", agent.display(), opts.to_option_string())
+    }
 }
 
 /// A successful profiling run.
@@ -106,16 +190,28 @@ pub struct Profiled {
     pub command: String,
 }
 
-/// Runs `req` under the agent and reads back its profile.
-pub fn profile_program(jdk: &Jdk, agent: &Path, req: &ProfileRequest) -> Result<Profiled, ProfileFailure> {
+/// Runs `req` under `profiler` and reads back its profile.
+pub fn profile_program(jdk: &Jdk, profiler: &Profiler, req: &ProfileRequest) -> Result<Profiled, ProfileFailure> {
     for entry in &req.classpath {
         if !entry.exists() {
             return Err(ProfileFailure::MissingClasspath(entry.clone()));
         }
     }
     let _ = std::fs::remove_file(&req.out);
+    let raw = req.out.with_extension("jopraw");
+    let _ = std::fs::remove_file(&raw);
     let mut jvm_args = req.jvm_args.clone();
-    jvm_args.push(agent_argument(agent, req));
+    let agent = match profiler {
+        Profiler::Step { agent } => {
+            jvm_args.push(agent_argument(agent, req));
+            agent.clone()
+        }
+        Profiler::Instrument { agent_jar, boot } => {
+            jvm_args.extend(instrument_arguments(agent_jar, boot, req, &raw));
+            agent_jar.clone()
+        }
+    };
+    let agent = agent.as_path();
     let main = req.main.replace('/', ".");
     let run = JavaRun {
         classpath: req.classpath.clone(),
@@ -138,6 +234,8 @@ pub fn profile_program(jdk: &Jdk, agent: &Path, req: &ProfileRequest) -> Result<
     };
     if let Some(line) = agent_line("Could not find agent library")
         .or_else(|| agent_line("agent library failed"))
+        .or_else(|| agent_line("Error opening zip file or JAR manifest missing"))
+        .or_else(|| agent_line("agent JAR loaded but agent failed"))
         .or_else(|| agent_line("jopcal-agent: bad options"))
         .or_else(|| agent_line("jopcal-agent: the JVM refuses"))
     {
@@ -148,6 +246,19 @@ pub fn profile_program(jdk: &Jdk, agent: &Path, req: &ProfileRequest) -> Result<
     }
     if captured.stderr.contains("Could not find or load main class") {
         return Err(ProfileFailure::NoMainClass(main));
+    }
+    if raw.is_file() {
+        // The instrumenting profiler's counts, read into the profile the step agent writes.
+        let bytes = std::fs::read(&raw).map_err(ProfileFailure::Spawn)?;
+        let (profile, _) = jopcal_profiler::instrumented::read_raw(&bytes).map_err(|e| {
+            ProfileFailure::Unreadable(jopcal_profile::ProfileError::Corrupt {
+                path: raw.clone(),
+                offset: e.offset,
+                message: e.message,
+            })
+        })?;
+        atomic::write_atomic(&req.out, &jopcal_profile::encode(&profile)).map_err(ProfileFailure::Spawn)?;
+        let _ = std::fs::remove_file(&raw);
     }
     let profile = if req.out.is_file() {
         Some(jopcal_profile::read_file(&req.out).map_err(ProfileFailure::Unreadable)?)

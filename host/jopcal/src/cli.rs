@@ -16,6 +16,11 @@ pub struct Cli {
     /// `home` in the [jop] table of a jopcal.toml found from the current directory up.
     #[arg(long, global = true, value_name = "DIR")]
     pub jop_home: Option<PathBuf>,
+    /// Which profiler counts the host runs: `step`, the single-step JVMTI
+    /// agent (the oracle), or `instrument`, classes rewritten as they load
+    /// (the JVM's speed).
+    #[arg(long, global = true, value_enum, default_value = "step")]
+    pub profiler: ProfilerArg,
 
     #[command(subcommand)]
     pub verb: Verb,
@@ -754,6 +759,11 @@ pub struct ProfileArgs {
     /// Output directory for <bench>.jopprof (an earlier run in it is moved to previous/).
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
+    /// Compare each profile with the one of the same benchmark in DIR (e.g.
+    /// the other profiler's) and name the first difference; fails when any
+    /// differ.
+    #[arg(long, value_name = "DIR")]
+    pub against: Option<PathBuf>,
     /// Also write a JSON view of each profile.
     #[arg(long, value_enum, default_value_t = ProfileFormat::Binary)]
     pub format: ProfileFormat,
@@ -949,4 +959,11 @@ impl From<ExplainArgs> for jopcal_pipeline::explain::ExplainOptions {
             out: a.out,
         }
     }
+}
+
+/// `--profiler`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ProfilerArg {
+    Step,
+    Instrument,
 }

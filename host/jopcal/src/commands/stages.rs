@@ -81,9 +81,21 @@ pub fn sweep(s: Session, a: SweepArgs) -> Result<()> {
 }
 
 pub fn profile(s: Session, a: ProfileArgs) -> Result<()> {
+    let against = a.against.clone();
     let set = jopcal_pipeline::profile::profile(s, &a.into())?;
     println!("{}", set.dir.display());
-    fail_on_failures(&set.failures, &set.dir)
+    fail_on_failures(&set.failures, &set.dir)?;
+    if let Some(dir) = against {
+        let differ = jopcal_pipeline::profile::compare_with(s, &set, &dir)?;
+        if differ > 0 {
+            anyhow::bail!(
+                "{differ} of {} profiles differ from those in {}",
+                set.profiles.len(),
+                dir.display()
+            );
+        }
+    }
+    Ok(())
 }
 
 pub fn estimate(s: Session, a: EstimateArgs) -> Result<()> {

@@ -251,38 +251,70 @@ impl Tree {
 
     /// One more entry of `node`.
     pub fn enter(&mut self, node: u32) {
-        self.nodes[node as usize].calls += 1;
+        self.enter_n(node, 1);
+    }
+
+    /// `n` more entries of `node`.
+    pub fn enter_n(&mut self, node: u32, n: u64) {
+        self.nodes[node as usize].calls += n;
     }
 
     /// One executed bytecode `op` at a block start (`block`) or not.
     #[inline]
     pub fn count(&mut self, node: u32, op: u8, block: Option<u32>) {
+        self.count_n(node, op, block, 1);
+    }
+
+    /// `times` executions of bytecode `op` at a block start (`block`) or not.
+    pub fn count_n(&mut self, node: u32, op: u8, block: Option<u32>, times: u64) {
         let n = &mut self.nodes[node as usize];
-        n.opcodes[op as usize] += 1;
+        n.opcodes[op as usize] += times;
         if let Some(b) = block {
-            n.blocks[b as usize] += 1;
+            n.blocks[b as usize] += times;
         }
     }
 
     /// One executed `iinc` (already counted as an opcode) of `local` by `inc`.
     pub fn count_iinc(&mut self, node: u32, local: u16, inc: i16) {
-        *self.nodes[node as usize].iinc.entry((local, inc)).or_insert(0) += 1;
+        self.count_iinc_n(node, local, inc, 1);
+    }
+
+    /// `times` executions of an `iinc` of `local` by `inc`.
+    pub fn count_iinc_n(&mut self, node: u32, local: u16, inc: i16, times: u64) {
+        *self.nodes[node as usize].iinc.entry((local, inc)).or_insert(0) += times;
     }
 
     /// One execution of `op` with the operand `value` that decides its
     /// microcode's path (`jopcal_profile::routed::OBSERVED`).
     pub fn count_operand(&mut self, node: u32, op: u8, value: u8) {
-        *self.nodes[node as usize].operands.entry((op, value)).or_insert(0) += 1;
+        self.count_operand_n(node, op, value, 1);
+    }
+
+    /// `times` executions of `op` with the operand `value` (none recorded when 0).
+    pub fn count_operand_n(&mut self, node: u32, op: u8, value: u8, times: u64) {
+        if times > 0 {
+            *self.nodes[node as usize].operands.entry((op, value)).or_insert(0) += times;
+        }
     }
 
     /// One executed field access (already counted as an opcode) of a field of `kind`.
     pub fn count_field(&mut self, node: u32, op: u8, kind: FieldKind) {
-        *self.nodes[node as usize].fields.entry((op, kind)).or_insert(0) += 1;
+        self.count_field_n(node, op, kind, 1);
+    }
+
+    /// `times` field accesses of a field of `kind`.
+    pub fn count_field_n(&mut self, node: u32, op: u8, kind: FieldKind, times: u64) {
+        *self.nodes[node as usize].fields.entry((op, kind)).or_insert(0) += times;
     }
 
     /// An exception handler at `pc` that is not a static block start was entered.
     pub fn count_handler(&mut self, node: u32, pc: u32) {
-        *self.nodes[node as usize].handler_blocks.entry(pc).or_insert(0) += 1;
+        self.count_handler_n(node, pc, 1);
+    }
+
+    /// `times` entries of the handler at `pc` that is not a static block start.
+    pub fn count_handler_n(&mut self, node: u32, pc: u32, times: u64) {
+        *self.nodes[node as usize].handler_blocks.entry(pc).or_insert(0) += times;
     }
 
     pub fn event(&mut self, e: Event) {
@@ -341,6 +373,7 @@ impl Tree {
             entry_stack: vec![0],
             region_start: self.region_start as u64,
             events: self.events,
+            region_nanos: 0,
         }
     }
 }

@@ -1,0 +1,172 @@
+//! Whether two profiles of the same run say the same thing, and where they
+//! first differ: the check that the instrumenting profiler equals the
+//! single-step oracle. Node ids and method indices are each profiler's own
+//! order of discovery, so contexts are compared by their path (call site,
+//! method and invoke opcode from the root) and the call/return stream by
+//! the paths it enters.
+
+use crate::model::{Event, Profile};
+use std::collections::BTreeMap;
+use std::fmt::Debug;
+
+/// A context's path from the root: per step, (call site, `class.name
+/// descriptor`, invoke opcode).
+type Path = Vec<(i32, String, u8)>;
+
+fn method_name(p: &Profile, m: u32) -> String {
+    p.methods.get(m as usize).map_or_else(
+        || format!("method #{m}"),
+        |m| format!("{}.{}{}", m.class, m.name, m.descriptor),
+    )
+}
+
+fn paths(p: &Profile) -> Vec<Path> {
+    let mut out: Vec<Path> = Vec::with_capacity(p.nodes.len());
+    for n in &p.nodes {
+        let mut path = n.parent.and_then(|q| out.get(q as usize).cloned()).unwrap_or_default();
+        path.push((n.callsite, method_name(p, n.method), n.invoke_opcode));
+        out.push(path);
+    }
+    out
+}
+
+/// How a path reads in a message: the innermost few steps.
+fn show(path: &Path) -> String {
+    let steps: Vec<String> = path
+        .iter()
+        .map(|(site, m, op)| format!("{m}@{site}/{op:#04x}"))
+        .collect();
+    let skip = steps.len().saturating_sub(4);
+    let tail = steps[skip..].join(" > ");
+    if skip > 0 {
+        format!("... > {tail}")
+    } else {
+        tail
+    }
+}
+
+fn differ<K: Debug + Ord, V: Debug + PartialEq>(what: &str, a: &BTreeMap<K, V>, b: &BTreeMap<K, V>) -> Option<String> {
+    let keys: std::collections::BTreeSet<&K> = a.keys().chain(b.keys()).collect();
+    keys.into_iter().find_map(|k| {
+        let (x, y) = (a.get(k), b.get(k));
+        (x != y).then(|| format!("{what} {k:?}: {x:?} against {y:?}"))
+    })
+}
+
+/// What of two profiles is compared.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Scope {
+    /// Everything: every context, and the whole call/return stream,
+    /// including what was only tracked before the region for the method
+    /// cache's state.
+    All,
+    /// The region: the contexts it entered or counted in, and the stream
+    /// from the region's start. (A profiler that runs Java code of its own
+    /// in the JVM changes the JDK's class-loading state before the region,
+    /// and so what is only tracked there.)
+    Region,
+}
+
+/// The first difference between `a` and `b` (as "a against b") within
+/// `scope`, or `None` when they hold the same contexts with the same
+/// counts, the same methods, and the same call/return stream.
+pub fn first_difference(a: &Profile, b: &Profile, scope: Scope) -> Option<String> {
+    if a.complete != b.complete {
+        return Some(format!("complete: {} against {}", a.complete, b.complete));
+    }
+    if a.region != b.region {
+        return Some(format!("region: {} against {}", a.region, b.region));
+    }
+    let (pa, pb) = (paths(a), paths(b));
+    // A context the region never entered nor counted in.
+    let idle = |n: &crate::model::Node| n.calls == 0 && n.opcodes.is_empty() && n.operands.is_empty();
+    let index_b: BTreeMap<&Path, usize> = pb.iter().enumerate().map(|(i, p)| (p, i)).collect();
+    let index_a: BTreeMap<&Path, usize> = pa.iter().enumerate().map(|(i, p)| (p, i)).collect();
+    for (i, path) in pa.iter().enumerate() {
+        let Some(&j) = index_b.get(path) else {
+            if scope == Scope::Region && idle(&a.nodes[i]) {
+                continue;
+            }
+            return Some(format!(
+                "context {} (calls {}) only in the first",
+                show(path),
+                a.nodes[i].calls
+            ));
+        };
+        let (x, y) = (&a.nodes[i], &b.nodes[j]);
+        let (ma, mb) = (&a.methods[x.method as usize], &b.methods[y.method as usize]);
+        let at = || show(path);
+        if (ma.bytecode_len, ma.native, ma.synchronized) != (mb.bytecode_len, mb.native, mb.synchronized) {
+            return Some(format!(
+                "{}: method (length, native, synchronized) {:?} against {:?}",
+                at(),
+                (ma.bytecode_len, ma.native, ma.synchronized),
+                (mb.bytecode_len, mb.native, mb.synchronized)
+            ));
+        }
+        if x.calls != y.calls {
+            return Some(format!("{}: calls {} against {}", at(), x.calls, y.calls));
+        }
+        let found = differ("opcode", &x.opcodes, &y.opcodes)
+            .or_else(|| differ("block", &x.blocks, &y.blocks))
+            .or_else(|| differ("iinc", &x.iinc, &y.iinc))
+            .or_else(|| differ("field", &x.fields, &y.fields))
+            .or_else(|| differ("operand", &x.operands, &y.operands));
+        if let Some(d) = found {
+            return Some(format!("{}: {d}", at()));
+        }
+    }
+    if let Some((j, path)) = pb
+        .iter()
+        .enumerate()
+        .find(|(j, p)| !(index_a.contains_key(p) || scope == Scope::Region && idle(&b.nodes[*j])))
+    {
+        return Some(format!(
+            "context {} (calls {}) only in the second",
+            show(path),
+            b.nodes[j].calls
+        ));
+    }
+    let entries = |p: &Profile, paths: &[Path]| -> Vec<Option<Path>> {
+        p.events
+            .iter()
+            .map(|e| match e {
+                Event::Invoke(n) => paths.get(*n as usize).cloned(),
+                _ => None,
+            })
+            .collect()
+    };
+    let (ea, eb) = (entries(a, &pa), entries(b, &pb));
+    let (sa, sb) = match scope {
+        Scope::All => (0, 0),
+        Scope::Region => (a.region_start as usize, b.region_start as usize),
+    };
+    let (xa, xb) = (
+        a.events.get(sa..).unwrap_or_default(),
+        b.events.get(sb..).unwrap_or_default(),
+    );
+    let (ea, eb) = (ea.get(sa..).unwrap_or_default(), eb.get(sb..).unwrap_or_default());
+    for (k, ((x, y), (u, v))) in xa.iter().zip(xb).zip(ea.iter().zip(eb)).enumerate() {
+        let same = match (x, y) {
+            (Event::Invoke(_), Event::Invoke(_)) => u == v,
+            _ => x == y,
+        };
+        if !same {
+            let say = |e: &Event, p: &Option<Path>| match e {
+                Event::Invoke(_) => format!("invoke of {}", p.as_ref().map(show).unwrap_or_default()),
+                other => format!("{other:?}"),
+            };
+            return Some(format!("event {}: {} against {}", k + sa, say(x, u), say(y, v)));
+        }
+    }
+    if xa.len() != xb.len() {
+        return Some(format!("{} events against {}", xa.len(), xb.len()));
+    }
+    if scope == Scope::All && a.region_start != b.region_start {
+        return Some(format!(
+            "region start: event {} against {}",
+            a.region_start, b.region_start
+        ));
+    }
+    None
+}

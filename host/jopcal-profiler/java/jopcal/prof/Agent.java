@@ -1,0 +1,551 @@
+package jopcal.prof;
+
+import java.lang.instrument.ClassFileTransformer;
+import java.lang.instrument.Instrumentation;
+import java.security.ProtectionDomain;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Map;
+import org.objectweb.asm.ClassReader;
+import org.objectweb.asm.ClassWriter;
+import org.objectweb.asm.Opcodes;
+import org.objectweb.asm.tree.AbstractInsnNode;
+import org.objectweb.asm.tree.ClassNode;
+import org.objectweb.asm.tree.FieldInsnNode;
+import org.objectweb.asm.tree.InsnList;
+import org.objectweb.asm.tree.InsnNode;
+import org.objectweb.asm.tree.IntInsnNode;
+import org.objectweb.asm.tree.InvokeDynamicInsnNode;
+import org.objectweb.asm.tree.JumpInsnNode;
+import org.objectweb.asm.tree.LabelNode;
+import org.objectweb.asm.tree.LdcInsnNode;
+import org.objectweb.asm.tree.LookupSwitchInsnNode;
+import org.objectweb.asm.tree.MethodInsnNode;
+import org.objectweb.asm.tree.MethodNode;
+import org.objectweb.asm.tree.TableSwitchInsnNode;
+import org.objectweb.asm.tree.TryCatchBlockNode;
+import org.objectweb.asm.tree.VarInsnNode;
+
+/**
+ * jopcal's instrumenting profiler, loaded with {@code -javaagent}: every
+ * class, the JDK's included, is rewritten with ASM as it loads (those
+ * loaded before the agent are retransformed) so that it counts its own
+ * bytecodes into {@link Rt}'s calling-context tree.
+ *
+ * A method's original code is cut into segments: straight runs that start
+ * at a branch target, a handler, or after a branch, a return, a throw or an
+ * invoke. Each segment gets one counter, incremented where it starts; a
+ * segment's every bytecode ran as often as its first, except where an
+ * implicit exception (a null pointer, an array index) left it early, which
+ * {@link Rt} records with the pc. Invokes end segments, so an exception a
+ * callee throws leaves at a segment's end. The rewritten method also
+ * enters and leaves its context (returns, and a handler for everything
+ * that unwinds it), names each invoke's site before it runs (so that the
+ * callee's context knows its call site, and a native callee, which has no
+ * code to rewrite, is seen by the site staying pending), tracks monitors,
+ * counts each lookupswitch arm apart (how many cases JOP's routine
+ * compares), and reads the operands of jopcal's bridge methods.
+ *
+ * The original class file is kept with the counts: jopcal reads the exact
+ * bytecodes (iload_0 apart from iload 0, ldc from ldc_w) from it.
+ */
+public final class Agent implements ClassFileTransformer {
+    static final String RT = "jopcal/prof/Rt";
+    static final String TS_TYPE = "jopcal/prof/TS";
+    static final String TS_DESC = "Ljopcal/prof/TS;";
+    /** Marks a segment that starts at an exception handler. */
+    static final int HANDLER = 1 << 31;
+
+    /** Bridge methods whose operand is observed: name -> {opcode, slot (-1: two longs), mask}. */
+    final Map<String, int[]> observed = new HashMap<>();
+    String bridge = "";
+    static boolean verbose;
+    /** A directory where the rewritten classes are kept (for looking at them with javap). */
+    static String dump;
+
+    public static void premain(String args, Instrumentation inst) throws Exception {
+        Map<String, String> o = new HashMap<>();
+        for (String kv : args.split(",")) {
+            int eq = kv.indexOf('=');
+            if (eq > 0) {
+                o.put(kv.substring(0, eq), kv.substring(eq + 1).replace("%2C", ",").replace("%25", "%"));
+            }
+        }
+        String region = o.getOrDefault("region", "harness");
+        String main = o.get("main");
+        if (main == null) {
+            System.err.println("jopcal-agent: bad options `" + args + "`: the instrumenting profiler needs main=");
+            System.exit(1);
+        }
+        Rt.init(o.get("out"), o.getOrDefault("bench", "?"), region, main,
+                o.getOrDefault("marker", "jopcal/harness/Harness"), o.getOrDefault("method", ""), o.get("mains"));
+        verbose = o.containsKey("verbose");
+        dump = o.get("keep-rewritten");
+        Agent a = new Agent();
+        // observe=<class>;<name>:<opcode>:<slot>:<mask>;... (slot -1: an lcmp's two longs)
+        String obs = o.get("observe");
+        if (obs != null && !obs.isEmpty()) {
+            String[] parts = obs.split(";");
+            a.bridge = parts[0];
+            for (int i = 1; i < parts.length; i++) {
+                String[] f = parts[i].split(":");
+                a.observed.put(f[0], new int[] {Integer.parseInt(f[1]), Integer.parseInt(f[2]), Integer.parseInt(f[3])});
+            }
+        }
+        // Object is not rewritten (its constructor runs inside the hooks); its
+        // constructor's one return is counted from the call sites that name it.
+        try (java.io.InputStream in = Object.class.getResourceAsStream("Object.class")) {
+            Rt.addClass("java/lang/Object", in.readAllBytes(), null);
+        }
+        // Resolved now through the application's class loader, so that the
+        // rewritten classes' first use of them asks no class loader's Java
+        // code (which the profile would count) for them.
+        String[] ours = {"jopcal.prof.Rt", "jopcal.prof.TS", "jopcal.prof.Agent"};
+        for (String c : ours) {
+            Class.forName(c, false, ClassLoader.getSystemClassLoader());
+        }
+        forget(inst, ours);
+        Rt.loaded = inst::getAllLoadedClasses;
+        inst.addTransformer(a, true);
+        List<Class<?>> loaded = new ArrayList<>();
+        for (Class<?> c : inst.getAllLoadedClasses()) {
+            if (inst.isModifiableClass(c) && !c.isArray() && !c.isPrimitive()
+                    && !excluded(c.getName().replace('.', '/'))) {
+                loaded.add(c);
+            }
+        }
+        try {
+            inst.retransformClasses(loaded.toArray(new Class<?>[0]));
+        } catch (Throwable e) {
+            for (Class<?> c : loaded) {
+                try {
+                    inst.retransformClasses(c);
+                } catch (Throwable f) {
+                    if (verbose) {
+                        System.err.println("jopcal-agent: not rewritten: " + c.getName() + ": " + f);
+                    }
+                }
+            }
+        }
+        Runtime.getRuntime().addShutdownHook(new Thread(Rt::shutdown, "jopcal-profile-writer"));
+    }
+
+    /**
+     * Removes the class-loading locks the loaders made for jopcal's own
+     * classes (all on the boot class path, found by delegation): the
+     * program's class loading then goes through the same lock maps as
+     * without the profiler, and takes the same paths.
+     */
+    static void forget(Instrumentation inst, String[] names) {
+        try {
+            Module base = Object.class.getModule();
+            inst.redefineModule(base, java.util.Set.of(), java.util.Map.of(),
+                    java.util.Map.of("java.lang", java.util.Set.of(Agent.class.getModule())),
+                    java.util.Set.of(), java.util.Map.of());
+            java.lang.reflect.Field f = ClassLoader.class.getDeclaredField("parallelLockMap");
+            f.setAccessible(true);
+            for (ClassLoader l = ClassLoader.getSystemClassLoader(); l != null; l = l.getParent()) {
+                Object map = f.get(l);
+                if (map instanceof Map) {
+                    for (String n : names) {
+                        ((Map<?, ?>) map).remove(n);
+                    }
+                }
+            }
+        } catch (Throwable e) {
+            if (verbose) {
+                System.err.println("jopcal-agent: the class-loading locks of jopcal's classes stay: " + e);
+            }
+        }
+    }
+
+    static boolean excluded(String name) {
+        return name.startsWith("jopcal/prof/") || name.startsWith("org/objectweb/asm/")
+                || (name.startsWith("sun/instrument/") && !name.equals(HOOK)) || name.equals("java/lang/Object");
+    }
+
+    /** The class whose transform method the JVM calls for every class it loads. */
+    static final String HOOK = "sun/instrument/InstrumentationImpl";
+
+    /**
+     * The JVM's way into the transformers, rewritten so that what it runs
+     * (the JDK methods it calls before this agent's transform) counts
+     * nowhere: without the profiler it would not run at all.
+     */
+    static byte[] guard(byte[] bytes) {
+        ClassReader r = new ClassReader(bytes);
+        ClassNode cn = new ClassNode();
+        r.accept(cn, ClassReader.SKIP_FRAMES);
+        for (MethodNode m : cn.methods) {
+            if (!m.name.equals("transform") || m.instructions.size() == 0) {
+                continue;
+            }
+            int was = m.maxLocals;
+            InsnList insns = m.instructions;
+            for (AbstractInsnNode i = insns.getFirst(); i != null; i = i.getNext()) {
+                if (isReturn(i.getOpcode())) {
+                    InsnList l = new InsnList();
+                    l.add(new VarInsnNode(Opcodes.ALOAD, was));
+                    l.add(new MethodInsnNode(Opcodes.INVOKESTATIC, RT, "resume", "(" + TS_DESC + ")V", false));
+                    insns.insertBefore(i, l);
+                }
+            }
+            InsnList entry = new InsnList();
+            entry.add(new MethodInsnNode(Opcodes.INVOKESTATIC, RT, "suspend", "()" + TS_DESC, false));
+            entry.add(new VarInsnNode(Opcodes.ASTORE, was));
+            LabelNode begin = new LabelNode();
+            entry.add(begin);
+            insns.insert(entry);
+            LabelNode end = new LabelNode();
+            LabelNode handler = new LabelNode();
+            insns.add(end);
+            insns.add(handler);
+            insns.add(new VarInsnNode(Opcodes.ALOAD, was));
+            insns.add(new MethodInsnNode(Opcodes.INVOKESTATIC, RT, "resume", "(" + TS_DESC + ")V", false));
+            insns.add(new InsnNode(Opcodes.ATHROW));
+            m.tryCatchBlocks.add(new TryCatchBlockNode(begin, end, handler, null));
+            m.localVariables = null;
+            m.maxLocals += 1;
+        }
+        ClassWriter w = new ClassWriter(ClassWriter.COMPUTE_MAXS);
+        cn.accept(w);
+        return w.toByteArray();
+    }
+
+    @Override
+    public byte[] transform(Module module, ClassLoader loader, String name, Class<?> redefined,
+            ProtectionDomain domain, byte[] bytes) {
+        TS was = Rt.suspend();
+        try {
+            if (name == null || excluded(name)) {
+                return null;
+            }
+            if (name.equals(HOOK)) {
+                return guard(bytes);
+            }
+            return rewrite(loader, name, bytes);
+        } catch (Throwable e) {
+            if (verbose) {
+                System.err.println("jopcal-agent: not rewritten: " + name + ": " + e);
+            }
+            return null;
+        } finally {
+            Rt.resume(was);
+        }
+    }
+
+    byte[] rewrite(ClassLoader loader, String name, byte[] bytes) {
+        Map<String, byte[]> codes = ClassBytes.codes(bytes);
+        ClassReader r = new ClassReader(bytes);
+        ClassNode cn = new ClassNode();
+        r.accept(cn, ClassReader.SKIP_FRAMES);
+        int classIndex = Rt.addClass(name, bytes, loader);
+        List<Runnable> after = new ArrayList<>();
+        for (MethodNode m : cn.methods) {
+            if ((m.access & (Opcodes.ACC_ABSTRACT | Opcodes.ACC_NATIVE)) != 0 || m.instructions.size() == 0) {
+                continue;
+            }
+            byte[] code = codes.get(m.name + m.desc);
+            if (code == null) {
+                throw new IllegalStateException("no Code attribute for " + m.name + m.desc);
+            }
+            after.add(method(classIndex, name, m, code));
+        }
+        ClassWriter w = new ClassWriter(ClassWriter.COMPUTE_MAXS);
+        cn.accept(w);
+        byte[] out = w.toByteArray();
+        if (dump != null) {
+            try {
+                java.nio.file.Path f = java.nio.file.Paths.get(dump, name + ".class");
+                java.nio.file.Files.createDirectories(f.getParent());
+                java.nio.file.Files.write(f, out);
+            } catch (java.io.IOException e) {
+                System.err.println("jopcal-agent: cannot keep the rewritten " + name + ": " + e);
+            }
+        }
+        for (Runnable a : after) {
+            a.run();
+        }
+        return out;
+    }
+
+    static void push(InsnList l, int v) {
+        if (v >= -1 && v <= 5) {
+            l.add(new InsnNode(Opcodes.ICONST_0 + v));
+        } else if (v >= Byte.MIN_VALUE && v <= Byte.MAX_VALUE) {
+            l.add(new IntInsnNode(Opcodes.BIPUSH, v));
+        } else if (v >= Short.MIN_VALUE && v <= Short.MAX_VALUE) {
+            l.add(new IntInsnNode(Opcodes.SIPUSH, v));
+        } else {
+            l.add(new LdcInsnNode(v));
+        }
+    }
+
+    static InsnList counter(int cVar, int slot) {
+        InsnList l = new InsnList();
+        l.add(new VarInsnNode(Opcodes.ALOAD, cVar));
+        push(l, slot);
+        l.add(new InsnNode(Opcodes.DUP2));
+        l.add(new InsnNode(Opcodes.LALOAD));
+        l.add(new InsnNode(Opcodes.LCONST_1));
+        l.add(new InsnNode(Opcodes.LADD));
+        l.add(new InsnNode(Opcodes.LASTORE));
+        return l;
+    }
+
+    static InsnList hook(int tsVar, String method) {
+        InsnList l = new InsnList();
+        l.add(new VarInsnNode(Opcodes.ALOAD, tsVar));
+        l.add(new MethodInsnNode(Opcodes.INVOKESTATIC, RT, method, "(" + TS_DESC + ")V", false));
+        return l;
+    }
+
+    static boolean isReturn(int op) {
+        return op >= Opcodes.IRETURN && op <= Opcodes.RETURN;
+    }
+
+    static boolean isInvoke(int op) {
+        return op >= Opcodes.INVOKEVIRTUAL && op <= Opcodes.INVOKEDYNAMIC;
+    }
+
+    /** Rewrites {@code m}; returns what to do once its class is written (its pc map). */
+    Runnable method(int classIndex, String owner, MethodNode m, byte[] code) {
+        InsnList insns = m.instructions;
+        // Each real instruction's original pc.
+        IdentityHashMap<AbstractInsnNode, Integer> pcOf = new IdentityHashMap<>();
+        List<AbstractInsnNode> real = new ArrayList<>();
+        int pc = 0;
+        for (AbstractInsnNode i = insns.getFirst(); i != null; i = i.getNext()) {
+            if (i.getOpcode() < 0) {
+                continue;
+            }
+            if (pc >= code.length) {
+                throw new IllegalStateException(m.name + ": more instructions than code");
+            }
+            int op = code[pc] & 0xff;
+            if (op == 0xc4) {
+                op = code[pc + 1] & 0xff; // wide: ASM reads the instruction it widens
+            }
+            int want = i.getOpcode();
+            if (op != want && !ClassBytes.sameFamily(op, want)) {
+                throw new IllegalStateException(m.name + ": pc " + pc + " holds " + op + ", ASM read " + want);
+            }
+            pcOf.put(i, pc);
+            real.add(i);
+            pc += ClassBytes.length(code, pc);
+        }
+        if (pc != code.length) {
+            throw new IllegalStateException(m.name + ": code and instructions differ in length");
+        }
+        // Segment leaders.
+        IdentityHashMap<AbstractInsnNode, Boolean> leader = new IdentityHashMap<>();
+        IdentityHashMap<AbstractInsnNode, Boolean> handler = new IdentityHashMap<>();
+        leader.put(real.get(0), true);
+        for (TryCatchBlockNode t : m.tryCatchBlocks) {
+            AbstractInsnNode h = firstReal(t.handler);
+            if (h != null) {
+                leader.put(h, true);
+                handler.put(h, true);
+            }
+        }
+        for (int k = 0; k < real.size(); k++) {
+            AbstractInsnNode i = real.get(k);
+            int op = i.getOpcode();
+            List<LabelNode> targets = new ArrayList<>();
+            if (i instanceof JumpInsnNode) {
+                targets.add(((JumpInsnNode) i).label);
+            } else if (i instanceof TableSwitchInsnNode) {
+                targets.add(((TableSwitchInsnNode) i).dflt);
+                targets.addAll(((TableSwitchInsnNode) i).labels);
+            } else if (i instanceof LookupSwitchInsnNode) {
+                targets.add(((LookupSwitchInsnNode) i).dflt);
+                targets.addAll(((LookupSwitchInsnNode) i).labels);
+            }
+            for (LabelNode t : targets) {
+                AbstractInsnNode f = firstReal(t);
+                if (f != null) {
+                    leader.put(f, true);
+                }
+            }
+            boolean ends = i instanceof JumpInsnNode || i instanceof TableSwitchInsnNode
+                    || i instanceof LookupSwitchInsnNode || isReturn(op) || op == Opcodes.ATHROW
+                    || op == Opcodes.RET || isInvoke(op);
+            if (ends && k + 1 < real.size()) {
+                leader.put(real.get(k + 1), true);
+            }
+        }
+        List<Integer> segments = new ArrayList<>();
+        IdentityHashMap<AbstractInsnNode, Integer> slotOf = new IdentityHashMap<>();
+        for (AbstractInsnNode i : real) {
+            if (leader.containsKey(i)) {
+                slotOf.put(i, segments.size());
+                // A handler's segment is marked: its count is the catches there.
+                segments.add(pcOf.get(i) | (handler.containsKey(i) ? HANDLER : 0));
+            }
+        }
+        // lookupswitch arms: one slot per distinct target of each switch.
+        List<Integer> slotOperands = new ArrayList<>();
+        List<Object[]> arms = new ArrayList<>(); // {switch, target label, slot}
+        for (AbstractInsnNode i : real) {
+            if (i instanceof LookupSwitchInsnNode) {
+                LookupSwitchInsnNode s = (LookupSwitchInsnNode) i;
+                List<LabelNode> distinct = new ArrayList<>();
+                for (LabelNode l : s.labels) {
+                    if (!distinct.contains(l)) {
+                        distinct.add(l);
+                    }
+                }
+                if (!distinct.contains(s.dflt)) {
+                    distinct.add(s.dflt);
+                }
+                for (LabelNode t : distinct) {
+                    int j = s.labels.indexOf(t);
+                    int compares = Math.min(j >= 0 ? j + 1 : s.labels.size(), 255);
+                    int slot = segments.size() + slotOperands.size();
+                    slotOperands.add(0xab << 8 | compares);
+                    arms.add(new Object[] {s, t, slot});
+                }
+            }
+        }
+        int flags = ((m.access & Opcodes.ACC_SYNCHRONIZED) != 0 ? Rt.SYNCHRONIZED : 0);
+        int mid = Rt.addMethod(classIndex, owner, m.name, m.desc, flags, toArray(segments), toArray(slotOperands));
+        int tsVar = m.maxLocals;
+        int cVar = m.maxLocals + 1;
+        IdentityHashMap<AbstractInsnNode, LabelNode> at = new IdentityHashMap<>();
+        for (AbstractInsnNode i : real) {
+            int op = i.getOpcode();
+            int ipc = pcOf.get(i);
+            if (leader.containsKey(i)) {
+                if (handler.containsKey(i)) {
+                    insns.insertBefore(i, hook(tsVar, "caught"));
+                }
+                insns.insertBefore(i, counter(cVar, slotOf.get(i)));
+            }
+            if (isInvoke(op)) {
+                String so;
+                String sn;
+                String sd;
+                if (i instanceof MethodInsnNode) {
+                    MethodInsnNode mi = (MethodInsnNode) i;
+                    so = mi.owner;
+                    sn = mi.name;
+                    sd = mi.desc;
+                } else {
+                    InvokeDynamicInsnNode d = (InvokeDynamicInsnNode) i;
+                    so = "";
+                    sn = d.name;
+                    sd = d.desc;
+                }
+                int site = Rt.addSite(mid, ipc, op, so, sn, sd);
+                InsnList pre = new InsnList();
+                pre.add(new VarInsnNode(Opcodes.ALOAD, tsVar));
+                push(pre, site);
+                pre.add(new FieldInsnNode(Opcodes.PUTFIELD, TS_TYPE, "pending", "I"));
+                insns.insertBefore(i, pre);
+                InsnList post = new InsnList();
+                LabelNode skip = new LabelNode();
+                post.add(new VarInsnNode(Opcodes.ALOAD, tsVar));
+                post.add(new FieldInsnNode(Opcodes.GETFIELD, TS_TYPE, "pending", "I"));
+                post.add(new JumpInsnNode(Opcodes.IFEQ, skip));
+                post.add(hook(tsVar, "noEntry"));
+                post.add(skip);
+                insns.insert(i, post);
+            } else if (op == Opcodes.MONITORENTER) {
+                insns.insertBefore(i, hook(tsVar, "monitorEnter"));
+            } else if (op == Opcodes.MONITOREXIT) {
+                insns.insertBefore(i, hook(tsVar, "monitorExit"));
+            } else if (isReturn(op)) {
+                insns.insertBefore(i, hook(tsVar, "exit"));
+            }
+            // Where the original instruction now starts (for the pc of an implicit exception).
+            LabelNode here = new LabelNode();
+            insns.insertBefore(i, here);
+            at.put(i, here);
+        }
+        // The arms' trampolines: count the arm, then go where the switch went.
+        InsnList tramps = new InsnList();
+        for (Object[] arm : arms) {
+            LookupSwitchInsnNode s = (LookupSwitchInsnNode) arm[0];
+            LabelNode target = (LabelNode) arm[1];
+            int slot = (Integer) arm[2];
+            LabelNode t = new LabelNode();
+            tramps.add(t);
+            tramps.add(counter(cVar, slot));
+            tramps.add(new JumpInsnNode(Opcodes.GOTO, target));
+            for (int j = 0; j < s.labels.size(); j++) {
+                if (s.labels.get(j) == target) {
+                    s.labels.set(j, t);
+                }
+            }
+            if (s.dflt == target) {
+                s.dflt = t;
+            }
+        }
+        // Entry, and the handler for everything that unwinds the frame.
+        InsnList entry = new InsnList();
+        push(entry, mid);
+        entry.add(new MethodInsnNode(Opcodes.INVOKESTATIC, RT, "enter", "(I)" + TS_DESC, false));
+        entry.add(new InsnNode(Opcodes.DUP));
+        entry.add(new VarInsnNode(Opcodes.ASTORE, tsVar));
+        entry.add(new FieldInsnNode(Opcodes.GETFIELD, TS_TYPE, "c", "[J"));
+        entry.add(new VarInsnNode(Opcodes.ASTORE, cVar));
+        int[] obs = observed.get(owner.equals(bridge) ? m.name : "\0");
+        if (obs != null) {
+            entry.add(new VarInsnNode(Opcodes.ALOAD, tsVar));
+            if (obs[1] >= 0) {
+                entry.add(new VarInsnNode(Opcodes.ILOAD, obs[1]));
+                push(entry, obs[0] << 16 | obs[2]);
+                entry.add(new MethodInsnNode(Opcodes.INVOKESTATIC, RT, "observeCount", "(" + TS_DESC + "II)V", false));
+            } else {
+                entry.add(new VarInsnNode(Opcodes.LLOAD, 0));
+                entry.add(new VarInsnNode(Opcodes.LLOAD, 2));
+                push(entry, obs[0]);
+                entry.add(new MethodInsnNode(Opcodes.INVOKESTATIC, RT, "observeCompare", "(" + TS_DESC + "JJI)V", false));
+            }
+        }
+        LabelNode begin = new LabelNode();
+        entry.add(begin);
+        insns.insert(entry);
+        LabelNode end = new LabelNode();
+        LabelNode unwind = new LabelNode();
+        insns.add(end);
+        insns.add(tramps);
+        insns.add(unwind);
+        insns.add(hook(tsVar, "unwind"));
+        insns.add(new InsnNode(Opcodes.ATHROW));
+        m.tryCatchBlocks.add(new TryCatchBlockNode(begin, end, unwind, null));
+        // Debug tables would name slots the rewrite reuses: dropped.
+        m.localVariables = null;
+        m.visibleLocalVariableAnnotations = null;
+        m.invisibleLocalVariableAnnotations = null;
+        m.maxLocals += 2;
+        return () -> {
+            int[] map = new int[end.getLabel().getOffset() + 1];
+            java.util.Arrays.fill(map, -1);
+            for (Map.Entry<AbstractInsnNode, LabelNode> e : at.entrySet()) {
+                int off = e.getValue().getLabel().getOffset();
+                if (off < map.length) {
+                    map[off] = pcOf.get(e.getKey());
+                }
+            }
+            Rt.setPcMap(mid, map);
+        };
+    }
+
+    static AbstractInsnNode firstReal(AbstractInsnNode n) {
+        while (n != null && n.getOpcode() < 0) {
+            n = n.getNext();
+        }
+        return n;
+    }
+
+    static int[] toArray(List<Integer> l) {
+        int[] a = new int[l.size()];
+        for (int i = 0; i < a.length; i++) {
+            a[i] = l.get(i);
+        }
+        return a;
+    }
+}

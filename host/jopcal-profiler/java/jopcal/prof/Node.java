@@ -1,0 +1,160 @@
+package jopcal.prof;
+
+/** One calling context: a method entered from a call site of its parent context. */
+public final class Node {
+    final Node parent;
+    final int mid;
+    /** The call site's original pc in the parent (-1 at the root and for a thread's first frame). */
+    final int pc;
+    /** The invoke opcode (0: the JVM entered the method on its own). */
+    final int op;
+    int id;
+    long calls;
+    /** Calls of a native made while the thread held no monitor. */
+    long heldFree;
+    /** One counter per slot of the method (its segments, then its lookupswitch arms). */
+    final long[] c;
+
+    private long[] keys = new long[8];
+    private Node[] vals = new Node[8];
+    private int size;
+    private long lastKey = -1;
+    private Node lastChild;
+
+    int[] exitPc = new int[0];
+    long[] exitCount = new long[0];
+    int exits;
+    int[] operandKey = new int[0];
+    long[] operandCount = new long[0];
+    int operands;
+
+    Node(Node parent, int mid, int pc, int op) {
+        this.parent = parent;
+        this.mid = mid;
+        this.pc = pc;
+        this.op = op;
+        this.c = new long[Rt.mSlots[mid]];
+        Rt.register(this);
+    }
+
+    /** The context of {@code mid} entered from {@code pc} by {@code op}, made on first use. */
+    Node child(int pc, int mid, int op) {
+        long key = ((long) (pc + 1) << 40) | ((long) mid << 8) | op;
+        Node last = lastChild;
+        if (lastKey == key && last != null) {
+            return last;
+        }
+        long[] k = keys;
+        Node[] v = vals;
+        int mask = k.length - 1;
+        int i = (int) (key ^ (key >>> 29)) * 0x9E3779B1 >>> 7 & mask;
+        while (true) {
+            Node x = v[i];
+            if (x == null) {
+                break;
+            }
+            if (k[i] == key) {
+                lastKey = key;
+                lastChild = x;
+                return x;
+            }
+            i = (i + 1) & mask;
+        }
+        synchronized (this) {
+            Node found = find(key);
+            if (found == null) {
+                found = new Node(this, mid, pc, op);
+                insert(key, found);
+            }
+            lastChild = found;
+            lastKey = key;
+            return found;
+        }
+    }
+
+    private Node find(long key) {
+        int mask = keys.length - 1;
+        int i = (int) (key ^ (key >>> 29)) * 0x9E3779B1 >>> 7 & mask;
+        while (vals[i] != null) {
+            if (keys[i] == key) {
+                return vals[i];
+            }
+            i = (i + 1) & mask;
+        }
+        return null;
+    }
+
+    private void insert(long key, Node n) {
+        if ((size + 1) * 2 > keys.length) {
+            long[] ok = keys;
+            Node[] ov = vals;
+            long[] nk = new long[ok.length * 2];
+            Node[] nv = new Node[ok.length * 2];
+            int mask = nk.length - 1;
+            for (int j = 0; j < ok.length; j++) {
+                if (ov[j] != null) {
+                    int i = (int) (ok[j] ^ (ok[j] >>> 29)) * 0x9E3779B1 >>> 7 & mask;
+                    while (nv[i] != null) {
+                        i = (i + 1) & mask;
+                    }
+                    nk[i] = ok[j];
+                    nv[i] = ov[j];
+                }
+            }
+            keys = nk;
+            vals = nv;
+        }
+        int mask = keys.length - 1;
+        int i = (int) (key ^ (key >>> 29)) * 0x9E3779B1 >>> 7 & mask;
+        while (vals[i] != null) {
+            i = (i + 1) & mask;
+        }
+        keys[i] = key;
+        vals[i] = n;
+        size++;
+    }
+
+    /** An implicit exception left this context's segment at original pc {@code pc}. */
+    void exit(int pc, boolean counting) {
+        if (!counting) {
+            return;
+        }
+        for (int k = 0; k < exits; k++) {
+            if (exitPc[k] == pc) {
+                exitCount[k]++;
+                return;
+            }
+        }
+        if (exits == exitPc.length) {
+            int[] a = new int[exits * 2 + 2];
+            long[] b = new long[exits * 2 + 2];
+            System.arraycopy(exitPc, 0, a, 0, exits);
+            System.arraycopy(exitCount, 0, b, 0, exits);
+            exitPc = a;
+            exitCount = b;
+        }
+        exitPc[exits] = pc;
+        exitCount[exits++] = 1;
+    }
+
+    /** One execution of {@code op} whose microcode path {@code value} decides. */
+    void operand(int op, int value) {
+        int key = op << 8 | value;
+        for (int k = 0; k < operands; k++) {
+            if (operandKey[k] == key) {
+                operandCount[k]++;
+                return;
+            }
+        }
+        if (operands == operandKey.length) {
+            int[] a = new int[operands * 2 + 2];
+            long[] b = new long[operands * 2 + 2];
+            System.arraycopy(operandKey, 0, a, 0, operands);
+            System.arraycopy(operandCount, 0, b, 0, operands);
+            operandKey = a;
+            operandCount = b;
+        }
+        operandKey[operands] = key;
+        operandCount[operands++] = 1;
+    }
+}
