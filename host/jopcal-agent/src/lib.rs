@@ -108,6 +108,10 @@ struct ThreadState {
     /// methods not yet left): JOP's lock count, whose reaching 0 decides
     /// the path of a `monitorexit` (`routed::MONITOREXIT`).
     held: u32,
+    /// Whether the thread is the program's (in the `main` thread group), not
+    /// one of the JVM's own (reference handling, cleaners, signals), whose
+    /// work has no counterpart on JOP and depends on the host's timing.
+    program: Option<bool>,
 }
 
 impl ThreadState {
@@ -242,10 +246,37 @@ fn seed(jvmti: &Jvmti, ts: &mut ThreadState, depth: i32) {
     }
 }
 
+/// Whether the current thread is in the JVM's `main` thread group (or one
+/// below it): a thread of the program's.
+fn program_thread(jvmti: &Jvmti) -> bool {
+    // SAFETY: a null thread is the current one; the group references are
+    // local references valid during this callback.
+    unsafe {
+        let Ok(info) = jvmti.get_thread_info(ptr::null_mut()) else {
+            return true;
+        };
+        let mut group = info.thread_group;
+        while !group.is_null() {
+            let Ok(g) = jvmti.get_thread_group_info(group) else {
+                return true;
+            };
+            if g.name.as_deref() == Some("main") {
+                return true;
+            }
+            group = g.parent;
+        }
+        false
+    }
+}
+
 /// Makes sure this thread's shadow stack belongs to the current region.
-/// Returns false when the region is not active.
+/// Returns false when the region is not active, or the thread is one of
+/// the JVM's own.
 fn current(jvmti: &Jvmti, ts: &mut ThreadState, depth: i32) -> bool {
     if !ACTIVE.load(Ordering::Acquire) {
+        return false;
+    }
+    if !ts.owner && !*ts.program.get_or_insert_with(|| program_thread(jvmti)) {
         return false;
     }
     if ts.epoch != EPOCH.load(Ordering::Acquire) || ts.frames.is_empty() {

@@ -22,6 +22,10 @@ pub enum ProfilerKind {
     Step,
     /// Classes rewritten with ASM as they load (`jopcal_profiler::instrumented`).
     Instrument,
+    /// Only the region's wall time, the rest of the program not rewritten:
+    /// the baseline of what profiling costs (its profile counts only the
+    /// main and harness classes' own code).
+    Clock,
 }
 
 /// The profiler of `kind`, ready to hand to the JVM.
@@ -30,7 +34,8 @@ pub fn profiler(kind: ProfilerKind, jdk: &Jdk) -> Result<Profiler> {
         ProfilerKind::Step => Ok(Profiler::Step {
             agent: crate::locate::agent_path()?,
         }),
-        ProfilerKind::Instrument => instrumenting(jdk),
+        ProfilerKind::Instrument => instrumenting(jdk, false),
+        ProfilerKind::Clock => instrumenting(jdk, true),
     }
 }
 
@@ -53,7 +58,7 @@ fn asm_jars() -> Result<[PathBuf; 2]> {
 }
 
 /// Compiles the instrumenting profiler into the cache (once per content).
-fn instrumenting(jdk: &Jdk) -> Result<Profiler> {
+fn instrumenting(jdk: &Jdk, clock_only: bool) -> Result<Profiler> {
     let jars = asm_jars()?;
     let mut h = Sha256::new();
     for (path, text) in JAVA_SOURCES {
@@ -71,6 +76,7 @@ fn instrumenting(jdk: &Jdk) -> Result<Profiler> {
     Ok(Profiler::Instrument {
         agent_jar: dir.join("agent.jar"),
         boot: vec![dir.join("runtime"), dir.join("agent"), jars[0].clone(), jars[1].clone()],
+        clock_only,
     })
 }
 

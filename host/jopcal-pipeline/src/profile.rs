@@ -551,7 +551,7 @@ impl ProfileCache {
         let mut bytes = profiler.name().as_bytes().to_vec();
         let parts = match profiler {
             Profiler::Step { agent } => vec![agent.clone()],
-            Profiler::Instrument { agent_jar, boot } => std::iter::once(agent_jar).chain(boot).cloned().collect(),
+            Profiler::Instrument { agent_jar, boot, .. } => std::iter::once(agent_jar).chain(boot).cloned().collect(),
         };
         for p in parts {
             let part = if p.is_dir() {

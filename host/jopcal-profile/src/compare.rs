@@ -30,19 +30,22 @@ fn paths(p: &Profile) -> Vec<Path> {
     out
 }
 
-/// How a path reads in a message: the innermost few steps.
+/// How a path reads in a message: every step, descriptors left out but for
+/// the innermost (whose own descriptor names the method exactly).
 fn show(path: &Path) -> String {
-    let steps: Vec<String> = path
-        .iter()
-        .map(|(site, m, op)| format!("{m}@{site}/{op:#04x}"))
-        .collect();
-    let skip = steps.len().saturating_sub(4);
-    let tail = steps[skip..].join(" > ");
-    if skip > 0 {
-        format!("... > {tail}")
-    } else {
-        tail
-    }
+    let last = path.len().saturating_sub(1);
+    path.iter()
+        .enumerate()
+        .map(|(k, (site, m, op))| {
+            let m = if k == last {
+                m.as_str()
+            } else {
+                m.split('(').next().unwrap_or(m)
+            };
+            format!("{m}@{site}/{op:#04x}")
+        })
+        .collect::<Vec<_>>()
+        .join(" > ")
 }
 
 fn differ<K: Debug + Ord, V: Debug + PartialEq>(what: &str, a: &BTreeMap<K, V>, b: &BTreeMap<K, V>) -> Option<String> {
@@ -169,4 +172,28 @@ pub fn first_difference(a: &Profile, b: &Profile, scope: Scope) -> Option<String
         ));
     }
     None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_same_profile_has_no_difference_and_a_changed_count_is_named() {
+        let a = crate::examples::two_calls();
+        assert_eq!(first_difference(&a, &a, Scope::All), None);
+        let mut b = a.clone();
+        let (op, c) = b.nodes[1].opcodes.iter().next().map(|(o, c)| (*o, *c)).unwrap();
+        b.nodes[1].opcodes.insert(op, c + 1);
+        let d = first_difference(&a, &b, Scope::Region).unwrap();
+        assert!(
+            d.contains(&format!("opcode {op}: Some({c}) against Some({})", c + 1)),
+            "{d}"
+        );
+        let mut shorter = a.clone();
+        shorter.events.pop();
+        assert!(first_difference(&a, &shorter, Scope::All)
+            .unwrap()
+            .contains("events against"));
+    }
 }

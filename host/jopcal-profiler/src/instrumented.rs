@@ -374,3 +374,82 @@ fn count_code(tree: &mut Tree, id: u32, code: &MethodCode, m: &RawMethod, n: &Ra
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn be32(v: i32) -> [u8; 4] {
+        v.to_be_bytes()
+    }
+
+    fn string(out: &mut Vec<u8>, s: &str) {
+        out.extend(be32(s.len() as i32));
+        out.extend(s.as_bytes());
+    }
+
+    /// A raw file of one context of a method kept without a class file (a native).
+    fn one_native() -> Vec<u8> {
+        let mut b = MAGIC.to_vec();
+        b.extend(be32(1));
+        b.push(1);
+        string(&mut b, "");
+        string(&mut b, "B");
+        string(&mut b, "main");
+        b.extend(1234i64.to_be_bytes());
+        b.extend(be32(0)); // classes
+        b.extend(be32(1)); // methods
+        b.extend(be32(-1));
+        string(&mut b, "t/T");
+        string(&mut b, "main");
+        string(&mut b, "([Ljava/lang/String;)V");
+        b.push(1);
+        b.extend(be32(0));
+        b.extend(be32(0));
+        b.extend(be32(1)); // nodes
+        b.extend(be32(-1));
+        b.extend(be32(0));
+        b.extend(be32(-1));
+        b.push(0);
+        b.extend(1i64.to_be_bytes());
+        b.extend(0i64.to_be_bytes());
+        b.extend(be32(0));
+        b.extend(be32(0));
+        b.extend(be32(0));
+        b.extend(be32(0)); // region start
+        b.extend(be32(0)); // events
+        b
+    }
+
+    #[test]
+    fn a_raw_file_reads_into_a_profile_with_its_region_time() {
+        let (p, facts) = read_raw(&one_native()).unwrap();
+        assert!(p.complete);
+        assert_eq!(p.region_nanos, 1234);
+        assert_eq!(facts.region_nanos, 1234);
+        assert_eq!(p.nodes.len(), 1);
+        assert!(p.methods[0].native);
+        p.validate().unwrap();
+    }
+
+    #[test]
+    fn a_bad_raw_file_names_the_byte() {
+        let b = one_native();
+        let e = read_raw(&b[..b.len() - 2]).unwrap_err();
+        assert_eq!(e.offset, b.len() - 4, "the events count, two of its bytes missing");
+        assert!(e.message.contains("truncated"), "{e}");
+        let e = read_raw(b"JOPCALP\n").unwrap_err();
+        assert_eq!(
+            (e.offset, e.message.as_str()),
+            (0, "not a raw profile of jopcal's instrumenting profiler")
+        );
+        let mut newer = b.clone();
+        newer[11] = 2;
+        assert!(read_raw(&newer).unwrap_err().message.contains("version 2"));
+        let mut bad_event = b.clone();
+        let n = bad_event.len();
+        bad_event[n - 4..].copy_from_slice(&be32(1));
+        bad_event.extend(be32(9));
+        assert!(read_raw(&bad_event).unwrap_err().message.contains("names no node"));
+    }
+}

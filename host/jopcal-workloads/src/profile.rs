@@ -23,8 +23,14 @@ pub enum Profiler {
     /// The single-step JVMTI agent, the oracle: the library's path.
     Step { agent: PathBuf },
     /// The instrumenting profiler: its `-javaagent` jar and what goes on
-    /// the boot class path (its classes, and ASM's).
-    Instrument { agent_jar: PathBuf, boot: Vec<PathBuf> },
+    /// the boot class path (its classes, and ASM's); with `clock_only`, only
+    /// the region's bounds are rewritten and only its wall time is
+    /// recorded: the baseline of the profilers' cost.
+    Instrument {
+        agent_jar: PathBuf,
+        boot: Vec<PathBuf>,
+        clock_only: bool,
+    },
 }
 
 impl Profiler {
@@ -32,14 +38,21 @@ impl Profiler {
     pub fn name(&self) -> &'static str {
         match self {
             Profiler::Step { .. } => "step",
-            Profiler::Instrument { .. } => "instrument",
+            Profiler::Instrument { clock_only: false, .. } => "instrument",
+            Profiler::Instrument { clock_only: true, .. } => "clock",
         }
     }
 }
 
 /// The JVM options that run `req` under the instrumenting profiler, which
 /// writes its raw counts to `raw`.
-pub fn instrument_arguments(agent_jar: &Path, boot: &[PathBuf], req: &ProfileRequest, raw: &Path) -> Vec<String> {
+pub fn instrument_arguments(
+    agent_jar: &Path,
+    boot: &[PathBuf],
+    clock_only: bool,
+    req: &ProfileRequest,
+    raw: &Path,
+) -> Vec<String> {
     use jopcal_profile::agent_options::escape;
     let opts = agent_options(req);
     let (region, main, marker, method) = match &opts.region {
@@ -75,10 +88,10 @@ pub fn instrument_arguments(agent_jar: &Path, boot: &[PathBuf], req: &ProfileReq
     if !method.is_empty() {
         option.push_str(&format!(",method={}", escape(&method)));
     }
+    if clock_only {
+        option.push_str(",clock-only");
+    }
     vec![
-        // The rewritten classes carry no stack map frames: they are not verified.
-        "-XX:+UnlockDiagnosticVMOptions".into(),
-        "-XX:-BytecodeVerificationRemote".into(),
         // An implicit exception is built by its constructor every time, as the
         // interpreter does, not taken from a preallocated one.
         "-XX:-OmitStackTraceInFastThrow".into(),
@@ -206,8 +219,12 @@ pub fn profile_program(jdk: &Jdk, profiler: &Profiler, req: &ProfileRequest) -> 
             jvm_args.push(agent_argument(agent, req));
             agent.clone()
         }
-        Profiler::Instrument { agent_jar, boot } => {
-            jvm_args.extend(instrument_arguments(agent_jar, boot, req, &raw));
+        Profiler::Instrument {
+            agent_jar,
+            boot,
+            clock_only,
+        } => {
+            jvm_args.extend(instrument_arguments(agent_jar, boot, *clock_only, req, &raw));
             agent_jar.clone()
         }
     };

@@ -1,18 +1,21 @@
 //! What profiling costs, per benchmark and in one run: each program's
 //! region (from the harness's start() returning to its stop()) on the plain
-//! JVM (`jopcal run --target host`, which times the region itself), and
-//! the same region under each profiler (the wall time each profile records
-//! of its region), as ratios to the plain JVM; the whole profiling process
-//! (JVM start-up, class loading and rewriting, writing the profile) is a
-//! separate column. The geometric mean hides the outliers: the worst ratio
-//! is printed too.
+//! JVM, and the same region under each profiler (the wall time each profile
+//! records of its region), as ratios to the plain JVM's; the whole profiling
+//! process (JVM start-up, class loading and rewriting, writing the profile)
+//! is a separate column. The plain JVM is `jopcal profile --profiler clock`:
+//! the same program with the same JVM options (a tree suite's routed
+//! routines and shadow library included), only the region's bounds
+//! rewritten. The geometric mean hides the outliers: the worst ratio is
+//! printed too.
 //!
 //! `cargo bench -p jopcal --bench profiler_overhead` runs the built-in
 //! suite. Set `JOPCAL_BENCH_SUITE=jembench` (with `JOPCAL_JOP_HOME` naming a
 //! tree, and `JOPCAL_TREE_CONFIG` its jopcal.toml directory if the tree
-//! needs one) for JemBench's harnesses. Profiles are never taken from the
-//! cache here: each run passes the JVM a property of its own, which is part
-//! of the cache key. The plain JVM's region is the median of
+//! needs one) for JemBench's harnesses; `JOPCAL_BENCH_PROFILERS` (default
+//! `step,instrument`) says which profilers. Profiles are never taken from
+//! the cache here: each run passes the JVM a property of its own, which is
+//! part of the cache key. The plain JVM's region is the median of
 //! `JOPCAL_BENCH_ROUNDS` runs (default 3).
 
 use std::path::{Path, PathBuf};
@@ -32,20 +35,6 @@ fn jopcal(args: &[&str], dir: Option<&Path>) -> std::process::Output {
         String::from_utf8_lossy(&o.stderr)
     );
     o
-}
-
-/// Region nanoseconds per benchmark from a host run's measurements.csv.
-fn plain_regions(csv: &Path) -> Vec<(String, f64)> {
-    let mut r = csv::Reader::from_path(csv).expect("measurements.csv");
-    let h = r.headers().expect("header").clone();
-    let col = |n: &str| h.iter().position(|c| c == n).expect("column");
-    let (b, v) = (col("benchmark"), col("value"));
-    r.records()
-        .map(|rec| {
-            let rec = rec.expect("record");
-            (rec[b].to_string(), rec[v].parse::<f64>().expect("ns"))
-        })
-        .collect()
 }
 
 /// Per benchmark: the profile's region nanoseconds, and the profiling JVM's
@@ -93,27 +82,7 @@ fn main() {
             .map_or(0, |d| d.as_nanos())
     );
     // The plain JVM's region, `rounds` times (the first also builds the suite).
-    let mut plain: Vec<Vec<(String, f64)>> = Vec::new();
-    for k in 0..rounds {
-        let out = tmp.path().join(format!("plain{k}"));
-        jopcal(
-            &[
-                "run",
-                "--target",
-                "host",
-                "--suite",
-                &suite,
-                "--out",
-                &out.to_string_lossy(),
-            ],
-            cwd.as_deref(),
-        );
-        plain.push(plain_regions(&out.join("measurements.csv")));
-    }
-    let mut rows = Vec::new();
-    let mut took = Vec::new();
-    for profiler in ["step", "instrument"] {
-        let out = tmp.path().join(profiler);
+    let profile = |profiler: &str, out: &Path, nonce: &str| {
         let start = Instant::now();
         jopcal(
             &[
@@ -126,56 +95,71 @@ fn main() {
                 "json",
                 "-j",
                 "1",
-                &nonce,
+                nonce,
                 "--out",
                 &out.to_string_lossy(),
             ],
             cwd.as_deref(),
         );
-        took.push(start.elapsed().as_secs_f64());
+        start.elapsed().as_secs_f64()
+    };
+    let mut plain: Vec<PathBuf> = Vec::new();
+    for k in 0..rounds {
+        let out = tmp.path().join(format!("plain{k}"));
+        profile("clock", &out, &format!("{nonce}.{k}"));
+        plain.push(out);
+    }
+    let names: Vec<String> = std::fs::read_dir(&plain[0])
+        .expect("profiles")
+        .filter_map(|e| {
+            let p = e.ok()?.path();
+            (p.extension()? == "json").then(|| p.file_stem().unwrap().to_string_lossy().into_owned())
+        })
+        .collect();
+    let mut names = names;
+    names.sort();
+    let mut rows = Vec::new();
+    let mut took = Vec::new();
+    let profilers: Vec<String> = std::env::var("JOPCAL_BENCH_PROFILERS")
+        .unwrap_or_else(|_| "step,instrument".into())
+        .split(',')
+        .map(str::to_string)
+        .collect();
+    for profiler in &profilers {
+        let out = tmp.path().join(profiler);
+        took.push(profile(profiler, &out, &nonce));
         rows.push(out);
     }
     println!(
-        "profiler overhead, suite {suite}: region time under each profiler against the plain JVM's (median of {rounds} runs), one run"
+        "profiler overhead, suite {suite}: region time under each profiler against the plain JVM's (`--profiler clock`, median of {rounds} runs), one run"
     );
-    println!(
-        "{:<12} {:>12} {:>14} {:>8} {:>14} {:>8} {:>10} {:>10}",
-        "benchmark", "plain ms", "step ms", "x", "instrument ms", "x", "step s", "instr. s"
-    );
-    let (mut step_x, mut instr_x) = (Vec::new(), Vec::new());
-    for (i, (bench, _)) in plain[0].iter().enumerate() {
-        let mut p: Vec<f64> = plain.iter().filter_map(|r| r.get(i).map(|x| x.1)).collect();
+    print!("{:<12} {:>10}", "benchmark", "plain ms");
+    for p in &profilers {
+        print!(" {:>14} {:>8} {:>9}", format!("{p} ms"), "x", "JVM s");
+    }
+    println!();
+    let mut ratios = vec![Vec::new(); profilers.len()];
+    for bench in &names {
+        let mut p: Vec<f64> = plain.iter().map(|d| profiled(d, bench).0).collect();
         p.sort_by(f64::total_cmp);
         let p = p[p.len() / 2];
-        let (s, sp) = profiled(&rows[0], bench);
-        let (n, np) = profiled(&rows[1], bench);
-        if p <= 0.0 || s <= 0.0 || n <= 0.0 {
-            println!("{bench:<12} (no region time)");
-            continue;
+        print!("{bench:<12} {:>10.3}", p / 1e6);
+        for (k, dir) in rows.iter().enumerate() {
+            let (r, process) = profiled(dir, bench);
+            if p > 0.0 && r > 0.0 {
+                ratios[k].push(r / p);
+            }
+            print!(" {:>14.3} {:>8.2} {:>9.2}", r / 1e6, r / p, process);
         }
-        step_x.push(s / p);
-        instr_x.push(n / p);
-        println!(
-            "{bench:<12} {:>12.3} {:>14.3} {:>8.1} {:>14.3} {:>8.2} {:>10.2} {:>10.2}",
-            p / 1e6,
-            s / 1e6,
-            s / p,
-            n / 1e6,
-            n / p,
-            sp,
-            np
-        );
+        println!();
     }
     let worst = |v: &[f64]| v.iter().copied().fold(f64::NAN, f64::max);
-    println!(
-        "geometric mean: step {:.1}x, instrument {:.2}x; worst: step {:.1}x, instrument {:.2}x",
-        geomean(&step_x),
-        geomean(&instr_x),
-        worst(&step_x),
-        worst(&instr_x)
-    );
-    println!(
-        "whole `jopcal profile` (one JVM at a time): step {:.1} s, instrument {:.1} s",
-        took[0], took[1]
-    );
+    for (k, p) in profilers.iter().enumerate() {
+        println!(
+            "{p}: geometric mean {:.2}x, worst {:.2}x the plain JVM's region; whole `jopcal profile` (one JVM at a time) {:.1} s",
+            geomean(&ratios[k]),
+            worst(&ratios[k]),
+            took[k]
+        );
+    }
 }

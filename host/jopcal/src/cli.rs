@@ -18,7 +18,8 @@ pub struct Cli {
     pub jop_home: Option<PathBuf>,
     /// Which profiler counts the host runs: `step`, the single-step JVMTI
     /// agent (the oracle), or `instrument`, classes rewritten as they load
-    /// (the JVM's speed).
+    /// (the JVM's speed); `clock` counts nothing but the region's wall time
+    /// (the baseline the profilers' cost is measured against).
     #[arg(long, global = true, value_enum, default_value = "step")]
     pub profiler: ProfilerArg,
 
@@ -966,4 +967,5 @@ impl From<ExplainArgs> for jopcal_pipeline::explain::ExplainOptions {
 pub enum ProfilerArg {
     Step,
     Instrument,
+    Clock,
 }

@@ -25,8 +25,12 @@ fn compile(dir: &Path) {
 }
 
 fn profile_main(classes: &Path, main: &str, out: &Path) -> Output {
+    profile_main_with("step", classes, main, out)
+}
+
+fn profile_main_with(profiler: &str, classes: &Path, main: &str, out: &Path) -> Output {
     jopcal()
-        .args(["profile", "--cp"])
+        .args(["profile", "--profiler", profiler, "--cp"])
         .arg(classes)
         .args(["--main", main, "--format", "json", "--out"])
         .arg(out)
@@ -63,11 +67,20 @@ fn expect(pairs: &[(&str, u64)]) -> Vec<(String, u64)> {
 
 #[test]
 fn counts_equal_the_bytecode_semantics() {
+    counts_by_hand("step");
+}
+
+#[test]
+fn the_instrumenting_profilers_counts_equal_the_bytecode_semantics_too() {
+    counts_by_hand("instrument");
+}
+
+fn counts_by_hand(profiler: &str) {
     let tmp = tempfile::tempdir().unwrap();
     let classes = tmp.path().join("classes");
     compile(&classes);
     let out = tmp.path().join("prof");
-    let o = profile_main(&classes, "Exact", &out);
+    let o = profile_main_with(profiler, &classes, "Exact", &out);
     assert!(o.status.success(), "{}", stderr(&o));
     let json: Value = serde_json::from_slice(&std::fs::read(out.join("Exact.json")).unwrap()).unwrap();
     assert_eq!(json["complete"], true);

@@ -26,6 +26,7 @@ pub fn dispatch(cli: Cli) -> Result<()> {
         profiler: match cli.profiler {
             crate::cli::ProfilerArg::Step => jopcal_pipeline::instrumenter::ProfilerKind::Step,
             crate::cli::ProfilerArg::Instrument => jopcal_pipeline::instrumenter::ProfilerKind::Instrument,
+            crate::cli::ProfilerArg::Clock => jopcal_pipeline::instrumenter::ProfilerKind::Clock,
         },
     };
     match cli.verb {

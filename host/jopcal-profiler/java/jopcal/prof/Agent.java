@@ -14,6 +14,7 @@ import org.objectweb.asm.Opcodes;
 import org.objectweb.asm.tree.AbstractInsnNode;
 import org.objectweb.asm.tree.ClassNode;
 import org.objectweb.asm.tree.FieldInsnNode;
+import org.objectweb.asm.tree.FrameNode;
 import org.objectweb.asm.tree.InsnList;
 import org.objectweb.asm.tree.InsnNode;
 import org.objectweb.asm.tree.IntInsnNode;
@@ -62,6 +63,15 @@ public final class Agent implements ClassFileTransformer {
     final Map<String, int[]> observed = new HashMap<>();
     String bridge = "";
     static boolean verbose;
+    /**
+     * Only the region's wall time: only the main and marker classes are
+     * rewritten (the region's bounds), nothing else is counted. The baseline
+     * the profilers' region times are compared with: the same program, the
+     * same JVM options, no profiler's work.
+     */
+    static boolean clockOnly;
+    static String mainClass = "";
+    static String markerClass = "";
     /** A directory where the rewritten classes are kept (for looking at them with javap). */
     static String dump;
 
@@ -71,6 +81,8 @@ public final class Agent implements ClassFileTransformer {
             int eq = kv.indexOf('=');
             if (eq > 0) {
                 o.put(kv.substring(0, eq), kv.substring(eq + 1).replace("%2C", ",").replace("%25", "%"));
+            } else if (!kv.isEmpty()) {
+                o.put(kv, ""); // a flag: verbose, clock-only
             }
         }
         String region = o.getOrDefault("region", "harness");
@@ -82,6 +94,9 @@ public final class Agent implements ClassFileTransformer {
         Rt.init(o.get("out"), o.getOrDefault("bench", "?"), region, main,
                 o.getOrDefault("marker", "jopcal/harness/Harness"), o.getOrDefault("method", ""), o.get("mains"));
         verbose = o.containsKey("verbose");
+        clockOnly = o.containsKey("clock-only");
+        mainClass = main;
+        markerClass = o.getOrDefault("marker", "jopcal/harness/Harness");
         dump = o.get("keep-rewritten");
         Agent a = new Agent();
         // observe=<class>;<name>:<opcode>:<slot>:<mask>;... (slot -1: an lcmp's two longs)
@@ -108,7 +123,13 @@ public final class Agent implements ClassFileTransformer {
         }
         forget(inst, ours);
         Rt.loaded = inst::getAllLoadedClasses;
+        // Loaded now: the region's clock.
+        Rt.now();
         inst.addTransformer(a, true);
+        if (clockOnly) {
+            Runtime.getRuntime().addShutdownHook(new Thread(Rt::shutdown, "jopcal-profile-writer"));
+            return;
+        }
         List<Class<?>> loaded = new ArrayList<>();
         for (Class<?> c : inst.getAllLoadedClasses()) {
             if (inst.isModifiableClass(c) && !c.isArray() && !c.isPrimitive()
@@ -159,6 +180,19 @@ public final class Agent implements ClassFileTransformer {
                 System.err.println("jopcal-agent: the class-loading locks of jopcal's classes stay: " + e);
             }
         }
+    }
+
+    /**
+     * Reference.get, which HotSpot's interpreter runs by an entry of its own
+     * that reports no method entry to JVMTI: the single-step profiler never
+     * sees it, so it is not rewritten and not a call here either. (Calls
+     * that name it through WeakReference or PhantomReference reach it too;
+     * SoftReference has a get of its own.)
+     */
+    static boolean unseen(String owner, String name, String desc) {
+        return name.equals("get") && desc.equals("()Ljava/lang/Object;")
+                && (owner.equals("java/lang/ref/Reference") || owner.equals("java/lang/ref/WeakReference")
+                        || owner.equals("java/lang/ref/PhantomReference"));
     }
 
     static boolean excluded(String name) {
@@ -219,7 +253,7 @@ public final class Agent implements ClassFileTransformer {
             ProtectionDomain domain, byte[] bytes) {
         TS was = Rt.suspend();
         try {
-            if (name == null || excluded(name)) {
+            if (name == null || excluded(name) || (clockOnly && !name.equals(mainClass) && !name.equals(markerClass))) {
                 return null;
             }
             if (name.equals(HOOK)) {
@@ -240,18 +274,19 @@ public final class Agent implements ClassFileTransformer {
         Map<String, byte[]> codes = ClassBytes.codes(bytes);
         ClassReader r = new ClassReader(bytes);
         ClassNode cn = new ClassNode();
-        r.accept(cn, ClassReader.SKIP_FRAMES);
+        r.accept(cn, ClassReader.EXPAND_FRAMES);
         int classIndex = Rt.addClass(name, bytes, loader);
         List<Runnable> after = new ArrayList<>();
         for (MethodNode m : cn.methods) {
-            if ((m.access & (Opcodes.ACC_ABSTRACT | Opcodes.ACC_NATIVE)) != 0 || m.instructions.size() == 0) {
+            if ((m.access & (Opcodes.ACC_ABSTRACT | Opcodes.ACC_NATIVE)) != 0 || m.instructions.size() == 0
+                    || unseen(name, m.name, m.desc)) {
                 continue;
             }
             byte[] code = codes.get(m.name + m.desc);
             if (code == null) {
                 throw new IllegalStateException("no Code attribute for " + m.name + m.desc);
             }
-            after.add(method(classIndex, name, m, code));
+            after.add(method(classIndex, cn, m, code));
         }
         ClassWriter w = new ClassWriter(ClassWriter.COMPUTE_MAXS);
         cn.accept(w);
@@ -311,7 +346,12 @@ public final class Agent implements ClassFileTransformer {
     }
 
     /** Rewrites {@code m}; returns what to do once its class is written (its pc map). */
-    Runnable method(int classIndex, String owner, MethodNode m, byte[] code) {
+    Runnable method(int classIndex, ClassNode cn, MethodNode m, byte[] code) {
+        String owner = cn.name;
+        // Class files from version 50 on carry stack map frames, which the
+        // verifier checks: every frame gets the rewrite's two locals, and
+        // the code the rewrite adds at a jump target or handler gets one.
+        boolean frames = (cn.version & 0xffff) >= 50;
         InsnList insns = m.instructions;
         // Each real instruction's original pc.
         IdentityHashMap<AbstractInsnNode, Integer> pcOf = new IdentityHashMap<>();
@@ -413,6 +453,14 @@ public final class Agent implements ClassFileTransformer {
         int mid = Rt.addMethod(classIndex, owner, m.name, m.desc, flags, toArray(segments), toArray(slotOperands));
         int tsVar = m.maxLocals;
         int cVar = m.maxLocals + 1;
+        if (frames) {
+            for (AbstractInsnNode i = insns.getFirst(); i != null; i = i.getNext()) {
+                if (i instanceof FrameNode) {
+                    FrameNode f = (FrameNode) i;
+                    f.local = withOurs(f.local, m.maxLocals);
+                }
+            }
+        }
         IdentityHashMap<AbstractInsnNode, LabelNode> at = new IdentityHashMap<>();
         for (AbstractInsnNode i : real) {
             int op = i.getOpcode();
@@ -423,7 +471,10 @@ public final class Agent implements ClassFileTransformer {
                 }
                 insns.insertBefore(i, counter(cVar, slotOf.get(i)));
             }
-            if (isInvoke(op)) {
+            if (isInvoke(op) && i instanceof MethodInsnNode
+                    && unseen(((MethodInsnNode) i).owner, ((MethodInsnNode) i).name, ((MethodInsnNode) i).desc)) {
+                // Not a call the profile has (see unseen).
+            } else if (isInvoke(op)) {
                 String so;
                 String sn;
                 String sd;
@@ -444,14 +495,8 @@ public final class Agent implements ClassFileTransformer {
                 push(pre, site);
                 pre.add(new FieldInsnNode(Opcodes.PUTFIELD, TS_TYPE, "pending", "I"));
                 insns.insertBefore(i, pre);
-                InsnList post = new InsnList();
-                LabelNode skip = new LabelNode();
-                post.add(new VarInsnNode(Opcodes.ALOAD, tsVar));
-                post.add(new FieldInsnNode(Opcodes.GETFIELD, TS_TYPE, "pending", "I"));
-                post.add(new JumpInsnNode(Opcodes.IFEQ, skip));
-                post.add(hook(tsVar, "noEntry"));
-                post.add(skip);
-                insns.insert(i, post);
+                // (No branch here: a branch target would need a stack map frame.)
+                insns.insert(i, hook(tsVar, "noEntry"));
             } else if (op == Opcodes.MONITORENTER) {
                 insns.insertBefore(i, hook(tsVar, "monitorEnter"));
             } else if (op == Opcodes.MONITOREXIT) {
@@ -472,6 +517,14 @@ public final class Agent implements ClassFileTransformer {
             int slot = (Integer) arm[2];
             LabelNode t = new LabelNode();
             tramps.add(t);
+            if (frames) {
+                FrameNode there = frameAfter(target);
+                if (there == null) {
+                    throw new IllegalStateException(m.name + ": a lookupswitch target without a frame");
+                }
+                tramps.add(new FrameNode(Opcodes.F_NEW, there.local.size(), there.local.toArray(),
+                        there.stack.size(), there.stack.toArray()));
+            }
             tramps.add(counter(cVar, slot));
             tramps.add(new JumpInsnNode(Opcodes.GOTO, target));
             for (int j = 0; j < s.labels.size(); j++) {
@@ -506,13 +559,24 @@ public final class Agent implements ClassFileTransformer {
             }
         }
         LabelNode begin = new LabelNode();
-        entry.add(begin);
+        AbstractInsnNode init = m.name.equals("<init>") ? superCall(cn, m) : null;
+        if (init != null) {
+            // A handler may not cover a constructor's code before this is
+            // initialized: the frame is left by exception from there on.
+            insns.insert(init, begin);
+        } else {
+            entry.add(begin);
+        }
         insns.insert(entry);
         LabelNode end = new LabelNode();
         LabelNode unwind = new LabelNode();
         insns.add(end);
         insns.add(tramps);
         insns.add(unwind);
+        if (frames) {
+            Object[] locals = withOurs(new ArrayList<>(), m.maxLocals).toArray();
+            insns.add(new FrameNode(Opcodes.F_NEW, locals.length, locals, 1, new Object[] {"java/lang/Throwable"}));
+        }
         insns.add(hook(tsVar, "unwind"));
         insns.add(new InsnNode(Opcodes.ATHROW));
         m.tryCatchBlocks.add(new TryCatchBlockNode(begin, end, unwind, null));
@@ -532,6 +596,45 @@ public final class Agent implements ClassFileTransformer {
             }
             Rt.setPcMap(mid, map);
         };
+    }
+
+    /** A frame's locals with the rewrite's two after the method's own {@code maxLocals} slots. */
+    static List<Object> withOurs(List<Object> locals, int maxLocals) {
+        List<Object> out = new ArrayList<>(locals == null ? List.of() : locals);
+        int slots = 0;
+        for (Object t : out) {
+            slots += (t == Opcodes.LONG || t == Opcodes.DOUBLE) ? 2 : 1;
+        }
+        while (slots < maxLocals) {
+            out.add(Opcodes.TOP);
+            slots++;
+        }
+        out.add(TS_TYPE);
+        out.add("[J");
+        return out;
+    }
+
+    /** The frame at a label (the frame node that follows it before any instruction). */
+    static FrameNode frameAfter(LabelNode l) {
+        for (AbstractInsnNode n = l.getNext(); n != null && n.getOpcode() < 0; n = n.getNext()) {
+            if (n instanceof FrameNode) {
+                return (FrameNode) n;
+            }
+        }
+        return null;
+    }
+
+    /** A constructor's call of its superclass's (or another of its own) constructor on this. */
+    static AbstractInsnNode superCall(ClassNode cn, MethodNode m) {
+        for (AbstractInsnNode i = m.instructions.getFirst(); i != null; i = i.getNext()) {
+            if (i.getOpcode() == Opcodes.INVOKESPECIAL) {
+                MethodInsnNode mi = (MethodInsnNode) i;
+                if (mi.name.equals("<init>") && (mi.owner.equals(cn.superName) || mi.owner.equals(cn.name))) {
+                    return i;
+                }
+            }
+        }
+        return null;
     }
 
     static AbstractInsnNode firstReal(AbstractInsnNode n) {

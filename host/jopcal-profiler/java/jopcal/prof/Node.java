@@ -21,12 +21,10 @@ public final class Node {
     private long lastKey = -1;
     private Node lastChild;
 
-    int[] exitPc = new int[0];
-    long[] exitCount = new long[0];
-    int exits;
-    int[] operandKey = new int[0];
-    long[] operandCount = new long[0];
-    int operands;
+    /** Early exits of a segment by implicit exception, by original pc. */
+    final Tally exits = new Tally();
+    /** Executions by opcode << 8 | the operand that decides its microcode's path. */
+    final Tally operands = new Tally();
 
     Node(Node parent, int mid, int pc, int op) {
         this.parent = parent;
@@ -116,45 +114,39 @@ public final class Node {
 
     /** An implicit exception left this context's segment at original pc {@code pc}. */
     void exit(int pc, boolean counting) {
-        if (!counting) {
-            return;
+        if (counting) {
+            exits.add(pc);
         }
-        for (int k = 0; k < exits; k++) {
-            if (exitPc[k] == pc) {
-                exitCount[k]++;
-                return;
-            }
-        }
-        if (exits == exitPc.length) {
-            int[] a = new int[exits * 2 + 2];
-            long[] b = new long[exits * 2 + 2];
-            System.arraycopy(exitPc, 0, a, 0, exits);
-            System.arraycopy(exitCount, 0, b, 0, exits);
-            exitPc = a;
-            exitCount = b;
-        }
-        exitPc[exits] = pc;
-        exitCount[exits++] = 1;
     }
 
     /** One execution of {@code op} whose microcode path {@code value} decides. */
     void operand(int op, int value) {
-        int key = op << 8 | value;
-        for (int k = 0; k < operands; k++) {
-            if (operandKey[k] == key) {
-                operandCount[k]++;
-                return;
+        operands.add(op << 8 | value);
+    }
+
+    /** Counts by a small int key, few of them: a list searched in order. */
+    static final class Tally {
+        int[] keys = new int[0];
+        long[] counts = new long[0];
+        int size;
+
+        void add(int key) {
+            for (int k = 0; k < size; k++) {
+                if (keys[k] == key) {
+                    counts[k]++;
+                    return;
+                }
             }
+            if (size == keys.length) {
+                int[] a = new int[size * 2 + 2];
+                long[] b = new long[size * 2 + 2];
+                System.arraycopy(keys, 0, a, 0, size);
+                System.arraycopy(counts, 0, b, 0, size);
+                keys = a;
+                counts = b;
+            }
+            keys[size] = key;
+            counts[size++] = 1;
         }
-        if (operands == operandKey.length) {
-            int[] a = new int[operands * 2 + 2];
-            long[] b = new long[operands * 2 + 2];
-            System.arraycopy(operandKey, 0, a, 0, operands);
-            System.arraycopy(operandCount, 0, b, 0, operands);
-            operandKey = a;
-            operandCount = b;
-        }
-        operandKey[operands] = key;
-        operandCount[operands++] = 1;
     }
 }

@@ -271,9 +271,26 @@ public final class Rt {
                 }
             }
             TS ts = new TS(t);
+            // Busy while its thread group is looked up (JDK code, which comes back here).
+            ts.busy = true;
             put(t, ts);
+            // The JVM's own threads (reference handling, cleaners, signals) are not
+            // the program's: their work has no counterpart on JOP and follows the
+            // host's timing.
+            ts.sink = !programThread(t);
+            ts.busy = false;
             return ts;
         }
+    }
+
+    /** Whether {@code t} is in the JVM's {@code main} thread group (or one below it). */
+    static boolean programThread(Thread t) {
+        for (ThreadGroup g = t.getThreadGroup(); g != null; g = g.getParent()) {
+            if (g.getName().equals("main")) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private static void put(Thread t, TS ts) {
@@ -356,8 +373,12 @@ public final class Rt {
         int pc;
         int op;
         int s = ts.pending;
-        if (parent == null) {
-            // A thread the region did not enter: its contexts hang under the root.
+        boolean fresh = parent == null;
+        if (fresh) {
+            // A thread the region did not enter: its contexts hang under the
+            // root. Its first frame's entry is not a call the region made
+            // (the single-step agent, too, sees that frame only from its
+            // first bytecode on).
             parent = root;
             pc = -1;
             op = 0;
@@ -368,7 +389,11 @@ public final class Rt {
             if (sig == mSig[mid] || (sig == INDY && (mFlags[mid] & CLINIT) == 0)) {
                 op = sOp[s];
                 ts.pending = 0;
-            } else if (nativeSite(ts, s)) {
+            } else if ((mFlags[mid] & INIT) != 0 && THROWABLE.get(ts, mid)) {
+                // An exception the invoke itself raised (a null receiver): no call happened.
+                op = 0;
+                ts.failed = s;
+            } else if (NATIVE_SITE.get(ts, s)) {
                 // Called back from inside the native method the invoke entered.
                 parent = enterNative(ts, s);
                 pc = -1;
@@ -376,10 +401,6 @@ public final class Rt {
             } else {
                 // The JVM entered this method while the invoke waits (a class initializer).
                 op = 0;
-                if ((mFlags[mid] & INIT) != 0) {
-                    // An exception the invoke itself raised (a null receiver): no call happened.
-                    ts.failed = s;
-                }
             }
         } else {
             // The JVM entered this method on its own, at the caller's current bytecode.
@@ -397,7 +418,7 @@ public final class Rt {
         int waiting = op == 0 ? ts.pending : 0;
         ts.pending = 0;
         ts.push(n, waiting);
-        if (counting) {
+        if (counting && !fresh) {
             n.calls++;
         }
         if (ts == ownerTs) {
@@ -517,31 +538,62 @@ public final class Rt {
         return mid;
     }
 
-    /** 0 not known yet, 1 site calls a native, 2 it does not. */
-    static volatile byte[] sKind = new byte[4096];
+    /**
+     * A yes-or-no fact per method or site id, worked out once, as jopcal's
+     * own work (the thread busy: what it runs of the JDK is counted nowhere),
+     * and kept.
+     */
+    abstract static class Memo {
+        /** Per id: 0 not known yet, 1 yes, 2 no. */
+        private volatile byte[] known = new byte[1024];
 
-    /** Whether the method site {@code s} names resolves to a native. */
-    static boolean nativeSite(TS ts, int s) {
-        byte[] kinds = sKind;
-        if (s < kinds.length && kinds[s] != 0) {
-            return kinds[s] == 1;
-        }
-        boolean was = ts.busy;
-        ts.busy = true;
-        try {
-            String[] r = sOp[s] == 0xba ? null : resolveNative(nativeMid(ts, s));
-            boolean yes = r != null && r.length == 3 && (Integer.parseInt(r[2]) & NATIVE) != 0;
-            synchronized (LOCK) {
-                if (s >= sKind.length) {
-                    sKind = java.util.Arrays.copyOf(sKind, Math.max(sites, s + 1) * 2);
-                }
-                sKind[s] = (byte) (yes ? 1 : 2);
+        abstract boolean work(TS ts, int id) throws Exception;
+
+        final boolean get(TS ts, int id) {
+            byte[] k = known;
+            if (id < k.length && k[id] != 0) {
+                return k[id] == 1;
             }
-            return yes;
-        } finally {
-            ts.busy = was;
+            boolean was = ts.busy;
+            ts.busy = true;
+            try {
+                boolean yes;
+                try {
+                    yes = work(ts, id);
+                } catch (Throwable e) {
+                    yes = false;
+                }
+                synchronized (LOCK) {
+                    if (id >= known.length) {
+                        known = java.util.Arrays.copyOf(known, (id + 1) * 2);
+                    }
+                    known[id] = (byte) (yes ? 1 : 2);
+                }
+                return yes;
+            } finally {
+                ts.busy = was;
+            }
         }
     }
+
+    /** Whether a method's class is an exception's (its constructor then builds one). */
+    static final Memo THROWABLE = new Memo() {
+        @Override
+        boolean work(TS ts, int mid) throws Exception {
+            int ci = mClassIndex[mid];
+            Class<?> c = Class.forName(mClass[mid].replace('/', '.'), false, ci >= 0 ? cLoader[ci] : null);
+            return Throwable.class.isAssignableFrom(c);
+        }
+    };
+
+    /** Whether the method a site names resolves to a native. */
+    static final Memo NATIVE_SITE = new Memo() {
+        @Override
+        boolean work(TS ts, int s) {
+            String[] r = sOp[s] == 0xba ? null : resolveNative(nativeMid(ts, s));
+            return r != null && r.length == 3 && (Integer.parseInt(r[2]) & NATIVE) != 0;
+        }
+    };
 
     /** The frame of the native site {@code s} called, entered now (or already on top). */
     static Node enterNative(TS ts, int s) {
@@ -574,7 +626,6 @@ public final class Rt {
             ts.failed = 0;
             return;
         }
-        ts.failed = 0;
         if (ts.nat[ts.depth - 1] == s) {
             // The native (which called back into Java) returns.
             ts.pop();
@@ -670,8 +721,20 @@ public final class Rt {
             n.heldFree = 0;
         }
         root.calls = 1;
-        regionStartNanos = System.nanoTime();
+        ownerTs.busy = true;
+        regionStartNanos = now();
+        ownerTs.busy = false;
         counting = true;
+    }
+
+    /**
+     * Wall-clock nanoseconds, not from System: a program whose System's
+     * clock methods are the tree's (which read the target's clock values,
+     * in order) would see its values taken by the profiler.
+     */
+    public static long now() {
+        java.time.Instant i = java.time.Instant.now();
+        return i.getEpochSecond() * 1_000_000_000L + i.getNano();
     }
 
     /** Closes the region and writes what it counted. */
@@ -679,13 +742,13 @@ public final class Rt {
         if (done) {
             return;
         }
-        long nanos = System.nanoTime() - regionStartNanos;
         counting = false;
         done = true;
         tracking = false;
         if (ownerTs != null) {
             ownerTs.busy = true;
         }
+        long nanos = now() - regionStartNanos;
         try {
             write(complete, why, nanos);
         } catch (Throwable e) {
@@ -817,15 +880,12 @@ public final class Rt {
                 for (long v : c) {
                     o.writeLong(v);
                 }
-                o.writeInt(x.exits);
-                for (int k = 0; k < x.exits; k++) {
-                    o.writeInt(x.exitPc[k]);
-                    o.writeLong(x.exitCount[k]);
-                }
-                o.writeInt(x.operands);
-                for (int k = 0; k < x.operands; k++) {
-                    o.writeInt(x.operandKey[k]);
-                    o.writeLong(x.operandCount[k]);
+                for (Node.Tally t : new Node.Tally[] {x.exits, x.operands}) {
+                    o.writeInt(t.size);
+                    for (int k = 0; k < t.size; k++) {
+                        o.writeInt(t.keys[k]);
+                        o.writeLong(t.counts[k]);
+                    }
                 }
             }
             o.writeInt(regionStart);
