@@ -18,7 +18,6 @@ public final class Node {
     private long[] keys = new long[8];
     private Node[] vals = new Node[8];
     private int size;
-    private long lastKey = -1;
     private Node lastChild;
 
     /** Early exits of a segment by implicit exception, by original pc. */
@@ -35,13 +34,21 @@ public final class Node {
         Rt.register(this);
     }
 
+    /** The context {@link #child} returned last, if it is the one asked for (else null). */
+    Node cached(int pc, int mid, int op) {
+        // The child's own fields are final: no other thread's update of the
+        // cache can make them disagree with it.
+        Node last = lastChild;
+        return last != null && last.pc == pc && last.mid == mid && last.op == op ? last : null;
+    }
+
     /** The context of {@code mid} entered from {@code pc} by {@code op}, made on first use. */
     Node child(int pc, int mid, int op) {
-        long key = ((long) (pc + 1) << 40) | ((long) mid << 8) | op;
-        Node last = lastChild;
-        if (lastKey == key && last != null) {
+        Node last = cached(pc, mid, op);
+        if (last != null) {
             return last;
         }
+        long key = ((long) (pc + 1) << 40) | ((long) mid << 8) | op;
         long[] k = keys;
         Node[] v = vals;
         int mask = k.length - 1;
@@ -52,7 +59,6 @@ public final class Node {
                 break;
             }
             if (k[i] == key) {
-                lastKey = key;
                 lastChild = x;
                 return x;
             }
@@ -65,7 +71,6 @@ public final class Node {
                 insert(key, found);
             }
             lastChild = found;
-            lastKey = key;
             return found;
         }
     }

@@ -437,8 +437,8 @@ public final class Rt {
             int want = parent.mid;
             int[] found = {-1};
             StackWalker.getInstance(StackWalker.Option.RETAIN_CLASS_REFERENCE).walk(s -> {
-                // Frame 0 is this method, 1 enter, 2 the method entered, 3 its caller.
-                s.skip(3).findFirst().ifPresent(f -> {
+                // Past the run-time's own frames: the method entered, then its caller.
+                s.dropWhile(f -> f.getDeclaringClass() == Rt.class).skip(1).findFirst().ifPresent(f -> {
                     String cls = f.getDeclaringClass().getName().replace('.', '/');
                     if (cls.equals(mClass[want]) && f.getMethodName().equals(mName[want])) {
                         int[] map = mPcMap[want];
