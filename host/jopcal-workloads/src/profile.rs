@@ -264,7 +264,7 @@ pub fn profile_program(jdk: &Jdk, profiler: &Profiler, req: &ProfileRequest) -> 
     if captured.stderr.contains("Could not find or load main class") {
         return Err(ProfileFailure::NoMainClass(main));
     }
-    if raw.is_file() {
+    let profile = if raw.is_file() {
         // The instrumenting profiler's counts, read into the profile the step agent writes.
         let bytes = std::fs::read(&raw).map_err(ProfileFailure::Spawn)?;
         let (profile, _) = jopcal_profiler::instrumented::read_raw(&bytes).map_err(|e| {
@@ -276,8 +276,8 @@ pub fn profile_program(jdk: &Jdk, profiler: &Profiler, req: &ProfileRequest) -> 
         })?;
         atomic::write_atomic(&req.out, &jopcal_profile::encode(&profile)).map_err(ProfileFailure::Spawn)?;
         let _ = std::fs::remove_file(&raw);
-    }
-    let profile = if req.out.is_file() {
+        Some(profile)
+    } else if req.out.is_file() {
         Some(jopcal_profile::read_file(&req.out).map_err(ProfileFailure::Unreadable)?)
     } else {
         None

@@ -47,6 +47,8 @@ public final class Rt {
     /** Per method: instrumented bci -> original pc (index: instrumented bci; -1 between). */
     static volatile int[][] mPcMap = new int[1024][];
     static volatile int[] mClassIndex = new int[1024];
+    /** Per method that stands for a site's native: the site (0 for the others). */
+    static volatile int[] mSite = new int[1024];
     static int methods = 1; // 0 is no method
 
     static volatile byte[][] cBytes = new byte[256][];
@@ -99,7 +101,6 @@ public final class Rt {
     static Node root;
     static int nodes;
     static Node[] allNodes = new Node[4096];
-    static long regionNanos;
     static long regionStartNanos;
     static int regionStart;
 
@@ -149,6 +150,34 @@ public final class Rt {
         mSlotOperands = java.util.Arrays.copyOf(mSlotOperands, n);
         mPcMap = java.util.Arrays.copyOf(mPcMap, n);
         mClassIndex = java.util.Arrays.copyOf(mClassIndex, n);
+        mSite = java.util.Arrays.copyOf(mSite, n);
+    }
+
+    /** Fills method {@code id}'s entries (under LOCK, the arrays grown to hold it). */
+    private static void fill(int id, int classIndex, String cls, String name, String desc, int flags,
+            int[] segments, int[] slotOperands) {
+        if (id >= mClass.length) {
+            growMethods();
+        }
+        mClass[id] = cls;
+        mName[id] = name;
+        mDesc[id] = desc;
+        mFlags[id] = flags | (name.equals("<init>") ? INIT : 0) | (name.equals("<clinit>") ? CLINIT : 0);
+        mSig[id] = sig(name, desc);
+        mSegments[id] = segments;
+        mSlotOperands[id] = slotOperands;
+        mSlots[id] = (segments == null ? 0 : segments.length) + (slotOperands == null ? 0 : slotOperands.length);
+        mClassIndex[id] = classIndex;
+    }
+
+    /** A method id for whatever native site {@code s} calls: resolved from the site when written. */
+    private static int addSiteNative(int s) {
+        synchronized (LOCK) {
+            int id = methods++;
+            fill(id, -1, sOwner[s], sName[s], sDesc[s], SITE_NATIVE, null, null);
+            mSite[id] = s;
+            return id;
+        }
     }
 
     /** A method whose code the agent rewrote, or a native (segments null). */
@@ -159,18 +188,7 @@ public final class Rt {
             Integer known = METHODS.get(key);
             // A class retransformed again (or defined by two loaders): its methods keep their ids.
             int id = known != null ? known : methods++;
-            if (id >= mClass.length) {
-                growMethods();
-            }
-            mClass[id] = cls;
-            mName[id] = name;
-            mDesc[id] = desc;
-            mFlags[id] = flags | (name.equals("<init>") ? INIT : 0) | (name.equals("<clinit>") ? CLINIT : 0);
-            mSig[id] = sig(name, desc);
-            mSegments[id] = segments;
-            mSlotOperands[id] = slotOperands;
-            mSlots[id] = (segments == null ? 0 : segments.length) + (slotOperands == null ? 0 : slotOperands.length);
-            mClassIndex[id] = classIndex;
+            fill(id, classIndex, cls, name, desc, flags, segments, slotOperands);
             METHODS.put(key, id);
             if (regionKind != 0 && cls.equals(mainClass)) {
                 if (regionKind == 1 && name.equals("main") && isMain(desc)) {
@@ -527,7 +545,7 @@ public final class Rt {
             try {
                 synchronized (LOCK) {
                     if (sNative[s] == 0) {
-                        sNative[s] = addMethod(-1, sOwner[s], sName[s], sDesc[s] + "#" + s, SITE_NATIVE, null, null);
+                        sNative[s] = addSiteNative(s);
                     }
                 }
             } finally {
@@ -590,7 +608,7 @@ public final class Rt {
     static final Memo NATIVE_SITE = new Memo() {
         @Override
         boolean work(TS ts, int s) {
-            String[] r = sOp[s] == 0xba ? null : resolveNative(nativeMid(ts, s));
+            String[] r = sOp[s] == 0xba ? null : resolveNative(s);
             return r != null && r.length == 3 && (Integer.parseInt(r[2]) & NATIVE) != 0;
         }
     };
@@ -810,7 +828,7 @@ public final class Rt {
             int ci = mClassIndex[m];
             if ((mFlags[m] & SITE_NATIVE) != 0) {
                 // A site's native: the method it named, as resolved from the class it names.
-                String[] r = resolveNative(m);
+                String[] r = resolveNative(mSite[m]);
                 wClass[i] = r[0];
                 wDesc[i] = r[1];
                 wFlags[i] = Integer.parseInt(r[2]);
@@ -900,14 +918,11 @@ public final class Rt {
         }
     }
 
-    /** {class, descriptor, flags} of the native a site called, resolved from the class it names. */
-    static String[] resolveNative(int m) {
-        String owner = mClass[m];
-        String desc = mDesc[m];
-        int hash = desc.indexOf('#');
-        int site = Integer.parseInt(desc.substring(hash + 1));
-        desc = desc.substring(0, hash);
-        String name = mName[m];
+    /** {class, descriptor, flags} of the native site {@code site} called, resolved from the class it names. */
+    static String[] resolveNative(int site) {
+        String owner = sOwner[site];
+        String desc = sDesc[site];
+        String name = sName[site];
         if (name.equals("<init>")) {
             // invokespecial names the constructor exactly.
             return new String[] {owner, desc, "0"};
