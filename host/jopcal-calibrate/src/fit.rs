@@ -1029,12 +1029,15 @@ mod tests {
         assert_eq!(memo.tally(&o, &fitted, CacheMode::Hit).price(&fitted), host);
         assert!(estimate(&p, &start, CacheMode::Hit).cycles < host - 100.0);
         // calibrated.toml says so and loads with the call priced by its host code.
-        let out = dir.path().join("calibrated.toml");
-        let text = crate::output::calibrated_toml(&f, &start, "lib.toml", "lib-calibrated", None, &[]);
+        let carried = jopcal_timing::file::chain(&file).unwrap();
+        let text = crate::output::calibrated_toml(&f, &start, &carried, "lib-calibrated", None, &[]);
         assert!(
             text.contains("\"java.util.X.f()V\" = \"host\"    # lib0_X_f not fitted"),
             "{text}"
         );
+        // It carries its base: it loads alone, anywhere.
+        let alone = tempfile::tempdir().unwrap();
+        let out = alone.path().join("calibrated.toml");
         std::fs::write(&out, text).unwrap();
         let reloaded = TimingModel::load(&out).unwrap();
         assert_eq!(reloaded.method_cost("java.util.X.f()V"), None);

@@ -12,7 +12,7 @@ use std::path::Path;
 pub fn calibrated_toml(
     fit: &Fit,
     start: &jopcal_timing::TimingModel,
-    base: &str,
+    carried: &[(String, String)],
     name: &str,
     loo_max_abs_pct: Option<f64>,
     notes: &[String],
@@ -31,6 +31,7 @@ pub fn calibrated_toml(
         ));
     }
     header.extend(notes.iter().cloned());
+    let base = carried.first().map_or("", |(n, _)| n.as_str());
     let mut m = DerivedModel::new(
         &header,
         name,
@@ -63,6 +64,10 @@ pub fn calibrated_toml(
             m.method(&method, HOST_CODE, Some(&format!("{param} not fitted")));
         }
     }
+    m.carry(
+        &["The table it was fitted from, and the tables that one derives from, as they were.".to_string()],
+        carried,
+    );
     m.into_toml()
 }
 

@@ -40,7 +40,8 @@ public class Forms {
 "#;
 
 fn compile() -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("jopcal-classfile-test-{}", std::process::id()));
+    let dir =
+        std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("jopcal-classfile-test-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let src = dir.join("Forms.java");
     std::fs::write(&src, SOURCE).unwrap();

@@ -7,9 +7,22 @@ use crate::download::{download, DownloadError, DownloadOptions, DownloadReport, 
 use crate::error::StoreError;
 use crate::image::JopImage;
 use crate::link::{drain, Link};
+use jopcal_measure::children::InGroup;
 use jopcal_measure::result_line::ResultLine;
 use std::process::Command;
 use std::time::Duration;
+
+/// Which failed attempts are made again.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum RetryOn {
+    /// Any failure: a board's line can drop or garble a byte.
+    #[default]
+    AnyFailure,
+    /// Only what a busy host causes: a failed download, a silence, an
+    /// overrun. A deterministic board (the virtual one) that ran the program
+    /// to a wrong end would end it the same way again.
+    Transient,
+}
 
 /// Settings of a session.
 #[derive(Debug, Clone)]
@@ -18,6 +31,8 @@ pub struct SessionOptions {
     pub capture: CaptureOptions,
     /// Attempts after the first.
     pub retries: u32,
+    /// Which failures the retries are for.
+    pub retry_on: RetryOn,
     /// Shell command run before every attempt (e.g. an openFPGALoader call).
     pub configure: Option<String>,
     /// Shell command that brings the board back to its loader: run before
@@ -107,7 +122,7 @@ pub fn drain_stale(
 pub fn run_configure(cmd: &str) -> Result<(), crate::ConfigureError> {
     let o = Command::new("sh")
         .args(["-c", cmd])
-        .output()
+        .output_in_group()
         .map_err(|source| crate::ConfigureError::Start {
             cmd: cmd.to_string(),
             source,
@@ -235,10 +250,21 @@ pub fn run_image(
             .captured
             .as_ref()
             .is_some_and(|c| matches!(c.ending, crate::capture::Ending::Lost(_)));
+        let transient = match &a.captured {
+            None => true,
+            Some(c) => {
+                c.rejected.is_empty()
+                    && matches!(
+                        c.ending,
+                        crate::capture::Ending::Silent(_) | crate::capture::Ending::Overrun(_)
+                    )
+            }
+        };
+        let again = opts.retry_on == RetryOn::AnyFailure || transient;
         attempts.push(a);
         match failed {
             None => return Ok(attempts),
-            Some(why) if number == total || lost => {
+            Some(why) if number == total || lost || !again => {
                 return Err(SessionFailure {
                     attempts,
                     why: format!("{why} (after {number} attempt(s))"),

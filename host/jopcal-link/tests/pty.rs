@@ -90,6 +90,7 @@ fn session(protocol: Protocol, retries: u32) -> SessionOptions {
     d.byte_timeout = Duration::from_millis(300);
     d.sync_timeout = Duration::from_millis(1000);
     SessionOptions {
+        retry_on: Default::default(),
         download: d,
         capture: CaptureOptions {
             line_timeout: Duration::from_millis(600),

@@ -17,7 +17,7 @@ pub mod tree_output;
 
 /// How outputs are written (atomically, into run directories): re-exported
 /// for the crates that store measurements.
-pub use jopcal_output::{atomic, clock, interrupt, new_file, outdir, OutDir};
+pub use jopcal_output::{atomic, children, clock, interrupt, new_file, outdir, provenance, OutDir};
 pub use measurements::{Measurement, MeasurementWriter, Unit};
 pub use result_line::{parse_line, LineError, Record, ResultLine};
 pub use transcript::{scan, Ending, Transcript, TranscriptError};

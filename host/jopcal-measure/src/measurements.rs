@@ -150,7 +150,7 @@ impl Measurement {
             unit: Unit::Cycles,
             run: 1,
             timestamp: crate::clock::now_rfc3339(),
-            tool_version: env!("CARGO_PKG_VERSION").into(),
+            tool_version: crate::provenance::VERSION.into(),
             suite_hash: suite_hash.into(),
             log: log.into(),
         }
@@ -195,6 +195,8 @@ pub enum MeasurementsError {
 /// Appends rows durably to `measurements.csv.partial`; [`finish`](Self::finish)
 /// renames it to `measurements.csv`. Dropped unfinished, the partial file stays.
 pub struct MeasurementWriter {
+    /// The first line: what produced the file ([`crate::provenance::comment_line`]).
+    provenance: String,
     partial: PathBuf,
     target: PathBuf,
     file: fs::File,
@@ -208,6 +210,9 @@ impl MeasurementWriter {
         let target = dir.join(FILE_NAME);
         let partial = dir.join(format!("{FILE_NAME}.partial"));
         let mut file = fs::File::create(&partial)?;
+        // What produced it, as a comment line the readers skip.
+        let provenance = crate::provenance::comment_line();
+        file.write_all(provenance.as_bytes())?;
         let mut header = csv::Writer::from_writer(Vec::new());
         header
             .write_record(HEADER)
@@ -216,6 +221,7 @@ impl MeasurementWriter {
         file.write_all(&header.into_inner().map_err(|e| io::Error::other(e.to_string()))?)?;
         file.sync_data()?;
         Ok(Self {
+            provenance,
             partial,
             target,
             file,
@@ -261,7 +267,9 @@ impl MeasurementWriter {
         for m in rows {
             w.serialize(m).map_err(io::Error::other)?;
         }
-        let bytes = w.into_inner().map_err(|e| io::Error::other(e.to_string()))?;
+        let rows_text = w.into_inner().map_err(|e| io::Error::other(e.to_string()))?;
+        let mut bytes = self.provenance.clone().into_bytes();
+        bytes.extend_from_slice(&rows_text);
         crate::atomic::write_atomic(&self.target, &bytes)?;
         drop(self.file);
         fs::remove_file(&self.partial)?;
@@ -435,6 +443,22 @@ mod tests {
     }
 
     #[test]
+    fn rows_published_in_order_keep_the_first_line() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut w = MeasurementWriter::create(dir.path()).unwrap();
+        let (a, b) = (sample("A", 1), sample("B", 2));
+        w.append(&b).unwrap();
+        w.append(&a).unwrap();
+        let text = fs::read_to_string(w.finish_in_order(&[a, b]).unwrap()).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        assert!(lines[0].starts_with("# jopcal "), "{text}");
+        assert!(
+            lines[1].starts_with("target,") && lines[2].contains(",A,") && lines[3].contains(",B,"),
+            "{text}"
+        );
+    }
+
+    #[test]
     fn the_cycles_column_holds_cycles_only() {
         let dir = tempfile::tempdir().unwrap();
         let mut w = MeasurementWriter::create(dir.path()).unwrap();
@@ -446,7 +470,9 @@ mod tests {
         .unwrap();
         let path = w.finish().unwrap();
         let text = fs::read_to_string(&path).unwrap();
-        let lines: Vec<&str> = text.lines().collect();
+        // First what produced it, a comment line the readers skip.
+        assert!(text.starts_with(&format!("# jopcal {}; command: ", crate::provenance::VERSION)));
+        let lines: Vec<&str> = text.lines().skip(1).collect();
         assert!(lines[0].starts_with("target,target_config,benchmark,iterations,cycles,value,unit,"));
         assert!(lines[1].contains(",3,,1234,ns,"), "{}", lines[1]);
         assert!(lines[2].contains(",3,5678,5678,cycles,"), "{}", lines[2]);

@@ -147,11 +147,16 @@ pub fn finishing() -> bool {
 /// directory, and says in one line what is kept.
 pub fn finish(signal: &str) -> String {
     FINISHING.store(true, std::sync::atomic::Ordering::SeqCst);
+    // The children first: they would go on writing into the scratch.
+    let children = crate::children::end_all(std::time::Duration::from_millis(300));
     let stopped: Vec<String> = with(|r| std::mem::take(&mut r.stops))
         .into_iter()
         .map(|(_, stop)| stop())
         .collect();
-    let line = finish_run(signal);
+    let mut line = finish_run(signal);
+    if children > 0 {
+        line.push_str(&format!("; ended {children} program(s) it had started"));
+    }
     if stopped.is_empty() {
         line
     } else {

@@ -4,13 +4,15 @@
 //! one; each run's directory moves an earlier run aside ([`outdir`]); and
 //! runs are stamped with the time ([`clock`]); a named output file is never
 //! replaced ([`new_file`]); an interrupted run says what it kept
-//! ([`interrupt`]).
+//! ([`interrupt`]) and ends the programs it started ([`children`]).
 #![forbid(unsafe_code)]
 
 pub mod atomic;
+pub mod children;
 pub mod clock;
 pub mod interrupt;
 pub mod new_file;
 pub mod outdir;
+pub mod provenance;
 
 pub use outdir::OutDir;

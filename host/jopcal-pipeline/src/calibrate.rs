@@ -7,7 +7,7 @@ use anyhow::{anyhow, bail, Context, Result};
 use jopcal_calibrate::fit::{
     fit_without_outliers, inconsistencies, leave_one_out, suspects, Fit, FitSpec, Observation,
 };
-use jopcal_calibrate::output::{calibrated_toml, relative_base};
+use jopcal_calibrate::output::calibrated_toml;
 use jopcal_calibrate::report::CalibrationReport;
 use jopcal_measure::{atomic, measurements};
 use jopcal_report::number::thousands;
@@ -131,12 +131,26 @@ pub struct CalibrationRun<'a> {
     pub out: &'a Path,
 }
 
-/// Where the copy of the fitted table's base goes: `<name>.base/` beside it.
-pub fn base_dir(out: &Path) -> PathBuf {
+/// What a fit writes beside its table `out`: the report and the residual
+/// plot's stem. `calibrated.toml` keeps the plain names (`calibration.json`,
+/// `plots/calibration-residuals`); any other table's carry its stem, so
+/// that two fits into one directory never collide.
+pub fn siblings(out: &Path) -> (PathBuf, PathBuf) {
     let stem = out
         .file_stem()
         .map_or("calibrated".into(), |s| s.to_string_lossy().into_owned());
-    out.with_file_name(format!("{stem}.base"))
+    if stem == "calibrated" {
+        (
+            out.with_file_name("calibration.json"),
+            out.with_file_name("plots").join("calibration-residuals"),
+        )
+    } else {
+        (
+            out.with_file_name(format!("{stem}.calibration.json")),
+            out.with_file_name("plots")
+                .join(format!("{stem}-calibration-residuals")),
+        )
+    }
 }
 
 /// Fits, cross-validates, writes `out` (the table) and `calibration.json` beside it.
@@ -152,15 +166,15 @@ pub fn run_calibration(s: Session, run: &CalibrationRun) -> Result<Calibration> 
         leave_out_synchronized,
         out,
     } = *run;
-    let plots = out.with_file_name("plots");
+    let (json, plot) = siblings(out);
     jopcal_measure::new_file::ensure_new(
         "--out",
         out,
-        &[
-            out.with_file_name("calibration.json"),
-            plots.join("calibration-residuals.svg"),
-            plots.join("calibration-residuals.png"),
-        ],
+        &["svg", "png", "pdf"]
+            .iter()
+            .map(|e| PathBuf::from(format!("{}.{e}", plot.display())))
+            .chain([json])
+            .collect::<Vec<_>>(),
     )?;
     let start = TimingModel::load(model_path)?;
     let default_cache: CacheMode = cache.parse()?;
@@ -268,14 +282,21 @@ pub fn run_calibration(s: Session, run: &CalibrationRun) -> Result<Calibration> 
     progress.end();
     let incons = inconsistencies(&refs, &start, &fitted, 5.0);
     warnings.extend(parameter_warnings(&f, &start));
-    // A copy of the starting table (and what it derives from) beside the
-    // outputs: the fitted table loads wherever they move, whatever becomes
-    // of the original; calibration.json still names the original.
-    let copy = jopcal_timing::file::copy_chain(model_path, &base_dir(out))?;
-    let base = relative_base(&copy, out);
-    let report = CalibrationReport::new(&f, &start.name, &base, loo_rows.as_deref(), &incons, &warnings);
+    // The starting table (and what it derives from) goes inside the fitted
+    // one: a copy of calibrated.toml alone loads anywhere, whatever becomes
+    // of the original; calibration.json names the original.
+    let carried = jopcal_timing::file::chain(model_path)?;
+    let origin = model_path.canonicalize().unwrap_or_else(|_| model_path.to_path_buf());
+    let report = CalibrationReport::new(
+        &f,
+        &start.name,
+        &origin.display().to_string(),
+        loo_rows.as_deref(),
+        &incons,
+        &warnings,
+    );
     let loo_max = report.loo_max_abs_error_pct;
-    write_calibration(&f, &start, (&base, model_path), &report, out)?;
+    write_calibration(&f, &start, (&carried, &origin), &report, out)?;
     say_calibration(&s, &f, loo_max, &warnings, &incons);
     Ok(Calibration {
         fit: f,
@@ -391,23 +412,29 @@ fn parameter_warnings(f: &Fit, start: &TimingModel) -> Vec<String> {
 
 /// Writes the fitted table to `out` (after checking that it loads),
 /// `calibration.json` beside it and the residual plot.
-/// `base`: the copy of the starting table the fitted one names, and the
-/// table it was copied from.
+/// `carried`: the starting table and its chain (carried inside the fitted
+/// one), and the file it was read from.
 fn write_calibration(
     f: &Fit,
     start: &TimingModel,
-    (base, origin): (&str, &Path),
+    (carried, origin): (&[(String, String)], &Path),
     report: &CalibrationReport,
     out: &Path,
 ) -> Result<()> {
-    let origin = origin.canonicalize().unwrap_or_else(|_| origin.to_path_buf());
-    let notes: Vec<String> = std::iter::once(format!("Fitted from {} (copied to {base}).", origin.display()))
-        .chain(report.warnings.iter().cloned())
-        .collect();
+    // The file's name, not its path: the table reads the same wherever it was made.
+    let notes: Vec<String> = std::iter::once(format!(
+        "Fitted from the table {} ({}), carried below in [bases]: this file needs no other.",
+        start.name,
+        origin
+            .file_name()
+            .map_or(String::new(), |n| n.to_string_lossy().into_owned())
+    ))
+    .chain(report.warnings.iter().cloned())
+    .collect();
     let toml_text = calibrated_toml(
         f,
         start,
-        base,
+        carried,
         &format!("{}-calibrated", start.name),
         report.loo_max_abs_error_pct,
         &notes,
@@ -419,9 +446,8 @@ fn write_calibration(
     let _ = std::fs::remove_file(&tmp_check);
     reloaded.with_context(|| "the fitted table does not load (a bug: please report it)")?;
     atomic::write_atomic(out, toml_text.as_bytes()).with_context(|| format!("writing {}", out.display()))?;
-    let json_path = out.with_file_name("calibration.json");
+    let (json_path, plot_stem) = siblings(out);
     atomic::write_atomic(&json_path, report.to_json().as_bytes())?;
-    let plot_stem = out.with_file_name("plots").join("calibration-residuals");
     plot_from_json(&json_path, &plot_stem)?;
     Ok(())
 }
@@ -493,9 +519,10 @@ pub fn plot_from_json(json_path: &Path, stem: &Path) -> Result<Vec<PathBuf>> {
         stem,
         "Calibration residuals per benchmark",
         &Axes {
-            x_desc: "benchmark".into(),
+            x_desc: "benchmark; error = (estimated \u{2212} measured) / measured".into(),
             y_desc: "error".into(),
             percent: true,
+            ..Axes::default()
         },
         &names,
         &series,

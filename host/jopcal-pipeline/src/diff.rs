@@ -16,6 +16,7 @@ use anyhow::{anyhow, bail, Context, Result};
 use jopcal_emu::BoardConfig;
 use jopcal_jop::linkmap::LinkMap;
 use jopcal_link::JopImage;
+use jopcal_measure::children::InGroup;
 use jopcal_measure::events::{BytecodeEvent, EndReason, Event, EventReader, HIT, MISS};
 use jopcal_report::number::thousands;
 use std::collections::BTreeMap;
@@ -327,7 +328,9 @@ fn run_bench(image: &Path, sim: &Path, extra: &[String], timeout: Duration, scra
         .stdin(std::process::Stdio::null())
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped());
-    let mut child = cmd.spawn().with_context(|| format!("starting {}", bin.display()))?;
+    let mut child = cmd
+        .spawn_in_group()
+        .with_context(|| format!("starting {}", bin.display()))?;
     let (tx, rx) = sync_channel::<Vec<Event>>(64);
     let reader_fifo = fifo.clone();
     let reader = std::thread::spawn(move || -> Result<()> {

@@ -180,16 +180,34 @@ pub fn serve(
         .map_err(|e: jopcal_link::SettingError| anyhow!(e))?;
     let pty = PseudoTerminal::open().map_err(|e| anyhow!(e))?;
     ready(&pty.path)?;
-    let image_cfg = match b.image.config {
-        Some(_) => None,
-        None => Some(match tree_board(s, b) {
-            Ok(cfg) => cfg,
+    // Both kinds of image may arrive: say how each is timed.
+    let bundles = locate::emu_config_path(b.image.config, s.firmware)?;
+    let (image_cfg, images) = match b.image.config {
+        Some(_) => (None, format!("as {}", bundles.display())),
+        None => match image_board(s, &b.image) {
+            Ok((mut cfg, what)) => {
+                if let Some(l) = b.cycle_limit {
+                    cfg.cycle_limit = l;
+                }
+                (Some(cfg), format!("on {what}"))
+            }
             Err(_) if b.image.timing == EmuTiming::Processor && b.image.sim.is_none() => {
-                load_config(s.firmware, None, b.image.params, b.cycle_limit, true)?
+                let path = locate::image_config_path(None, s.firmware)?;
+                (
+                    Some(load_config(s.firmware, None, b.image.params, b.cycle_limit, true)?),
+                    format!(
+                        "with JopSim's timing ({}): no JOP tree to read the processor from",
+                        path.display()
+                    ),
+                )
             }
             Err(e) => return Err(e),
-        }),
+        },
     };
+    s.say(&format!(
+        "the virtual board: jopcal's class bundles time as {}; a JOP tree's images {images}",
+        bundles.display()
+    ));
     let mut program = EmuProgram {
         cfg,
         image_cfg,

@@ -40,7 +40,7 @@ fn outputs(out: Option<&Path>) -> Result<(PathBuf, PathBuf)> {
     if let Some(file) = out.filter(|o| o.extension().is_some_and(|e| e == "csv")) {
         let json = file.with_extension("json");
         jopcal_measure::new_file::ensure_new("--out", file, std::slice::from_ref(&json))?;
-        locate::check_out_dir(
+        locate::check_writable(
             file.parent()
                 .filter(|d| !d.as_os_str().is_empty())
                 .unwrap_or(Path::new(".")),

@@ -115,6 +115,13 @@ pub fn explanations(
     rows: &[Measurement],
     dir: &Path,
 ) -> Result<Vec<Explanation>> {
+    // The run's fitted table, where it made one: what it changed names causes.
+    let fitted = dir.join("calibrated.toml");
+    let fitted = if fitted.is_file() {
+        TimingModel::load(&fitted).ok()
+    } else {
+        None
+    };
     let mut xs = Vec::new();
     for p in profiles {
         let mine: Vec<&Measurement> = rows
@@ -129,6 +136,9 @@ pub fn explanations(
         let e = jopcal_timing::estimate::estimate(p, model, mode);
         let mut x = take_apart(&e, p, model, measured, counts.as_ref());
         x.findings.extend(clock_finding(dir, p)?.map(|(_, what)| what));
+        if let (Some(f), Some(m)) = (&fitted, measured) {
+            x.findings.extend(fitted_causes(p, model, mode, f, e.cycles, m));
+        }
         let trace = dir.join("traces").join(format!("{}.methods.csv", p.benchmark));
         if trace.is_file() {
             x.compare_methods(&e, p, &read_trace(&trace)?);
@@ -136,6 +146,61 @@ pub fn explanations(
         xs.push(x);
     }
     Ok(xs)
+}
+
+/// The parameters the run's fitted table `fitted` set otherwise than
+/// `model` (wait states, the Java routines' own costs, ...), each priced
+/// alone: the estimate of `p` with that one parameter at its fitted value,
+/// against `estimate`, as a share of the gap to `measured`; the largest
+/// three, where each moves the estimate by at least 1% of the gap. The
+/// cause in the processor's terms: "memory reads take 3 wait states where
+/// the table says 1".
+fn fitted_causes(
+    p: &Profile,
+    model: &TimingModel,
+    mode: CacheMode,
+    fitted: &TimingModel,
+    estimate: f64,
+    measured: f64,
+) -> Vec<String> {
+    let gap = measured - estimate;
+    if gap.abs() < 0.0005 * measured {
+        return Vec::new();
+    }
+    let mut moved: Vec<(f64, String)> = fitted
+        .params()
+        .iter()
+        .filter_map(|(name, &v)| {
+            let was = *model.params().get(name)?;
+            if (v - was).abs() < 1e-9 {
+                return None;
+            }
+            let mut alone = model.clone();
+            alone.apply_overrides(&[format!("{name}={v}")]).ok()?;
+            let d = jopcal_timing::estimate::estimate(p, &alone, mode).cycles - estimate;
+            (d.abs() >= 0.01 * gap.abs()).then(|| {
+                let meaning = match name.as_str() {
+                    "r" => " (the memory's read wait states)",
+                    "w" => " (the memory's write wait states)",
+                    n if n.starts_with("impl_") => " (the own cost of a bytecode JOP runs in Java)",
+                    _ => "",
+                };
+                (
+                    d,
+                    format!(
+                        "the fitted table (calibrated.toml) sets {name}{meaning} to {} where this table has {}: that alone moves the estimate by {}{} cycles, {:.0}% of the gap",
+                        jopcal_timing::file::number(v),
+                        jopcal_timing::file::number(was),
+                        if d >= 0.0 { "+" } else { "\u{2212}" },
+                        jopcal_report::number::thousands(d.abs()),
+                        100.0 * d / gap
+                    ),
+                )
+            })
+        })
+        .collect();
+    moved.sort_by(|a, b| b.0.abs().total_cmp(&a.0.abs()));
+    moved.into_iter().take(3).map(|(_, t)| t).collect()
 }
 
 /// What `p`'s reads of the clock were in the run in `dir`, in words

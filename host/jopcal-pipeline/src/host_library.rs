@@ -11,6 +11,7 @@
 use crate::locate;
 use anyhow::{anyhow, bail, Context, Result};
 use jopcal_measure::atomic;
+use jopcal_measure::children::InGroup;
 use jopcal_profile::routed::TREE_METHOD_PREFIX;
 use sha2::{Digest, Sha256};
 use std::path::{Path, PathBuf};
@@ -267,7 +268,7 @@ fn build(
         .arg("-d")
         .arg(tmp)
         .args(&files)
-        .output()
+        .output_in_group()
         .with_context(|| format!("running {program}"))?;
     if !o.status.success() {
         let text = String::from_utf8_lossy(&o.stderr) + String::from_utf8_lossy(&o.stdout);

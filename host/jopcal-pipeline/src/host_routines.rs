@@ -27,6 +27,7 @@
 use crate::locate;
 use anyhow::{bail, Context, Result};
 use jopcal_measure::atomic;
+use jopcal_measure::children::InGroup;
 use jopcal_profile::routed::{BRIDGE_CLASS, OBSERVED};
 use jopcal_tree::runtime::{find_routines, Routine};
 use sha2::{Digest, Sha256};
@@ -467,7 +468,7 @@ pub(crate) fn run_tool(
         .arg(cp)
         .arg(class)
         .args(args)
-        .output()
+        .output_in_group()
         .with_context(|| format!("running {}", jdk.java.display()))?;
     Ok(if o.status.success() {
         Ok(o.stdout)

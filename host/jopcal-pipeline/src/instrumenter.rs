@@ -7,6 +7,7 @@
 
 use crate::share::{hex16, publish};
 use anyhow::{bail, Context, Result};
+use jopcal_measure::children::InGroup;
 use jopcal_profiler::{JAVA_RUNTIME_SOURCES, JAVA_SOURCES};
 use jopcal_workloads::profile::Profiler;
 use jopcal_workloads::Jdk;
@@ -123,7 +124,7 @@ fn build(jdk: &Jdk, jars: &[PathBuf; 2], tmp: &Path) -> Result<()> {
         .arg("-C")
         .arg(&empty)
         .arg(".")
-        .output()
+        .output_in_group()
         .with_context(|| format!("running {}", jar_tool.display()))?;
     if !o.status.success() {
         bail!("{}: {}", jar_tool.display(), String::from_utf8_lossy(&o.stderr).trim());

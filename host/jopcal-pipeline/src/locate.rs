@@ -71,10 +71,21 @@ pub fn out_dir(explicit: Option<&Path>, verb: &str, stamp: &str) -> Result<PathB
     Ok(out)
 }
 
-/// Fails, naming the path, when `out` cannot be an output directory: it or
-/// one of its parents is a file, or the nearest existing parent is not
-/// writable.
+/// Fails, naming the path, when `out` cannot be an output directory: it
+/// holds files of the user's (not an earlier jopcal run's), it or one of its
+/// parents is a file, or the nearest existing parent is not writable.
 pub fn check_out_dir(out: &Path) -> Result<()> {
+    if let Some(files) = jopcal_measure::outdir::foreign_files(out) {
+        bail!("{}", jopcal_measure::outdir::refusal(out, &files));
+    }
+    check_writable(out)
+}
+
+/// Fails, naming the path, when a directory cannot be made at `out`: it or
+/// one of its parents is a file, or the nearest existing parent is not
+/// writable. (For the directory of a named output file, which may hold
+/// anything: the file itself is checked to be new.)
+pub fn check_writable(out: &Path) -> Result<()> {
     let absolute = std::path::absolute(out).unwrap_or_else(|_| out.to_path_buf());
     for dir in absolute.ancestors() {
         let Ok(meta) = std::fs::metadata(dir) else { continue };
@@ -247,14 +258,27 @@ fn calibration_file(firmware: Option<&Path>, name: &str) -> Result<PathBuf> {
 /// The JOP tree: `--jop-home`, `$JOPCAL_JOP_HOME`, or `[jop] home` of a
 /// `jopcal.toml` found from the current directory upwards (relative to that file).
 pub fn jop_home(explicit: Option<&Path>) -> Result<PathBuf> {
-    if let Some(p) = explicit
+    let found = match explicit
         .map(Path::to_path_buf)
         .or_else(|| std::env::var_os("JOPCAL_JOP_HOME").map(PathBuf::from))
     {
-        return Ok(p);
-    }
-    match jop_config()?.and_then(|c| c.home) {
-        Some(h) => Ok(h),
+        Some(p) => Some(p),
+        None => jop_config()?.and_then(|c| c.home),
+    };
+    match found {
+        Some(h) => {
+            // The tree that made a result, in its record (once: git is asked).
+            let said = format!("{} (", h.display());
+            if !jopcal_measure::provenance::facts()
+                .get("tree")
+                .is_some_and(|t| t.starts_with(&said))
+            {
+                let commit = jopcal_measure::provenance::git_commit(&h)
+                    .map_or("not a git checkout: no commit known".to_string(), |c| format!("commit {c}"));
+                jopcal_measure::provenance::note("tree", format!("{said}{commit})"));
+            }
+            Ok(h)
+        }
         None => bail!(
             "this needs the JOP tree: pass --jop-home DIR, set JOPCAL_JOP_HOME, or write [jop] home = \"...\" in jopcal.toml"
         ),

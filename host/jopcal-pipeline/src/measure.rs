@@ -159,6 +159,43 @@ pub struct TargetFacts {
     /// Characters it prints without waiting on an idle line, where it knows them.
     #[serde(default)]
     pub serial_free: Option<f64>,
+    /// What produced the measurements, for the record (jopcal's version and
+    /// commit, the command, the JDK, the tree and its commit, the target and
+    /// its configuration): read by no stage, compared by `regress`.
+    #[serde(default)]
+    pub provenance: std::collections::BTreeMap<String, String>,
+}
+
+/// How the targets behind two sets of measurements differ, one phrase each
+/// ("method cache fifo:4096:16 against fifo:2048:16"); empty when they agree.
+pub fn facts_differences(a: &TargetFacts, b: &TargetFacts) -> Vec<String> {
+    fn show<T: std::fmt::Debug>(v: &Option<T>) -> String {
+        v.as_ref()
+            .map_or("unknown".into(), |v| format!("{v:?}").trim_matches('"').to_string())
+    }
+    let mut d = Vec::new();
+    let mut differ = |what: &str, x: String, y: String| {
+        if x != y {
+            d.push(format!("{what} {x} against {y}"));
+        }
+    };
+    differ("method cache", show(&a.method_cache), show(&b.method_cache));
+    differ("wait states (r, w)", show(&a.wait_states), show(&b.wait_states));
+    differ("serial character cycles", show(&a.serial_char), show(&b.serial_char));
+    differ(
+        "serial line's free characters",
+        show(&a.serial_free),
+        show(&b.serial_free),
+    );
+    differ(
+        "monitors timed as JopSim",
+        a.times_monitors_as_jopsim.to_string(),
+        b.times_monitors_as_jopsim.to_string(),
+    );
+    for fact in ["target", "tree"] {
+        differ(fact, show(&a.provenance.get(fact)), show(&b.provenance.get(fact)));
+    }
+    d
 }
 
 impl TargetFacts {
@@ -170,6 +207,7 @@ impl TargetFacts {
             wait_states: m.wait_states,
             serial_char: m.serial_char,
             serial_free: m.serial_free,
+            provenance: jopcal_measure::provenance::facts(),
         }
     }
 }
@@ -415,7 +453,19 @@ fn open_target(
             let (cfg, cfg_note) = if matches!(images, Images::FromLauncher) {
                 let cfg_path = locate::emu_config_path(e.config.as_deref(), Some(root))?;
                 let cfg = BoardConfig::load(&cfg_path, &e.params)?;
-                (cfg, format!("{} {}", cfg_path.display(), e.params.join(" ")))
+                let rw = |k: &str| cfg.model.params().get(k).map_or("?".into(), |v| v.to_string());
+                // For the record only: the estimator is not told (it must find them).
+                let what = format!(
+                    "{} {}[r={}, w={}, method cache fifo:{}:{}, {} MHz]",
+                    cfg_path.display(),
+                    e.params.iter().map(|p| format!("{p} ")).collect::<String>(),
+                    rw("r"),
+                    rw("w"),
+                    cfg.cache.bytes,
+                    cfg.cache.blocks,
+                    cfg.clock_mhz
+                );
+                (cfg, what)
             } else {
                 // A tree's images run on the tree's processor (or as JopSim, asked for).
                 let s = Session {
@@ -554,6 +604,7 @@ pub fn board_line(b: &BoardOptions, port: String) -> BoardLine {
         // jopcal.toml's `reset`, where there is one.
         reset: crate::locate::jop_config().ok().flatten().and_then(|c| c.reset),
         retries: b.retries,
+        retry_on: jopcal_link::session::RetryOn::AnyFailure,
         dtr_rts: b.dtr_rts,
         line_timeout: Duration::from_secs(b.line_timeout),
     }

@@ -4,6 +4,7 @@
 use crate::measure::prepare_host;
 use crate::{locate, Session};
 use anyhow::{bail, Context, Result};
+use jopcal_measure::children::InGroup;
 use jopcal_measure::{atomic, clock, OutDir};
 use jopcal_profile::{Profile, EXTENSION};
 use jopcal_targets::host::HostSetup;
@@ -174,7 +175,7 @@ fn original_harness_jobs(
         .arg("-sourcepath")
         .arg(std::env::join_paths(&roots)?)
         .args(selected.iter().map(|w| &w.file))
-        .output()
+        .output_in_group()
         .context("running javac")?;
     if !o.status.success() {
         let text = String::from_utf8_lossy(&o.stderr);

@@ -98,13 +98,12 @@ pub fn report(s: Session, from: &Path, publish_to: Option<&Path>) -> Result<Path
 
 /// The files of a validate run that are published (small, reviewable ones).
 /// Those a run lacks (`library-model.toml`, `published.md`) are skipped.
-const PUBLISHED: [&str; 10] = [
+const PUBLISHED: [&str; 9] = [
     "accuracy.md",
     "accuracy.csv",
     "accuracy.tex",
     "summary.json",
     "calibrated.toml",
-    "calibrated.base",
     "library-model.toml",
     "calibration.json",
     "published.md",
@@ -138,7 +137,8 @@ fn publish(s: Session, from: &Path, dest: &Path) -> Result<()> {
             };
             if name.ends_with(".toml") {
                 let text = String::from_utf8_lossy(&bytes).into_owned();
-                if let Some(base) = jopcal_timing::file::base_of(&text) {
+                let carried = jopcal_timing::file::base_is_carried(&text);
+                if let Some(base) = jopcal_timing::file::base_of(&text).filter(|_| !carried) {
                     bytes = jopcal_timing::file::rebase(&text, &moved(&base))
                         .with_context(|| format!("reading {}", src.display()))?
                         .into_bytes();

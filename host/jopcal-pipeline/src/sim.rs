@@ -5,6 +5,7 @@
 
 use crate::{locate, Session};
 use anyhow::{anyhow, bail, Context, Result};
+use jopcal_measure::children::InGroup;
 use jopcal_targets::verilator::{bench_binary, build_args};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -100,7 +101,8 @@ pub fn build_for_rtl(s: Session, rtl: &[PathBuf], top: Option<&str>, out: &Path,
 pub fn run(sim: &Path, args: &[String]) -> Result<()> {
     let mut child = Command::new(bench_binary(sim)?)
         .args(args)
-        .spawn()
+        .stdin(std::process::Stdio::null())
+        .spawn_in_group()
         .context("starting the bench")?;
     let _stop = jopcal_sim::stop_on_interrupt(child.id());
     let status = child.wait().context("waiting for the bench")?;

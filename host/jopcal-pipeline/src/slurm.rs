@@ -19,6 +19,7 @@
 
 use crate::Session;
 use anyhow::{anyhow, bail, Context, Result};
+use jopcal_measure::children::InGroup;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 use std::collections::{BTreeMap, BTreeSet};
@@ -506,7 +507,7 @@ pub fn run_task(dir: &Path) -> Result<bool> {
         .stdin(Stdio::null())
         .stdout(file("stdout.log")?)
         .stderr(file("stderr.log")?)
-        .spawn()
+        .spawn_in_group()
         .context("starting jopcal for the task")?;
     let status = child.wait_timeout(Duration::from_secs(spec.limit_secs))?;
     let (exit_code, why) = match status {

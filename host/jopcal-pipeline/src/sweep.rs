@@ -162,7 +162,7 @@ pub fn sweep(s: Session, a: &SweepOptions) -> Result<Swept> {
     let root = locate::suite_dir(s.firmware, s.jop_home, &a.suite, s.progress)?;
     let stamp = clock::now_stamp();
     let out = locate::out_dir(a.out.as_deref(), "sweep", &stamp)?;
-    std::fs::create_dir_all(&out)?;
+    jopcal_measure::OutDir::prepare(&out, &stamp).map_err(|e| anyhow!("preparing {}: {e}", out.display()))?;
     let timeout = locate::workload_timeout(a.timeout, a.target)?;
     let started = Instant::now();
     let model = match &a.model {

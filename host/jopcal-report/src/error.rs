@@ -137,6 +137,9 @@ pub enum RasterError {
     /// The PNG encoder failed.
     #[error("{0}")]
     Png(#[source] Box<dyn std::error::Error + Send + Sync>),
+    /// The PDF conversion (svg2pdf) failed.
+    #[error("PDF: {0}")]
+    Pdf(String),
 }
 
 /// Why a plot could not be drawn or written.

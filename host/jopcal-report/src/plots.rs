@@ -60,6 +60,33 @@ const COLORS: [RGBColor; 8] = [
     RGBColor(204, 121, 167),
 ];
 
+/// How the bars of a colour are filled besides the colour, so that series
+/// stay apart in greyscale (orange, sky blue and reddish purple print as
+/// nearly the same grey): by palette index, as [`COLORS`].
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Pattern {
+    Solid,
+    /// Lines rising to the right.
+    Rising,
+    Horizontal,
+    /// Lines falling to the right.
+    Falling,
+    Crossed,
+    Vertical,
+    Dotted,
+}
+
+const PATTERNS: [Pattern; 8] = [
+    Pattern::Solid,
+    Pattern::Solid,
+    Pattern::Rising,
+    Pattern::Horizontal,
+    Pattern::Falling,
+    Pattern::Crossed,
+    Pattern::Vertical,
+    Pattern::Dotted,
+];
+
 /// The measurement's colour.
 pub const MEASURED_COLOR: usize = 0;
 
@@ -69,7 +96,7 @@ pub fn color_of_variant(v: usize) -> usize {
 }
 
 /// How a bar chart's axes are described.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct Axes {
     /// Under the category names (e.g. "benchmark"); none if empty.
     pub x_desc: String,
@@ -77,6 +104,16 @@ pub struct Axes {
     pub y_desc: String,
     /// The values are percents: each tick gets a % sign.
     pub percent: bool,
+    /// A logarithmic value axis, ticked at each decade: for values that span
+    /// decades (small workloads beside large ones). The bars rise from the
+    /// lowest decade shown; values of 0 or less are not drawn.
+    pub log: bool,
+    /// The last `apart` categories are summaries (a mean over the others),
+    /// set apart on a shaded ground behind a rule.
+    pub apart: usize,
+    /// What the value labels say, added to `x_desc` when they are drawn
+    /// (e.g. "labels: error = ..."); they are left out where they do not fit.
+    pub labels_desc: String,
 }
 
 impl Axes {
@@ -85,14 +122,13 @@ impl Axes {
     pub fn from_y_desc(y_desc: &str) -> Axes {
         match y_desc.trim_end().strip_suffix("(%)") {
             Some(rest) => Axes {
-                x_desc: String::new(),
                 y_desc: rest.trim_end().to_string(),
                 percent: true,
+                ..Axes::default()
             },
             None => Axes {
-                x_desc: String::new(),
                 y_desc: y_desc.to_string(),
-                percent: false,
+                ..Axes::default()
             },
         }
     }
@@ -259,6 +295,9 @@ struct Layout {
     legend_top: f64,
     /// The width of the y-axis area (ticks and description), for the next pass.
     y_area: f64,
+    /// On a log axis, the decade (a power of ten) that value 0 stands for:
+    /// the values drawn are `log10(v) - log_base`.
+    log_base: Option<i32>,
 }
 
 impl Layout {
@@ -288,17 +327,17 @@ const GROUP: f64 = 0.8;
 
 /// Lays the chart out: computed three times, each pass with the previous
 /// one's plot height and y-axis width (they settle at once).
-fn layout(title: &str, axes: &Axes, categories: &[String], series: &[Series]) -> Layout {
+fn layout(title: &str, axes: &Axes, categories: &[String], series: &[Series], log_base: Option<i32>) -> Layout {
     let (w, h) = canvas(categories.len());
     let (w, h) = (w as f64, h as f64);
     let s = w / BASE_W;
     let mut y_area = 120.0 * s;
     let mut plot_h = 0.6 * h;
-    let mut l = layout_pass(title, axes, categories, series, (w, h, s), y_area, plot_h);
+    let mut l = layout_pass(title, axes, categories, series, (w, h, s), (y_area, plot_h), log_base);
     for _ in 0..2 {
         y_area = l.y_area;
         plot_h = l.bottom - l.top;
-        l = layout_pass(title, axes, categories, series, (w, h, s), y_area, plot_h);
+        l = layout_pass(title, axes, categories, series, (w, h, s), (y_area, plot_h), log_base);
     }
     l
 }
@@ -309,8 +348,8 @@ fn layout_pass(
     categories: &[String],
     series: &[Series],
     (w, h, s): (f64, f64, f64),
-    y_area_guess: f64,
-    plot_h: f64,
+    (y_area_guess, plot_h): (f64, f64),
+    log_base: Option<i32>,
 ) -> Layout {
     let n = categories.len().max(1);
     let k = series.len().max(1);
@@ -365,6 +404,7 @@ fn layout_pass(
         .iter()
         .flat_map(|s| s.values.iter().copied().filter(|v| v.is_finite()));
     let (lo, hi) = all.fold((0f64, 0f64), |(lo, hi), v| (lo.min(v), hi.max(v)));
+    // On a log axis the values are decades above the lowest one shown: never negative.
     let hi = if lo == 0.0 && hi == 0.0 { 1.0 } else { hi };
     let span = hi - lo;
     let (mut ylo, mut yhi) = (
@@ -406,7 +446,17 @@ fn layout_pass(
             ylo = ylo.min(v - px * per_px);
         }
     }
-    let (ticks, decimals) = ticks(ylo, yhi);
+    let (ticks, decimals) = if axes.log {
+        // A tick at each decade; at 2 and 5 times it too over three decades or fewer.
+        let steps: &[f64] = if yhi - ylo <= 3.0 { &[1.0, 2.0, 5.0] } else { &[1.0] };
+        let ticks = (ylo.floor() as i64..=yhi.floor() as i64)
+            .flat_map(|d| steps.iter().map(move |m| d as f64 + m.log10()))
+            .filter(|t| *t >= ylo - 1e-9 && *t <= yhi + 1e-9)
+            .collect::<Vec<f64>>();
+        (ticks, 0)
+    } else {
+        ticks(ylo, yhi)
+    };
 
     // The legend, in rows over the plot's width; a series too small to see says so.
     let legend_size = LEGEND_SIZE * s;
@@ -425,7 +475,7 @@ fn layout_pass(
                 .iter()
                 .filter(|v| v.is_finite())
                 .fold(0f64, |m, v| m.max(v.abs()));
-            let text = if sr.values.is_empty() || max / per_px >= VISIBLE_PX {
+            let text = if sr.values.is_empty() || axes.log || max / per_px >= VISIBLE_PX {
                 sr.name.clone()
             } else if max == 0.0 {
                 format!("{} (all zero)", sr.name)
@@ -464,11 +514,18 @@ fn layout_pass(
     let tick_len = 6.0 * s;
     let widest_tick = ticks
         .iter()
-        .map(|t| text_width(&tick_label(*t, decimals, axes.percent), tick_size))
+        .map(|t| text_width(&tick_text(*t, decimals, axes, log_base), tick_size))
         .fold(0.0, f64::max);
     let desc_em = em(DESC_SIZE * s);
     let y_area = if axes.y_desc.is_empty() { 0.0 } else { desc_em * 1.4 } + widest_tick + tick_len + 2.0 * gap;
-    let x_area = tick_len + gap + cat_extent + if axes.x_desc.is_empty() { 0.0 } else { desc_em * 1.35 };
+    let x_area = tick_len
+        + gap
+        + cat_extent
+        + if x_desc(axes, labels).is_empty() {
+            0.0
+        } else {
+            desc_em * 1.35
+        };
     // Long category names make the canvas taller rather than the bars shorter.
     let h = (h + (x_area - X_AREA * s).max(0.0)).round();
     let title_h = if title.is_empty() {
@@ -497,13 +554,168 @@ fn layout_pass(
         legend,
         legend_top,
         y_area,
+        log_base,
     }
+}
+
+/// The x axis's description, with what the labels say when they are drawn.
+fn x_desc(axes: &Axes, labels: LabelPlace) -> String {
+    match (labels, axes.labels_desc.is_empty(), axes.x_desc.is_empty()) {
+        (LabelPlace::None, _, _) | (_, true, _) => axes.x_desc.clone(),
+        (_, false, true) => axes.labels_desc.clone(),
+        (_, false, false) => format!("{}; {}", axes.x_desc, axes.labels_desc),
+    }
+}
+
+/// A tick's text: its value, or on a log axis the decade it stands for.
+fn tick_text(t: f64, decimals: usize, axes: &Axes, log_base: Option<i32>) -> String {
+    match log_base {
+        Some(base) => {
+            // t = log10(m) + decade above `base`, m one of 1, 2, 5.
+            let decade = t.floor();
+            let m = 10f64.powf(t - decade).round();
+            let e = base + decade as i32;
+            tick_label(m * 10f64.powi(e), e.min(0).unsigned_abs() as usize, axes.percent)
+        }
+        None => tick_label(t, decimals, axes.percent),
+    }
+}
+
+/// The series as drawn on a log axis: each value `log10(v) - base`, where
+/// `base` is the decade at or below the smallest positive value; values of
+/// 0 or less become NaN (not drawn). Returns them and `base`.
+fn on_log_axis(series: &[Series]) -> (Vec<Series>, i32) {
+    let smallest = series
+        .iter()
+        .flat_map(|s| s.values.iter().copied())
+        .filter(|v| v.is_finite() && *v > 0.0)
+        .fold(f64::INFINITY, f64::min);
+    let base = if smallest.is_finite() {
+        smallest.log10().floor() as i32
+    } else {
+        0
+    };
+    let moved = series
+        .iter()
+        .map(|s| Series {
+            name: s.name.clone(),
+            values: s
+                .values
+                .iter()
+                .map(|v| {
+                    if *v > 0.0 {
+                        v.log10() - f64::from(base)
+                    } else {
+                        f64::NAN
+                    }
+                })
+                .collect(),
+            labels: s.labels.clone(),
+            color: s.color,
+        })
+        .collect();
+    (moved, base)
 }
 
 /// Marks the category names drawn turned: plotters turns text by
 /// multiples of 90 degrees, clockwise; the SVG is rewritten so these are
 /// turned anticlockwise by 45 or 90 degrees (see [`turn_category_names`]).
 const TURN_MARK: FontTransform = FontTransform::Rotate90;
+
+/// A rectangle from `a` to `b` (pixels) in palette colour `color`, with
+/// that colour's [`Pattern`] over it: white lines on a dark colour, dark
+/// ones on a light colour, so the pattern shows in greyscale too.
+fn swatch<DB: DrawingBackend>(
+    root: &DrawingArea<DB, plotters::coord::Shift>,
+    color: usize,
+    a: (f64, f64),
+    b: (f64, f64),
+    scale: f64,
+) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>>
+where
+    DB::ErrorType: 'static,
+{
+    let fill = COLORS[color % COLORS.len()];
+    let p = |x: f64, y: f64| (x.round() as i32, y.round() as i32);
+    root.draw(&Rectangle::new([p(a.0, a.1), p(b.0, b.1)], fill.filled()))?;
+    let luma = 0.299 * f64::from(fill.0) + 0.587 * f64::from(fill.1) + 0.114 * f64::from(fill.2);
+    let ink = if luma > 150.0 {
+        RGBColor(40, 40, 40)
+    } else {
+        RGBColor(255, 255, 255)
+    };
+    let style = ink.stroke_width((1.4 * scale).round().max(1.0) as u32);
+    let step = 6.0 * scale;
+    let segments = hatch(PATTERNS[color % PATTERNS.len()], a, b, step);
+    for (from, to) in segments {
+        root.draw(&PathElement::new(vec![p(from.0, from.1), p(to.0, to.1)], style))?;
+    }
+    if PATTERNS[color % PATTERNS.len()] == Pattern::Dotted {
+        let r = (1.3 * scale).max(1.0);
+        let mut y = a.1 + step / 2.0;
+        while y < b.1 {
+            let mut x = a.0 + step / 2.0;
+            while x < b.0 {
+                root.draw(&Circle::new(p(x, y), r.round() as i32, ink.filled()))?;
+                x += step;
+            }
+            y += step;
+        }
+    }
+    Ok(())
+}
+
+/// A line segment, from one point (pixels) to another.
+type Segment = ((f64, f64), (f64, f64));
+
+/// The line segments of `pattern` inside the rectangle `a`..`b` (pixels,
+/// `a` top left), lines `step` apart.
+fn hatch(pattern: Pattern, a: (f64, f64), b: (f64, f64), step: f64) -> Vec<Segment> {
+    let (w, h) = (b.0 - a.0, b.1 - a.1);
+    if w <= 0.0 || h <= 0.0 || step <= 0.0 {
+        return Vec::new();
+    }
+    let mut out = Vec::new();
+    // Diagonals: y - a.1 = ±(x - a.0) + c, clipped to the rectangle.
+    let diagonal = |rising: bool, out: &mut Vec<Segment>| {
+        let mut c = step / 2.0;
+        while c < w + h {
+            // Along the line, t from the left or top edge: x = a.0 + t, and
+            // (rising) y = a.1 + c - t or (falling) y = b.1 - c + t.
+            let t0 = (c - h).max(0.0);
+            let t1 = c.min(w);
+            if t1 > t0 {
+                let y = |t: f64| if rising { a.1 + c - t } else { b.1 - c + t };
+                out.push(((a.0 + t0, y(t0)), (a.0 + t1, y(t1))));
+            }
+            c += step * std::f64::consts::SQRT_2;
+        }
+    };
+    match pattern {
+        Pattern::Solid | Pattern::Dotted => {}
+        Pattern::Rising => diagonal(true, &mut out),
+        Pattern::Falling => diagonal(false, &mut out),
+        Pattern::Crossed => {
+            diagonal(true, &mut out);
+            diagonal(false, &mut out);
+        }
+        Pattern::Horizontal => {
+            let mut y = a.1 + step / 2.0;
+            while y < b.1 {
+                out.push(((a.0, y), (b.0, y)));
+                y += step;
+            }
+        }
+        Pattern::Vertical => {
+            let mut x = a.0 + step / 2.0;
+            while x < b.0 {
+                out.push(((x, a.1), (x, b.1)));
+                x += step;
+            }
+        }
+    }
+    out
+}
 
 fn draw<DB: DrawingBackend>(
     root: DrawingArea<DB, plotters::coord::Shift>,
@@ -537,11 +749,13 @@ where
         let y = l.legend_top + (row as f64 + 0.5) * l.legend_row_h();
         let mut x = l.left;
         for (si, t) in entries {
-            let color = COLORS[series[*si].color % COLORS.len()];
-            root.draw(&Rectangle::new(
-                [p(x, y - lem * 0.4), p(x + lem * 0.8, y + lem * 0.4)],
-                color.filled(),
-            ))?;
+            swatch(
+                &root,
+                series[*si].color,
+                (x, y - lem * 0.4),
+                (x + lem * 0.8, y + lem * 0.4),
+                l.s,
+            )?;
             root.draw(&Text::new(
                 t.clone(),
                 p(x + lem * 1.2, y),
@@ -549,6 +763,19 @@ where
             ))?;
             x += lem * 1.2 + text_width(t, legend_size) + lem * 1.3;
         }
+    }
+
+    // The summary categories on a shaded ground, behind a rule.
+    if axes.apart > 0 && axes.apart < n {
+        let x_rule = l.left + (n - axes.apart) as f64 * l.pitch(n);
+        root.draw(&Rectangle::new(
+            [p(x_rule, l.top), p(l.right, l.bottom)],
+            RGBColor(238, 238, 238).filled(),
+        ))?;
+        root.draw(&PathElement::new(
+            vec![p(x_rule, l.top), p(x_rule, l.bottom)],
+            RGBColor(120, 120, 120).stroke_width(line_w),
+        ))?;
     }
 
     // Light major gridlines at the ticks, then the bars over them.
@@ -564,7 +791,6 @@ where
     let slot = pitch * GROUP / k as f64;
     let zero = l.y(0.0);
     for (si, s) in series.iter().enumerate() {
-        let color = COLORS[s.color % COLORS.len()];
         for (i, v) in s.values.iter().enumerate().take(categories.len()) {
             if !v.is_finite() {
                 continue;
@@ -572,10 +798,13 @@ where
             let x0 = l.x(n, i) - pitch * GROUP / 2.0 + si as f64 * slot;
             let (ya, yb) = (zero, l.y(*v));
             if (ya - yb).abs() >= 0.5 {
-                root.draw(&Rectangle::new(
-                    [p(x0 + slot * 0.05, ya.min(yb)), p(x0 + slot * 0.95, ya.max(yb))],
-                    color.filled(),
-                ))?;
+                swatch(
+                    &root,
+                    s.color,
+                    (x0 + slot * 0.05, ya.min(yb)),
+                    (x0 + slot * 0.95, ya.max(yb)),
+                    l.s,
+                )?;
             }
         }
     }
@@ -601,7 +830,7 @@ where
             axis.stroke_width(line_w),
         ))?;
         root.draw(&Text::new(
-            tick_label(*t, l.decimals, axes.percent),
+            tick_text(*t, l.decimals, axes, l.log_base),
             p(l.left - tick_len - gap, y),
             text(l.size(TICK_SIZE), HPos::Right, VPos::Center),
         ))?;
@@ -615,9 +844,10 @@ where
                 .pos(Pos::new(HPos::Center, VPos::Center)),
         ))?;
     }
-    if !axes.x_desc.is_empty() {
+    let x_text = x_desc(axes, l.labels);
+    if !x_text.is_empty() {
         root.draw(&Text::new(
-            axes.x_desc.clone(),
+            x_text,
             p((l.left + l.right) / 2.0, l.h - l.margin),
             text(desc_size, HPos::Center, VPos::Bottom),
         ))?;
@@ -670,11 +900,11 @@ where
             let labelled: Vec<&Series> = series.iter().filter(|s| s.labels.is_some()).collect();
             let line_h = l.stack_line_h();
             for i in 0..categories.len() {
-                let lines: Vec<(RGBColor, String)> = labelled
+                let lines: Vec<(usize, String)> = labelled
                     .iter()
                     .filter_map(|s| {
                         let lab = s.labels.as_ref()?.get(i)?;
-                        Some((COLORS[s.color % COLORS.len()], minus_signs(lab)))
+                        Some((s.color, minus_signs(lab)))
                     })
                     .collect();
                 let block = lines
@@ -689,10 +919,13 @@ where
                 let m = lines.len();
                 for (j, (color, t)) in lines.iter().enumerate() {
                     let yc = l.y(top) - gap - (m - j) as f64 * line_h + line_h / 2.0;
-                    root.draw(&Rectangle::new(
-                        [p(x0, yc - lab_em * 0.35), p(x0 + lab_em * 0.7, yc + lab_em * 0.35)],
-                        color.filled(),
-                    ))?;
+                    swatch(
+                        &root,
+                        *color,
+                        (x0, yc - lab_em * 0.35),
+                        (x0 + lab_em * 0.7, yc + lab_em * 0.35),
+                        l.s,
+                    )?;
                     root.draw(&Text::new(
                         t.clone(),
                         p(x0 + lab_em, yc),
@@ -727,10 +960,22 @@ pub fn bar_chart_with(
     series: &[Series],
 ) -> Result<Vec<PathBuf>, PlotError> {
     ensure_font();
-    let l = layout(title, axes, categories, series);
+    let (logged, log_base) = if axes.log {
+        let (moved, base) = on_log_axis(series);
+        (Some(moved), Some(base))
+    } else {
+        (None, None)
+    };
+    let series = logged.as_deref().unwrap_or(series);
+    let l = layout(title, axes, categories, series, log_base);
     let size = (l.w as u32, l.h as u32);
-    let svg = stem.with_extension("svg");
-    let png = stem.with_extension("png");
+    // The stem's name may hold dots (`plots/cal.v2-calibration-residuals`): add, never replace.
+    let file = |ext: &str| {
+        let mut name = stem.as_os_str().to_owned();
+        name.push(format!(".{ext}"));
+        PathBuf::from(name)
+    };
+    let (svg, png, pdf) = (file("svg"), file("png"), file("pdf"));
     if let Some(d) = svg.parent() {
         std::fs::create_dir_all(d).map_err(|source| PlotError::Io {
             path: d.to_path_buf(),
@@ -755,8 +1000,16 @@ pub fn bar_chart_with(
         path: png.clone(),
         source,
     })?;
+    let pdf_bytes = to_pdf(&text).map_err(|source| PlotError::Raster {
+        path: pdf.clone(),
+        source,
+    })?;
     // Each file is written to a temporary name and renamed, like every other output.
-    for (path, bytes) in [(&svg, text.as_bytes()), (&png, png_bytes.as_slice())] {
+    for (path, bytes) in [
+        (&svg, text.as_bytes()),
+        (&png, png_bytes.as_slice()),
+        (&pdf, pdf_bytes.as_slice()),
+    ] {
         let tmp = path.with_extension("partial");
         std::fs::write(&tmp, bytes).map_err(|source| PlotError::Io {
             path: tmp.clone(),
@@ -767,7 +1020,7 @@ pub fn bar_chart_with(
             source,
         })?;
     }
-    Ok(vec![svg, png])
+    Ok(vec![svg, png, pdf])
 }
 
 /// Plotters turns text clockwise only; the category names (the only text
@@ -791,15 +1044,32 @@ fn turn_category_names(svg: &str, turn: Turn) -> String {
         .collect()
 }
 
-/// The SVG as a PNG, its text in the embedded DejaVu Sans.
-fn rasterise(svg: &str) -> Result<Vec<u8>, RasterError> {
-    use resvg::{tiny_skia, usvg};
+/// The SVG read with the embedded DejaVu Sans as its only font.
+fn svg_tree(svg: &str) -> Result<resvg::usvg::Tree, RasterError> {
+    use resvg::usvg;
     let mut options = usvg::Options::default();
     let fonts = options.fontdb_mut();
     fonts.load_font_data(dejavu::sans::regular().to_vec());
     fonts.set_sans_serif_family("DejaVu Sans");
     options.font_family = "DejaVu Sans".into();
-    let tree = usvg::Tree::from_str(svg, &options)?;
+    Ok(usvg::Tree::from_str(svg, &options)?)
+}
+
+/// The SVG as a PDF (vector, the font embedded): what a journal takes.
+fn to_pdf(svg: &str) -> Result<Vec<u8>, RasterError> {
+    let tree = svg_tree(svg)?;
+    svg2pdf::to_pdf(
+        &tree,
+        svg2pdf::ConversionOptions::default(),
+        svg2pdf::PageOptions::default(),
+    )
+    .map_err(|e| RasterError::Pdf(e.to_string()))
+}
+
+/// The SVG as a PNG, its text in the embedded DejaVu Sans.
+fn rasterise(svg: &str) -> Result<Vec<u8>, RasterError> {
+    use resvg::tiny_skia;
+    let tree = svg_tree(svg)?;
     let size = tree.size().to_int_size();
     let mut pixmap = tiny_skia::Pixmap::new(size.width(), size.height()).ok_or(RasterError::NoArea)?;
     resvg::render(&tree, tiny_skia::Transform::default(), &mut pixmap.as_mut());
@@ -816,9 +1086,9 @@ pub fn measured_vs_estimated(a: &crate::accuracy::Accuracy, stem: &Path) -> Resu
         labels: None,
         color: MEASURED_COLOR,
     }];
-    for (v, name) in a.variants.iter().enumerate() {
+    for (v, name) in reader_names(&a.variants).into_iter().enumerate() {
         series.push(Series {
-            name: name.clone(),
+            name,
             values: a.estimates[v].iter().map(|c| c / 1e6).collect(),
             labels: Some(
                 (0..a.benchmarks.len())
@@ -833,8 +1103,10 @@ pub fn measured_vs_estimated(a: &crate::accuracy::Accuracy, stem: &Path) -> Resu
         "Measured and estimated cycles per benchmark",
         &Axes {
             x_desc: "benchmark".into(),
-            y_desc: "million cycles".into(),
-            percent: false,
+            labels_desc: "labels: error = (estimated \u{2212} measured) / measured".into(),
+            y_desc: "million cycles (log scale)".into(),
+            log: true,
+            ..Axes::default()
         },
         &a.benchmarks,
         &series,
@@ -844,15 +1116,82 @@ pub fn measured_vs_estimated(a: &crate::accuracy::Accuracy, stem: &Path) -> Resu
 /// The category of [`error_by_variant`] after the benchmarks.
 pub const GEOMEAN_CATEGORY: &str = "geo. mean |error|";
 
+/// The estimator variants of an accuracy table (`<table> <cache mode>`, as
+/// the tables name them) in words a reader knows, for a legend:
+/// `jop-wcet fifo:1024:16` is "published table, simulated cache";
+/// `jop-wcet-calibrated-loo fifo:2048:16` is "calibrated, leave-one-out".
+/// Where two would read alike, both say their cache's size. A name it does
+/// not know stays as it is.
+pub fn reader_names(variants: &[String]) -> Vec<String> {
+    let short: Vec<String> = variants.iter().map(|v| reader_name(v, false)).collect();
+    short
+        .iter()
+        .zip(variants)
+        .map(|(s, v)| {
+            if short.iter().filter(|o| *o == s).count() > 1 {
+                reader_name(v, true)
+            } else {
+                s.clone()
+            }
+        })
+        .collect()
+}
+
+/// One variant in words; `sized`: a simulated cache with its size.
+fn reader_name(variant: &str, sized: bool) -> String {
+    if variant == crate::accuracy::NAIVE {
+        return "naive: one average cost per bytecode".into();
+    }
+    let (table, cache) = variant.rsplit_once(' ').unwrap_or((variant, ""));
+    let base = |t: &str| match t {
+        "jop-wcet" => "published table".to_string(),
+        "jop-devel" => "JopSim's table".to_string(),
+        "jop-microcode" => "table derived from the microcode".to_string(),
+        "emu-board" => "the board's own table".to_string(),
+        other => other.to_string(),
+    };
+    let fitted = [
+        ("-calibrated-loo", "leave-one-out"),
+        ("-calibrated-on-micro", "on micro-benchmarks"),
+        ("-calibrated", ""),
+    ]
+    .into_iter()
+    .find_map(|(suffix, how)| table.strip_suffix(suffix).map(|t| (t, how)));
+    let (table, calibrated) = match fitted {
+        // The calibrated table chose its cache: its size only where needed.
+        Some(("jop-wcet", how)) => (format!("calibrated{}", comma(how)), true),
+        Some((t, how)) => (format!("calibrated from {}{}", base(t), comma(how)), true),
+        None => (base(table), false),
+    };
+    let sizes = cache.strip_prefix("fifo:").and_then(|r| r.split_once(':'));
+    let cache = match (cache, sizes) {
+        ("hit", _) => "cache always hits".to_string(),
+        ("miss", _) => "cache always misses".to_string(),
+        (_, Some((bytes, blocks))) if sized => format!("simulated cache of {bytes} B in {blocks} blocks"),
+        (_, Some(_)) if calibrated => String::new(),
+        (_, Some(_)) => "simulated cache".to_string(),
+        (c, None) => c.to_string(),
+    };
+    format!("{table}{}", comma(&cache))
+}
+
+/// `, s`, or nothing for an empty `s`.
+fn comma(s: &str) -> String {
+    if s.is_empty() {
+        String::new()
+    } else {
+        format!(", {s}")
+    }
+}
+
 /// The error of each estimator variant (e.g. each cache configuration), per
 /// benchmark, and last the geometric mean of each one's |error|.
 pub fn error_by_variant(a: &crate::accuracy::Accuracy, stem: &Path) -> Result<Vec<PathBuf>, PlotError> {
-    let series: Vec<Series> = a
-        .variants
-        .iter()
+    let series: Vec<Series> = reader_names(&a.variants)
+        .into_iter()
         .enumerate()
         .map(|(v, name)| Series {
-            name: name.clone(),
+            name,
             values: (0..a.benchmarks.len())
                 .map(|b| a.error_pct(v, b))
                 .chain([a.geomean_abs_error(v)])
@@ -867,9 +1206,11 @@ pub fn error_by_variant(a: &crate::accuracy::Accuracy, stem: &Path) -> Result<Ve
         stem,
         "Estimation error by estimator and cache configuration",
         &Axes {
-            x_desc: "benchmark".into(),
+            x_desc: "benchmark; error = (estimated \u{2212} measured) / measured".into(),
             y_desc: "error".into(),
             percent: true,
+            apart: 1,
+            ..Axes::default()
         },
         &categories,
         &series,
@@ -955,12 +1296,62 @@ mod tests {
         assert_eq!(
             Axes::from_y_desc("error (%)"),
             Axes {
-                x_desc: String::new(),
                 y_desc: "error".into(),
-                percent: true
+                percent: true,
+                ..Axes::default()
             }
         );
         assert!(!Axes::from_y_desc("million cycles").percent);
+    }
+
+    #[test]
+    fn legends_name_the_estimators_in_words() {
+        let v = |s: &[&str]| reader_names(&s.iter().map(|x| x.to_string()).collect::<Vec<_>>());
+        assert_eq!(
+            v(&[
+                "jop-wcet hit",
+                "jop-wcet miss",
+                "jop-wcet fifo:1024:16",
+                "jop-wcet-calibrated-loo fifo:2048:16",
+                crate::accuracy::NAIVE,
+            ]),
+            [
+                "published table, cache always hits",
+                "published table, cache always misses",
+                "published table, simulated cache",
+                "calibrated, leave-one-out",
+                "naive: one average cost per bytecode",
+            ]
+        );
+        // Two caches of one table: each says its size.
+        assert_eq!(
+            v(&["jop-devel fifo:4096:16", "jop-devel fifo:1024:8", "mine hit"]),
+            [
+                "JopSim's table, simulated cache of 4096 B in 16 blocks",
+                "JopSim's table, simulated cache of 1024 B in 8 blocks",
+                "mine, cache always hits",
+            ]
+        );
+        assert_eq!(
+            v(&["jop-microcode-calibrated-on-micro fifo:4096:16"]),
+            ["calibrated from table derived from the microcode, on micro-benchmarks"]
+        );
+    }
+
+    /// Every pattern's lines stay inside the bar.
+    #[test]
+    fn hatching_stays_inside_its_rectangle() {
+        for p in PATTERNS {
+            for (a, b) in [((10.0, 20.0), (18.0, 120.0)), ((0.0, 0.0), (40.0, 3.0))] {
+                for ((x0, y0), (x1, y1)) in hatch(p, a, b, 6.0) {
+                    for (x, y) in [(x0, y0), (x1, y1)] {
+                        assert!(x >= a.0 - 1e-9 && x <= b.0 + 1e-9 && y >= a.1 - 1e-9 && y <= b.1 + 1e-9);
+                    }
+                }
+            }
+        }
+        assert!(hatch(Pattern::Crossed, (0.0, 0.0), (10.0, 10.0), 6.0).len() >= 4);
+        assert!(hatch(Pattern::Solid, (0.0, 0.0), (10.0, 10.0), 6.0).is_empty());
     }
 
     #[test]
@@ -1006,10 +1397,15 @@ mod tests {
         let files = error_by_variant(&a, &dir.path().join("e")).unwrap();
         let t = texts(&std::fs::read_to_string(&files[0]).unwrap());
         assert!(
-            t.contains(&"model-calibrated fifo:2048:16 (all |error| &lt; 0.05%)".into()),
+            t.contains(&"calibrated from model (all |error| &lt; 0.05%)".into()),
             "{t:?}"
         );
-        assert!(t.contains(&"model hit".into()), "{t:?}");
+        assert!(t.contains(&"model, cache always hits".into()), "{t:?}");
+        // The sign convention, on the plot.
+        assert!(
+            t.contains(&"benchmark; error = (estimated \u{2212} measured) / measured".into()),
+            "{t:?}"
+        );
         assert!(t.contains(&"\u{2212}40%".into()), "percent ticks with U+2212: {t:?}");
         assert!(t.contains(&GEOMEAN_CATEGORY.into()), "{t:?}");
         // Its long last category name makes it taller, not its bars shorter.
@@ -1019,15 +1415,21 @@ mod tests {
         let files = measured_vs_estimated(&a, &dir.path().join("m")).unwrap();
         let t = texts(&std::fs::read_to_string(&files[0]).unwrap());
         assert!(
-            t.contains(&"benchmark".into()) && t.contains(&"million cycles".into()),
+            t.contains(&"benchmark".into()) && t.contains(&"million cycles (log scale)".into()),
             "{t:?}"
         );
         assert!(!t.iter().any(|t| t.ends_with('%')), "{t:?}");
+        assert!(files[2].is_file() && std::fs::read(&files[2]).unwrap().starts_with(b"%PDF-"));
         // Four groups: the errors fit, stacked above each group.
         let files = measured_vs_estimated(&accuracy(4), &dir.path().join("m4")).unwrap();
         let t = texts(&std::fs::read_to_string(&files[0]).unwrap());
         assert!(
             t.contains(&"\u{2212}40.0%".into()) && t.contains(&"0.0%".into()),
+            "{t:?}"
+        );
+        // The labels drawn, what they are is said under the axis.
+        assert!(
+            t.contains(&"benchmark; labels: error = (estimated \u{2212} measured) / measured".into()),
             "{t:?}"
         );
         assert!(!t.iter().any(|t| t.starts_with('-')), "no hyphen for a minus: {t:?}");

@@ -7,6 +7,50 @@ use jopcal_measure::Measurement;
 use std::collections::BTreeMap;
 use std::path::Path;
 
+/// Which changes fail the check.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum FailOn {
+    /// More cycles than the threshold allows (the default: a speed-up passes).
+    #[default]
+    Slower,
+    /// Fewer cycles than the threshold allows.
+    Faster,
+    /// Either way.
+    Any,
+}
+
+impl std::str::FromStr for FailOn {
+    type Err = String;
+    fn from_str(s: &str) -> Result<FailOn, String> {
+        match s {
+            "slower" => Ok(FailOn::Slower),
+            "faster" => Ok(FailOn::Faster),
+            "any" => Ok(FailOn::Any),
+            _ => Err(format!("`{s}`: expected slower, faster or any")),
+        }
+    }
+}
+
+impl FailOn {
+    /// Whether a change of `delta_pct` fails against `threshold_pct`.
+    pub fn fails(self, delta_pct: f64, threshold_pct: f64) -> bool {
+        match self {
+            FailOn::Slower => delta_pct > threshold_pct,
+            FailOn::Faster => -delta_pct > threshold_pct,
+            FailOn::Any => delta_pct.abs() > threshold_pct,
+        }
+    }
+
+    /// What fails, in words: "slower", "faster", "moved".
+    pub fn verb(self) -> &'static str {
+        match self {
+            FailOn::Slower => "became slower",
+            FailOn::Faster => "became faster",
+            FailOn::Any => "moved",
+        }
+    }
+}
+
 /// One benchmark's change.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Delta {
@@ -14,6 +58,7 @@ pub struct Delta {
     pub baseline: f64,
     pub candidate: f64,
     pub delta_pct: f64,
+    /// It moved past the threshold in a direction that fails ([`FailOn`]).
     pub regressed: bool,
     /// Raw logs of the candidate's runs (paths relative to its file).
     pub logs: Vec<String>,
@@ -24,6 +69,7 @@ pub struct Delta {
 pub struct Regression {
     pub deltas: Vec<Delta>,
     pub threshold_pct: f64,
+    pub fail_on: FailOn,
     /// Benchmarks in only one of the two sets.
     pub missing: Vec<String>,
 }
@@ -56,11 +102,13 @@ fn means(rows: &[Measurement]) -> Means {
     )
 }
 
-/// Compares mean cycles per benchmark; `threshold_pct` is the allowed |change|.
+/// Compares mean cycles per benchmark; a change past `threshold_pct` in the
+/// direction `fail_on` names fails.
 pub fn compare(
     baseline: &[Measurement],
     candidate: &[Measurement],
     threshold_pct: f64,
+    fail_on: FailOn,
 ) -> Result<Regression, RegressError> {
     if let Some(r) = baseline.iter().chain(candidate).find(|r| r.value == 0) {
         return Err(RegressError::ZeroMeasurement {
@@ -88,7 +136,7 @@ pub fn compare(
                     baseline: base_c,
                     candidate: *c,
                     delta_pct: d,
-                    regressed: d.abs() > threshold_pct,
+                    regressed: fail_on.fails(d, threshold_pct),
                     logs: logs.clone(),
                 });
             }
@@ -102,6 +150,7 @@ pub fn compare(
     Ok(Regression {
         deltas,
         threshold_pct,
+        fail_on,
         missing,
     })
 }
@@ -134,8 +183,13 @@ pub fn junit(r: &Regression, candidate_csv: &Path) -> String {
             s.push_str(&format!(
                 "<failure message=\"{}\"/>\n",
                 xml(&format!(
-                    "{} moved {:+.3}% ({:.0} -> {:.0} cycles), more than {}%",
-                    d.benchmark, d.delta_pct, d.baseline, d.candidate, r.threshold_pct
+                    "{} {} by {:+.3}% ({:.0} -> {:.0} cycles), more than {}%",
+                    d.benchmark,
+                    r.fail_on.verb(),
+                    d.delta_pct,
+                    d.baseline,
+                    d.candidate,
+                    r.threshold_pct
                 ))
             ));
         }
@@ -177,6 +231,7 @@ mod tests {
             &[m("A", 1000), m("B", 1000)],
             &[m("A", 1005), m("B", 1100), m("C", 1)],
             1.0,
+            FailOn::Slower,
         )
         .unwrap();
         assert_eq!(r.deltas.len(), 2);
@@ -186,11 +241,18 @@ mod tests {
         let x = junit(&r, Path::new("/nonexistent/measurements.csv"));
         assert!(x.contains("tests=\"3\" failures=\"2\""), "{x}");
         assert!(
-            x.contains("B moved +10.000% (1000 -&gt; 1100 cycles), more than 1%"),
+            x.contains("B became slower by +10.000% (1000 -&gt; 1100 cycles), more than 1%"),
             "{x}"
         );
-        let ok = compare(&[m("A", 1000)], &[m("A", 1009)], 1.0).unwrap();
+        let ok = compare(&[m("A", 1000)], &[m("A", 1009)], 1.0, FailOn::Slower).unwrap();
         assert!(!ok.failed());
-        assert!(compare(&[m("A", 0)], &[m("A", 1)], 1.0).is_err());
+        assert!(compare(&[m("A", 0)], &[m("A", 1)], 1.0, FailOn::Slower).is_err());
+        // A speed-up fails only where faster changes are asked to.
+        let faster = |on| compare(&[m("A", 1000)], &[m("A", 900)], 1.0, on).unwrap().failed();
+        assert!(!faster(FailOn::Slower) && faster(FailOn::Faster) && faster(FailOn::Any));
+        let slower = |on| compare(&[m("A", 1000)], &[m("A", 1100)], 1.0, on).unwrap().failed();
+        assert!(slower(FailOn::Slower) && !slower(FailOn::Faster) && slower(FailOn::Any));
+        assert_eq!("any".parse::<FailOn>(), Ok(FailOn::Any));
+        assert!("up".parse::<FailOn>().is_err());
     }
 }

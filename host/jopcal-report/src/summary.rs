@@ -27,8 +27,12 @@ pub struct Summary {
     pub failures: Vec<Failure>,
     /// The measurements file, relative to this one.
     pub measurements: String,
-    /// jopcal's version.
+    /// jopcal's version (`+<commit>`, `.dirty` as it was built).
     pub tool_version: String,
+    /// What produced the run: jopcal's version, the command line, the JDK,
+    /// the JOP tree and its commit, the target and its configuration.
+    #[serde(default)]
+    pub provenance: std::collections::BTreeMap<String, String>,
     /// When the summary was written (RFC 3339).
     pub timestamp: String,
 }
@@ -158,7 +162,8 @@ impl Summary {
             calibration: None,
             failures: Failure::all(failures),
             measurements: "measurements.csv".into(),
-            tool_version: env!("CARGO_PKG_VERSION").to_string(),
+            tool_version: jopcal_measure::provenance::VERSION.to_string(),
+            provenance: jopcal_measure::provenance::facts(),
             timestamp: jopcal_measure::clock::now_rfc3339(),
         }
     }
@@ -187,7 +192,8 @@ impl Summary {
             calibration: None,
             failures: Vec::new(),
             measurements: "measurements.csv".into(),
-            tool_version: env!("CARGO_PKG_VERSION").to_string(),
+            tool_version: jopcal_measure::provenance::VERSION.to_string(),
+            provenance: jopcal_measure::provenance::facts(),
             timestamp: jopcal_measure::clock::now_rfc3339(),
         }
     }
@@ -247,6 +253,7 @@ mod tests {
             }],
             measurements: "measurements.csv".into(),
             tool_version: "0.1.0".into(),
+            provenance: [("jopcal".to_string(), "0.1.0+abc".to_string())].into(),
             timestamp: "2026-11-23T20:00:00Z".into(),
         };
         let dir = tempfile::tempdir().unwrap();

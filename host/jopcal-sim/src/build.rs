@@ -2,9 +2,10 @@
 
 use crate::error::BenchError;
 use crate::ports::{check_contract, parse_ports, Contract, UartStyle};
+use jopcal_output::children::{GroupChild, InGroup};
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::time::Duration;
 
 /// A built bench: its executable and what the DUT offers.
@@ -130,7 +131,7 @@ pub fn build(rtl: &[PathBuf], top: &str, out: &Path, bench_dir: &Path, trace: bo
     let o = cmd
         .arg(bench.canonicalize().unwrap_or(bench))
         .args(rtl)
-        .output()
+        .output_in_group()
         .map_err(BenchError::CannotRunVerilator)?;
     if !o.status.success() {
         return Err(BenchError::BuildFailed(verilator_error(&[o.stdout, o.stderr].concat())));
@@ -144,7 +145,7 @@ pub fn build(rtl: &[PathBuf], top: &str, out: &Path, bench_dir: &Path, trace: bo
 
 /// A bench running with its UART on a pseudo-terminal.
 pub struct RunningBench {
-    pub child: Child,
+    pub child: GroupChild,
     /// The pseudo-terminal's path (the bench's first line).
     pub port: String,
     stderr: Option<std::thread::JoinHandle<String>>,
@@ -185,7 +186,7 @@ pub fn start(binary: &Path, args: &[String], wait: Duration) -> Result<RunningBe
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
-        .spawn()
+        .spawn_in_group()
         .map_err(|e| BenchError::CannotStart {
             binary: binary.to_path_buf(),
             source: e,

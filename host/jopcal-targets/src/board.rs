@@ -32,6 +32,8 @@ pub struct BoardLine {
     pub reset: Option<String>,
     /// Attempts after the first when a download fails or the output cannot be trusted.
     pub retries: u32,
+    /// Which failures are retried.
+    pub retry_on: jopcal_link::session::RetryOn,
     /// Raise DTR and RTS after opening the port.
     pub dtr_rts: bool,
     /// Silence after which a running image is given up.
@@ -279,6 +281,7 @@ impl BoardTarget {
                 exit_wait: self.habits.exit_wait.min(self.line.line_timeout),
             },
             retries: self.line.retries,
+            retry_on: self.line.retry_on,
             configure: self.line.configure.clone(),
             reset: self.line.reset.clone(),
             reset_first: self.failed_before,
@@ -394,7 +397,7 @@ impl Target for BoardTarget {
     fn run(
         &mut self,
         job: &Job,
-        _run: u32,
+        run: u32,
         out: &Path,
         sink: &mut Sink<'_>,
         progress: &dyn Progress,
@@ -422,7 +425,11 @@ impl Target for BoardTarget {
         let image = &self.loaded[at].1;
         let link = self.link.as_mut().ok_or(JobError::NotPrepared("board"))?;
         let stem = &job.name;
-        let log_rel = |k: u32| format!("logs/{stem}-attempt{k}.log");
+        // Runs after the first keep their own logs (`--runs N`).
+        let log_rel = |k: u32| match run {
+            1 => format!("logs/{stem}-attempt{k}.log"),
+            n => format!("logs/{stem}-run{n}-attempt{k}.log"),
+        };
         // Attempts finished so far; results arrive during attempt `done + 1`.
         let done = Cell::new(0u32);
         let mut on_result = |r: &ResultLine| -> Result<(), StoreError> {

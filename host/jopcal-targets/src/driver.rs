@@ -288,6 +288,8 @@ impl JobContext {
         progress: &dyn Progress,
     ) -> Result<(OutDir, JobContext), TargetError> {
         let dir = prepare_out(out, stamp, progress)?;
+        // What ran the jobs, for every result's record (measurements.csv's first line).
+        jopcal_measure::provenance::note("target", format!("{} ({})", target.kind().name(), target.config()));
         let writer = MeasurementWriter::create(&dir.path).map_err(|e| TargetError::io(&dir.path, e))?;
         let ctx = JobContext {
             name: target.kind().name(),

@@ -64,8 +64,11 @@ pub fn target(
         baud: 115_200,
         configure: None,
         reset: None,
-        // The virtual board is deterministic and its line cannot drop a byte: a failed run fails again.
-        retries: 0,
+        // The virtual board is deterministic and its line cannot drop a byte:
+        // a program that ends wrong ends wrong again. A busy host can still
+        // starve the line (a download, a silence): that is tried again.
+        retries: 2,
+        retry_on: jopcal_link::session::RetryOn::Transient,
         dtr_rts: false,
         line_timeout,
     };

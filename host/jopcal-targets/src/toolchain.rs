@@ -6,6 +6,7 @@
 
 use crate::error::{ShellError, ToolError};
 use crate::{Progress, TargetError};
+use jopcal_measure::children::InGroup;
 use jopcal_tree::config::{expand, JopConfig};
 use jopcal_tree::copies::{self, TreeCopies};
 use jopcal_workloads::{Suite, WorkloadSpec};
@@ -25,7 +26,7 @@ pub fn shell(cmd: &str, dir: &Path, timeout: Duration) -> Result<(String, String
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
-        .spawn()
+        .spawn_in_group()
         .map_err(|source| ShellError::Start {
             cmd: cmd.to_string(),
             source,

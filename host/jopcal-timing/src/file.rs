@@ -82,6 +82,21 @@ impl DerivedModel {
         t.insert_formatted(&k, Item::Value(val.clone()));
     }
 
+    /// Carries `tables` (name, text; as [`chain`] gives them) in the
+    /// file's `[bases]`, where its `base` is looked up first: the file
+    /// loads on its own, wherever it is copied.
+    pub fn carry(&mut self, heading: &[String], tables: &[(String, String)]) {
+        let mut bases = Table::new();
+        let waiting = std::mem::take(&mut self.pending);
+        bases
+            .decor_mut()
+            .set_prefix(format!("{waiting}\n{}", comment_lines(heading)));
+        for (name, text) in tables {
+            bases.insert(name, value(text.as_str()));
+        }
+        self.doc.insert("bases", Item::Table(bases));
+    }
+
     /// The file's text.
     pub fn into_toml(mut self) -> String {
         // Comments waiting for an entry that never came end the file.
@@ -122,36 +137,44 @@ pub fn rebase(text: &str, base: &str) -> Result<String, toml_edit::TomlError> {
     Ok(doc.to_string())
 }
 
+/// Whether a table file's `[model] base` is carried inside it (`[bases]`):
+/// such a file loads wherever it is copied, its base needs no re-aiming.
+pub fn base_is_carried(text: &str) -> bool {
+    let Ok(doc) = text.parse::<DocumentMut>() else {
+        return false;
+    };
+    match (base_of(text), doc.get("bases").and_then(Item::as_table)) {
+        (Some(b), Some(bases)) => bases.contains_key(&b),
+        _ => false,
+    }
+}
+
 /// `[model] base` of a table file's text, if it has one.
 pub fn base_of(text: &str) -> Option<String> {
     let doc: DocumentMut = text.parse().ok()?;
     doc.get("model")?.get("base")?.as_str().map(str::to_string)
 }
 
-/// Copies the table at `table` and every table it derives from into `dir`
-/// (made if missing), each named by its own file name (`-2`, `-3` ... where
-/// two share one), their bases re-aimed at the copies: a fitted table that
-/// names the copy loads wherever its directory moves and whatever happens
-/// to the originals. Returns the copy of `table`.
-pub fn copy_chain(table: &Path, dir: &Path) -> Result<PathBuf, ModelError> {
+/// The table at `table` and every table it derives from, as (name, text)
+/// from `table` down: each named by its own file name (`-2`, `-3` ... where
+/// two share one), its base re-aimed at the next one's name.
+pub fn chain(table: &Path) -> Result<Vec<(String, String)>, ModelError> {
     let fail = |p: &Path, message: String| ModelError::File {
         path: p.display().to_string(),
         message,
     };
-    std::fs::create_dir_all(dir).map_err(|e| fail(dir, format!("cannot create: {e}")))?;
-    // The chain, from `table` down to the table that derives from nothing.
-    let mut chain: Vec<(PathBuf, String)> = Vec::new();
+    let mut files: Vec<(PathBuf, String)> = Vec::new();
     let mut next = Some(table.to_path_buf());
     while let Some(p) = next.take() {
-        if chain.len() > 16 || chain.iter().any(|(q, _)| q == &p) {
+        if files.len() > 16 || files.iter().any(|(q, _)| q == &p) {
             return Err(fail(table, "its bases form a loop".into()));
         }
         let text = std::fs::read_to_string(&p).map_err(|e| fail(&p, e.to_string()))?;
         next = base_of(&text).map(|b| p.parent().unwrap_or(Path::new(".")).join(b));
-        chain.push((p, text));
+        files.push((p, text));
     }
     let mut names: Vec<String> = Vec::new();
-    for (p, _) in &chain {
+    for (p, _) in &files {
         let stem = p
             .file_stem()
             .map_or("table".into(), |s| s.to_string_lossy().into_owned());
@@ -163,15 +186,17 @@ pub fn copy_chain(table: &Path, dir: &Path) -> Result<PathBuf, ModelError> {
         }
         names.push(name);
     }
-    for (i, (p, text)) in chain.iter().enumerate() {
-        let text = match names.get(i + 1) {
-            Some(base) => rebase(text, base).map_err(|e| fail(p, e.to_string()))?,
-            None => text.clone(),
-        };
-        let to = dir.join(&names[i]);
-        jopcal_output::atomic::write_atomic(&to, text.as_bytes()).map_err(|e| fail(&to, e.to_string()))?;
-    }
-    Ok(dir.join(&names[0]))
+    files
+        .iter()
+        .enumerate()
+        .map(|(i, (p, text))| {
+            let text = match names.get(i + 1) {
+                Some(base) => rebase(text, base).map_err(|e| fail(p, e.to_string()))?,
+                None => text.clone(),
+            };
+            Ok((names[i].clone(), text))
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -179,7 +204,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_copied_chain_loads_after_the_originals_are_gone() {
+    fn a_table_carrying_its_chain_loads_alone() {
         let src = tempfile::tempdir().unwrap();
         let repo = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../calibration");
         std::fs::copy(repo.join("jop-wcet.toml"), src.path().join("jop-wcet.toml")).unwrap();
@@ -190,13 +215,25 @@ mod tests {
             "[model]\nname = \"d\"\ndescription = \"d\"\nbase = \"../jop-wcet.toml\"\n\n[params]\nr = 3\n",
         )
         .unwrap();
-        let out = tempfile::tempdir().unwrap();
-        let copy = copy_chain(&derived, &out.path().join("t.base")).unwrap();
-        assert_eq!(copy, out.path().join("t.base/jop-wcet.toml"));
-        assert!(out.path().join("t.base/jop-wcet-2.toml").is_file());
+        let tables = chain(&derived).unwrap();
+        let names: Vec<&str> = tables.iter().map(|(n, _)| n.as_str()).collect();
+        assert_eq!(names, ["jop-wcet.toml", "jop-wcet-2.toml"]);
+        let mut m = DerivedModel::new(&[], "fitted", "f", &tables[0].0);
+        m.param("w", 7.0, None);
+        m.carry(&["the tables it derives from".into()], &tables);
+        let text = m.into_toml();
         drop(src);
-        let m = crate::TimingModel::load(&copy).unwrap();
-        assert_eq!(m.params()["r"], 3.0);
+        let out = tempfile::tempdir().unwrap();
+        let file = out.path().join("fitted.toml");
+        std::fs::write(&file, &text).unwrap();
+        let m = crate::TimingModel::load(&file).unwrap();
+        assert_eq!((m.params()["r"], m.params()["w"]), (3.0, 7.0));
+        // An error inside a carried table names it.
+        let broken = text.replace("r = 3", "r = \\\"x\\\"");
+        assert_ne!(broken, text);
+        std::fs::write(&file, &broken).unwrap();
+        let e = crate::TimingModel::load(&file).unwrap_err().to_string();
+        assert!(e.contains("[bases.\"jop-wcet.toml\"]"), "{e}");
     }
 
     #[test]

@@ -98,6 +98,11 @@ struct RawModel {
     /// The most each named parameter can physically be (`[max]`).
     #[serde(default)]
     max: BTreeMap<String, Spanned<f64>>,
+    /// Tables carried inside this file, by the name a `base` gives them
+    /// (a fitted table holds the chain it derives from, so that it is one
+    /// file that loads anywhere).
+    #[serde(default)]
+    bases: BTreeMap<String, String>,
 }
 
 #[derive(Deserialize)]
@@ -238,6 +243,12 @@ impl TimingModel {
 
     /// Parses and validates model text; `path` is used in error messages.
     pub fn parse(text: &str, path: &Path) -> Result<TimingModel, ModelError> {
+        Self::parse_carried(text, path, &BTreeMap::new())
+    }
+
+    /// [`Self::parse`], with `carried`: the tables the file that derives
+    /// from this one carries (`[bases]`), looked up before the file system.
+    fn parse_carried(text: &str, path: &Path, carried: &BTreeMap<String, String>) -> Result<TimingModel, ModelError> {
         let p = path.display().to_string();
         let locator = Locator { text, path: &p };
         let at = |offset: usize, message: String| locator.at(offset, message);
@@ -252,8 +263,24 @@ impl TimingModel {
         let formula = |s: &Spanned<String>, what: &str| -> Result<Expr, ModelError> {
             Expr::parse(s.get_ref()).map_err(|e| at(s.span().start + e.column, format!("{what}: {}", e.message)))
         };
+        let mut carried = carried.clone();
+        carried.extend(raw.bases.iter().map(|(k, v)| (k.clone(), v.clone())));
         let base = match &raw.model.base {
             None => None,
+            Some(b) if carried.contains_key(b.get_ref()) => {
+                let name = b.get_ref();
+                if carried.len() > 64 {
+                    return Err(at(b.span().start, "its carried bases form a loop".into()));
+                }
+                // A carried table's errors name it inside this file.
+                let inside = PathBuf::from(format!("{p} [bases.\"{name}\"]"));
+                let mut rest = carried.clone();
+                let text = rest.remove(name).unwrap_or_default();
+                Some(
+                    TimingModel::parse_carried(&text, &inside, &rest)
+                        .map_err(|e| at(b.span().start, format!("base model: {e}")))?,
+                )
+            }
             Some(b) => {
                 let dir = path.parent().unwrap_or(Path::new("."));
                 let base_path = dir.join(b.get_ref());

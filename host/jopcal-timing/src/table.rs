@@ -92,7 +92,10 @@ pub fn render(model: &TimingModel, format: Format) -> String {
             }
         }
         Format::Latex => {
-            s.push_str("\\begin{tabular}{lrrl}\n\\hline\nopcode & hit cycles & miss (32 words) cycles & implementation \\\\\n\\hline\n");
+            // Some 200 rows: a longtable breaks across pages (and columns),
+            // its header repeated on each.
+            s.push_str("% needs \\usepackage{longtable,booktabs}; cycles with the method cache hit, and missed (a 32-word method)\n");
+            s.push_str("\\begin{longtable}{@{}lrrl@{}}\n\\toprule\nopcode & hit & miss & implementation \\\\\n\\midrule\n\\endhead\n\\bottomrule\n\\endfoot\n");
             for r in &rows {
                 s.push_str(&format!(
                     "\\texttt{{{}}} & {} & {} & {} \\\\\n",
@@ -102,7 +105,7 @@ pub fn render(model: &TimingModel, format: Format) -> String {
                     r.implementation
                 ));
             }
-            s.push_str("\\hline\n\\end{tabular}\n");
+            s.push_str("\\end{longtable}\n");
         }
     }
     s

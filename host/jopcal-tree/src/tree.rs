@@ -553,7 +553,8 @@ mod tests {
 
     #[test]
     fn finds_fixed_harnesses_and_rejects_other_directories() {
-        let t = std::env::temp_dir().join(format!("jopcal-tree-{}", std::process::id()));
+        let scratch = tempfile::tempdir().unwrap();
+        let t = scratch.path().to_path_buf();
         let bench = t.join("java/target/src/bench");
         std::fs::create_dir_all(bench.join("fixed")).unwrap();
         std::fs::create_dir_all(bench.join("jbe/micro")).unwrap();

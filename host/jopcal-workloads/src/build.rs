@@ -6,6 +6,7 @@
 //! a temporary directory and renamed into place).
 
 use crate::jdk::Jdk;
+use jopcal_measure::children::InGroup;
 use sha2::{Digest, Sha256};
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -271,7 +272,7 @@ pub fn build_suite_without(
     }
     let out = javac
         .args(sources.iter().map(|(_, abs)| abs))
-        .output()
+        .output_in_group()
         .map_err(|e| BuildError::Compiler {
             program: compiler.argv[0].clone(),
             message: e.to_string(),

@@ -3,6 +3,7 @@
 //! workload's output (its results, or why the run cannot be trusted).
 
 use crate::jdk::Jdk;
+use jopcal_measure::children::InGroup;
 use jopcal_measure::transcript::{scan, Ending};
 use jopcal_measure::ResultLine;
 use std::io::Read;
@@ -81,7 +82,7 @@ pub fn run_java(jdk: &Jdk, run: &JavaRun) -> std::io::Result<Captured> {
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
-        .spawn()?;
+        .spawn_in_group()?;
     let drain = |mut r: Box<dyn Read + Send>| {
         std::thread::spawn(move || {
             let mut buf = Vec::new();

@@ -67,6 +67,7 @@ impl Jdk {
         if major < 9 {
             return Err(JdkError::TooOld { version });
         }
+        jopcal_measure::provenance::note("jdk", format!("{version} ({})", javac.display()));
         Ok(Jdk { java, javac, version })
     }
 }

@@ -4,7 +4,7 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
 
 #[derive(Debug, Parser)]
-#[command(name = "jopcal", version, about = "Validate and calibrate cycle estimators for JOP-family Java processors", long_about = None)]
+#[command(name = "jopcal", version = jopcal_measure::provenance::VERSION, about = "Validate and calibrate cycle estimators for JOP-family Java processors", long_about = None)]
 pub struct Cli {
     /// Directory of the workload suite (holds suite.toml, src/, host-stubs/).
     /// Default: $JOPCAL_FIRMWARE, else jop-firmware/ found from the current directory up,
@@ -259,8 +259,10 @@ pub struct RunArgs {
     /// Where the workloads run.
     #[arg(long, value_enum, default_value_t = Target::DEFAULT)]
     pub target: Target,
-    /// The workload suite: `builtin` (jop-firmware/), or `jembench` / `jbe`: the fixed-count
-    /// harnesses of the JOP tree given by --jop-home, each timed by a generated wrapper.
+    /// The workload suite: `builtin` (jop-firmware/), or one of the JOP tree's (--jop-home):
+    /// `jembench` / `jbe` (its fixed-count harnesses, each timed by a generated wrapper),
+    /// `jembench-all` (every benchmark JemBench's Main runs), `apps` (its applications).
+    /// Your own programs: --main CLASS / --cp DIR instead.
     #[arg(long, default_value = "builtin")]
     pub suite: String,
     /// Only these benchmarks (repeatable; default: the whole suite).
@@ -562,6 +564,9 @@ pub struct RegressArgs {
     /// Largest allowed change of a benchmark's cycles, in percent.
     #[arg(long, default_value_t = 1.0)]
     pub threshold: f64,
+    /// Which changes past the threshold fail: slower (more cycles), faster, or any.
+    #[arg(long, default_value = "slower", value_name = "slower|faster|any")]
+    pub fail_on: jopcal_report::regress::FailOn,
     /// Also write JUnit XML (with the candidate's raw logs) here.
     #[arg(long, value_name = "FILE")]
     pub junit: Option<PathBuf>,
@@ -668,8 +673,10 @@ pub struct ValidateArgs {
     /// Where the workloads run.
     #[arg(long, value_enum, default_value_t = Target::DEFAULT)]
     pub target: Target,
-    /// The workload suite: `builtin` (jop-firmware/), or `jembench` / `jbe`: the fixed-count
-    /// harnesses of the JOP tree given by --jop-home, each timed by a generated wrapper.
+    /// The workload suite: `builtin` (jop-firmware/), or one of the JOP tree's (--jop-home):
+    /// `jembench` / `jbe` (its fixed-count harnesses, each timed by a generated wrapper),
+    /// `jembench-all` (every benchmark JemBench's Main runs), `apps` (its applications).
+    /// Your own programs: --main CLASS / --cp DIR instead.
     #[arg(long, default_value = "builtin")]
     pub suite: String,
     /// Output directory (created if missing; an earlier run in it is moved to previous/).

@@ -318,3 +318,50 @@ fn run_on_board_takes_a_pace_and_its_log_names_it() {
         "{e}"
     );
 }
+
+/// `kill -TERM` sent to jopcal alone ends the programs it started, their
+/// own children too: here a configure command's background job.
+#[test]
+fn a_signal_to_jopcal_alone_ends_the_programs_it_started() {
+    let dir = tempfile::tempdir().unwrap();
+    let (a, _) = write_image(dir.path(), "a", &[1, 2, 3]);
+    let board = pty_board(Protocol::Classic, "");
+    let pidfile = dir.path().join("sleep.pid");
+    let child = jopcal()
+        .args(["run", "--target", "board", "--port", &board.port])
+        .arg("--configure")
+        .arg(format!("sleep 300 & echo $! > {}; wait", pidfile.display()))
+        .arg("--image")
+        .arg(&a)
+        .arg("--out")
+        .arg(dir.path().join("out"))
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let start = std::time::Instant::now();
+    while std::fs::read_to_string(&pidfile).map_or(true, |s| !s.ends_with('\n')) {
+        assert!(start.elapsed().as_secs() < 60, "the configure command never ran");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let sleep: u32 = std::fs::read_to_string(&pidfile).unwrap().trim().parse().unwrap();
+    let kill = std::process::Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(kill.success());
+    let o = child.wait_with_output().unwrap();
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(130), "{err}");
+    assert!(err.contains("ended 1 program(s) it had started"), "{err}");
+    // Gone, or a zombie waiting for init: never still sleeping.
+    let alive = || {
+        std::fs::read_to_string(format!("/proc/{sleep}/stat"))
+            .is_ok_and(|s| !s.rsplit(')').next().is_some_and(|r| r.trim_start().starts_with('Z')))
+    };
+    let start = std::time::Instant::now();
+    while alive() {
+        assert!(start.elapsed().as_secs() < 10, "sleep {sleep} outlived jopcal");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}

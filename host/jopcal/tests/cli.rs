@@ -64,6 +64,17 @@ fn run_on_host_writes_one_row_per_workload_and_keeps_logs() {
     assert_eq!(stdout.trim(), out.join("measurements.csv").display().to_string());
     let csv = fs::read_to_string(out.join("measurements.csv")).unwrap();
     let mut lines = csv.lines();
+    // What produced it: jopcal's version and commit, the command, the JDK, the target.
+    let provenance = lines.next().unwrap();
+    assert!(provenance.starts_with("# jopcal 0.1.0"), "{provenance}");
+    for fact in [
+        "; command: ",
+        " run --target host --out ",
+        "; jdk: javac ",
+        "; target: host",
+    ] {
+        assert!(provenance.contains(fact), "{fact}: {provenance}");
+    }
     assert_eq!(
         lines.next().unwrap(),
         "target,target_config,benchmark,iterations,cycles,value,unit,run,timestamp,tool_version,suite_hash,log"
@@ -394,11 +405,102 @@ fn validate_runs_the_pipeline_and_calibration_recovers_the_board() {
         .output()
         .unwrap();
     assert!(o.status.success(), "{}", text(&o).1);
+    // explain names the cause: the board's memory against the table's.
+    let explained = fs::read_to_string(out.join("explain.md")).unwrap();
+    assert!(
+        explained.contains("sets r (the memory's read wait states) to 3 where this table has 1"),
+        "{explained}"
+    );
+    // The fitted table is one file: copied alone elsewhere, it loads.
+    let alone = dir.path().join("elsewhere");
+    fs::create_dir(&alone).unwrap();
+    fs::copy(out.join("calibrated.toml"), alone.join("mine.toml")).unwrap();
+    let o = jopcal()
+        .args(["table", "--model"])
+        .arg(alone.join("mine.toml"))
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", text(&o).1);
+    // Two fits into one directory: each writes files of its own beside its table.
+    for name in ["a.toml", "b.toml"] {
+        let o = jopcal()
+            .current_dir(repo())
+            .args(["calibrate", "--fit", "r,w", "--measured"])
+            .arg(out.join("measurements.csv"))
+            .arg("--profiles")
+            .arg(out.join("profiles"))
+            .arg("--out")
+            .arg(alone.join(name))
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{name}: {}", text(&o).1);
+    }
+    for f in [
+        "a.calibration.json",
+        "b.calibration.json",
+        "plots/a-calibration-residuals.pdf",
+        "plots/b-calibration-residuals.svg",
+    ] {
+        assert!(alone.join(f).is_file(), "{f}");
+    }
+    reports_are_what_the_code_writes(&out, dir.path());
     fs::remove_file(out.join("accuracy.md")).unwrap();
     let o = jopcal().args(["report", "--from"]).arg(&out).output().unwrap();
     assert!(o.status.success(), "{}", text(&o).1);
     let md = fs::read_to_string(out.join("accuracy.md")).unwrap();
     assert!(md.contains("| geometric mean of \\|error\\| |"), "{md}");
+}
+
+/// reports/ is what a default validate (the run in `run`) publishes: the
+/// tables, the fitted table and the plots' SVG byte for byte, the data of
+/// calibration.json and summary.json (less where they were made, and when).
+/// `scripts/reports` makes it so again.
+fn reports_are_what_the_code_writes(run: &Path, scratch: &Path) {
+    let published = scratch.join("published");
+    let o = jopcal()
+        .args(["report", "--from"])
+        .arg(run)
+        .arg("--publish")
+        .arg(&published)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", text(&o).1);
+    let reports = repo().join("reports");
+    let stale = "reports/ is not what this jopcal writes: run scripts/reports";
+    for f in [
+        "accuracy.md",
+        "accuracy.csv",
+        "accuracy.tex",
+        "calibrated.toml",
+        "plots/measured-vs-estimated.svg",
+        "plots/error-by-estimator.svg",
+        "plots/calibration-residuals.svg",
+    ] {
+        let (new, old) = (
+            fs::read_to_string(published.join(f)).unwrap(),
+            fs::read_to_string(reports.join(f)).unwrap_or_default(),
+        );
+        assert!(new == old, "{stale} ({f} differs)");
+    }
+    let data = |path: &Path, drop: &[&str]| {
+        let mut v: serde_json::Value =
+            serde_json::from_str(&fs::read_to_string(path).unwrap_or_default()).unwrap_or(serde_json::Value::Null);
+        if let Some(o) = v.as_object_mut() {
+            for k in drop {
+                o.remove(*k);
+            }
+        }
+        v
+    };
+    for (f, drop) in [
+        ("calibration.json", &["model_file"][..]),
+        ("summary.json", &["timestamp", "provenance", "tool_version"][..]),
+    ] {
+        assert!(
+            data(&published.join(f), drop) == data(&reports.join(f), drop),
+            "{stale} ({f} differs)"
+        );
+    }
 }
 
 fn write_measurements(path: &Path, rows: &[(&str, u64)]) {
@@ -451,7 +553,7 @@ fn regress_exit_codes_follow_the_threshold_and_junit_carries_logs() {
     assert_eq!(o.status.code(), Some(1));
     assert_eq!(
         text(&o).1.trim(),
-        "jopcal: error: 1 benchmark(s) moved more than 1% or are missing: Fib +5.000%"
+        "jopcal: error: 1 benchmark(s) became slower by more than 1% or are missing: Fib +5.000%"
     );
     let x = fs::read_to_string(&junit).unwrap();
     assert!(x.contains("tests=\"2\" failures=\"1\""), "{x}");
@@ -459,6 +561,37 @@ fn regress_exit_codes_follow_the_threshold_and_junit_carries_logs() {
     let o = regress("10", None);
     assert_eq!(o.status.code(), Some(0), "{}", text(&o).1);
     assert!(text(&o).0.contains("Sieve"));
+    // A speed-up passes by default; --fail-on faster or any fails it, and a
+    // change of the target's configuration between the two sets is named.
+    write_measurements(&b, &[("Sieve", 1_000_000), ("Fib", 1_800_000)]);
+    let facts = |cache: &str| {
+        format!("{{\"method_cache\": \"{cache}\", \"times_monitors_as_jopsim\": false, \"runs_tree_images\": false, \"wait_states\": [1.0, 2.0]}}")
+    };
+    fs::write(a.join("target.json"), facts("fifo:1024:16")).unwrap();
+    fs::write(b.join("target.json"), facts("fifo:2048:16")).unwrap();
+    let o = regress("1", None);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o).1);
+    assert!(
+        text(&o)
+            .1
+            .contains("note: the two sets' targets differ: method cache fifo:1024:16 against fifo:2048:16"),
+        "{}",
+        text(&o).1
+    );
+    for on in ["faster", "any"] {
+        let mut c = jopcal();
+        c.args(["regress", "--fail-on", on, "--baseline"])
+            .arg(a.join("measurements.csv"))
+            .arg("--candidate")
+            .arg(b.join("measurements.csv"));
+        let o = c.output().unwrap();
+        assert_eq!(o.status.code(), Some(1), "{on}");
+        let last = text(&o).1.lines().last().unwrap_or("").to_string();
+        assert!(
+            last.contains("Fib -10.000%") && last.contains("the targets differ"),
+            "{on}: {last}"
+        );
+    }
     // A benchmark missing from the candidate fails too.
     write_measurements(&b, &[("Sieve", 1_000_000)]);
     let o = regress("10", None);
@@ -539,7 +672,7 @@ fn reconcile_and_calibrate_reject_mismatched_inputs() {
 
     // A named output is never replaced: neither the table nor what goes beside it.
     let good = dir.path().join("good.toml");
-    for existing in [good.clone(), dir.path().join("calibration.json")] {
+    for existing in [good.clone(), dir.path().join("good.calibration.json")] {
         fs::write(&existing, "mine").unwrap();
         let o = calibrate(&good);
         assert_eq!(o.status.code(), Some(1));
@@ -1157,4 +1290,37 @@ fn a_closed_pipe_ends_jopcal_quietly() {
     assert!(!err.contains("panicked"), "{err}");
     assert_eq!(out.trim(), "status 141", "{err}");
     assert!(err.is_empty(), "{err}");
+}
+
+/// A directory of the user's own (no earlier jopcal run in it) is never
+/// written into: `validate`, `run` and `profile` refuse it, naming what is
+/// there, before any work; its files stay as they were.
+#[test]
+fn a_directory_of_the_users_own_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let mine = dir.path().join("paper");
+    fs::create_dir(&mine).unwrap();
+    for f in ["accuracy.md", "measurements.csv", "estimates.csv"] {
+        fs::write(mine.join(f), "mine").unwrap();
+    }
+    for verb in ["validate", "run", "profile"] {
+        let o = jopcal()
+            .current_dir(repo())
+            .arg(verb)
+            .arg("--out")
+            .arg(&mine)
+            .output()
+            .unwrap();
+        let err = text(&o).1;
+        assert_eq!(o.status.code(), Some(1), "{verb:?}: {err}");
+        assert_eq!(err.trim().lines().count(), 1, "{verb:?}: {err}");
+        assert!(
+            err.contains("holds files no jopcal run wrote (accuracy.md, estimates.csv, measurements.csv)"),
+            "{verb:?}: {err}"
+        );
+    }
+    for f in ["accuracy.md", "measurements.csv", "estimates.csv"] {
+        assert_eq!(fs::read_to_string(mine.join(f)).unwrap(), "mine");
+    }
+    assert_eq!(fs::read_dir(&mine).unwrap().count(), 3, "nothing added");
 }

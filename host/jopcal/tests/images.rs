@@ -90,7 +90,9 @@ fn run_downloads_images_to_the_virtual_board_and_records_their_results() {
     let (_, err) = text(&o);
     assert!(o.status.success(), "{err}");
     let csv = std::fs::read_to_string(out.join("measurements.csv")).unwrap();
-    let rows: Vec<Vec<&str>> = csv.lines().skip(1).map(|l| l.split(',').collect()).collect();
+    // What produced it, first, as a comment line; then the header and the rows.
+    assert!(csv.starts_with("# jopcal "), "{csv}");
+    let rows: Vec<Vec<&str>> = csv.lines().skip(2).map(|l| l.split(',').collect()).collect();
     assert_eq!(rows.len(), 2, "{csv}");
     assert_eq!((rows[0][2], rows[0][4]), ("A", "1234"));
     assert_eq!((rows[1][2], rows[1][4]), ("B", "99"));
@@ -133,7 +135,7 @@ fn a_board_served_by_emu_pty_runs_a_downloaded_image_with_the_trees_table() {
     let (_, err) = text(&o);
     assert!(o.status.success(), "{err}");
     let csv = std::fs::read_to_string(out.join("measurements.csv")).unwrap();
-    assert!(csv.lines().nth(1).unwrap().contains(",C,1,777,"), "{csv}");
+    assert!(csv.lines().nth(2).unwrap().contains(",C,1,777,"), "{csv}");
     // The trace is written before the image's JVM exit! goes out.
     let methods = std::fs::read_to_string(trace.join("run1.methods.csv")).unwrap();
     assert!(methods.contains("\"code at word "), "{methods}");

@@ -51,7 +51,8 @@ fn run_on_bench(
 fn bench() -> &'static Path {
     static DIR: OnceLock<PathBuf> = OnceLock::new();
     DIR.get_or_init(|| {
-        let dir = std::env::temp_dir().join(format!("jopcal-sim-test-{}", std::process::id()));
+        let dir =
+            std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("jopcal-sim-test-{}", std::process::id()));
         let o = sim_build(
             &[&repo().join("hdl-sim/test-dut/jopcal_test_dut.v")],
             "jopcal_test_dut",

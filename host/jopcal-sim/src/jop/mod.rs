@@ -17,6 +17,7 @@ pub mod wrapper;
 
 use crate::build::{build, BuiltBench};
 use crate::error::BenchError;
+use jopcal_output::children::InGroup;
 use sha2::{Digest, Sha256};
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -182,7 +183,7 @@ fn role(text: &str) -> Role {
 
 fn run(step: &'static str, cmd: &mut Command) -> Result<std::process::Output, TreeBuildError> {
     let tool = cmd.get_program().to_string_lossy().into_owned();
-    let o = cmd.output().map_err(|e| TreeBuildError::Tool {
+    let o = cmd.output_in_group().map_err(|e| TreeBuildError::Tool {
         why: format!("cannot run it: {e} (scripts/setup installs ghdl and verilator)"),
         tool,
     })?;

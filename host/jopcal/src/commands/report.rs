@@ -28,7 +28,12 @@ pub fn regress(a: &RegressArgs) -> Result<()> {
     }
     let base = measurements::read(&a.baseline).map_err(|e| anyhow!(e))?;
     let cand = measurements::read(&a.candidate).map_err(|e| anyhow!(e))?;
-    let r = compare(&base, &cand, a.threshold).map_err(|e| anyhow!(e))?;
+    let r = compare(&base, &cand, a.threshold, a.fail_on).map_err(|e| anyhow!(e))?;
+    // Two targets configured differently: a change may be theirs, not the processor's.
+    let configuration = configuration_changes(&a.baseline, &a.candidate)?;
+    for c in &configuration {
+        eprintln!("note: the two sets' targets differ: {c}");
+    }
     for d in &r.deltas {
         println!(
             "{}{:<16} {:>14.0} -> {:>14.0} cycles  {:+8.3}%",
@@ -54,12 +59,34 @@ pub fn regress(a: &RegressArgs) -> Result<()> {
             .map(|d| format!("{} {:+.3}%", d.benchmark, d.delta_pct))
             .chain(r.missing.iter().map(|m| format!("missing {m}")))
             .collect();
+        let differ = if configuration.is_empty() {
+            String::new()
+        } else {
+            format!(" (and the targets differ: {})", configuration.join("; "))
+        };
         bail!(
-            "{} benchmark(s) moved more than {}% or are missing: {}",
+            "{} benchmark(s) {} by more than {}% or are missing: {}{differ}",
             moved.len(),
+            a.fail_on.verb(),
             a.threshold,
             moved.join(", ")
         );
     }
     Ok(())
+}
+
+/// How the targets that measured the two sets differ, from the `target.json`
+/// beside each `measurements.csv` (nothing where either lacks one).
+fn configuration_changes(baseline: &std::path::Path, candidate: &std::path::Path) -> Result<Vec<String>> {
+    let facts = |csv: &std::path::Path| {
+        let dir = csv
+            .parent()
+            .filter(|p| !p.as_os_str().is_empty())
+            .unwrap_or(std::path::Path::new("."));
+        jopcal_pipeline::measure::read_target_facts(dir)
+    };
+    let (Some(b), Some(c)) = (facts(baseline)?, facts(candidate)?) else {
+        return Ok(Vec::new());
+    };
+    Ok(jopcal_pipeline::measure::facts_differences(&b, &c))
 }
