@@ -11,12 +11,17 @@ use std::path::{Path, PathBuf};
 
 /// Writes accuracy.{csv,md,tex} and the plots into `dir`; returns the files.
 pub fn write_accuracy(a: &Accuracy, dir: &Path) -> Result<Vec<PathBuf>> {
+    let p = dir.join("accuracy.csv");
+    atomic::write_atomic(&p, to_csv(a).as_bytes()).with_context(|| format!("writing {}", p.display()))?;
+    let mut files = vec![p];
+    files.extend(draw_accuracy(a, dir)?);
+    Ok(files)
+}
+
+/// What is drawn from an accuracy table: `accuracy.md`, `accuracy.tex` and the plots.
+fn draw_accuracy(a: &Accuracy, dir: &Path) -> Result<Vec<PathBuf>> {
     let mut files = Vec::new();
-    for (name, text) in [
-        ("accuracy.csv", to_csv(a)),
-        ("accuracy.md", to_markdown(a)),
-        ("accuracy.tex", to_latex(a)),
-    ] {
+    for (name, text) in [("accuracy.md", to_markdown(a)), ("accuracy.tex", to_latex(a))] {
         let p = dir.join(name);
         atomic::write_atomic(&p, text.as_bytes()).with_context(|| format!("writing {}", p.display()))?;
         files.push(p);
@@ -67,16 +72,29 @@ pub fn reconcile(s: Session, measured: &Path, estimated: &Path, out: Option<&Pat
 pub fn report(s: Session, from: &Path, publish_to: Option<&Path>) -> Result<PathBuf> {
     let m = from.join("measurements.csv");
     let e = from.join("estimates.csv");
-    if !m.is_file() || !e.is_file() {
+    let published = from.join("accuracy.csv");
+    let (acc, keep_csv) = if m.is_file() && e.is_file() {
+        let measured = measurements::read(&m).map_err(|e| anyhow!(e))?;
+        let estimates = read_estimates(&e).map_err(|e| anyhow!(e))?;
+        (reconcile_sets(&measured, &estimates).map_err(|e| anyhow!(e))?, false)
+    } else if published.is_file() {
+        // A published directory (reports/...): its table is the data, kept
+        // as it is (its cycles are rounded: errors recomputed from them
+        // could differ in the last digit); the rest is drawn from it.
+        let text = std::fs::read_to_string(&published).with_context(|| format!("reading {}", published.display()))?;
+        let acc = jopcal_report::accuracy::read_csv(&text).map_err(|e| anyhow!("{}: {e}", published.display()))?;
+        (acc, true)
+    } else {
         bail!(
-            "{}: no measurements.csv and estimates.csv here (not a validate output directory)",
+            "{}: no measurements.csv and estimates.csv here (a validate output directory), nor an accuracy.csv (a published one)",
             from.display()
         );
-    }
-    let measured = measurements::read(&m).map_err(|e| anyhow!(e))?;
-    let estimates = read_estimates(&e).map_err(|e| anyhow!(e))?;
-    let acc = reconcile_sets(&measured, &estimates).map_err(|e| anyhow!(e))?;
-    let mut files = write_accuracy(&acc, from)?;
+    };
+    let mut files = if keep_csv {
+        draw_accuracy(&acc, from)?
+    } else {
+        write_accuracy(&acc, from)?
+    };
     let cal = from.join("calibration.json");
     if cal.is_file() {
         files.extend(crate::calibrate::plot_from_json(

@@ -158,6 +158,68 @@ fn mc(x: f64) -> String {
 /// `benchmark, measured_cycles, <variant>_cycles, <variant>_error_pct, ...`;
 /// then a row `geomean_abs_error_pct` and a row `max_abs_error_pct` (the worst
 /// benchmark's |error|; its name in the cycles column).
+/// The table `accuracy.csv` holds ([`to_csv`]), read back: what a published
+/// directory keeps, from which its tables and plots are drawn again. The
+/// naive baseline's average cost is not in the file (0 here). An error
+/// names the line and what is wrong with it.
+pub fn read_csv(text: &str) -> Result<Accuracy, String> {
+    let mut r = csv::ReaderBuilder::new().flexible(true).from_reader(text.as_bytes());
+    let head: Vec<String> = r
+        .headers()
+        .map_err(|e| format!("line 1: {e}"))?
+        .iter()
+        .map(str::to_string)
+        .collect();
+    if head.len() < 2 || head[0] != "benchmark" || head[1] != "measured_cycles" || !head.len().is_multiple_of(2) {
+        return Err("line 1: not the header accuracy.csv has (benchmark, measured_cycles, then <variant> cycles and <variant> error_pct)".into());
+    }
+    let mut variants = Vec::new();
+    for (k, pair) in head[2..].chunks(2).enumerate() {
+        let v = pair[0]
+            .strip_suffix(" cycles")
+            .filter(|v| pair[1].strip_suffix(" error_pct") == Some(*v))
+            .ok_or_else(|| {
+                format!(
+                    "line 1, column {}: `{}` and `{}` are not a variant's cycles and error_pct",
+                    3 + 2 * k,
+                    pair[0],
+                    pair[1]
+                )
+            })?;
+        variants.push(v.to_string());
+    }
+    let mut a = Accuracy {
+        benchmarks: Vec::new(),
+        measured: Vec::new(),
+        estimates: vec![Vec::new(); variants.len()],
+        variants,
+        naive_cost: 0.0,
+        warnings: Vec::new(),
+    };
+    for (i, row) in r.records().enumerate() {
+        let line = i + 2;
+        let row = row.map_err(|e| format!("line {line}: {e}"))?;
+        let name = row.get(0).unwrap_or("");
+        if name == "geomean_abs_error_pct" || name == "max_abs_error_pct" {
+            continue;
+        }
+        let number = |col: usize| -> Result<f64, String> {
+            let cell = row.get(col).unwrap_or("");
+            cell.parse::<f64>()
+                .ok()
+                .filter(|x| x.is_finite())
+                .ok_or_else(|| format!("line {line}, column {}: `{cell}` is not a number of cycles", col + 1))
+        };
+        a.benchmarks.push(name.to_string());
+        a.measured.push(number(1)?);
+        for v in 0..a.variants.len() {
+            let cycles = number(2 + 2 * v)?;
+            a.estimates[v].push(cycles);
+        }
+    }
+    Ok(a)
+}
+
 pub fn to_csv(a: &Accuracy) -> String {
     let mut w = csv::Writer::from_writer(Vec::new());
     let mut head = vec!["benchmark".to_string(), "measured_cycles".to_string()];
@@ -343,6 +405,26 @@ pub fn to_latex(a: &Accuracy) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn accuracy_csv_reads_back_and_bad_lines_are_named() {
+        let a = Accuracy {
+            benchmarks: vec!["A".into(), "B".into()],
+            measured: vec![1000.0, 2000.0],
+            variants: vec!["t hit".into(), NAIVE.into()],
+            estimates: vec![vec![900.0, 2100.0], vec![1500.0, 1500.0]],
+            naive_cost: 0.0,
+            warnings: vec![],
+        };
+        let text = to_csv(&a);
+        assert_eq!(read_csv(&text).unwrap(), a);
+        let bad = text.replace("A,1000", "A,lots");
+        assert_eq!(
+            read_csv(&bad).unwrap_err(),
+            "line 2, column 2: `lots` is not a number of cycles"
+        );
+        assert!(read_csv("benchmark,x\n").unwrap_err().starts_with("line 1: "));
+    }
     use jopcal_measure::Unit;
 
     fn m(b: &str, c: u64) -> Measurement {

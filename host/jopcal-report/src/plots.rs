@@ -292,6 +292,8 @@ struct Layout {
     labels: LabelPlace,
     /// Legend rows: per entry its series and text.
     legend: Vec<Vec<(usize, String)>>,
+    /// The legend's type size (smaller than [`LEGEND_SIZE`] where an entry is long).
+    legend_size: f64,
     legend_top: f64,
     /// The width of the y-axis area (ticks and description), for the next pass.
     y_area: f64,
@@ -315,7 +317,7 @@ impl Layout {
         base * self.s
     }
     fn legend_row_h(&self) -> f64 {
-        em(self.size(LEGEND_SIZE)) * 1.45
+        em(self.legend_size) * 1.45
     }
     fn stack_line_h(&self) -> f64 {
         em(self.size(LABEL_SIZE)) * 1.3
@@ -459,7 +461,6 @@ fn layout_pass(
     };
 
     // The legend, in rows over the plot's width; a series too small to see says so.
-    let legend_size = LEGEND_SIZE * s;
     let per_px = (yhi - ylo) / plot_h.max(1.0);
     let noun = if axes.percent && !axes.y_desc.is_empty() {
         axes.y_desc.as_str()
@@ -491,6 +492,19 @@ fn layout_pass(
             (si, text)
         })
         .collect();
+    // Smaller type (to 70%) where the longest entry would run past the plot.
+    let legend_size = {
+        let base = LEGEND_SIZE * s;
+        let widest = entries
+            .iter()
+            .map(|(_, t)| em(base) * 1.2 + text_width(t, base))
+            .fold(0.0, f64::max);
+        if widest > plot_w {
+            base * (plot_w / widest).max(0.7)
+        } else {
+            base
+        }
+    };
     let entry_w = |t: &str| em(legend_size) * 1.2 + text_width(t, legend_size);
     let spacing = em(legend_size) * 1.3;
     let mut legend: Vec<Vec<(usize, String)>> = Vec::new();
@@ -552,6 +566,7 @@ fn layout_pass(
         category_size,
         labels,
         legend,
+        legend_size,
         legend_top,
         y_area,
         log_base,
@@ -743,7 +758,7 @@ where
     }
 
     // The legend, in rows above the plot, left-aligned with it.
-    let legend_size = l.size(LEGEND_SIZE);
+    let legend_size = l.legend_size;
     let lem = em(legend_size);
     for (row, entries) in l.legend.iter().enumerate() {
         let y = l.legend_top + (row as f64 + 0.5) * l.legend_row_h();
@@ -1143,10 +1158,12 @@ fn reader_name(variant: &str, sized: bool) -> String {
         return "naive: one average cost per bytecode".into();
     }
     let (table, cache) = variant.rsplit_once(' ').unwrap_or((variant, ""));
-    let base = |t: &str| match t {
+    // `+library`: per-call costs of library code added for the fit; `+microcode`: the
+    // tree's microcode priced the table (what `validate` derives on a tree).
+    let base = |t: &str| match t.strip_suffix("+library").unwrap_or(t) {
         "jop-wcet" => "published table".to_string(),
         "jop-devel" => "JopSim's table".to_string(),
-        "jop-microcode" => "table derived from the microcode".to_string(),
+        "jop-microcode" | "jop-devel+microcode" => "table derived from the microcode".to_string(),
         "emu-board" => "the board's own table".to_string(),
         other => other.to_string(),
     };
@@ -1158,21 +1175,30 @@ fn reader_name(variant: &str, sized: bool) -> String {
     .into_iter()
     .find_map(|(suffix, how)| table.strip_suffix(suffix).map(|t| (t, how)));
     let (table, calibrated) = match fitted {
-        // The calibrated table chose its cache: its size only where needed.
-        Some(("jop-wcet", how)) => (format!("calibrated{}", comma(how)), true),
-        Some((t, how)) => (format!("calibrated from {}{}", base(t), comma(how)), true),
+        // The calibrated table chose its cache: its size only where needed;
+        // the table it started from only where two would read alike.
+        Some((t, how)) if sized => (format!("calibrated from {}{}", base(t), comma(how)), true),
+        Some((_, how)) => (format!("calibrated{}", comma(how)), true),
         None => (base(table), false),
     };
     let sizes = cache.strip_prefix("fifo:").and_then(|r| r.split_once(':'));
     let cache = match (cache, sizes) {
         ("hit", _) => "cache always hits".to_string(),
         ("miss", _) => "cache always misses".to_string(),
-        (_, Some((bytes, blocks))) if sized => format!("simulated cache of {bytes} B in {blocks} blocks"),
+        (_, Some((bytes, blocks))) if sized => format!("simulated cache, {} in {blocks} blocks", size_in_words(bytes)),
         (_, Some(_)) if calibrated => String::new(),
         (_, Some(_)) => "simulated cache".to_string(),
         (c, None) => c.to_string(),
     };
     format!("{table}{}", comma(&cache))
+}
+
+/// A cache's size for a reader: `4096` is "4 KB", `512` is "512 B".
+fn size_in_words(bytes: &str) -> String {
+    match bytes.parse::<u64>() {
+        Ok(b) if b >= 1024 && b % 1024 == 0 => format!("{} KB", b / 1024),
+        _ => format!("{bytes} B"),
+    }
 }
 
 /// `, s`, or nothing for an empty `s`.
@@ -1327,14 +1353,22 @@ mod tests {
         assert_eq!(
             v(&["jop-devel fifo:4096:16", "jop-devel fifo:1024:8", "mine hit"]),
             [
-                "JopSim's table, simulated cache of 4096 B in 16 blocks",
-                "JopSim's table, simulated cache of 1024 B in 8 blocks",
+                "JopSim's table, simulated cache, 4 KB in 16 blocks",
+                "JopSim's table, simulated cache, 1 KB in 8 blocks",
                 "mine, cache always hits",
             ]
         );
         assert_eq!(
-            v(&["jop-microcode-calibrated-on-micro fifo:4096:16"]),
-            ["calibrated from table derived from the microcode, on micro-benchmarks"]
+            v(&[
+                "jop-devel+microcode fifo:4096:16",
+                "jop-devel+microcode+library-calibrated-loo fifo:4096:16",
+                "jop-devel+microcode+library-calibrated-on-micro fifo:4096:16",
+            ]),
+            [
+                "table derived from the microcode, simulated cache",
+                "calibrated, leave-one-out",
+                "calibrated, on micro-benchmarks"
+            ]
         );
     }
 
@@ -1396,10 +1430,7 @@ mod tests {
         let a = accuracy(15);
         let files = error_by_variant(&a, &dir.path().join("e")).unwrap();
         let t = texts(&std::fs::read_to_string(&files[0]).unwrap());
-        assert!(
-            t.contains(&"calibrated from model (all |error| &lt; 0.05%)".into()),
-            "{t:?}"
-        );
+        assert!(t.contains(&"calibrated (all |error| &lt; 0.05%)".into()), "{t:?}");
         assert!(t.contains(&"model, cache always hits".into()), "{t:?}");
         // The sign convention, on the plot.
         assert!(
