@@ -677,6 +677,17 @@ fn calibrate_stage(
         measured.push(tm.csv.clone());
         profiles.push(tm.out.path.join("profiles"));
     }
+    let missing: Vec<&(String, String)> = m.failures.iter().chain(&profiled.failures).chain(&failures).collect();
+    if !missing.is_empty() {
+        // Never silently on fewer: the fit says what it goes without.
+        let mut names: Vec<&str> = missing.iter().map(|(n, _)| n.as_str()).collect();
+        names.dedup();
+        s.say(&format!(
+            "  validate the fit goes without {} benchmark(s) that failed: {} (each named again at the end; the run is not complete)",
+            names.len(),
+            names.join(", ")
+        ));
+    }
     let cal = run_calibration(
         s,
         &CalibrationRun {

@@ -30,7 +30,8 @@ fn measured_regions_reach_only_the_suites_own_code() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../jop-firmware");
     let suite = Suite::load(&root).unwrap();
     let jdk = Jdk::detect().expect("a JDK (scripts/setup installs one)");
-    let cache: PathBuf = tempfile::tempdir().unwrap().keep();
+    let scratch = tempfile::tempdir().unwrap();
+    let cache: PathBuf = scratch.path().to_path_buf();
     let built = build_suite(&root, &jdk, &cache).unwrap();
     let mut all = HashMap::new();
     classes(&built.classes, &mut all);

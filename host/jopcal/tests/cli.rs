@@ -315,6 +315,27 @@ fn validate_runs_the_pipeline_and_calibration_recovers_the_board() {
     let j: serde_json::Value = serde_json::from_str(&s).unwrap();
     assert_eq!(j["target"], "emu");
     assert_eq!(j["complete"], true, "{s}");
+    // What produced it: jopcal's version and commit (as --version says), the command, the target.
+    let version = text(&jopcal().arg("--version").output().unwrap()).0;
+    let version = version.trim().strip_prefix("jopcal ").unwrap_or_default().to_string();
+    assert!(version.starts_with("0.1.0"), "{version}");
+    let prov = &j["provenance"];
+    assert_eq!(prov["jopcal"], version.as_str(), "{prov}");
+    assert!(
+        prov["command"]
+            .as_str()
+            .unwrap()
+            .ends_with(&format!("validate --trace --out {}", out.display())),
+        "{prov}"
+    );
+    assert!(
+        prov["target"]
+            .as_str()
+            .unwrap()
+            .contains("[r=3, w=5, method cache fifo:2048:16"),
+        "{prov}"
+    );
+    assert!(prov["jdk"].as_str().unwrap().starts_with("javac "), "{prov}");
     let cal = &j["calibration"];
     assert_eq!(cal["params"]["r"], 3.0, "{cal}");
     assert_eq!(cal["params"]["w"], 5.0, "{cal}");
@@ -1323,4 +1344,29 @@ fn a_directory_of_the_users_own_is_refused() {
         assert_eq!(fs::read_to_string(mine.join(f)).unwrap(), "mine");
     }
     assert_eq!(fs::read_dir(&mine).unwrap().count(), 3, "nothing added");
+}
+
+/// The virtual board is deterministic: a program that ends wrong on it (a
+/// malformed result line) is not run again, where a board's would be; what
+/// a busy host causes (a silence, a failed download) is (the soak bench
+/// `emu_stress` runs 1,000 downloads under load).
+#[test]
+fn the_virtual_board_does_not_retry_a_program_that_ends_wrong() {
+    let dir = tempfile::tempdir().unwrap();
+    let fw = bad_firmware(dir.path());
+    let out = dir.path().join("out");
+    let o = jopcal()
+        .env("JOPCAL_CACHE", dir.path().join("cache"))
+        .arg("--firmware")
+        .arg(&fw)
+        .args(["run", "--target", "emu", "--bench", "Malformed", "--out"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    let err = text(&o).1;
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(err.contains("Malformed attempt 1: output line"), "{err}");
+    assert!(!err.contains("attempt 2"), "{err}");
+    assert!(out.join("logs/Malformed-attempt1.log").is_file());
+    assert!(!out.join("logs/Malformed-attempt2.log").exists());
 }
