@@ -11,6 +11,6 @@ fuzz_target!(|data: &[u8]| {
             assert_eq!(a.measured.len(), a.benchmarks.len());
             assert!(a.estimates.iter().all(|e| e.len() == a.benchmarks.len()));
         }
-        Err(e) => assert!(e.starts_with("line "), "{e}"),
+        Err(e) => assert!(e.line >= 1 && e.to_string().starts_with("line "), "{e}"),
     }
 });

@@ -162,16 +162,20 @@ fn mc(x: f64) -> String {
 /// directory keeps, from which its tables and plots are drawn again. The
 /// naive baseline's average cost is not in the file (0 here). An error
 /// names the line and what is wrong with it.
-pub fn read_csv(text: &str) -> Result<Accuracy, String> {
+pub fn read_csv(text: &str) -> Result<Accuracy, crate::error::AccuracyCsvError> {
+    let at = |line: usize, message: String| crate::error::AccuracyCsvError { line, message };
     let mut r = csv::ReaderBuilder::new().flexible(true).from_reader(text.as_bytes());
     let head: Vec<String> = r
         .headers()
-        .map_err(|e| format!("line 1: {e}"))?
+        .map_err(|e| at(1, e.to_string()))?
         .iter()
         .map(str::to_string)
         .collect();
     if head.len() < 2 || head[0] != "benchmark" || head[1] != "measured_cycles" || !head.len().is_multiple_of(2) {
-        return Err("line 1: not the header accuracy.csv has (benchmark, measured_cycles, then <variant> cycles and <variant> error_pct)".into());
+        return Err(at(
+            1,
+            "not the header accuracy.csv has (benchmark, measured_cycles, then <variant> cycles and <variant> error_pct)".into(),
+        ));
     }
     let mut variants = Vec::new();
     for (k, pair) in head[2..].chunks(2).enumerate() {
@@ -179,11 +183,14 @@ pub fn read_csv(text: &str) -> Result<Accuracy, String> {
             .strip_suffix(" cycles")
             .filter(|v| pair[1].strip_suffix(" error_pct") == Some(*v))
             .ok_or_else(|| {
-                format!(
-                    "line 1, column {}: `{}` and `{}` are not a variant's cycles and error_pct",
-                    3 + 2 * k,
-                    pair[0],
-                    pair[1]
+                at(
+                    1,
+                    format!(
+                        "column {}: `{}` and `{}` are not a variant's cycles and error_pct",
+                        3 + 2 * k,
+                        pair[0],
+                        pair[1]
+                    ),
                 )
             })?;
         variants.push(v.to_string());
@@ -198,17 +205,17 @@ pub fn read_csv(text: &str) -> Result<Accuracy, String> {
     };
     for (i, row) in r.records().enumerate() {
         let line = i + 2;
-        let row = row.map_err(|e| format!("line {line}: {e}"))?;
+        let row = row.map_err(|e| at(line, e.to_string()))?;
         let name = row.get(0).unwrap_or("");
         if name == "geomean_abs_error_pct" || name == "max_abs_error_pct" {
             continue;
         }
-        let number = |col: usize| -> Result<f64, String> {
+        let number = |col: usize| {
             let cell = row.get(col).unwrap_or("");
             cell.parse::<f64>()
                 .ok()
                 .filter(|x| x.is_finite())
-                .ok_or_else(|| format!("line {line}, column {}: `{cell}` is not a number of cycles", col + 1))
+                .ok_or_else(|| at(line, format!("column {}: `{cell}` is not a number of cycles", col + 1)))
         };
         a.benchmarks.push(name.to_string());
         a.measured.push(number(1)?);
@@ -420,10 +427,10 @@ mod tests {
         assert_eq!(read_csv(&text).unwrap(), a);
         let bad = text.replace("A,1000", "A,lots");
         assert_eq!(
-            read_csv(&bad).unwrap_err(),
-            "line 2, column 2: `lots` is not a number of cycles"
+            read_csv(&bad).unwrap_err().to_string(),
+            "line 2: column 2: `lots` is not a number of cycles"
         );
-        assert!(read_csv("benchmark,x\n").unwrap_err().starts_with("line 1: "));
+        assert_eq!(read_csv("benchmark,x\n").unwrap_err().line, 1);
     }
     use jopcal_measure::Unit;
 

@@ -64,6 +64,14 @@ pub enum ReconcileError {
     MissingEstimate { variant: String, benchmark: String },
 }
 
+/// Why an `accuracy.csv` could not be read back: the line and what is wrong there.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("line {line}: {message}")]
+pub struct AccuracyCsvError {
+    pub line: usize,
+    pub message: String,
+}
+
 /// Why two measurement sets could not be compared.
 #[derive(Debug, thiserror::Error)]
 pub enum RegressError {
