@@ -4,4 +4,6 @@
 
 pub use crate::config::ConfigError;
 pub use crate::harness::HarnessError;
+pub use crate::jembench::KindError;
+pub use crate::runtime::ClockMethodsError;
 pub use crate::tree::TreeError;

@@ -126,7 +126,20 @@ pub fn extends(source: &str, simple: &str) -> Option<String> {
 
 /// How `class` runs: its base class, followed through the tree's sources
 /// under `root` (the directory `jembench/` is in); `Err` says why not.
-pub fn kind_of(root: &Path, class: &str, read: &dyn Fn(&Path) -> std::io::Result<String>) -> Result<Kind, String> {
+pub fn kind_of(root: &Path, class: &str, read: &dyn Fn(&Path) -> std::io::Result<String>) -> Result<Kind, KindError> {
+    kind_through_bases(root, class, read).map_err(KindError)
+}
+
+/// Why a JemBench class's kind could not be told: the file and what it lacks.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct KindError(pub String);
+
+fn kind_through_bases(
+    root: &Path,
+    class: &str,
+    read: &dyn Fn(&Path) -> std::io::Result<String>,
+) -> Result<Kind, String> {
     // JemBench's Main also runs a base class itself (its own dummy work).
     if let Some(kind) = Kind::from_base(class.rsplit('.').next().unwrap_or(class)) {
         return Ok(kind);
@@ -253,9 +266,9 @@ mod tests {
             Ok(Kind::Enumerated)
         );
         let e = kind_of(dir.path(), "jembench.micro.Odd", &read).unwrap_err();
-        assert!(e.contains("Object.java"), "{e}");
+        assert!(e.0.contains("Object.java"), "{e}");
         let e = kind_of(dir.path(), "jembench.micro.Missing", &read).unwrap_err();
-        assert!(e.contains("Missing.java"), "{e}");
+        assert!(e.0.contains("Missing.java"), "{e}");
     }
 
     #[test]

@@ -72,7 +72,16 @@ pub fn find_routines(jvm_java: &str) -> Vec<Routine> {
 /// `Const`), and the methods as the tree writes them. The host cannot run
 /// the tree's whole `System` (its streams are JOP's devices); these two it
 /// can, reading the counter through the host's `Native`.
-pub fn clock_methods(system_java: &str, class: &str) -> Result<String, String> {
+pub fn clock_methods(system_java: &str, class: &str) -> Result<String, ClockMethodsError> {
+    clock_class(system_java, class).map_err(ClockMethodsError)
+}
+
+/// Why the clock methods could not be taken from a tree's `System.java`.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct ClockMethodsError(pub String);
+
+fn clock_class(system_java: &str, class: &str) -> Result<String, String> {
     let code = blank_comments(system_java);
     let mut out = String::from("package java.lang;\n\n");
     for line in system_java.lines() {
@@ -240,9 +249,9 @@ class JVM {
             "C",
         )
         .unwrap_err();
-        assert_eq!(e, "no method currentTimeMillis()");
+        assert_eq!(e.to_string(), "no method currentTimeMillis()");
         let e = clock_methods("class System { long currentTimeMillis() { return 0; } }", "C").unwrap_err();
-        assert!(e.starts_with("currentTimeMillis() is not a static method"), "{e}");
+        assert!(e.0.starts_with("currentTimeMillis() is not a static method"), "{e}");
     }
 
     proptest::proptest! {

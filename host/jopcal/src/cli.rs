@@ -347,7 +347,7 @@ impl ProgramArgs {
 }
 
 /// `NAME=VALUE` of `--generic`, the value an integer.
-pub fn parse_generic(s: &str) -> Result<(String, i64), String> {
+fn parse_generic(s: &str) -> Result<(String, i64), String> {
     let (name, value) = s
         .split_once('=')
         .ok_or_else(|| format!("`{s}`: expected NAME=VALUE, e.g. jpc_width=11"))?;
