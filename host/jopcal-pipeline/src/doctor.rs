@@ -132,7 +132,7 @@ pub fn doctor(s: Session, timeout: u64, link: bool) -> Result<()> {
     for suite in TreeSuite::ALL {
         let name = format!("{} on the host", suite.name());
         let f = locate::suite_dir(s.firmware, Some(&home), suite.name(), s.progress).and_then(|root| {
-            crate::measure::prepare_host(s, &root, &[])?;
+            crate::profile::prepare_host(s, &root, &[])?;
             Ok(root)
         });
         if let (Ok(root), None) = (&f, &generated) {
@@ -181,7 +181,7 @@ fn routines_finding(s: Session, home: &Path, root: &Path) -> Finding {
     if !home.join(crate::host_routines::RUNTIME_DIR).join("JVM.java").is_file() {
         return Finding::Skipped("the tree has no runtime JVM.java: those bytecodes are priced by constants".into());
     }
-    let routed = crate::measure::prepare_host(s, root, &[])
+    let routed = crate::profile::prepare_host(s, root, &[])
         .and_then(|setup| crate::profile::tree_host_run(s, root, &setup, true).map(|run| (setup, run)));
     match routed {
         Ok((setup, run)) if run.classpath.first() != Some(&setup.built.classes) => Finding::Ok(format!(

@@ -24,16 +24,6 @@ const JDK_ROOTS: [&str; 3] = [
     "java/target/src/jdk11",
 ];
 
-/// The options that add `dirs` to `java.base`.
-pub fn patch(dirs: &[&Path]) -> Result<Vec<String>> {
-    let joined =
-        std::env::join_paths(dirs).map_err(|e| anyhow!("the JVM's --patch-module cannot name {dirs:?}: {e}"))?;
-    Ok(vec![
-        "--patch-module".to_string(),
-        format!("java.base={}", joined.to_string_lossy()),
-    ])
-}
-
 /// The classes of [`jopcal_tree::config::DEFAULT_HOST_LIBRARY`] the tree at
 /// `home` has a source of.
 pub fn default_classes(home: &Path) -> Vec<String> {
@@ -60,7 +50,7 @@ pub fn runs_trees(m: &jopcal_profile::MethodInfo, tree_library: &[String]) -> bo
 /// runtime package along (its `Math` calls `Cordic`), the suite's classes
 /// reach that package in `java.base`, not their own copy.
 pub fn jvm_args(dir: &Path) -> Result<Vec<String>> {
-    let mut args = patch(&[dir])?;
+    let mut args = crate::host_routines::patch(&[dir])?;
     if dir.join(RUNTIME_PACKAGE).is_dir() {
         args.extend([
             "--add-exports".to_string(),
@@ -79,9 +69,6 @@ const SYSTEM: &str = "java.lang.System";
 const CLOCK_CLASS: &str = "JopcalTreeClock";
 /// jopcal's merger of a class of static methods (its own Java, compiled here against ASM).
 const MERGER_SOURCE: &str = include_str!("../java/MergeStatics.java");
-/// In a library directory: the tree's methods merged into a JDK class,
-/// one "OWNER NAME DESCRIPTOR" a line (what `RouteBytecodes --methods` reads).
-pub const MERGED_LIST: &str = "merged.txt";
 
 /// How the tree's JDK classes are compiled for the host.
 pub struct How<'a> {
@@ -107,7 +94,7 @@ pub struct How<'a> {
 /// JDK's whole; into a JDK class of static methods (`java.lang.Math`,
 /// which the JDK's own code calls for methods the tree's lacks) the tree's
 /// methods are merged under [`TREE_METHOD_PREFIX`], listed in
-/// [`MERGED_LIST`] for the bytecode router to point the program's calls at.
+/// [`crate::host_routines::MERGED_LIST`] for the bytecode router to point the program's calls at.
 pub fn library_dir(home: &Path, classes: &[String], how: &How, say: &dyn Fn(&str)) -> Result<Option<PathBuf>> {
     let How {
         stubs,
@@ -182,7 +169,7 @@ pub fn library_dir(home: &Path, classes: &[String], how: &How, say: &dyn Fn(&str
         }
         let _ = std::fs::remove_dir_all(&tmp);
     }
-    let merged = std::fs::read_to_string(dir.join(MERGED_LIST)).unwrap_or_default();
+    let merged = std::fs::read_to_string(dir.join(crate::host_routines::MERGED_LIST)).unwrap_or_default();
     let described: Vec<String> = classes
         .iter()
         .map(|c| {
@@ -307,7 +294,7 @@ fn build(
     let merged = crate::host_routines::run_tool(jdk, &cp, "jopcal.tools.MergeStatics", &args)?
         .map_err(|line| anyhow!("host_library {}", line.as_deref().unwrap_or("merging failed")))?;
     let _ = std::fs::remove_dir_all(&tool);
-    atomic::write_atomic(&tmp.join(MERGED_LIST), &merged)?;
+    atomic::write_atomic(&tmp.join(crate::host_routines::MERGED_LIST), &merged)?;
     Ok(())
 }
 

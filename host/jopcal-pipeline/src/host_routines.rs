@@ -276,7 +276,7 @@ pub fn route(home: &Path, suite: &Suite, say: &dyn Fn(&str)) -> Result<Option<Ro
             // The routines first: their runtime package (compiled as the
             // tree's build compiles it, with the suite's stand-ins) is the
             // one that runs; the library adds what only it uses (`Cordic`).
-            let mut jvm_args = crate::host_library::patch(&[&dir.join("routines"), &dir.join("library")])?;
+            let mut jvm_args = patch(&[&dir.join("routines"), &dir.join("library")])?;
             for package in ["com.jopdesign.sys", BRIDGE_PACKAGE] {
                 jvm_args.extend(["--add-exports".to_string(), format!("java.base/{package}=ALL-UNNAMED")]);
             }
@@ -436,7 +436,7 @@ fn build(
     let cp = std::env::join_paths([asm, &tool])?;
     // The program's calls of the JDK methods the library merged the tree's
     // versions of go to those versions.
-    let merged = library.map(|l| l.join(crate::host_library::MERGED_LIST));
+    let merged = library.map(|l| l.join(MERGED_LIST));
     let methods: Vec<std::ffi::OsString> = match merged.filter(|m| std::fs::metadata(m).is_ok_and(|m| m.len() > 0)) {
         Some(list) => vec![
             "--methods".into(),
@@ -528,6 +528,21 @@ pub(crate) fn copy_tree(from: &Path, to: &Path) -> Result<()> {
     }
     Ok(())
 }
+
+/// The options that add `dirs` to `java.base`.
+pub fn patch(dirs: &[&Path]) -> Result<Vec<String>> {
+    let joined = std::env::join_paths(dirs)
+        .map_err(|e| anyhow::anyhow!("the JVM's --patch-module cannot name {dirs:?}: {e}"))?;
+    Ok(vec![
+        "--patch-module".to_string(),
+        format!("java.base={}", joined.to_string_lossy()),
+    ])
+}
+
+/// In a library directory (`host_library`): the tree's methods merged into
+/// a JDK class, one "OWNER NAME DESCRIPTOR" a line (what `RouteBytecodes
+/// --methods` reads).
+pub const MERGED_LIST: &str = "merged.txt";
 
 #[cfg(test)]
 mod tests {

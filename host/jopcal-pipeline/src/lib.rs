@@ -18,6 +18,7 @@
 
 pub mod cache;
 pub mod calibrate;
+pub mod clocks;
 pub mod diff;
 pub mod doctor;
 pub mod emu;

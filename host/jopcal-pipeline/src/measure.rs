@@ -7,7 +7,7 @@ use anyhow::{bail, Result};
 use jopcal_emu::BoardConfig;
 use jopcal_targets::board::{BoardLine, BoardTarget, Images, REAL_BOARD};
 use jopcal_targets::emu::VirtualBoard;
-use jopcal_targets::host::{HostSetup, HostTarget};
+use jopcal_targets::host::HostTarget;
 use jopcal_targets::jopsim::JopsimTarget;
 use jopcal_targets::{failures_message, Measured, TargetKind};
 use std::path::{Path, PathBuf};
@@ -497,7 +497,7 @@ fn open_target(
                 cfg_note: cfg_note.trim().to_string(),
                 trace_dir: e.trace.then(|| out.join("traces")),
                 // What the program's clock reads gave, for its host profile to read.
-                clock_dir: Some(out.join(crate::profile::CLOCKS_DIR)),
+                clock_dir: Some(out.join(crate::clocks::CLOCKS_DIR)),
             };
             let line_timeout = Duration::from_secs(on.board.line_timeout);
             Box::new(jopcal_targets::emu::target(
@@ -629,16 +629,6 @@ fn check_host_only(how: &Measure) -> Result<()> {
         );
     }
     Ok(())
-}
-
-/// Compiles the suite in `root` for the host JVM (or takes it from the cache).
-pub fn prepare_host(s: Session, root: &Path, benches: &[String]) -> Result<HostSetup> {
-    Ok(jopcal_targets::host::prepare_host(
-        root,
-        &locate::cache_root()?,
-        benches,
-        s.progress,
-    )?)
 }
 
 /// Failed workload runs become the verb's error (after the good rows were kept).

@@ -395,7 +395,7 @@ pub fn bench_wait_states(firmware: Option<&Path>, sim: &Path) -> Result<Option<(
 /// as the bench's processor runs each measured image again, and where it
 /// counts the RTL's cycles to the cycle its reads of the clock are the
 /// RTL's, kept in the run's `clocks/` for the host's profile
-/// ([`crate::profile::target_clock`]). Where it counts otherwise, nothing is
+/// ([`crate::clocks::target_clock`]). Where it counts otherwise, nothing is
 /// kept and the host reads its own clock. Says what it did for each image
 /// whose program read the clock.
 pub fn rtl_clocks(s: Session, sim: &Path, dir: &Path, rows: &[jopcal_measure::Measurement]) -> Result<()> {
@@ -452,7 +452,7 @@ pub fn rtl_clocks(s: Session, sim: &Path, dir: &Path, rows: &[jopcal_measure::Me
                 });
         if counted == Some(row.value) {
             let path = dir
-                .join(crate::profile::CLOCKS_DIR)
+                .join(crate::clocks::CLOCKS_DIR)
                 .join(format!("{}.txt", row.benchmark));
             jopcal_emu::board::write_clock_reads(&report, &path)
                 .with_context(|| format!("writing {}", path.display()))?;

@@ -8,8 +8,9 @@
 //! Writes `sweep.csv`, `sweep.md` and a plot; a point that fails is named
 //! and the others' results are kept.
 
-use crate::measure::{collect_tasks, measure_on, prepare_host, slurm_tasks, Measure, TargetOptions};
+use crate::measure::{collect_tasks, measure_on, slurm_tasks, Measure, TargetOptions};
 use crate::processor::{processor_table, ProcessorSpec};
+use crate::profile::prepare_host;
 use crate::slurm::Launcher;
 use crate::{locate, Session};
 use anyhow::{anyhow, bail, Result};

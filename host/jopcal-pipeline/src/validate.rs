@@ -10,7 +10,8 @@
 use crate::calibrate::{run_calibration, CalibrationRun};
 use crate::estimate::{benchmark_image, estimate_all, load_image_sizes, write_estimates};
 use crate::explain;
-use crate::measure::{measure_on, prepare_host, Measure, TargetOptions};
+use crate::measure::{measure_on, Measure, TargetOptions};
+use crate::profile::prepare_host;
 use crate::profile::{profile_suite, ProfileFormat, ProfiledSet};
 use crate::report::write_accuracy;
 use crate::{locate, Session};

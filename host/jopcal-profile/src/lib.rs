@@ -19,6 +19,7 @@ pub mod examples;
 pub mod format;
 pub mod model;
 pub mod routed;
+pub mod routed_ops;
 
 pub use format::{decode, encode, read_dir, read_file, to_json, DecodeError, ProfileError, EXTENSION, FORMAT_VERSION};
 pub use model::{Event, FieldKind, MethodInfo, Node, Profile};

@@ -97,7 +97,7 @@ pub struct Node {
     #[serde(skip)]
     pub fields: BTreeMap<(u8, FieldKind), u64>,
     /// Executions of a bytecode whose microcode takes a path by an operand
-    /// (`crate::routed::OBSERVED`: a long shift's count, 0 to 63), by
+    /// (`crate::routed_ops::OBSERVED`: a long shift's count, 0 to 63), by
     /// (opcode, that operand), inside the region. Profiles before format 5
     /// have none. Not in the serde view; the binary format carries it.
     #[serde(skip)]
@@ -221,8 +221,8 @@ impl Profile {
                 return Err(InvalidProfile::RootInvoke(n.invoke_opcode));
             }
             // A routine of JOP's runtime is entered by the bytecode it implements
-            // (`crate::routed`).
-            let routed = crate::routed::routable(n.invoke_opcode).is_some();
+            // (`crate::routed_ops`).
+            let routed = crate::routed_ops::routable(n.invoke_opcode).is_some();
             if i > 0 && n.invoke_opcode != 0 && !(182..=186).contains(&n.invoke_opcode) && !routed {
                 return Err(InvalidProfile::NotAnInvoke {
                     node: i,
@@ -266,7 +266,7 @@ impl Profile {
             let monitors = self.methods[n.method as usize].synchronized;
             let executed_of = |op: u8| {
                 let own = n.opcodes.get(&op).copied().unwrap_or(0);
-                if op == crate::routed::MONITOREXIT && monitors {
+                if op == crate::routed_ops::MONITOREXIT && monitors {
                     own.saturating_add(n.calls)
                 } else {
                     own
@@ -294,7 +294,7 @@ impl Profile {
             if let Some(&(op, value)) = n
                 .operands
                 .keys()
-                .find(|(op, value)| crate::routed::operand_max(*op).is_none_or(|max| *value > max))
+                .find(|(op, value)| crate::routed_ops::operand_max(*op).is_none_or(|max| *value > max))
             {
                 return Err(InvalidProfile::OperandCounts {
                     node: i,

@@ -97,7 +97,7 @@ pub fn discover(root: &Path) -> std::io::Result<Vec<AppMain>> {
             .file_stem()
             .map(|s| s.to_string_lossy().into_owned())
             .unwrap_or_default();
-        let class = match crate::tree::package_of(&clean) {
+        let class = match crate::java_text::package_of(&clean) {
             Some(pk) => format!("{pk}.{stem}"),
             None => stem,
         };
@@ -318,7 +318,7 @@ impl Source {
     }
 
     fn package(&self) -> String {
-        crate::tree::package_of(&self.clean).unwrap_or_default()
+        crate::java_text::package_of(&self.clean).unwrap_or_default()
     }
 
     fn imports(&self) -> Imports {

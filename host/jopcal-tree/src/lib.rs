@@ -13,6 +13,7 @@ pub mod config;
 pub mod copies;
 pub mod error;
 pub mod harness;
+mod java_text;
 pub mod jembench;
 pub mod programs;
 pub mod runtime;

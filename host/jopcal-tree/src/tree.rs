@@ -153,14 +153,6 @@ pub struct JopTree {
     pub workloads: Vec<TreeWorkload>,
 }
 
-/// The package a Java source declares, if any.
-pub(crate) fn package_of(text: &str) -> Option<String> {
-    text.lines()
-        .map(str::trim)
-        .find_map(|l| l.strip_prefix("package "))
-        .map(|p| p.trim_end_matches(';').trim().to_string())
-}
-
 impl JopTree {
     /// Opens `home`; it must hold `java/target/src` (the JOP tree's target Java sources).
     pub fn open(home: &Path) -> Result<JopTree, TreeError> {
@@ -213,7 +205,7 @@ impl JopTree {
                 path: p.clone(),
                 source,
             })?;
-            let package = package_of(&String::from_utf8_lossy(&bytes));
+            let package = crate::java_text::package_of(&String::from_utf8_lossy(&bytes));
             let main = match &package {
                 Some(pk) => format!("{pk}.{stem}"),
                 None => stem.clone(),
@@ -337,7 +329,7 @@ fn jembench_workloads(main: &Path) -> Result<Vec<TreeWorkload>, TreeError> {
         source,
     })?;
     let text = String::from_utf8_lossy(&bytes);
-    if package_of(&text).as_deref() != Some("jembench") {
+    if crate::java_text::package_of(&text).as_deref() != Some("jembench") {
         return Ok(Vec::new());
     }
     // The root the `jembench` package hangs from.
