@@ -33,7 +33,7 @@ pub struct GroupChild {
 /// A child that must not read jopcal's terminal: in a group of its own it
 /// is not in the terminal's foreground, so `cmd`'s stdin should be set
 /// (the default here is null unless the caller set one).
-pub fn spawn(cmd: &mut Command) -> io::Result<GroupChild> {
+fn spawn(cmd: &mut Command) -> io::Result<GroupChild> {
     cmd.process_group(0);
     let child = cmd.spawn()?;
     groups().push(child.id());
@@ -42,25 +42,17 @@ pub fn spawn(cmd: &mut Command) -> io::Result<GroupChild> {
 
 /// [`Command::output`], the child in a group of its own: stdin null,
 /// stdout and stderr captured.
-pub fn output(cmd: &mut Command) -> io::Result<Output> {
+fn output(cmd: &mut Command) -> io::Result<Output> {
     cmd.stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped());
     spawn(cmd)?.wait_with_output()
 }
 
-/// [`Command::status`], the child in a group of its own (stdin null).
-pub fn status(cmd: &mut Command) -> io::Result<std::process::ExitStatus> {
-    cmd.stdin(Stdio::null());
-    spawn(cmd)?.wait()
-}
-
-/// [`spawn`], [`output`] and [`status`] as methods of a [`Command`].
+/// [`spawn`] and [`output`] as methods of a [`Command`].
 pub trait InGroup {
     /// [`spawn`]: the child leads a process group of its own.
     fn spawn_in_group(&mut self) -> io::Result<GroupChild>;
     /// [`output`]: stdin null, output captured, the child in a group of its own.
     fn output_in_group(&mut self) -> io::Result<Output>;
-    /// [`status`]: stdin null, the child in a group of its own.
-    fn status_in_group(&mut self) -> io::Result<std::process::ExitStatus>;
 }
 
 impl InGroup for Command {
@@ -70,9 +62,6 @@ impl InGroup for Command {
     fn output_in_group(&mut self) -> io::Result<Output> {
         output(self)
     }
-    fn status_in_group(&mut self) -> io::Result<std::process::ExitStatus> {
-        status(self)
-    }
 }
 
 fn forget(pid: u32) {
@@ -80,12 +69,22 @@ fn forget(pid: u32) {
 }
 
 impl GroupChild {
+    /// The child: held from [`spawn`] until [`Self::wait_with_output`] consumes it.
+    fn held(&self) -> &Child {
+        self.child
+            .as_ref()
+            .expect("a GroupChild holds its child until consumed")
+    }
+
+    fn held_mut(&mut self) -> &mut Child {
+        self.child
+            .as_mut()
+            .expect("a GroupChild holds its child until consumed")
+    }
+
     /// Kills the whole group (SIGKILL), not the leader alone.
     pub fn kill(&mut self) -> io::Result<()> {
-        let c = self
-            .child
-            .as_mut()
-            .expect("a GroupChild holds its child until consumed");
+        let c = self.held_mut();
         let _ = killpg(Pid::from_raw(c.id() as i32), Signal::SIGKILL);
         match c.kill() {
             // Already reaped or gone: the group's kill was enough.
@@ -96,10 +95,7 @@ impl GroupChild {
 
     /// Waits for the child; its group is forgotten.
     pub fn wait(&mut self) -> io::Result<std::process::ExitStatus> {
-        let c = self
-            .child
-            .as_mut()
-            .expect("a GroupChild holds its child until consumed");
+        let c = self.held_mut();
         let r = c.wait();
         forget(c.id());
         r
@@ -118,17 +114,13 @@ impl GroupChild {
 impl Deref for GroupChild {
     type Target = Child;
     fn deref(&self) -> &Child {
-        self.child
-            .as_ref()
-            .expect("a GroupChild holds its child until consumed")
+        self.held()
     }
 }
 
 impl DerefMut for GroupChild {
     fn deref_mut(&mut self) -> &mut Child {
-        self.child
-            .as_mut()
-            .expect("a GroupChild holds its child until consumed")
+        self.held_mut()
     }
 }
 

@@ -88,14 +88,13 @@ fn load_config(
 }
 
 /// The board for a tree's images: the processor (or JopSim's timing, or
-/// `--config`), with the cycle limit applied.
-fn tree_board(s: Session, b: &Board) -> Result<BoardConfig> {
+/// `--config`), with the cycle limit applied, and what it is in words.
+fn tree_board(s: Session, b: &Board) -> Result<(BoardConfig, String)> {
     let (mut cfg, what) = image_board(s, &b.image)?;
-    s.say(&format!("the virtual board: {what}"));
     if let Some(l) = b.cycle_limit {
         cfg.cycle_limit = l;
     }
-    Ok(cfg)
+    Ok((cfg, what))
 }
 
 /// Runs the image at `path` (a class bundle, or a JOP tree's linked image)
@@ -104,7 +103,8 @@ fn tree_board(s: Session, b: &Board) -> Result<BoardConfig> {
 pub fn run(s: Session, b: &Board, path: &Path, output: &mut Output) -> Result<()> {
     let img = JopImage::load(path, None).map_err(|e| anyhow!(e))?;
     if !Bundle::is_bundle(&img) {
-        let cfg = tree_board(s, b)?;
+        let (cfg, what) = tree_board(s, b)?;
+        s.say(&format!("the virtual board: {what}"));
         return run_tree_image(s, path, &img, &cfg, b.trace, output);
     }
     let cfg = bundle_board(s, b)?;
@@ -184,13 +184,8 @@ pub fn serve(
     let bundles = locate::emu_config_path(b.image.config, s.firmware)?;
     let (image_cfg, images) = match b.image.config {
         Some(_) => (None, format!("as {}", bundles.display())),
-        None => match image_board(s, &b.image) {
-            Ok((mut cfg, what)) => {
-                if let Some(l) = b.cycle_limit {
-                    cfg.cycle_limit = l;
-                }
-                (Some(cfg), format!("on {what}"))
-            }
+        None => match tree_board(s, b) {
+            Ok((cfg, what)) => (Some(cfg), format!("on {what}")),
             Err(_) if b.image.timing == EmuTiming::Processor && b.image.sim.is_none() => {
                 let path = locate::image_config_path(None, s.firmware)?;
                 (

@@ -205,10 +205,10 @@ fn fitted_causes(
 
 /// What `p`'s reads of the clock were in the run in `dir`, in words
 /// ([`jopcal_report::explain::clock_reads`]), and whether its host profile
-/// read the target's values (kept in the run, [`crate::profile::target_clock`]);
+/// read the target's values (kept in the run, [`crate::clocks::target_clock`]);
 /// `None` when its region reads no clock.
 pub(crate) fn clock_finding(dir: &Path, p: &Profile) -> Result<Option<(bool, String)>> {
-    let replayed = crate::profile::target_clock(dir, &p.benchmark)?.map(|v| v.len());
+    let replayed = crate::clocks::target_clock(dir, &p.benchmark)?.map(|v| v.len());
     Ok(jopcal_report::explain::clock_reads(p, replayed).map(|what| (replayed.is_some(), what)))
 }
 

@@ -1,7 +1,7 @@
 //! Profiling: workloads on the host JVM under the profiler agent, one
 //! `.jopprof` per benchmark (and optionally a JSON view).
 
-pub use crate::clocks::{target_clock, CLOCKS_DIR};
+use crate::clocks::target_clock;
 use crate::{locate, Session};
 use anyhow::{bail, Context, Result};
 use jopcal_measure::children::InGroup;
@@ -639,7 +639,7 @@ mod tests {
     fn the_target_clock_is_what_systems_clock_methods_read() {
         let dir = tempfile::tempdir().unwrap();
         assert_eq!(target_clock(dir.path(), "P").unwrap(), None);
-        let clocks = dir.path().join(CLOCKS_DIR);
+        let clocks = dir.path().join(crate::clocks::CLOCKS_DIR);
         std::fs::create_dir_all(&clocks).unwrap();
         // The start-up's busy wait reads the counter too: not the program's clock.
         std::fs::write(

@@ -682,6 +682,7 @@ fn calibrate_stage(
     if !missing.is_empty() {
         // Never silently on fewer: the fit says what it goes without.
         let mut names: Vec<&str> = missing.iter().map(|(n, _)| n.as_str()).collect();
+        names.sort_unstable();
         names.dedup();
         s.say(&format!(
             "  validate the fit goes without {} benchmark(s) that failed: {} (each named again at the end; the run is not complete)",

@@ -143,8 +143,9 @@ pub fn base_is_carried(text: &str) -> bool {
     let Ok(doc) = text.parse::<DocumentMut>() else {
         return false;
     };
-    match (base_of(text), doc.get("bases").and_then(Item::as_table)) {
-        (Some(b), Some(bases)) => bases.contains_key(&b),
+    let base = doc.get("model").and_then(|m| m.get("base")).and_then(|b| b.as_str());
+    match (base, doc.get("bases").and_then(Item::as_table)) {
+        (Some(b), Some(bases)) => bases.contains_key(b),
         _ => false,
     }
 }
@@ -170,7 +171,11 @@ pub fn chain(table: &Path) -> Result<Vec<(String, String)>, ModelError> {
             return Err(fail(table, "its bases form a loop".into()));
         }
         let text = std::fs::read_to_string(&p).map_err(|e| fail(&p, e.to_string()))?;
-        next = base_of(&text).map(|b| p.parent().unwrap_or(Path::new(".")).join(b));
+        // A table that carries its base (a fitted one) ends the chain: its
+        // text holds the rest.
+        next = base_of(&text)
+            .filter(|_| !base_is_carried(&text))
+            .map(|b| p.parent().unwrap_or(Path::new(".")).join(b));
         files.push((p, text));
     }
     let mut names: Vec<String> = Vec::new();
@@ -234,6 +239,23 @@ mod tests {
         std::fs::write(&file, &broken).unwrap();
         let e = crate::TimingModel::load(&file).unwrap_err().to_string();
         assert!(e.contains("[bases.\"jop-wcet.toml\"]"), "{e}");
+        // A fitted table fitted again: its chain ends at it, and the new one loads alone too.
+        std::fs::write(&file, &text).unwrap();
+        let again = chain(&file).unwrap();
+        assert_eq!(again.len(), 1, "{again:?}");
+        let mut m = DerivedModel::new(&[], "twice", "f", &again[0].0);
+        m.param("w", 9.0, None);
+        m.carry(&[], &again);
+        let twice = out.path().join("sub");
+        std::fs::create_dir(&twice).unwrap();
+        std::fs::write(twice.join("twice.toml"), m.into_toml()).unwrap();
+        let m = crate::TimingModel::load(&twice.join("twice.toml")).unwrap();
+        assert_eq!((m.params()["r"], m.params()["w"]), (3.0, 9.0));
+        // A carried table whose own base is carried nowhere (nor on disk) is an error naming it.
+        let selfish = "[model]\nname = \"s\"\nbase = \"s.toml\"\n\n[bases]\n\"s.toml\" = '''\n[model]\nname = \"s\"\nbase = \"s.toml\"\n\n[bases]\n\"s.toml\" = \"[model]\\nname = \\\"s\\\"\\nbase = \\\"s.toml\\\"\\n\"\n'''\n";
+        std::fs::write(&file, selfish).unwrap();
+        let e = crate::TimingModel::load(&file).unwrap_err().to_string();
+        assert!(e.contains("[bases.\"s.toml\"]") && e.contains("base model"), "{e}");
     }
 
     #[test]

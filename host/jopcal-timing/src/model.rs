@@ -131,6 +131,9 @@ enum RawCost {
     Java { java: String, routine: String },
 }
 
+/// How many carried tables deep a base may be found (a real chain is a few).
+const MAX_CARRIED_DEPTH: usize = 16;
+
 /// Names every formula may use besides parameters and formulas.
 pub const CONTEXT_NAMES: [&str; 2] = ["b", "n"];
 
@@ -243,12 +246,18 @@ impl TimingModel {
 
     /// Parses and validates model text; `path` is used in error messages.
     pub fn parse(text: &str, path: &Path) -> Result<TimingModel, ModelError> {
-        Self::parse_carried(text, path, &BTreeMap::new())
+        Self::parse_carried(text, path, &BTreeMap::new(), 0)
     }
 
     /// [`Self::parse`], with `carried`: the tables the file that derives
-    /// from this one carries (`[bases]`), looked up before the file system.
-    fn parse_carried(text: &str, path: &Path, carried: &BTreeMap<String, String>) -> Result<TimingModel, ModelError> {
+    /// from this one carries (`[bases]`), looked up before the file system;
+    /// `depth`: how many carried tables down this one is.
+    fn parse_carried(
+        text: &str,
+        path: &Path,
+        carried: &BTreeMap<String, String>,
+        depth: usize,
+    ) -> Result<TimingModel, ModelError> {
         let p = path.display().to_string();
         let locator = Locator { text, path: &p };
         let at = |offset: usize, message: String| locator.at(offset, message);
@@ -269,15 +278,17 @@ impl TimingModel {
             None => None,
             Some(b) if carried.contains_key(b.get_ref()) => {
                 let name = b.get_ref();
-                if carried.len() > 64 {
-                    return Err(at(b.span().start, "its carried bases form a loop".into()));
+                // Each carried table is strictly inside the one before, so the
+                // descent ends; the bound keeps a hostile file's depth small.
+                if depth >= MAX_CARRIED_DEPTH {
+                    return Err(at(b.span().start, "its carried bases nest too deep".into()));
                 }
                 // A carried table's errors name it inside this file.
                 let inside = PathBuf::from(format!("{p} [bases.\"{name}\"]"));
                 let mut rest = carried.clone();
                 let text = rest.remove(name).unwrap_or_default();
                 Some(
-                    TimingModel::parse_carried(&text, &inside, &rest)
+                    TimingModel::parse_carried(&text, &inside, &rest, depth + 1)
                         .map_err(|e| at(b.span().start, format!("base model: {e}")))?,
                 )
             }

@@ -40,8 +40,8 @@ fn main() {
         .expect("run jopcal");
     assert!(warm.status.success(), "{}", String::from_utf8_lossy(&warm.stderr));
     // One download per workload of the built-in suite.
-    let workloads = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../jop-firmware/suite.toml"))
-        .map_or(0, |t| t.lines().filter(|l| l.trim() == "[[workload]]").count());
+    let firmware = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../jop-firmware");
+    let workloads = jopcal_workloads::Suite::load(&firmware).map_or(0, |s| s.workloads.len());
     let mut burners: Vec<Child> = (0..4 * cores).map(|_| burner()).collect();
     let mut retried = 0;
     let start = Instant::now();
