@@ -6,6 +6,9 @@
 //! and plots), [`explain`] (each estimate taken apart against the target's
 //! counts) and [`validate`], which runs them all into one directory.
 //!
+//! [`versions`] compares two versions of a JOP tree's processor on a suite
+//! (`regress --against`).
+//!
 //! [`locate`] finds what the user did not name (the suite, the default
 //! tables, the JOP tree, the cache) and [`share`] carries the files an
 //! installed jopcal needs. [`doctor`] checks a JOP tree the way the stages
@@ -41,6 +44,7 @@ pub mod sweep;
 pub mod table;
 pub mod targets;
 pub mod validate;
+pub mod versions;
 
 use std::path::Path;
 

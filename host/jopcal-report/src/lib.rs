@@ -1,7 +1,8 @@
 //! Reports: reconciling measured against estimated cycles into accuracy
 //! tables ([`accuracy`]), one benchmark's estimate taken apart against the
 //! target's own counts ([`explain`]), the regression check between two measurement sets
-//! with JUnit output ([`regress`]), `estimates.csv` ([`estimates`]) and
+//! with JUnit output ([`regress`]), two versions of the processor compared
+//! bytecode by bytecode ([`versions`]), `estimates.csv` ([`estimates`]) and
 //! `estimates.json` ([`breakdown`]),
 //! and plots rendered with plotters as SVG and PNG, with a font embedded in
 //! the binary ([`plots`]), and jopcal's errors beside the published
@@ -19,6 +20,7 @@ pub mod plots;
 pub mod published;
 pub mod regress;
 pub mod summary;
+pub mod versions;
 
 /// Measurements for the unit tests.
 #[cfg(test)]

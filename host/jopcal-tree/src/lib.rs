@@ -4,7 +4,8 @@
 //! jopcal's project file `jopcal.toml` that says how to build the tree's
 //! images and run JopSim ([`config`]), the private copies of the tree its
 //! builds run in ([`copies`]), and the whole JemBench as its own `Main` runs
-//! it ([`jembench`]). What the tree's toolchain *produces*
+//! it ([`jembench`]), and another version of the tree to compare a change
+//! against ([`revision`]). What the tree's toolchain *produces*
 //! (images, link maps) is `jopcal-jop`'s.
 #![forbid(unsafe_code)]
 
@@ -16,5 +17,6 @@ pub mod harness;
 mod java_text;
 pub mod jembench;
 pub mod programs;
+pub mod revision;
 pub mod runtime;
 pub mod tree;

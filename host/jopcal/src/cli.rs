@@ -47,7 +47,7 @@ pub enum Verb {
     Calibrate(CalibrateArgs),
     /// Re-render tables and plots of an earlier validate run.
     Report(ReportArgs),
-    /// Compare two measurement sets and fail on cycle regressions.
+    /// Compare two measurement sets, or two versions of the processor (--against REV), and fail on cycle regressions.
     Regress(RegressArgs),
     /// Download a .jop image to a board over serial or TCP.
     Upload(UploadArgs),
@@ -555,12 +555,46 @@ pub struct CalibrateArgs {
 
 #[derive(Debug, Args)]
 pub struct RegressArgs {
-    /// The reference measurements.csv.
-    #[arg(long, value_name = "FILE")]
-    pub baseline: PathBuf,
+    /// The reference measurements.csv (with --candidate).
+    #[arg(long, value_name = "FILE", requires = "candidate", conflicts_with_all = ["against", "candidate_home"])]
+    pub baseline: Option<PathBuf>,
     /// The measurements.csv to check against it.
-    #[arg(long, value_name = "FILE")]
-    pub candidate: PathBuf,
+    #[arg(long, value_name = "FILE", requires = "baseline")]
+    pub candidate: Option<PathBuf>,
+    /// Instead: the tree (--jop-home) as it is against this git revision of it (e.g. HEAD):
+    /// the suite runs on both versions of the processor, and each change is explained by bytecode.
+    #[arg(long, value_name = "REV", conflicts_with = "candidate_home")]
+    pub against: Option<String>,
+    /// Instead: this second tree (the candidate) against the tree (--jop-home).
+    #[arg(long, value_name = "DIR")]
+    pub candidate_home: Option<PathBuf>,
+    /// With --against/--candidate-home: the target each version makes: emu (its virtual
+    /// board), verilator (a bench built from its VHDL) or jopsim.
+    #[arg(long, value_enum, default_value_t = Target::DEFAULT)]
+    pub target: Target,
+    /// With --against/--candidate-home: the suite (jembench, jbe, jembench-all, apps).
+    #[arg(long, default_value = "jembench")]
+    pub suite: String,
+    /// Only these benchmarks (repeatable).
+    #[arg(long = "bench", value_name = "NAME")]
+    pub benches: Vec<String>,
+    /// Output directory of --against/--candidate-home (default out/regress-<time>).
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+    /// Seconds one workload may take.
+    #[arg(long)]
+    pub timeout: Option<u64>,
+    /// Jobs at once (image builds, targets side by side).
+    #[arg(long, short = 'j', value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    pub jobs: Option<u32>,
+    /// Do not check on the candidate's RTL that the virtual board follows a VHDL change
+    /// (the regression then fails when the VHDL differs: it cannot say what the change did).
+    #[arg(long)]
+    pub no_model_check: bool,
+    #[command(flatten)]
+    pub programs: ProgramArgs,
+    #[command(flatten)]
+    pub launch: LauncherArgs,
     /// Largest allowed change of a benchmark's cycles, in percent.
     #[arg(long, default_value_t = 1.0)]
     pub threshold: f64,

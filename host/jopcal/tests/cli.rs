@@ -624,6 +624,54 @@ fn regress_exit_codes_follow_the_threshold_and_junit_carries_logs() {
     );
 }
 
+/// `regress` across two versions of the processor says in one line what
+/// it lacks: which way to compare, a tree, a git checkout, the revision.
+#[test]
+fn regress_across_versions_names_what_it_lacks() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = |args: &[&str]| {
+        let o = jopcal()
+            .current_dir(dir.path())
+            .env_remove("JOPCAL_JOP_HOME")
+            .args(args)
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(1), "{args:?}");
+        let err = text(&o).1;
+        assert_eq!(err.trim().lines().count(), 1, "{err}");
+        err
+    };
+    let e = run(&["regress"]);
+    assert!(
+        e.contains("either two measurement sets (--baseline FILE --candidate FILE) or two versions"),
+        "{e}"
+    );
+    let e = run(&["regress", "--against", "HEAD"]);
+    assert!(e.contains("this needs the JOP tree: pass --jop-home DIR"), "{e}");
+    // A tree that is not a git checkout has no revisions.
+    let tree = dir.path().join("tree");
+    fs::create_dir_all(tree.join("asm/src")).unwrap();
+    let home = tree.to_str().unwrap();
+    let e = run(&["--jop-home", home, "regress", "--against", "HEAD"]);
+    assert!(
+        e.contains("not a git checkout, so it has no revision `HEAD`") && e.contains("--candidate-home"),
+        "{e}"
+    );
+    let e = run(&[
+        "--jop-home",
+        home,
+        "regress",
+        "--candidate-home",
+        dir.path().to_str().unwrap(),
+    ]);
+    assert!(e.contains("not a JOP tree (no asm/src/jvm.asm)"), "{e}");
+    let e = run(&["--jop-home", home, "regress", "--against", "HEAD", "--target", "host"]);
+    assert!(
+        e.contains("--target host: comparing two versions of the processor needs"),
+        "{e}"
+    );
+}
+
 #[test]
 fn reconcile_and_calibrate_reject_mismatched_inputs() {
     let dir = tempfile::tempdir().unwrap();

@@ -721,3 +721,167 @@ fn the_corpus_runs_on_the_processor_and_its_limits_are_named() {
         "{err}"
     );
 }
+
+/// A copy of the tree at `to` as a git repository of one commit.
+fn tree_as_git(tree: &std::path::Path, to: &std::path::Path) {
+    common::copy_tree(tree, to);
+    for args in [
+        &["init", "-q"][..],
+        &["add", "-A"],
+        &[
+            "-c",
+            "user.name=t",
+            "-c",
+            "user.email=t@t",
+            "commit",
+            "-q",
+            "-m",
+            "the tree",
+        ],
+    ] {
+        let ok = std::process::Command::new("git")
+            .arg("-C")
+            .arg(to)
+            .args(args)
+            .status()
+            .unwrap()
+            .success();
+        assert!(ok, "git {args:?}");
+    }
+}
+
+/// Replaces the one occurrence of `old` in the file at `path` (bytes: the
+/// tree's line endings stay).
+fn edit(path: &std::path::Path, old: &str, new: &str) {
+    let text = std::fs::read(path).unwrap();
+    let at = text.windows(old.len()).position(|w| w == old.as_bytes()).expect(old);
+    let mut out = text[..at].to_vec();
+    out.extend_from_slice(new.as_bytes());
+    out.extend_from_slice(&text[at + old.len()..]);
+    std::fs::write(path, out).unwrap();
+}
+
+/// `regress --against HEAD` on a copy of the tree whose microcode gives
+/// `iadd` one cycle more (a `nop` before its `add nxt`): the tables name
+/// iadd and its +1, and each benchmark's change is exactly its count of
+/// iadd, explained by the tables with nothing left over.
+#[test]
+#[ignore = "needs a JOP tree: set JOPCAL_JOP_HOME (docs/jop-tree.md)"]
+fn a_one_cycle_microcode_change_is_named_with_each_benchmarks_count_of_it() {
+    let tree = common::tree();
+    let config = common::tree_config();
+    let tmp = tempfile::tempdir().unwrap();
+    let git_tree = tmp.path().join("jop");
+    tree_as_git(&tree, &git_tree);
+    let asm = git_tree.join("asm/src/jvm.asm");
+    // The line's own ending stays (the tree's files mix them).
+    edit(&asm, "iadd:\t\tadd nxt", "iadd:\t\tnop\n\t\t\tadd nxt");
+    let out = tmp.path().join("out");
+    let args = [
+        "regress",
+        "--against",
+        "HEAD",
+        "--bench",
+        "Kfl",
+        "--bench",
+        "Lift",
+        "--threshold",
+        "5",
+    ];
+    let mut with_out = args.to_vec();
+    with_out.extend(["--out", out.to_str().unwrap()]);
+    let (ok, stdout, err) = common::jopcal_in(&config, &git_tree, &with_out);
+    assert!(ok, "{err}");
+    assert!(stdout.contains("| iadd | 96 | 1 | 2 | +1 |"), "{stdout}");
+    assert!(
+        stdout.contains("the two versions' hardware description is the same"),
+        "{stdout}"
+    );
+    let iadds: Vec<(String, u64)> = std::fs::read_to_string(out.join("regress-bytecodes.csv"))
+        .unwrap()
+        .lines()
+        .filter(|l| l.split(',').nth(2) == Some("iadd"))
+        .map(|l| {
+            let f: Vec<&str> = l.split(',').collect();
+            (f[0].to_string(), f[3].parse().unwrap())
+        })
+        .collect();
+    assert_eq!(iadds.len(), 2, "{iadds:?}");
+    let benches = std::fs::read_to_string(out.join("regress.csv")).unwrap();
+    for (bench, count) in &iadds {
+        let row: Vec<&str> = benches
+            .lines()
+            .find(|l| l.starts_with(&format!("{bench},")))
+            .unwrap()
+            .split(',')
+            .collect();
+        assert!(*count > 100_000, "{bench}: {count}");
+        // change, explained, rest, the board's change.
+        assert_eq!(row[3].parse::<f64>().unwrap(), *count as f64, "{benches}");
+        assert_eq!(row[5].parse::<f64>().unwrap(), *count as f64, "{benches}");
+        assert_eq!(row[6].parse::<f64>().unwrap(), 0.0, "{benches}");
+        assert_eq!(row[7].parse::<f64>().unwrap(), *count as f64, "{benches}");
+    }
+    // At 1% Lift's +1.5% fails, and the failure names it.
+    let (ok, _, err) = common::jopcal_in(
+        &config,
+        &git_tree,
+        &[
+            "regress",
+            "--against",
+            "HEAD",
+            "--bench",
+            "Lift",
+            "--out",
+            tmp.path().join("out2").to_str().unwrap(),
+        ],
+    );
+    assert!(!ok);
+    assert!(
+        err.contains("1 benchmark(s) became slower by more than 1%: Lift +"),
+        "{err}"
+    );
+}
+
+/// A VHDL change the virtual board does not follow (the memory interface
+/// busy one cycle longer) is caught on `--target emu` by running a
+/// benchmark on the candidate's RTL, never reported as no change.
+#[test]
+#[ignore = "needs a JOP tree: set JOPCAL_JOP_HOME (docs/jop-tree.md)"]
+fn a_vhdl_change_the_virtual_board_does_not_follow_is_caught() {
+    let tree = common::tree();
+    let config = common::tree_config();
+    let tmp = tempfile::tempdir().unwrap();
+    let changed = tmp.path().join("jop");
+    common::copy_tree(&tree, &changed);
+    edit(
+        &changed.join("vhdl/memory/mem_sc.vhd"),
+        "\tif sc_mem_in.rdy_cnt=3 then",
+        "\tif sc_mem_in.rdy_cnt(1)='1' then",
+    );
+    let out = tmp.path().join("out");
+    let (ok, _, err) = common::jopcal_in(
+        &config,
+        &tree,
+        &[
+            "regress",
+            "--candidate-home",
+            changed.to_str().unwrap(),
+            "--bench",
+            "Lift",
+            "--out",
+            out.to_str().unwrap(),
+        ],
+    );
+    assert!(!ok, "{err}");
+    assert!(
+        err.contains("the virtual board does not model this change: use --target verilator")
+            && err.contains("first difference"),
+        "{err}"
+    );
+    let md = std::fs::read_to_string(out.join("regress.md")).unwrap();
+    assert!(
+        md.contains("**Verdict:** failed: the target does not follow this change"),
+        "{md}"
+    );
+}

@@ -16,7 +16,9 @@ pub mod machine;
 mod tests;
 pub mod timing;
 
-pub use machine::{EventSink, ImageRun, MethodTally};
+pub use machine::{
+    region_by_opcode, CounterRead, EventSink, ImageRun, MethodTally, OpTallies, OpTally, COUNTER_READS_KEPT,
+};
 pub use timing::CycleTable;
 
 use crate::config::BoardConfig;

@@ -249,6 +249,47 @@ fn reads_of_the_microsecond_counter_are_kept_with_the_method_that_read_them() {
 }
 
 #[test]
+fn a_traced_run_takes_the_cycles_between_two_counter_reads_apart_by_opcode() {
+    // sipush -128 (IO_CNT); jopsys_rd; pop; then iconst_1, pop three times;
+    // the counter again.
+    let mut boot = vec![17, 0xff, 0x80, 209, 87];
+    for _ in 0..3 {
+        boot.extend([4, 87]);
+    }
+    boot.extend([17, 0xff, 0x80, 209, 87]);
+    boot.extend(exit_code());
+    let img = image(vec![method(&boot, 0, 0)], vec![]).build();
+    let mut out = Vec::new();
+    let r = run_image(&JopImage { words: img.words }, &config(1 << 30), true, None, &mut |b| {
+        out.extend_from_slice(b)
+    })
+    .expect("runs");
+    assert_eq!(r.counter_reads.len(), 2);
+    let measured = u64::from(r.counter_reads[1].value.wrapping_sub(r.counter_reads[0].value));
+    let region = region_by_opcode(&r.counter_reads, measured).expect("the two reads");
+    // From the first read's bytecode up to the second's.
+    let counts: Vec<(usize, u64)> = (0..256)
+        .filter(|&k| region[k].count > 0)
+        .map(|k| (k, region[k].count))
+        .collect();
+    assert_eq!(counts, vec![(4, 3), (17, 1), (87, 4), (209, 1)]);
+    assert_eq!(region.iter().map(|o| o.cycles).sum::<u64>(), measured);
+    assert!(region_by_opcode(&r.counter_reads, measured + 1).is_none());
+    // An untraced run keeps none.
+    assert!(run(img_words_again(), 1 << 30)
+        .0
+        .expect("runs")
+        .counter_reads
+        .is_empty());
+}
+
+fn img_words_again() -> Vec<u32> {
+    let mut boot = vec![17, 0xff, 0x80, 209, 87];
+    boot.extend(exit_code());
+    image(vec![method(&boot, 0, 0)], vec![]).build().words
+}
+
+#[test]
 fn the_resolved_table_is_the_trees_for_every_opcode_an_image_can_hold() {
     // The tree's own table at r=1, w=2 (its WCETInstruction, with JopSim's
     // 80 for bytecodes it runs in Java), for the opcodes whose cost the
@@ -363,7 +404,11 @@ fn runs_alike(words: Vec<u32>, limit: u64) -> Result<ImageRun, EmuError> {
     let slow = run_image(&JopImage { words }, &cfg, true, None, &mut |b| {
         slow_out.extend_from_slice(b)
     });
-    let slow = slow.map(|r| ImageRun { by_method: None, ..r });
+    let slow = slow.map(|r| ImageRun {
+        by_method: None,
+        counter_reads: Vec::new(),
+        ..r
+    });
     assert_eq!(fast, slow, "the fast path and the handlers part");
     assert_eq!(String::from_utf8_lossy(&fast_out), String::from_utf8_lossy(&slow_out));
     fast

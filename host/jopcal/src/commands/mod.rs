@@ -40,7 +40,7 @@ pub fn dispatch(cli: Cli) -> Result<()> {
         Verb::Reconcile(a) => report::reconcile(s, &a),
         Verb::Calibrate(a) => stages::calibrate(s, a),
         Verb::Report(a) => report::report(s, &a),
-        Verb::Regress(a) => report::regress(&a),
+        Verb::Regress(a) => report::regress(s, &a),
         Verb::Upload(a) => board::upload(&a),
         Verb::Emu(a) => emu::emu(s, &a),
         Verb::Sim(a) => sim::sim(s, &a),

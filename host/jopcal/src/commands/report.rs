@@ -4,6 +4,7 @@
 use crate::cli::{ReconcileArgs, RegressArgs, ReportArgs};
 use anyhow::{anyhow, bail, Context, Result};
 use jopcal_measure::{atomic, measurements};
+use jopcal_pipeline::versions::{regress_versions, OtherVersion, VersionsOptions};
 use jopcal_pipeline::Session;
 use jopcal_report::regress::{compare, junit};
 
@@ -19,18 +20,26 @@ pub fn report(s: Session, a: &ReportArgs) -> Result<()> {
     Ok(())
 }
 
-pub fn regress(a: &RegressArgs) -> Result<()> {
+pub fn regress(s: Session, a: &RegressArgs) -> Result<()> {
     if !(a.threshold.is_finite() && a.threshold >= 0.0) {
         bail!("--threshold must be a non-negative percentage, not {}", a.threshold);
     }
     if let Some(j) = &a.junit {
         jopcal_measure::new_file::ensure_new("--junit", j, &[])?;
     }
-    let base = measurements::read(&a.baseline).map_err(|e| anyhow!(e))?;
-    let cand = measurements::read(&a.candidate).map_err(|e| anyhow!(e))?;
+    let (baseline, candidate) = match (&a.baseline, &a.candidate, &a.against, &a.candidate_home) {
+        (Some(b), Some(c), None, None) => (b, c),
+        (None, None, Some(rev), None) => return versions(s, a, OtherVersion::Revision(rev.clone())),
+        (None, None, None, Some(dir)) => return versions(s, a, OtherVersion::Tree(dir.clone())),
+        _ => bail!(
+            "regress compares either two measurement sets (--baseline FILE --candidate FILE) or two versions of the processor (--against REV, or --candidate-home DIR)"
+        ),
+    };
+    let base = measurements::read(baseline).map_err(|e| anyhow!(e))?;
+    let cand = measurements::read(candidate).map_err(|e| anyhow!(e))?;
     let r = compare(&base, &cand, a.threshold, a.fail_on).map_err(|e| anyhow!(e))?;
     // Two targets configured differently: a change may be theirs, not the processor's.
-    let configuration = configuration_changes(&a.baseline, &a.candidate)?;
+    let configuration = configuration_changes(baseline, candidate)?;
     for c in &configuration {
         eprintln!("note: the two sets' targets differ: {c}");
     }
@@ -48,8 +57,7 @@ pub fn regress(a: &RegressArgs) -> Result<()> {
         println!("! {m}");
     }
     if let Some(j) = &a.junit {
-        atomic::write_atomic(j, junit(&r, &a.candidate).as_bytes())
-            .with_context(|| format!("writing {}", j.display()))?;
+        atomic::write_atomic(j, junit(&r, candidate).as_bytes()).with_context(|| format!("writing {}", j.display()))?;
     }
     if r.failed() {
         let moved: Vec<String> = r
@@ -73,6 +81,42 @@ pub fn regress(a: &RegressArgs) -> Result<()> {
         );
     }
     Ok(())
+}
+
+/// `regress --against REV` / `--candidate-home DIR`: the suite on two
+/// versions of the processor (`jopcal_pipeline::versions`).
+fn versions(s: Session, a: &RegressArgs, other: OtherVersion) -> Result<()> {
+    let (programs, suite) = a.programs.request(&a.suite)?;
+    let on = jopcal_pipeline::measure::TargetOptions {
+        jobs: a.jobs.map_or_else(crate::cli::default_jobs, |n| n as usize),
+        launcher: a.launch.clone().launcher()?,
+        ..Default::default()
+    };
+    let c = regress_versions(
+        s,
+        &VersionsOptions {
+            other,
+            suite,
+            programs,
+            benches: a.benches.clone(),
+            target: a.target.kind(),
+            timeout: a.timeout,
+            on,
+            threshold: a.threshold,
+            fail_on: a.fail_on,
+            out: a.out.clone(),
+            check_model: !a.no_model_check,
+        },
+    )?;
+    if let Some(j) = &a.junit {
+        std::fs::copy(c.dir.join("regress.junit.xml"), j).with_context(|| format!("writing {}", j.display()))?;
+    }
+    print!("{}", std::fs::read_to_string(&c.md).unwrap_or_default());
+    println!("{}", c.md.display());
+    match c.failure {
+        Some(why) => bail!("{why} (see {})", c.md.display()),
+        None => Ok(()),
+    }
 }
 
 /// How the targets that measured the two sets differ, from the `target.json`

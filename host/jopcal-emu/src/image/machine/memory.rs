@@ -155,7 +155,13 @@ impl<'c> Machine<'c> {
 
     pub(super) fn io_read(&mut self, a: i32) -> i32 {
         match a {
-            io::CNT => self.io_clock(false) as u32 as i32,
+            io::CNT => {
+                let value = self.io_clock(false) as u32;
+                if let Some(t) = self.trace.as_mut() {
+                    t.counter_read(value);
+                }
+                value as i32
+            }
             // Simulated time, not the host's clock: the board is deterministic.
             io::US_CNT => {
                 let us = match self.processor {

@@ -24,7 +24,7 @@ mod trace;
 pub(crate) mod uart;
 
 use trace::Tracer;
-pub use trace::{EventSink, MethodTally};
+pub use trace::{region_by_opcode, CounterRead, EventSink, MethodTally, OpTallies, OpTally, COUNTER_READS_KEPT};
 
 use super::cache::VarBlockCache;
 use super::timing::{CycleTable, INVOKESUPER};
@@ -87,6 +87,9 @@ pub struct ImageRun {
     /// [`CLOCK_READS_KEPT`]). A host run of the same program can read the
     /// same clock from it.
     pub clock_reads: Vec<(u32, i32)>,
+    /// Every read of the cycle counter with the opcodes' tallies before it,
+    /// when the run was traced (the first [`COUNTER_READS_KEPT`]).
+    pub counter_reads: Vec<CounterRead>,
 }
 
 /// The microsecond counter's reads a run keeps (a busy wait reads it in a loop).
@@ -395,6 +398,11 @@ impl<'c> Machine<'c> {
             bytecodes: self.executed - self.executed_before_reset,
             all_bytecodes: self.executed,
             cache_cycles: self.cache_cycles,
+            counter_reads: self
+                .trace
+                .as_mut()
+                .map(|t| std::mem::take(&mut t.counter_reads))
+                .unwrap_or_default(),
             by_method: self.trace.map(|t| t.tally),
             clock_reads: self.clock_reads,
         })

@@ -3,8 +3,12 @@
 //! to the next bytecode's, go to the method it belongs to (an invoke's, with
 //! the cache load of the method it calls, to the caller; a return's, with
 //! the reload of the caller, to the method returning); a method entered by
-//! a call counts a call, one the cache loads counts a load. Optionally each
-//! bytecode is also handed on as a [`BytecodeEvent`] (`jopcal diff`).
+//! a call counts a call, one the cache loads counts a load. Every opcode's
+//! executions and cycles are counted too, and that count is taken at each
+//! read of the cycle counter ([`CounterRead`]), so that the cycles between two
+//! reads (a timed region) can be taken apart by opcode (`jopcal regress`).
+//! Optionally each bytecode is also handed on as a [`BytecodeEvent`]
+//! (`jopcal diff`).
 
 use super::*;
 use jopcal_measure::events::{BytecodeEvent, HIT, MISS};
@@ -19,12 +23,59 @@ pub struct MethodTally {
     pub cache_loads: u64,
 }
 
+/// One opcode's executions and their cycles (each from its fetch to the next
+/// bytecode's).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct OpTally {
+    pub count: u64,
+    pub cycles: u64,
+}
+
+/// Every opcode's tally, indexed by opcode.
+pub type OpTallies = [OpTally; 256];
+
+/// A read of the cycle counter in a traced run: the value read, and every
+/// opcode's tally over the bytecodes fetched before the reading one. The
+/// value is the reading bytecode's fetch cycle plus a constant, so between
+/// two reads the difference of the values is exactly the cycles of the
+/// difference of the tallies.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CounterRead {
+    pub value: u32,
+    pub by_op: Box<OpTallies>,
+}
+
+/// The counter reads a traced run keeps (a busy wait could read it in a loop).
+pub const COUNTER_READS_KEPT: usize = 256;
+
+/// The opcodes' tallies between two of `reads` whose values differ by
+/// `measured` (a timed region's count, as the program printed it): the
+/// latest such pair. `None` when no two reads are that far apart.
+pub fn region_by_opcode(reads: &[CounterRead], measured: u64) -> Option<Box<OpTallies>> {
+    let target = measured as u32;
+    for j in (0..reads.len()).rev() {
+        for i in (0..j).rev() {
+            if reads[j].value.wrapping_sub(reads[i].value) == target {
+                let mut out = Box::new([OpTally::default(); 256]);
+                for (k, o) in out.iter_mut().enumerate() {
+                    o.count = reads[j].by_op[k].count - reads[i].by_op[k].count;
+                    o.cycles = reads[j].by_op[k].cycles - reads[i].by_op[k].cycles;
+                }
+                return Some(out);
+            }
+        }
+    }
+    None
+}
+
 /// Receives every bytecode of a traced run as it completes.
 pub type EventSink<'s> = Box<dyn FnMut(BytecodeEvent) + 's>;
 
 /// The tracer's state: the tallies and the bytecode running.
 pub(super) struct Tracer<'s> {
     pub(super) tally: BTreeMap<u32, MethodTally>,
+    pub(super) by_op: Box<OpTallies>,
+    pub(super) counter_reads: Vec<CounterRead>,
     running: Option<(BytecodeEvent, u64)>,
     /// The cache's answer for the method entered since the last bytecode.
     entered: u8,
@@ -35,6 +86,8 @@ impl<'s> Tracer<'s> {
     pub(super) fn new(sink: Option<EventSink<'s>>) -> Self {
         Tracer {
             tally: BTreeMap::new(),
+            by_op: Box::new([OpTally::default(); 256]),
+            counter_reads: Vec::new(),
             running: None,
             entered: 0,
             sink,
@@ -46,6 +99,9 @@ impl<'s> Tracer<'s> {
         if let Some((mut ev, since)) = self.running.take() {
             let d = cycles - since;
             self.tally.entry(ev.method).or_default().cycles += d;
+            let o = &mut self.by_op[usize::from(ev.op)];
+            o.count += 1;
+            o.cycles += d;
             ev.cycles = d as u32;
             ev.tos = tos;
             if let Some(sink) = self.sink.as_mut() {
@@ -68,6 +124,16 @@ impl<'s> Tracer<'s> {
             tos: 0,
         };
         self.running = Some((ev, cycles));
+    }
+
+    /// The running bytecode read `value` from the cycle counter.
+    pub(super) fn counter_read(&mut self, value: u32) {
+        if self.counter_reads.len() < COUNTER_READS_KEPT {
+            self.counter_reads.push(CounterRead {
+                value,
+                by_op: self.by_op.clone(),
+            });
+        }
     }
 
     /// The method whose code is at word `method` is entered (by a call, or
