@@ -29,6 +29,17 @@ pub enum ProfilerKind {
     Clock,
 }
 
+impl ProfilerKind {
+    /// The name `--profiler` takes.
+    pub fn name(self) -> &'static str {
+        match self {
+            ProfilerKind::Step => "step",
+            ProfilerKind::Instrument => "instrument",
+            ProfilerKind::Clock => "clock",
+        }
+    }
+}
+
 /// The profiler of `kind`, ready to hand to the JVM.
 pub fn profiler(kind: ProfilerKind, jdk: &Jdk) -> Result<Profiler> {
     match kind {

@@ -6,6 +6,7 @@
 //! and plots), [`explain`] (each estimate taken apart against the target's
 //! counts) and [`validate`], which runs them all into one directory.
 //!
+//! [`plan`] resolves a run's every input once (`--dry-run` prints it).
 //! [`versions`] compares two versions of a JOP tree's processor on a suite
 //! (`regress --against`).
 //!
@@ -34,6 +35,7 @@ pub mod instrumenter;
 pub mod locate;
 pub mod measure;
 pub mod microcode;
+pub mod plan;
 pub mod processor;
 pub mod profile;
 pub mod report;

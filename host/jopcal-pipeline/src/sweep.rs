@@ -334,29 +334,28 @@ fn calibrate_on_the_virtual_board(s: Session, a: &SweepOptions, top: &str, out: 
         "     sweep: fitting the estimator's table on the virtual board as quartus/{top} (validate into {})",
         out.join("calibration").display()
     ));
-    let v = crate::validate::validate(
-        s,
-        &crate::validate::ValidateOptions {
-            target: TargetKind::Emu,
-            suite: a.suite.clone(),
-            programs: Default::default(),
-            out: Some(out.join("calibration")),
-            benches: a.benches.clone(),
-            timeout: a.timeout,
-            references: None,
-            model: None,
-            on: TargetOptions {
-                jobs: a.on.jobs,
-                emu: crate::measure::EmuOptions {
-                    top: Some(top.to_string()),
-                    ..Default::default()
-                },
+    let opts = crate::validate::ValidateOptions {
+        target: TargetKind::Emu,
+        suite: a.suite.clone(),
+        programs: Default::default(),
+        out: Some(out.join("calibration")),
+        benches: a.benches.clone(),
+        timeout: a.timeout,
+        references: None,
+        model: None,
+        on: TargetOptions {
+            jobs: a.on.jobs,
+            emu: crate::measure::EmuOptions {
+                top: Some(top.to_string()),
                 ..Default::default()
             },
-            no_float_micro: false,
-            microcode: None,
+            ..Default::default()
         },
-    )?;
+        no_float_micro: false,
+        microcode: None,
+    };
+    let plan = crate::validate::plan(s, &opts, &jopcal_measure::clock::now_stamp())?;
+    let v = crate::validate::validate(s, &opts, &plan)?;
     let table = v.dir.join("calibrated.toml");
     if table.is_file() {
         Ok(Some(std::path::absolute(table)?))

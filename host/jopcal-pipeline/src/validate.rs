@@ -11,12 +11,13 @@ use crate::calibrate::{run_calibration, CalibrationRun};
 use crate::estimate::{benchmark_image, estimate_all, load_image_sizes, write_estimates};
 use crate::explain;
 use crate::measure::{measure_on, Measure, TargetOptions};
+use crate::plan::Plan;
 use crate::profile::prepare_host;
 use crate::profile::{profile_suite, ProfileFormat, ProfiledSet};
 use crate::report::write_accuracy;
 use crate::{locate, Session};
 use anyhow::{anyhow, bail, Context, Result};
-use jopcal_measure::{atomic, clock, interrupt, measurements};
+use jopcal_measure::{atomic, interrupt, measurements};
 use jopcal_report::accuracy::reconcile;
 use jopcal_report::estimates::read_estimates;
 use jopcal_report::summary::{Bench, BenchEstimate, CalibrationSummary, Stage, Summary};
@@ -83,17 +84,17 @@ fn measure_and_profile(
     s: Session,
     root: &Path,
     a: &ValidateOptions,
+    plan: &Plan,
     benches: &[String],
     stage: &str,
     out: &Path,
-    stamp: &str,
 ) -> Result<(Measured, ProfiledSet, Vec<String>)> {
-    let timeout = locate::workload_timeout(a.timeout, a.target)?;
+    let stamp = plan.stamp.as_str();
     let how = Measure {
         target: a.target,
         benches,
         runs: 1,
-        timeout,
+        timeout: plan.timeout,
         jvm_args: &[],
         on: &a.on,
         tree_suite: a.suite != "builtin",
@@ -119,7 +120,7 @@ fn measure_and_profile(
         stamp,
         None,
         ProfileFormat::Binary,
-        Duration::from_secs(locate::profile_timeout(a.timeout, timeout)),
+        Duration::from_secs(plan.profile_timeout),
         a.on.jobs,
     )?;
     let library = use_image_sizes(s, &m.out.path, &mut profiled, &run.tree_library)?;
@@ -304,8 +305,9 @@ fn microcode_table(s: Session, a: &ValidateOptions, m: &Measured, dir: &Path) ->
     Ok(Some(path))
 }
 
-/// Runs the whole pipeline of `a` into one directory.
-pub fn validate(s: Session, a: &ValidateOptions) -> Result<Validated> {
+/// The plan of a validate run of `a` (see [`crate::plan`]), its output
+/// directory stamped `stamp`: checked, nothing run.
+pub fn plan(s: Session, a: &ValidateOptions, stamp: &str) -> Result<Plan> {
     if !a.on.board.images.is_empty() {
         bail!(
             "validate builds every image itself (the suite's and the micro-benchmarks'): --image is for `jopcal run`"
@@ -315,10 +317,30 @@ pub fn validate(s: Session, a: &ValidateOptions) -> Result<Validated> {
         // A microcode that does not read fails now, not after the measurements.
         jopcal_jop::microcode::Program::read(f, &[])?;
     }
-    let root = locate::workload_dir(s.firmware, s.jop_home, &a.suite, &a.programs, s.progress)?;
+    crate::plan::resolve(
+        s,
+        &crate::plan::PlanRequest {
+            verb: "validate",
+            suite: &a.suite,
+            programs: &a.programs,
+            benches: &a.benches,
+            target: a.target,
+            timeout: a.timeout,
+            on: &a.on,
+            out: a.out.as_deref(),
+            model: a.model.as_deref(),
+            microcode: a.microcode.as_deref(),
+            stamp,
+        },
+    )
+}
+
+/// Runs the whole pipeline of `a` into one directory, as `plan` (from
+/// [`plan`]) says.
+pub fn validate(s: Session, a: &ValidateOptions, plan: &Plan) -> Result<Validated> {
+    let root = plan.root.clone();
     let s = s.with_firmware(&root);
-    let stamp = clock::now_stamp();
-    let out = locate::out_dir(a.out.as_deref(), "validate", &stamp)?;
+    let out = plan.out.clone();
     let (target, suite) = (a.target.name().to_string(), a.suite.clone());
     interrupt::on_interrupt_write(Box::new(move |dir, stage, done| {
         let path = dir.join("summary.json");
@@ -329,7 +351,7 @@ pub fn validate(s: Session, a: &ValidateOptions) -> Result<Validated> {
         Ok(path)
     }));
     let mut run = Run::default();
-    let (m, profiled, library) = measure_and_profile(s, &root, a, &a.benches, "", &out, &stamp)?;
+    let (m, profiled, library) = measure_and_profile(s, &root, a, plan, &a.benches, "", &out)?;
     interrupt::stage("estimate");
     let dir = m.out.path.clone();
     run.stage("build", "done");
@@ -363,7 +385,7 @@ pub fn validate(s: Session, a: &ValidateOptions) -> Result<Validated> {
             run.stage(stage, &why);
         }
     } else {
-        let c = calibrate_stage(s, a, &m, &profiled, &model, &model_path, library, &stamp)?;
+        let c = calibrate_stage(s, a, &m, &profiled, &model, &model_path, library, plan)?;
         for (name, status) in &c.stages {
             run.stage(name, status);
         }
@@ -579,7 +601,7 @@ fn calibrate_stage(
     model: &TimingModel,
     model_path: &Path,
     mut library: Vec<String>,
-    stamp: &str,
+    plan: &Plan,
 ) -> Result<Calibrated> {
     let dir = &m.out.path;
     let mut stages: Vec<(&'static str, String)> = Vec::new();
@@ -599,7 +621,7 @@ fn calibrate_stage(
     let floating_point = m.runs_tree_images && !a.no_float_micro;
     jopcal_workloads::micro::generate(&micro_src, &fw, &compiler, floating_point).map_err(|e| anyhow!(e))?;
     let (micro, micro_prof, micro_library) =
-        measure_and_profile(s, &micro_src, a, &[], "calibrate: ", &dir.join("micro"), stamp)?;
+        measure_and_profile(s, &micro_src, a, plan, &[], "calibrate: ", &dir.join("micro"))?;
     library.extend(micro_library);
     // The tree's own micro-benchmarks join jopcal's (in `jembench-all` they
     // are the suite's own).
@@ -614,10 +636,10 @@ fn calibrate_stage(
                 s.with_firmware(&root),
                 &root,
                 a,
+                plan,
                 &names,
                 "calibrate: tree ",
                 &dir.join("tree-micro"),
-                stamp,
             )?;
             library.extend(tl);
             Some((tm, tp))

@@ -256,6 +256,9 @@ impl Target {
 
 #[derive(Debug, Args)]
 pub struct RunArgs {
+    /// Print the run's plan (suite, workloads, tree, target, output directory) and stop.
+    #[arg(long)]
+    pub dry_run: bool,
     /// Where the workloads run.
     #[arg(long, value_enum, default_value_t = Target::DEFAULT)]
     pub target: Target,
@@ -704,6 +707,10 @@ pub struct UploadArgs {
 
 #[derive(Debug, Args)]
 pub struct ValidateArgs {
+    /// Print the run's plan (every input resolved: suite, workloads, tree, target, table,
+    /// cache, output directory, launcher; and the steps) and stop.
+    #[arg(long)]
+    pub dry_run: bool,
     /// Where the workloads run.
     #[arg(long, value_enum, default_value_t = Target::DEFAULT)]
     pub target: Target,

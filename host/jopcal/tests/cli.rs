@@ -624,6 +624,33 @@ fn regress_exit_codes_follow_the_threshold_and_junit_carries_logs() {
     );
 }
 
+/// `--dry-run` prints the run's plan, every input resolved, and does nothing:
+/// no output directory appears.
+#[test]
+fn dry_run_prints_the_plan_and_writes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("would-be");
+    for verb in ["validate", "run"] {
+        let o = jopcal()
+            .args([verb, "--dry-run", "--bench", "Sieve", "--bench", "Fib", "--out"])
+            .arg(&out)
+            .output()
+            .unwrap();
+        let (stdout, err) = text(&o);
+        assert!(o.status.success(), "{err}");
+        assert!(stdout.starts_with(&format!("{verb} plan\n")), "{stdout}");
+        assert!(stdout.contains("  workloads  2 (Sieve, Fib)"), "{stdout}");
+        assert!(stdout.contains(&format!("  output     {}", out.display())), "{stdout}");
+        assert!(stdout.contains("1. measure the 2 workloads on emu"), "{stdout}");
+        assert_eq!(verb == "validate", stdout.contains("  table      "), "{stdout}");
+        assert!(!out.exists(), "{verb} --dry-run made {}", out.display());
+    }
+    // A plan that cannot be made fails as the run would.
+    let o = jopcal().args(["validate", "--dry-run", "--bench", "NoSuch"]).output().unwrap();
+    assert!(!o.status.success());
+    assert!(text(&o).1.contains("NoSuch"), "{}", text(&o).1);
+}
+
 /// `regress` across two versions of the processor says in one line what
 /// it lacks: which way to compare, a tree, a git checkout, the revision.
 #[test]

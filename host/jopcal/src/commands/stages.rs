@@ -19,27 +19,60 @@ fn fail_on_failures(failures: &[(String, String)], out: &Path) -> Result<()> {
 }
 
 pub fn validate(s: Session, a: ValidateArgs) -> Result<()> {
-    let v = jopcal_pipeline::validate::validate(s, &a.try_into()?)?;
+    let dry_run = a.dry_run;
+    let opts = a.try_into()?;
+    let plan = jopcal_pipeline::validate::plan(s, &opts, &clock::now_stamp())?;
+    if dry_run {
+        print!("{}", plan.text());
+        return Ok(());
+    }
+    let v = jopcal_pipeline::validate::validate(s, &opts, &plan)?;
     println!("{}", v.summary.display());
     fail_on_failures(&v.failures, &v.dir)
 }
 
 pub fn run(s: Session, a: RunArgs) -> Result<()> {
     let stamp = clock::now_stamp();
-    let out = locate::out_dir(a.out.as_deref(), "run", &stamp)?;
     let (programs, suite) = a.programs.request(&a.suite)?;
-    let root = match &a.suite_root {
+    let on = a.on.try_into()?;
+    let (root, out, timeout) = match &a.suite_root {
         // A Slurm task: the suite as the submitting run generated it.
-        Some(root) => root.clone(),
-        None => locate::workload_dir(s.firmware, s.jop_home, &suite, &programs, s.progress)?,
+        Some(root) => (
+            root.clone(),
+            locate::out_dir(a.out.as_deref(), "run", &stamp)?,
+            locate::workload_timeout(a.timeout, a.target.kind())?,
+        ),
+        None => {
+            let plan = jopcal_pipeline::plan::resolve(
+                s,
+                &jopcal_pipeline::plan::PlanRequest {
+                    verb: "run",
+                    suite: &suite,
+                    programs: &programs,
+                    benches: &a.benches,
+                    target: a.target.kind(),
+                    timeout: a.timeout,
+                    on: &on,
+                    out: a.out.as_deref(),
+                    model: None,
+                    microcode: None,
+                    stamp: &stamp,
+                },
+            )?;
+            if a.dry_run {
+                print!("{}", plan.text());
+                return Ok(());
+            }
+            (plan.root, plan.out, plan.timeout)
+        }
     };
     let how = Measure {
         target: a.target.kind(),
         benches: &a.benches,
         runs: a.runs,
-        timeout: locate::workload_timeout(a.timeout, a.target.kind())?,
+        timeout,
         jvm_args: &a.jvm_args,
-        on: &a.on.try_into()?,
+        on: &on,
         tree_suite: suite != "builtin",
     };
     let m = measure_on(s, &root, &how, &out, &stamp)?;
