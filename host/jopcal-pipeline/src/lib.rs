@@ -41,7 +41,6 @@ pub mod profile;
 pub mod report;
 pub mod share;
 pub mod sim;
-pub mod slurm;
 pub mod sweep;
 pub mod table;
 pub mod targets;

@@ -28,7 +28,7 @@ pub struct TargetOptions {
     /// JopSims) side by side; 0 is taken as 1.
     pub jobs: usize,
     /// Where the workloads run: here, or as tasks of a Slurm job array.
-    pub launcher: crate::slurm::Launcher,
+    pub launcher: jopcal_launch::slurm::Launcher,
 }
 
 /// The virtual board's settings (`--target emu`).
@@ -108,9 +108,9 @@ pub struct Measure<'a> {
 /// With `--launcher slurm`, each workload is a task of a Slurm job array
 /// (see [`crate::slurm`]) and the tasks' rows are published as one run's.
 pub fn measure_on(s: Session, root: &Path, how: &Measure, out: &Path, stamp: &str) -> Result<Measured> {
-    if let crate::slurm::Launcher::Slurm(opts) = &how.on.launcher {
+    if let jopcal_launch::slurm::Launcher::Slurm(opts) = &how.on.launcher {
         let planned = slurm_tasks(s, root, how, "")?;
-        let runs = crate::slurm::run_tasks(s, opts, "run", &planned.tasks)?;
+        let runs = jopcal_launch::slurm::run_tasks(s.progress, opts, "run", &planned.tasks)?;
         return collect_tasks(&planned, &runs, out, stamp, s.progress);
     }
     let m = measure_here(s, root, how, out, stamp)?;
@@ -236,7 +236,7 @@ fn write_target_facts(m: &Measured) -> Result<()> {
 pub struct PlannedTasks {
     /// The workload of each task.
     pub benches: Vec<String>,
-    pub tasks: Vec<crate::slurm::Task>,
+    pub tasks: Vec<jopcal_launch::slurm::Task>,
 }
 
 /// One task per workload of `root` that `how` selects, each a `jopcal run`
@@ -271,7 +271,7 @@ pub fn slurm_tasks(s: Session, root: &Path, how: &Measure, label: &str) -> Resul
         .map(|b| {
             let mut args = common.clone();
             args.extend(["--bench".to_string(), b.clone()]);
-            crate::slurm::Task {
+            jopcal_launch::slurm::Task {
                 name: format!("{label}{b}"),
                 args,
                 limit_secs,
@@ -327,7 +327,7 @@ fn run_args(s: Session, root: &Path, how: &Measure) -> Result<Vec<String>> {
 /// and traces beside them, its failure named.
 pub fn collect_tasks(
     planned: &PlannedTasks,
-    runs: &[crate::slurm::TaskRun],
+    runs: &[jopcal_launch::slurm::TaskRun],
     out: &Path,
     stamp: &str,
     progress: &crate::Progress,

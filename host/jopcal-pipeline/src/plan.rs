@@ -108,10 +108,15 @@ pub fn resolve(s: Session, r: &PlanRequest) -> Result<Plan> {
         (m, Some(src), _) => format!(
             "derived from {} on {}",
             src.display(),
-            m.map_or("the tree's table (calibration/jop-devel.toml)".to_string(), |m| m.display().to_string())
+            m.map_or("the tree's table (calibration/jop-devel.toml)".to_string(), |m| m
+                .display()
+                .to_string())
         ),
-        (None, None, _) if toolchain && r.target == TargetKind::Jopsim
-            || toolchain && r.target == TargetKind::Emu && r.on.emu.timing == crate::processor::EmuTiming::Jopsim =>
+        (None, None, _)
+            if toolchain && r.target == TargetKind::Jopsim
+                || toolchain
+                    && r.target == TargetKind::Emu
+                    && r.on.emu.timing == crate::processor::EmuTiming::Jopsim =>
         {
             "calibration/jop-devel.toml (JopSim's table: the target times as JopSim)".to_string()
         }
@@ -122,8 +127,8 @@ pub fn resolve(s: Session, r: &PlanRequest) -> Result<Plan> {
         _ => "calibration/jop-wcet.toml (the published table)".to_string(),
     };
     let launcher = match &r.on.launcher {
-        crate::slurm::Launcher::Local => format!("this machine, {} at a time", r.on.jobs.max(1)),
-        crate::slurm::Launcher::Slurm(o) => format!(
+        jopcal_launch::slurm::Launcher::Local => format!("this machine, {} at a time", r.on.jobs.max(1)),
+        jopcal_launch::slurm::Launcher::Slurm(o) => format!(
             "a Slurm job array (sbatch{}), tasks in {}",
             o.sbatch_args.iter().map(|a| format!(" {a}")).collect::<String>(),
             o.dir

@@ -11,9 +11,9 @@
 use crate::measure::{collect_tasks, measure_on, slurm_tasks, Measure, TargetOptions};
 use crate::processor::{processor_table, ProcessorSpec};
 use crate::profile::prepare_host;
-use crate::slurm::Launcher;
 use crate::{locate, Session};
 use anyhow::{anyhow, bail, Result};
+use jopcal_launch::slurm::Launcher;
 use jopcal_measure::{atomic, clock, Unit};
 use jopcal_targets::TargetKind;
 use std::fmt::Write as _;
@@ -239,7 +239,7 @@ pub fn sweep(s: Session, a: &SweepOptions) -> Result<Swept> {
                 .map(|(p, on)| slurm_tasks(s, &root, &how(on), &format!("{} ", label(p))))
                 .collect::<Result<Vec<_>>>()?;
             let all_tasks: Vec<_> = tasks.iter().flat_map(|t| t.tasks.iter().cloned()).collect();
-            let runs = crate::slurm::run_tasks(s, opts, "sweep", &all_tasks)?;
+            let runs = jopcal_launch::slurm::run_tasks(s.progress, opts, "sweep", &all_tasks)?;
             let mut at = 0;
             planned
                 .iter()

@@ -100,8 +100,8 @@ pub enum LauncherKind {
 
 impl LauncherArgs {
     /// The launcher asked for; Slurm options without Slurm are refused.
-    pub fn launcher(self) -> anyhow::Result<jopcal_pipeline::slurm::Launcher> {
-        use jopcal_pipeline::slurm::{Launcher, SlurmOptions};
+    pub fn launcher(self) -> anyhow::Result<jopcal_launch::slurm::Launcher> {
+        use jopcal_launch::slurm::{Launcher, SlurmOptions};
         match self.launcher {
             LauncherKind::Slurm => Ok(Launcher::Slurm(SlurmOptions {
                 sbatch_args: self.slurm_args,

@@ -646,7 +646,10 @@ fn dry_run_prints_the_plan_and_writes_nothing() {
         assert!(!out.exists(), "{verb} --dry-run made {}", out.display());
     }
     // A plan that cannot be made fails as the run would.
-    let o = jopcal().args(["validate", "--dry-run", "--bench", "NoSuch"]).output().unwrap();
+    let o = jopcal()
+        .args(["validate", "--dry-run", "--bench", "NoSuch"])
+        .output()
+        .unwrap();
     assert!(!o.status.success());
     assert!(text(&o).1.contains("NoSuch"), "{}", text(&o).1);
 }

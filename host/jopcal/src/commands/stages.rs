@@ -176,7 +176,7 @@ pub fn calibrate(s: Session, a: CalibrateArgs) -> Result<()> {
 /// `jopcal task DIR`: one task of a Slurm job array; its result is in
 /// DIR/result.json, and the exit status says whether it succeeded.
 pub fn task(dir: &Path) -> Result<()> {
-    if jopcal_pipeline::slurm::run_task(dir)? {
+    if jopcal_launch::slurm::run_task(dir)? {
         Ok(())
     } else {
         bail!("the task in {} failed: see its result.json", dir.display())

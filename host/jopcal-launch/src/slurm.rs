@@ -17,7 +17,7 @@
 //!
 //! Scheduling is Slurm's: jopcal submits, watches and collects, nothing more.
 
-use crate::Session;
+use crate::Progress;
 use anyhow::{anyhow, bail, Context, Result};
 use jopcal_measure::children::InGroup;
 use serde::{Deserialize, Serialize};
@@ -110,7 +110,7 @@ const SLURM_SILENCE: Duration = Duration::from_secs(60);
 /// Runs `tasks` as Slurm job arrays and waits for them: each task's
 /// directory and failure, in the order of `tasks`. Tasks done by an earlier
 /// run of the same command are kept, not run again.
-pub fn run_tasks(s: Session, opts: &SlurmOptions, what: &str, tasks: &[Task]) -> Result<Vec<TaskRun>> {
+pub fn run_tasks(progress: &Progress, opts: &SlurmOptions, what: &str, tasks: &[Task]) -> Result<Vec<TaskRun>> {
     if let Some(a) = opts.sbatch_args.iter().find(|a| sets_own_option(a)) {
         bail!("--slurm-arg {a}: jopcal sets --array, --output, --chdir and --job-name of its job arrays itself");
     }
@@ -132,7 +132,7 @@ pub fn run_tasks(s: Session, opts: &SlurmOptions, what: &str, tasks: &[Task]) ->
     }
     let kept = tasks.len() - todo.len();
     if kept > 0 {
-        s.say(&format!(
+        progress.say(&format!(
             "     slurm: {kept} of {} tasks done by an earlier run of this command: kept ({})",
             tasks.len(),
             shared.display()
@@ -157,7 +157,7 @@ pub fn run_tasks(s: Session, opts: &SlurmOptions, what: &str, tasks: &[Task]) ->
             let cancelled = cancel(&arrays);
             anyhow!("{e:#}{cancelled}")
         })?;
-        s.say(&format!(
+        progress.say(&format!(
             "     slurm: submitted job array {job} ({} task{} of `jopcal {what}`), logs in {}",
             chunk.len(),
             if chunk.len() == 1 { "" } else { "s" },
@@ -179,7 +179,7 @@ pub fn run_tasks(s: Session, opts: &SlurmOptions, what: &str, tasks: &[Task]) ->
             shared_for_stop.display()
         )
     }));
-    watch(s, tasks, &mut runs, &arrays)?;
+    watch(progress, tasks, &mut runs, &arrays)?;
     Ok(runs)
 }
 
@@ -344,7 +344,7 @@ fn cancel(arrays: &[Array]) -> String {
 }
 
 /// Waits until every task of `arrays` has a result or is known dead.
-fn watch(s: Session, tasks: &[Task], runs: &mut [TaskRun], arrays: &[Array]) -> Result<()> {
+fn watch(progress: &Progress, tasks: &[Task], runs: &mut [TaskRun], arrays: &[Array]) -> Result<()> {
     // (job id, index) -> the task.
     let mut pending: BTreeMap<(String, usize), usize> = BTreeMap::new();
     for a in arrays {
@@ -353,7 +353,7 @@ fn watch(s: Session, tasks: &[Task], runs: &mut [TaskRun], arrays: &[Array]) -> 
         }
     }
     let logs: BTreeMap<&str, &Path> = arrays.iter().map(|a| (a.job.as_str(), a.logs.as_path())).collect();
-    s.progress.begin("slurm", pending.len() as u64);
+    progress.begin("slurm", pending.len() as u64);
     let mut gone_since: BTreeMap<(String, usize), Instant> = BTreeMap::new();
     let mut last_ask: Option<Instant> = None;
     let mut silent_since: Option<(Instant, String)> = None;
@@ -384,7 +384,7 @@ fn watch(s: Session, tasks: &[Task], runs: &mut [TaskRun], arrays: &[Array]) -> 
                     format!("{}: FAILED: unreadable result", tasks[t].name)
                 }
             };
-            s.progress.finished(&line);
+            progress.finished(&line);
         }
         if pending.is_empty() || last_ask.is_some_and(|t| t.elapsed() < ASK_SLURM) {
             continue;
@@ -400,7 +400,7 @@ fn watch(s: Session, tasks: &[Task], runs: &mut [TaskRun], arrays: &[Array]) -> 
                 let since = silent_since.get_or_insert_with(|| (Instant::now(), String::new()));
                 since.1 = e;
                 if since.0.elapsed() >= SLURM_SILENCE {
-                    s.progress.end();
+                    progress.end();
                     bail!(
                         "--launcher slurm: Slurm does not answer ({}) for {} s; {} tasks of job array {} had not finished: they may still run, and running the same command again collects them",
                         since.1,
@@ -422,13 +422,13 @@ fn watch(s: Session, tasks: &[Task], runs: &mut [TaskRun], arrays: &[Array]) -> 
         for key in dead {
             let t = pending.remove(&key).expect("pending");
             let why = died(&runs[t].dir, logs[key.0.as_str()], &key);
-            s.progress.finished(&format!("{}: FAILED: {why}", tasks[t].name));
+            progress.finished(&format!("{}: FAILED: {why}", tasks[t].name));
             runs[t].failure = Some(why);
         }
         // Listed again (requeued): not gone.
         gone_since.retain(|k, _| !listed.contains(k));
     }
-    s.progress.end();
+    progress.end();
     Ok(())
 }
 
