@@ -95,6 +95,9 @@ pub fn regress_versions(s: Session, o: &VersionsOptions) -> Result<Compared> {
     }
     let home = locate::jop_home(s.jop_home)?;
     let cache = locate::cache_root()?;
+    // A directory that cannot take the report is refused before any work.
+    let stamp = clock::now_stamp();
+    let out = locate::out_dir(o.out.as_deref(), "regress", &stamp)?;
     let versions = match &o.other {
         OtherVersion::Revision(rev) => {
             let c = revision::checkout(&home, rev, &cache)?;
@@ -148,16 +151,16 @@ pub fn regress_versions(s: Session, o: &VersionsOptions) -> Result<Compared> {
         .collect();
     let hardware: Vec<&String> = changed.iter().filter(|p| revision::is_hardware(Path::new(p))).collect();
     s.say(&format!(
-        "regress: {} files differ{}",
+        "regress: {} file{} differ{}{}",
         changed.len(),
+        if changed.len() == 1 { "" } else { "s" },
+        if changed.len() == 1 { "s" } else { "" },
         if hardware.is_empty() {
             String::new()
         } else {
-            format!(", {} of them the hardware description", hardware.len())
+            format!(", {} of them in the hardware description", hardware.len())
         }
     ));
-    let stamp = clock::now_stamp();
-    let out = locate::out_dir(o.out.as_deref(), "regress", &stamp)?;
     let dir = jopcal_measure::outdir::OutDir::prepare(&out, &stamp)?.path;
 
     let mut sides = Vec::new();
