@@ -55,13 +55,17 @@ pub struct VersionsOptions {
     pub out: Option<PathBuf>,
     /// Check on the candidate's RTL that the virtual board follows a VHDL change.
     pub check_model: bool,
+    /// Resolve both versions and say what would run, nothing more.
+    pub dry_run: bool,
 }
 
-/// What a comparison wrote, and why it failed, if it did.
+/// What a comparison wrote, and why it failed, if it did; or, for a dry
+/// run, its plan in words (and nothing written).
 pub struct Compared {
     pub dir: PathBuf,
     pub md: PathBuf,
     pub failure: Option<String>,
+    pub plan: Option<String>,
 }
 
 /// One version: what it is called and where its tree is.
@@ -161,6 +165,15 @@ pub fn regress_versions(s: Session, o: &VersionsOptions) -> Result<Compared> {
             format!(", {} of them in the hardware description", hardware.len())
         }
     ));
+    if o.dry_run {
+        let plan = dry_run_plan(o, &versions, &changed, &hardware, &out);
+        return Ok(Compared {
+            dir: out,
+            md: PathBuf::new(),
+            failure: None,
+            plan: Some(plan),
+        });
+    }
     let dir = jopcal_measure::outdir::OutDir::prepare(&out, &stamp)?.path;
 
     let mut sides = Vec::new();
@@ -276,7 +289,85 @@ pub fn regress_versions(s: Session, o: &VersionsOptions) -> Result<Compared> {
     plot(&dir, &report)?;
 
     let failure = failure(&report, &sides);
-    Ok(Compared { dir, md, failure })
+    Ok(Compared {
+        dir,
+        md,
+        failure,
+        plan: None,
+    })
+}
+
+/// What `regress --dry-run` prints: both versions, what differs, and the steps.
+fn dry_run_plan(
+    o: &VersionsOptions,
+    versions: &[Version; 2],
+    changed: &[String],
+    hardware: &[&String],
+    out: &Path,
+) -> String {
+    let mut lines = vec!["regress plan".to_string()];
+    for (v, name) in versions.iter().zip(NAMES) {
+        lines.push(format!("  {name:<10} {} ({})", v.label, v.home.display()));
+    }
+    lines.push(format!(
+        "  differ     {} file(s){}",
+        changed.len(),
+        if hardware.is_empty() {
+            String::new()
+        } else {
+            format!(
+                ", in the hardware description: {}",
+                hardware.iter().map(|h| h.as_str()).collect::<Vec<_>>().join(", ")
+            )
+        }
+    ));
+    let suite = if o.programs.is_requested() {
+        locate::PROGRAMS_SUITE
+    } else {
+        o.suite.as_str()
+    };
+    lines.push(format!(
+        "  suite      {suite}{}",
+        if o.benches.is_empty() {
+            String::new()
+        } else {
+            format!(" ({})", o.benches.join(", "))
+        }
+    ));
+    lines.push(format!("  target     {}", o.target.name()));
+    lines.push(format!("  output     {}", out.display()));
+    lines.push("  steps".into());
+    let mut steps = vec![
+        format!(
+            "build and measure the suite on the baseline's {} into {}",
+            o.target.name(),
+            out.join("baseline").display()
+        ),
+        format!(
+            "build and measure it on the candidate's into {}",
+            out.join("candidate").display()
+        ),
+        "derive each version's table from its microcode and compare them bytecode by bytecode".to_string(),
+        "take every benchmark's timed region apart by bytecode on each version's virtual board".to_string(),
+    ];
+    if o.target == TargetKind::Emu && !hardware.is_empty() {
+        steps.push(if o.check_model {
+            "run the candidate's shortest benchmark on its RTL against its virtual board (the hardware differs)"
+                .to_string()
+        } else {
+            "fail: the hardware differs and --no-model-check leaves the virtual board unchecked".to_string()
+        });
+    }
+    steps.push(format!(
+        "write regress.md, regress.csv, regress-bytecodes.csv, regress.junit.xml and plots/ into {}; fail when a benchmark {} by more than {}%",
+        out.display(),
+        o.fail_on.verb(),
+        o.threshold
+    ));
+    for (k, step) in steps.iter().enumerate() {
+        lines.push(format!("    {}. {step}", k + 1));
+    }
+    lines.join("\n") + "\n"
 }
 
 /// The session of one version: its tree, its suite.

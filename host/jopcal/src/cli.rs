@@ -594,6 +594,9 @@ pub struct RegressArgs {
     /// (the regression then fails when the VHDL differs: it cannot say what the change did).
     #[arg(long)]
     pub no_model_check: bool,
+    /// With --against/--candidate-home: print both versions, what differs and the steps, and stop.
+    #[arg(long)]
+    pub dry_run: bool,
     #[command(flatten)]
     pub programs: ProgramArgs,
     #[command(flatten)]

@@ -700,6 +700,42 @@ fn regress_across_versions_names_what_it_lacks() {
         e.contains("--target host: comparing two versions of the processor needs"),
         "{e}"
     );
+    // A dry run names both versions and what differs between them, the
+    // hardware apart, and writes nothing.
+    let other = dir.path().join("other");
+    for (t, vhd) in [(&tree, "a <= b;"), (&other, "a <= not b;")] {
+        fs::create_dir_all(t.join("asm/src")).unwrap();
+        fs::write(t.join("asm/src/jvm.asm"), "iadd: add nxt\n").unwrap();
+        fs::create_dir_all(t.join("vhdl/core")).unwrap();
+        fs::write(t.join("vhdl/core/alu.vhd"), vhd).unwrap();
+    }
+    let out = dir.path().join("out");
+    let o = jopcal()
+        .current_dir(dir.path())
+        .args([
+            "--jop-home",
+            home,
+            "regress",
+            "--candidate-home",
+            other.to_str().unwrap(),
+            "--dry-run",
+            "--out",
+        ])
+        .arg(&out)
+        .output()
+        .unwrap();
+    let (stdout, err) = text(&o);
+    assert!(o.status.success(), "{err}");
+    assert!(stdout.starts_with("regress plan\n"), "{stdout}");
+    assert!(
+        stdout.contains("differ     1 file(s), in the hardware description: vhdl/core/alu.vhd"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("run the candidate's shortest benchmark on its RTL"),
+        "{stdout}"
+    );
+    assert!(!out.exists());
 }
 
 #[test]

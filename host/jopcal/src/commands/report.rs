@@ -106,8 +106,13 @@ fn versions(s: Session, a: &RegressArgs, other: OtherVersion) -> Result<()> {
             fail_on: a.fail_on,
             out: a.out.clone(),
             check_model: !a.no_model_check,
+            dry_run: a.dry_run,
         },
     )?;
+    if let Some(plan) = &c.plan {
+        print!("{plan}");
+        return Ok(());
+    }
     if let Some(j) = &a.junit {
         std::fs::copy(c.dir.join("regress.junit.xml"), j).with_context(|| format!("writing {}", j.display()))?;
     }
