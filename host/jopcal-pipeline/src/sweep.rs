@@ -43,6 +43,8 @@ pub struct SweepOptions {
     pub on: TargetOptions,
     /// Output directory (default `out/sweep-<time>/`).
     pub out: Option<PathBuf>,
+    /// Say what would run (every point, the suite, the table) and stop.
+    pub dry_run: bool,
 }
 
 /// One point of the sweep: a value for every generic.
@@ -110,6 +112,8 @@ pub struct Swept {
     pub rows: Vec<SweepRow>,
     /// `(point or benchmark, one-line reason)` of what failed.
     pub failures: Vec<(String, String)>,
+    /// A dry run's plan in words (nothing was run or written).
+    pub plan: Option<String>,
 }
 
 /// Parses `NAME=V1,V2,...` of `--generic`.
@@ -163,6 +167,53 @@ pub fn sweep(s: Session, a: &SweepOptions) -> Result<Swept> {
     let root = locate::suite_dir(s.firmware, s.jop_home, &a.suite, s.progress)?;
     let stamp = clock::now_stamp();
     let out = locate::out_dir(a.out.as_deref(), "sweep", &stamp)?;
+    if a.dry_run {
+        let workloads: Vec<String> = jopcal_workloads::Suite::load(&root)?
+            .select(&a.benches)?
+            .into_iter()
+            .map(|w| w.name)
+            .collect();
+        let mut lines = vec![
+            "sweep plan".to_string(),
+            format!("  tree       {} (quartus/{top})", home.display()),
+            format!(
+                "  suite      {} ({}): {}",
+                a.suite,
+                root.display(),
+                workloads.join(", ")
+            ),
+            format!("  target     {}", a.target.name()),
+            format!(
+                "  points     {}: {}",
+                all.len(),
+                all.iter().map(|p| label(p)).collect::<Vec<_>>().join("; ")
+            ),
+            format!(
+                "  table      {}",
+                a.model.as_ref().map_or(
+                    "fitted first by validate on the virtual board as the top".to_string(),
+                    |m| m.display().to_string()
+                )
+            ),
+            format!("  output     {}", out.display()),
+            "  steps".to_string(),
+            "    1. profile the suite once on the host JVM".to_string(),
+        ];
+        if a.target == TargetKind::Verilator {
+            lines.push("    2. build (or keep from the cache) a bench per point".to_string());
+        }
+        lines.push(format!(
+            "    {}. measure every point, estimate it with the table at the point's configuration; write sweep.csv, sweep.md and a plot",
+            if a.target == TargetKind::Verilator { 3 } else { 2 }
+        ));
+        return Ok(Swept {
+            dir: out,
+            csv: PathBuf::new(),
+            rows: Vec::new(),
+            failures: Vec::new(),
+            plan: Some(lines.join("\n") + "\n"),
+        });
+    }
     jopcal_measure::OutDir::prepare(&out, &stamp).map_err(|e| anyhow!("preparing {}: {e}", out.display()))?;
     let timeout = locate::workload_timeout(a.timeout, a.target)?;
     let started = Instant::now();
@@ -320,6 +371,7 @@ pub fn sweep(s: Session, a: &SweepOptions) -> Result<Swept> {
         csv,
         rows,
         failures,
+        plan: None,
     })
 }
 

@@ -117,6 +117,9 @@ impl LauncherArgs {
 
 #[derive(Debug, Args)]
 pub struct SweepArgs {
+    /// Print the plan (every point, the suite, the table, the output) and stop.
+    #[arg(long)]
+    pub dry_run: bool,
     /// A generic of the tree's top and the values it takes, e.g. --generic jpc_width=10,11,12
     /// (repeatable: the sweep runs every combination).
     #[arg(long = "generic", value_name = "NAME=V1,V2,...", required = true)]

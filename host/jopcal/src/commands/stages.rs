@@ -107,8 +107,13 @@ pub fn sweep(s: Session, a: SweepArgs) -> Result<()> {
             bit_cycles: a.bit_cycles,
             on,
             out: a.out,
+            dry_run: a.dry_run,
         },
     )?;
+    if let Some(plan) = &swept.plan {
+        print!("{plan}");
+        return Ok(());
+    }
     println!("{}", swept.csv.display());
     fail_on_failures(&swept.failures, &swept.dir)
 }
