@@ -124,7 +124,7 @@ pub struct SweepArgs {
     /// (repeatable: the sweep runs every combination).
     #[arg(long = "generic", value_name = "NAME=V1,V2,...", required = true)]
     pub generics: Vec<String>,
-    /// The tree suite: jembench or jbe.
+    /// The tree suite: jembench, jbe or jembench-all.
     #[arg(long)]
     pub suite: String,
     /// Only these benchmarks (repeatable).
