@@ -65,7 +65,7 @@ fn build_problem(why: &ToolError) -> Finding {
 /// The fix for a toolchain failure, or a pointer to the set-up notes.
 fn fix_for(why: &str) -> String {
     known_fix(why)
-        .unwrap_or("run the command by hand in the tree to see all of its output (docs/jop-tree.md)")
+        .unwrap_or("run the command by hand in the tree to see all of its output (docs/notes/jop-tree.md)")
         .to_string()
 }
 
@@ -154,7 +154,7 @@ pub fn doctor(s: Session, timeout: u64, link: bool) -> Result<()> {
         c.check(
             "jopcal.toml",
             Finding::Skipped(
-                "none found from the current directory upwards: only the host and the virtual board can run the tree (docs/jop-tree.md, step 5)"
+                "none found from the current directory upwards: only the host and the virtual board can run the tree (docs/notes/jop-tree.md, step 5)"
                     .into(),
             ),
         );
@@ -175,7 +175,7 @@ pub fn doctor(s: Session, timeout: u64, link: bool) -> Result<()> {
 }
 
 /// Whether a host profile of the suite in `root` runs the tree's own
-/// routines for the bytecodes JOP implements in Java (docs/jop-tree.md
+/// routines for the bytecodes JOP implements in Java (docs/notes/jop-tree.md
 /// section 17); the reason it cannot is in the note printed above.
 fn routines_finding(s: Session, home: &Path, root: &Path) -> Finding {
     if !home.join(crate::host_routines::RUNTIME_DIR).join("JVM.java").is_file() {
@@ -185,7 +185,7 @@ fn routines_finding(s: Session, home: &Path, root: &Path) -> Finding {
         .and_then(|setup| crate::profile::tree_host_run(s, root, &setup, true).map(|run| (setup, run)));
     match routed {
         Ok((setup, run)) if run.classpath.first() != Some(&setup.built.classes) => Finding::Ok(format!(
-            "idiv, lmul and the software float run as the tree's own routines on their operands{}; printing goes through jopcal's serial line (docs/jop-tree.md section 18)",
+            "idiv, lmul and the software float run as the tree's own routines on their operands{}; printing goes through jopcal's serial line (docs/notes/jop-tree.md section 18)",
             if run.tree_library.is_empty() {
                 String::new()
             } else {
@@ -197,7 +197,7 @@ fn routines_finding(s: Session, home: &Path, root: &Path) -> Finding {
             "the bytecodes JOP runs as Java routines are priced by constants (the note above says why)",
             "install Debian's libasm-java (scripts/setup does) or set JOPCAL_ASM_JAR",
         ),
-        Err(e) => problem(format!("{e:#}"), "see docs/jop-tree.md section 17"),
+        Err(e) => problem(format!("{e:#}"), "see docs/notes/jop-tree.md section 17"),
     }
 }
 
@@ -239,7 +239,7 @@ fn toolchain_or_problem(c: &mut Checks, home: &Path) -> Option<jopcal_targets::t
                 "toolchain",
                 problem(
                     format!("{e:#}"),
-                    "give `build` and `image` templates (docs/jop-tree.md, step 5)",
+                    "give `build` and `image` templates (docs/notes/jop-tree.md, step 5)",
                 ),
             );
             None
@@ -290,7 +290,7 @@ fn image_checks(c: &mut Checks, home: &Path, root: &Path, timeout: u64) -> Resul
         &format!("virtual board on {}", job.name),
         match &board {
             Ok(line) => Finding::Ok(line.clone()),
-            Err(why) => problem(why.clone(), "see the error; docs/jop-tree.md, section 9"),
+            Err(why) => problem(why.clone(), "see the error; docs/notes/jop-tree.md, section 9"),
         },
     );
     if tools.cfg.jopsim.is_none() {

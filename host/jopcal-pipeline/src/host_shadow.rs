@@ -38,7 +38,7 @@ const TREE_ROOTS: [&str; 4] = [
     "java/target/src/rtapi",
 ];
 /// A class only string concatenation reaches: ecj writes no class file
-/// for it unless it is named (see docs/jop-tree.md, the `javac` wrapper).
+/// for it unless it is named (see docs/notes/jop-tree.md, the `javac` wrapper).
 const CONCATENATION: &str = "java/target/src/jdk_base/java/lang/StringBuilder.java";
 /// jopcal's renamer (its own Java, compiled here against ASM).
 const SHADOW_SOURCE: &str = include_str!("../java/ShadowLibrary.java");

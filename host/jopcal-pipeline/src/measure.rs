@@ -572,7 +572,7 @@ fn emu_images(root: &Path, jop_home: Option<&Path>, how: &Measure, progress: &cr
         Ok(images) => Ok(images),
         Err(why) => {
             progress.say(&format!(
-                "note: the virtual board runs the suite's class files with its own small library, not the tree's images ({why:#}; see docs/jop-tree.md)"
+                "note: the virtual board runs the suite's class files with its own small library, not the tree's images ({why:#}; see docs/notes/jop-tree.md)"
             ));
             Ok(Images::FromLauncher)
         }

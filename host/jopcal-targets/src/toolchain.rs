@@ -94,32 +94,32 @@ pub fn telling_line(stdout: &str, stderr: &str) -> String {
 }
 
 /// A fix for a toolchain or simulator failure `why`, where jopcal knows one
-/// (`docs/jop-tree.md` explains each).
+/// (`docs/notes/jop-tree.md` explains each).
 pub fn known_fix(why: &str) -> Option<&'static str> {
     let fixes: [(&[&str], &str); 6] = [
         (
             &["major version", "Unsupported class file", "wrong version", "ClassFormatException"],
-            "the compiler writes class files newer than JOP's linker reads (version 50): put a `javac` that runs Debian's ecj first on PATH in the build template (docs/jop-tree.md, step 3)",
+            "the compiler writes class files newer than JOP's linker reads (version 50): put a `javac` that runs Debian's ecj first on PATH in the build template (docs/notes/jop-tree.md, step 3)",
         ),
         (
             &["StringBuilder"],
-            "ecj wrote no java/lang/StringBuilder.class: compile the tree's StringBuilder.java with the application (docs/jop-tree.md, step 3)",
+            "ecj wrote no java/lang/StringBuilder.class: compile the tree's StringBuilder.java with the application (docs/notes/jop-tree.md, step 3)",
         ),
         (
             &["-source 1.5", "Source option 5", "release version 5"],
-            "JDK 17's javac cannot compile for Java 1.5 as the tree's Makefile asks: use ecj as `javac` in the build template (docs/jop-tree.md, step 3)",
+            "JDK 17's javac cannot compile for Java 1.5 as the tree's Makefile asks: use ecj as `javac` in the build template (docs/notes/jop-tree.md, step 3)",
         ),
         (
             &["no main manifest attribute"],
-            "run JopSim by class name: `java -cp .../jop-tools.jar com.jopdesign.tools.JopSim {image}` (docs/jop-tree.md, step 5)",
+            "run JopSim by class name: `java -cp .../jop-tools.jar com.jopdesign.tools.JopSim {image}` (docs/notes/jop-tree.md, step 5)",
         ),
         (
             &["could not find or load main class com.jopdesign", "unable to access jarfile"],
-            "build the tree's tools first: `make tools` with JDK 17 flags (docs/jop-tree.md, step 2)",
+            "build the tree's tools first: `make tools` with JDK 17 flags (docs/notes/jop-tree.md, step 2)",
         ),
         (
             &["ArrayIndexOutOfBoundsException"],
-            "this JopSim invokes the tree's stub monitor routines: put a JopSim with the monitor fix first on its class path (docs/jop-tree.md, step 4)",
+            "this JopSim invokes the tree's stub monitor routines: put a JopSim with the monitor fix first on its class path (docs/notes/jop-tree.md, step 4)",
         ),
     ];
     let low = why.to_lowercase();

@@ -1,6 +1,6 @@
 //! `jopcal.toml`, the project's configuration of the user's JOP tree. The
 //! form that works with the original JOP tree (jop-devel/jop) is [`EXAMPLE`]
-//! (`docs/jop-tree.md` says how to set that tree up).
+//! (`docs/notes/jop-tree.md` says how to set that tree up).
 //!
 //! Commands are templates run with `sh -c` in the tree's directory.
 //! Placeholders: `{home}`, `{main}` (the main class, dotted: for the
@@ -17,7 +17,7 @@
 //! never hands it class files of its own. `encoding` names the tree's source
 //! encoding when its Makefile does not (it says `-encoding Latin1`).
 
-/// A `jopcal.toml` for the original JOP tree, as `docs/jop-tree.md` sets it up:
+/// A `jopcal.toml` for the original JOP tree, as `docs/notes/jop-tree.md` sets it up:
 /// ecj behind a `javac` wrapper first on PATH for the target build, and
 /// JopSim run by its class name (the tools jar has no main class).
 pub const EXAMPLE: &str = r#"[jop]

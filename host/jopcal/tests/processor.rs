@@ -41,7 +41,7 @@ fn generated_programs_compile_as_the_trees_compiler_compiles() {
 }
 
 #[test]
-#[ignore = "needs a JOP tree: set JOPCAL_JOP_HOME and JOPCAL_TREE_CONFIG (docs/jop-tree.md)"]
+#[ignore = "needs a JOP tree: set JOPCAL_JOP_HOME and JOPCAL_TREE_CONFIG (docs/notes/jop-tree.md)"]
 fn generated_programs_run_alike_on_the_rtl_and_the_virtual_board() {
     let _tree = one_at_a_time();
     let (tree, config) = (common::tree(), common::tree_config());
@@ -83,7 +83,7 @@ fn generated_programs_run_alike_on_the_rtl_and_the_virtual_board() {
 }
 
 #[test]
-#[ignore = "needs a JOP tree: set JOPCAL_JOP_HOME and JOPCAL_TREE_CONFIG (docs/jop-tree.md)"]
+#[ignore = "needs a JOP tree: set JOPCAL_JOP_HOME and JOPCAL_TREE_CONFIG (docs/notes/jop-tree.md)"]
 fn the_memory_interfaces_own_cases_take_its_cycles_on_the_virtual_board() {
     let _tree = one_at_a_time();
     let (tree, config) = (common::tree(), common::tree_config());

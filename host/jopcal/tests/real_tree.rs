@@ -1,4 +1,4 @@
-//! Against a real JOP tree (jop-devel/jop, set up as `docs/jop-tree.md` says),
+//! Against a real JOP tree (jop-devel/jop, set up as `docs/notes/jop-tree.md` says),
 //! named by `$JOPCAL_JOP_HOME`, with `$JOPCAL_TREE_CONFIG` (a directory
 //! holding a `jopcal.toml` for that tree). Ignored without them: `cargo
 //! test` lists them as ignored with the reason, and `scripts/test` includes
@@ -33,7 +33,7 @@ fn kfl_on(config: &std::path::Path, tree: &std::path::Path, target: &str, extra:
 }
 
 #[test]
-#[ignore = "needs a JOP tree: set JOPCAL_JOP_HOME (docs/jop-tree.md)"]
+#[ignore = "needs a JOP tree: set JOPCAL_JOP_HOME (docs/notes/jop-tree.md)"]
 fn the_trees_suites_build_run_and_profile_on_the_host() {
     let tree = common::tree();
     let tmp = tempfile::tempdir().unwrap();
@@ -95,7 +95,7 @@ fn the_trees_suites_build_run_and_profile_on_the_host() {
 /// a jopcal.toml that configures the tree's toolchain, the board runs class
 /// bundles, and says so.
 #[test]
-#[ignore = "needs a JOP tree: set JOPCAL_JOP_HOME (docs/jop-tree.md)"]
+#[ignore = "needs a JOP tree: set JOPCAL_JOP_HOME (docs/notes/jop-tree.md)"]
 fn six_of_the_eight_jembench_harnesses_run_on_the_virtual_board() {
     let tree = common::tree();
     let tmp = tempfile::tempdir().unwrap();
@@ -120,7 +120,7 @@ fn six_of_the_eight_jembench_harnesses_run_on_the_virtual_board() {
 /// In JopSim, the cycles between the wrapper's two counter reads are all of
 /// the program but its start-up and printing, as JopSim's own statistics count it.
 #[test]
-#[ignore = "needs a JOP tree: set JOPCAL_JOP_HOME (docs/jop-tree.md)"]
+#[ignore = "needs a JOP tree: set JOPCAL_JOP_HOME (docs/notes/jop-tree.md)"]
 fn kfl_runs_in_the_trees_jopsim() {
     let tree = common::tree();
     let config = common::tree_config();
@@ -155,7 +155,7 @@ fn kfl_runs_in_the_trees_jopsim() {
     );
     // The tree's own table, with the host profile compiled as the tree's
     // build compiles (host_javac) and JopSim's reported cache, is JopSim's
-    // count to within a few hundred cycles (docs/jop-tree.md, section 7).
+    // count to within a few hundred cycles (docs/notes/jop-tree.md, section 7).
     let toml = std::fs::read_to_string(config.join("jopcal.toml")).unwrap();
     if !toml.contains("host_javac") {
         eprintln!("skipped the estimate check: the jopcal.toml has no host_javac");
@@ -207,9 +207,9 @@ fn kfl_runs_in_the_trees_jopsim() {
 /// With the tree's toolchain configured, the virtual board runs the images
 /// the tree links (JOP's own runtime and library) and, with JopSim's timing
 /// (`--emu-timing jopsim`), counts every cycle as the tree's JopSim does
-/// (docs/jop-tree.md, section 9).
+/// (docs/notes/jop-tree.md, section 9).
 #[test]
-#[ignore = "needs a JOP tree: set JOPCAL_JOP_HOME (docs/jop-tree.md)"]
+#[ignore = "needs a JOP tree: set JOPCAL_JOP_HOME (docs/notes/jop-tree.md)"]
 fn the_virtual_board_runs_the_trees_images_cycle_for_cycle_as_jopsim() {
     let tree = common::tree();
     let config = common::tree_config();
@@ -285,12 +285,12 @@ fn the_fast_path_runs_as_the_handlers_do(config: &std::path::Path, tree: &std::p
 /// run on the preprocessed microcode as its build makes it) at the wait states
 /// (1, 2) and (3, 5), on a method-cache hit and on loading 32 words.
 #[test]
-#[ignore = "needs a JOP tree: set JOPCAL_JOP_HOME (docs/jop-tree.md)"]
+#[ignore = "needs a JOP tree: set JOPCAL_JOP_HOME (docs/notes/jop-tree.md)"]
 fn the_microcode_table_agrees_with_the_trees_own_microcode_analysis() {
     let tree = common::tree();
     let jar = tree.join("java/tools/dist/lib/jop-tools.jar");
     if !jar.is_file() || std::process::Command::new("gcc").arg("--version").output().is_err() {
-        eprintln!("skipped: the tree's tools are not built or gcc is missing (docs/jop-tree.md, step 2)");
+        eprintln!("skipped: the tree's tools are not built or gcc is missing (docs/notes/jop-tree.md, step 2)");
         return;
     }
     let dir = tempfile::tempdir().unwrap();
@@ -369,7 +369,7 @@ fn the_microcode_table_agrees_with_the_trees_own_microcode_analysis() {
     // every ram_cnt (r is max(1, ram_cnt - 1), w is ram_cnt). The two agree
     // wherever that controller takes w = r + 1, as at (1, 2); with one-cycle
     // memory (r 1, w 1) the RTL is a cycle faster than the analysis
-    // (measured, docs/jop-tree.md section 14); at (3, 5), a pair no ram_cnt
+    // (measured, docs/notes/jop-tree.md section 14); at (3, 5), a pair no ram_cnt
     // of it gives, they part by w - 1 - r = 1.
     let rtl_minus_analysis = |name: &str, column: usize| match name {
         "putfield_long" => -2,
@@ -412,7 +412,7 @@ fn the_microcode_table_agrees_with_the_trees_own_microcode_analysis() {
 /// time as a board's host paces), counts the same cycles on the simulated
 /// RTL as in the tree's JopSim; with `--preload` (simulation microcode) too.
 #[test]
-#[ignore = "needs a JOP tree: set JOPCAL_JOP_HOME (docs/jop-tree.md)"]
+#[ignore = "needs a JOP tree: set JOPCAL_JOP_HOME (docs/notes/jop-tree.md)"]
 fn kfl_on_the_trees_verilated_rtl_counts_as_jopsim() {
     let tree = common::tree();
     let config = common::tree_config();
@@ -468,7 +468,7 @@ fn kfl_on_the_trees_verilated_rtl_counts_as_jopsim() {
 /// without the SRAM pins the contract maps, a top with a data cache between
 /// the processor and its memory.
 #[test]
-#[ignore = "needs a JOP tree: set JOPCAL_JOP_HOME (docs/jop-tree.md)"]
+#[ignore = "needs a JOP tree: set JOPCAL_JOP_HOME (docs/notes/jop-tree.md)"]
 fn the_trees_rtl_build_names_what_it_cannot_convert() {
     let tree = common::tree();
     let tmp = tempfile::tempdir().unwrap();
@@ -539,7 +539,7 @@ fn the_trees_rtl_build_names_what_it_cannot_convert() {
 /// builds nothing (the image cache); a sweep of the method cache on the
 /// virtual board measures every point and predicts Kfl at each within 0.1%.
 #[test]
-#[ignore = "needs a JOP tree: set JOPCAL_JOP_HOME (docs/jop-tree.md)"]
+#[ignore = "needs a JOP tree: set JOPCAL_JOP_HOME (docs/notes/jop-tree.md)"]
 fn jobs_give_the_rows_of_one_and_a_sweep_predicts_every_point() {
     let tree = common::tree();
     let config = common::tree_config();
@@ -637,7 +637,7 @@ fn jobs_give_the_rows_of_one_and_a_sweep_predicts_every_point() {
 /// forever loop timed on the virtual board (built by the tree's toolchain), and what cannot be timed
 /// left out naming why (CDx needs classes the tree's build lacks).
 #[test]
-#[ignore = "needs a JOP tree: set JOPCAL_JOP_HOME (docs/jop-tree.md)"]
+#[ignore = "needs a JOP tree: set JOPCAL_JOP_HOME (docs/notes/jop-tree.md)"]
 fn the_trees_applications_are_timed_or_left_out_with_the_reason() {
     let tree = common::tree();
     let config = common::tree_config();
@@ -686,7 +686,7 @@ fn the_trees_applications_are_timed_or_left_out_with_the_reason() {
 /// programs of `corpus/limits` stop on the processor, each stop named (the
 /// uncaught exception's methods from the image's link map, the stack's limit).
 #[test]
-#[ignore = "needs a JOP tree: set JOPCAL_JOP_HOME (docs/jop-tree.md)"]
+#[ignore = "needs a JOP tree: set JOPCAL_JOP_HOME (docs/notes/jop-tree.md)"]
 fn the_corpus_runs_on_the_processor_and_its_limits_are_named() {
     let tree = common::tree();
     let config = common::tree_config();
@@ -766,7 +766,7 @@ fn edit(path: &std::path::Path, old: &str, new: &str) {
 /// iadd and its +1, and each benchmark's change is exactly its count of
 /// iadd, explained by the tables with nothing left over.
 #[test]
-#[ignore = "needs a JOP tree: set JOPCAL_JOP_HOME (docs/jop-tree.md)"]
+#[ignore = "needs a JOP tree: set JOPCAL_JOP_HOME (docs/notes/jop-tree.md)"]
 fn a_one_cycle_microcode_change_is_named_with_each_benchmarks_count_of_it() {
     let tree = common::tree();
     let config = common::tree_config();
@@ -847,7 +847,7 @@ fn a_one_cycle_microcode_change_is_named_with_each_benchmarks_count_of_it() {
 /// busy one cycle longer) is caught on `--target emu` by running a
 /// benchmark on the candidate's RTL, never reported as no change.
 #[test]
-#[ignore = "needs a JOP tree: set JOPCAL_JOP_HOME (docs/jop-tree.md)"]
+#[ignore = "needs a JOP tree: set JOPCAL_JOP_HOME (docs/notes/jop-tree.md)"]
 fn a_vhdl_change_the_virtual_board_does_not_follow_is_caught() {
     let tree = common::tree();
     let config = common::tree_config();

@@ -754,7 +754,7 @@ fn doctor_passes_a_working_tree_and_names_each_problem_with_its_fix() {
     assert_eq!(o.status.code(), Some(1), "{err}");
     assert!(
         err.contains("PROBLEM  image of Bits: building the image:")
-            && err.contains("error: Source option 5 is no longer supported. Use 7 or later.; fix: JDK 17's javac cannot compile for Java 1.5 as the tree's Makefile asks: use ecj as `javac` in the build template (docs/jop-tree.md, step 3)"),
+            && err.contains("error: Source option 5 is no longer supported. Use 7 or later.; fix: JDK 17's javac cannot compile for Java 1.5 as the tree's Makefile asks: use ecj as `javac` in the build template (docs/notes/jop-tree.md, step 3)"),
         "{err}"
     );
     assert!(
@@ -1090,7 +1090,7 @@ fn the_host_runs_the_trees_library_as_the_trees() {
     let src = dir.path().join("src/demo");
     std::fs::create_dir_all(&src).unwrap();
     std::fs::copy(repo().join("host/jopcal/tests/java/Words.java"), src.join("Words.java")).unwrap();
-    // The tree's compiler, as a tree's users configure it (docs/jop-tree.md).
+    // The tree's compiler, as a tree's users configure it (docs/notes/jop-tree.md).
     std::fs::write(
         dir.path().join("jopcal.toml"),
         format!(

@@ -268,7 +268,7 @@ pub fn build_tree(b: &TreeBuild, progress: &mut dyn FnMut(&str)) -> Result<TreeB
     if !jar.is_file() {
         return Err(tree(
             &jar,
-            "missing: build the tree's tools first (docs/jop-tree.md, step 2)",
+            "missing: build the tree's tools first (docs/notes/jop-tree.md, step 2)",
         ));
     }
     let asm = home.join("asm/src/jvm.asm");

@@ -129,14 +129,14 @@ pub fn estimate_with_board_table(profiles: &Path, out: &Path) -> Vec<(String, f6
 pub fn tree() -> PathBuf {
     std::env::var_os("JOPCAL_JOP_HOME")
         .map(PathBuf::from)
-        .expect("needs a JOP tree: set JOPCAL_JOP_HOME (docs/jop-tree.md)")
+        .expect("needs a JOP tree: set JOPCAL_JOP_HOME (docs/notes/jop-tree.md)")
 }
 
 /// `$JOPCAL_TREE_CONFIG`: a directory with a jopcal.toml for the tree.
 pub fn tree_config() -> PathBuf {
     std::env::var_os("JOPCAL_TREE_CONFIG")
         .map(PathBuf::from)
-        .expect("JOPCAL_TREE_CONFIG: a directory with a jopcal.toml for the tree (docs/jop-tree.md)")
+        .expect("JOPCAL_TREE_CONFIG: a directory with a jopcal.toml for the tree (docs/notes/jop-tree.md)")
 }
 
 /// `jopcal --jop-home TREE ARGS` in `dir`, with the firmware it finds

@@ -269,7 +269,7 @@ const THE_SYS_DEVICE: &str = "com.jopdesign.io.IOFactory.getFactory().getSysDevi
 /// Programs that each meet one case of the processor's memory interface in
 /// one bytecode: an exception of its own (a null reference, an array index
 /// below 0 or past the end), caught where it is raised, or a field of a
-/// hardware object: `(class, the bytecode, source)` (docs/jop-tree.md,
+/// hardware object: `(class, the bytecode, source)` (docs/notes/jop-tree.md,
 /// section 13).
 pub fn memory_interface_cases() -> Vec<(String, &'static str, String)> {
     let cases: [(&str, &str, &str, &str, &str); 21] = [
