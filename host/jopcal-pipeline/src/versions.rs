@@ -288,7 +288,7 @@ pub fn regress_versions(s: Session, o: &VersionsOptions) -> Result<Compared> {
     )?;
     plot(&dir, &report)?;
 
-    let failure = failure(&report, &sides);
+    let failure = report.failure();
     Ok(Compared {
         dir,
         md,
@@ -610,42 +610,4 @@ fn plot(dir: &Path, r: &VersionsReport) -> Result<()> {
     )
     .map_err(|e| anyhow!(e))?;
     Ok(())
-}
-
-/// Why the comparison fails, if it does: benchmarks that moved, the model
-/// not holding, benchmarks that failed on a side.
-fn failure(r: &VersionsReport, sides: &[Side]) -> Option<String> {
-    let mut why = Vec::new();
-    if !r.model.holds() {
-        why.push(r.model.sentence());
-    }
-    let moved: Vec<String> = r
-        .regression
-        .deltas
-        .iter()
-        .filter(|d| d.regressed)
-        .map(|d| format!("{} {:+.3}%", d.benchmark, d.delta_pct))
-        .collect();
-    if !moved.is_empty() {
-        why.push(format!(
-            "{} benchmark(s) {} by more than {}%: {}",
-            moved.len(),
-            r.regression.fail_on.verb(),
-            r.regression.threshold_pct,
-            moved.join(", ")
-        ));
-    }
-    // A benchmark that fails on the candidate only is a regression; one
-    // that fails alike on both is the processor's as it was (noted in the report).
-    let failed_before = |b: &str| sides[0].failures.iter().any(|(f, _)| f == b);
-    let newly: Vec<&str> = sides[1]
-        .failures
-        .iter()
-        .map(|(b, _)| b.as_str())
-        .filter(|b| !failed_before(b))
-        .collect();
-    if !newly.is_empty() {
-        why.push(format!("{} failed on the candidate only", newly.join(", ")));
-    }
-    (!why.is_empty()).then(|| why.join("; "))
 }

@@ -130,17 +130,43 @@ fn copy_untracked(
         if let Some(parent) = to.parent() {
             std::fs::create_dir_all(parent).map_err(io_err(parent))?;
         }
-        std::fs::copy(&from, &to).map_err(io_err(&to))?;
+        // Written aside and renamed: another run's build may be reading it.
+        let mut aside = to.clone().into_os_string();
+        aside.push(format!(".jopcal-{}", std::process::id()));
+        let aside = PathBuf::from(aside);
+        std::fs::copy(&from, &aside).map_err(io_err(&aside))?;
         if let Ok(m) = meta.modified() {
             std::fs::File::options()
                 .write(true)
-                .open(&to)
+                .open(&aside)
                 .and_then(|f| f.set_modified(m))
-                .map_err(io_err(&to))?;
+                .map_err(io_err(&aside))?;
         }
+        std::fs::rename(&aside, &to).map_err(io_err(&to))?;
         copied += 1;
     }
     Ok(copied)
+}
+
+/// Revision `commit` of `tree`'s files into `dir` (which exists), with the stamp.
+fn extract(tree: &Path, commit: &str, dir: &Path) -> Result<(), RevisionError> {
+    let tar = dir.join(".archive.tar");
+    git(tree, &["archive", "--format=tar", "-o", &tar.to_string_lossy(), commit])?;
+    let untar = Command::new("tar")
+        .arg("-xf")
+        .arg(&tar)
+        .arg("-C")
+        .arg(dir)
+        .output()
+        .map_err(io_err(&tar))?;
+    if !untar.status.success() {
+        return Err(RevisionError::Io {
+            path: tar,
+            source: std::io::Error::other(String::from_utf8_lossy(&untar.stderr).trim().to_string()),
+        });
+    }
+    std::fs::remove_file(&tar).map_err(io_err(&tar))?;
+    std::fs::write(dir.join(".jopcal-revision"), format!("{commit}\n")).map_err(io_err(dir))
 }
 
 /// Revision `rev` of `tree`, checked out under `cache/revisions/`, with the
@@ -161,26 +187,11 @@ pub fn checkout(tree: &Path, rev: &str, cache: &Path) -> Result<Checkout, Revisi
         let tmp = root.join(format!(".{commit}.{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&tmp);
         std::fs::create_dir_all(&tmp).map_err(io_err(&tmp))?;
-        let tar = tmp.join(".archive.tar");
-        git(
-            tree,
-            &["archive", "--format=tar", "-o", &tar.to_string_lossy(), &commit],
-        )?;
-        let untar = Command::new("tar")
-            .arg("-xf")
-            .arg(&tar)
-            .arg("-C")
-            .arg(&tmp)
-            .output()
-            .map_err(io_err(&tar))?;
-        if !untar.status.success() {
-            return Err(RevisionError::Io {
-                path: tar,
-                source: std::io::Error::other(String::from_utf8_lossy(&untar.stderr).trim().to_string()),
-            });
+        // A checkout that fails half-way leaves nothing behind.
+        if let Err(e) = extract(tree, &commit, &tmp) {
+            let _ = std::fs::remove_dir_all(&tmp);
+            return Err(e);
         }
-        std::fs::remove_file(&tar).map_err(io_err(&tar))?;
-        std::fs::write(tmp.join(".jopcal-revision"), format!("{commit}\n")).map_err(io_err(&tmp))?;
         if let Err(e) = std::fs::rename(&tmp, &dir) {
             // Another run made it first: theirs is the same.
             let _ = std::fs::remove_dir_all(&tmp);

@@ -881,7 +881,7 @@ fn a_vhdl_change_the_virtual_board_does_not_follow_is_caught() {
     );
     let md = std::fs::read_to_string(out.join("regress.md")).unwrap();
     assert!(
-        md.contains("**Verdict:** failed: the target does not follow this change"),
+        md.contains("**Verdict:** failed: the virtual board does not model this change"),
         "{md}"
     );
 }
