@@ -25,7 +25,7 @@ use crate::processor::{image_board, processor_table, ImageBoard, ProcessorSpec};
 use crate::{locate, Session};
 use anyhow::{anyhow, bail, Context, Result};
 use jopcal_measure::{atomic, clock, Measurement};
-use jopcal_report::regress::{compare, junit, FailOn};
+use jopcal_report::regress::{compare, FailOn};
 use jopcal_report::versions::{BenchChange, ModelCheck, OpRegion, TableChange, VersionsReport};
 use jopcal_targets::TargetKind;
 use jopcal_tree::programs::ProgramRequest;
@@ -97,17 +97,48 @@ pub fn regress_versions(s: Session, o: &VersionsOptions) -> Result<Compared> {
             o.target.name()
         );
     }
+    if matches!(o.on.launcher, jopcal_launch::Launcher::Slurm(_)) {
+        // A Slurm task is known by its command, which names the tree, not
+        // what the tree holds: a changed tree's old results would be reused.
+        bail!("regress --against/--candidate-home runs on this machine (--launcher local): Slurm's tasks would reuse an earlier version's results");
+    }
     let home = locate::jop_home(s.jop_home)?;
     let cache = locate::cache_root()?;
     // A directory that cannot take the report is refused before any work.
     let stamp = clock::now_stamp();
     let out = locate::out_dir(o.out.as_deref(), "regress", &stamp)?;
     let versions = match &o.other {
+        OtherVersion::Revision(rev) if o.dry_run => {
+            // Nothing checked out: what differs, from git.
+            let commit = revision::resolve(&home, rev)?;
+            let changed: Vec<String> = revision::changes_since(&home, &commit)?
+                .iter()
+                .map(|p| p.display().to_string())
+                .collect();
+            let hardware: Vec<&String> = changed.iter().filter(|p| revision::is_hardware(Path::new(p))).collect();
+            let versions = [
+                Version {
+                    label: format!("{rev} (commit {})", revision::short(&commit)),
+                    home: cache.join("revisions").join(&commit),
+                },
+                Version {
+                    label: format!("{} as it is", home.display()),
+                    home: home.clone(),
+                },
+            ];
+            let plan = dry_run_plan(o, &versions, &changed, &hardware, &out);
+            return Ok(Compared {
+                dir: out,
+                md: PathBuf::new(),
+                failure: None,
+                plan: Some(plan),
+            });
+        }
         OtherVersion::Revision(rev) => {
             let c = revision::checkout(&home, rev, &cache)?;
             s.say(&format!(
                 "regress: baseline {rev} (commit {}) checked out in {}{}",
-                &c.commit[..12],
+                revision::short(&c.commit),
                 c.dir.display(),
                 if c.untracked_copied > 0 {
                     format!(
@@ -120,7 +151,7 @@ pub fn regress_versions(s: Session, o: &VersionsOptions) -> Result<Compared> {
             ));
             [
                 Version {
-                    label: format!("{rev} (commit {})", &c.commit[..12]),
+                    label: format!("{rev} (commit {})", revision::short(&c.commit)),
                     home: c.dir,
                 },
                 Version {
@@ -176,6 +207,12 @@ pub fn regress_versions(s: Session, o: &VersionsOptions) -> Result<Compared> {
     }
     let dir = jopcal_measure::outdir::OutDir::prepare(&out, &stamp)?.path;
 
+    // Each version links its own images: without the tree's toolchain the
+    // virtual board would run class bundles with its own library, alike on both.
+    for (v, name) in versions.iter().zip(NAMES) {
+        locate::toolchain(Some(&v.home), "regress --against/--candidate-home")
+            .with_context(|| format!("the {name}, {}", v.label))?;
+    }
     let mut sides = Vec::new();
     for (v, name) in versions.iter().zip(NAMES) {
         sides.push(measure_side(s, o, v, name, &dir, &stamp)?);
@@ -250,7 +287,7 @@ pub fn regress_versions(s: Session, o: &VersionsOptions) -> Result<Compared> {
         });
     }
 
-    let model = check_model(s, o, &versions[1], &sides[1], &hardware, &regression)?;
+    let model = check_model(s, o, &versions[1], &sides[1], &changed, &hardware, &regression)?;
     s.say(&format!("regress: {}", model.sentence()));
     let report = VersionsReport {
         labels: [versions[0].label.clone(), versions[1].label.clone()],
@@ -282,10 +319,7 @@ pub fn regress_versions(s: Session, o: &VersionsOptions) -> Result<Compared> {
         report.bytecodes_csv(name, table).as_bytes(),
     )?;
     let cand_csv = sides[1].out.join("measurements.csv");
-    atomic::write_atomic(
-        &dir.join("regress.junit.xml"),
-        junit(&report.regression, &cand_csv).as_bytes(),
-    )?;
+    atomic::write_atomic(&dir.join("regress.junit.xml"), report.junit(&cand_csv).as_bytes())?;
     plot(&dir, &report)?;
 
     let failure = report.failure();
@@ -309,14 +343,25 @@ fn dry_run_plan(
     for (v, name) in versions.iter().zip(NAMES) {
         lines.push(format!("  {name:<10} {} ({})", v.label, v.home.display()));
     }
+    let shown: Vec<&str> = changed.iter().take(12).map(|c| c.as_str()).collect();
     lines.push(format!(
-        "  differ     {} file(s){}",
+        "  differ     {} file(s){}{}{}",
         changed.len(),
+        if shown.is_empty() {
+            String::new()
+        } else {
+            format!(": {}", shown.join(", "))
+        },
+        if changed.len() > shown.len() {
+            format!(" and {} more", changed.len() - shown.len())
+        } else {
+            String::new()
+        },
         if hardware.is_empty() {
             String::new()
         } else {
             format!(
-                ", in the hardware description: {}",
+                "; in the hardware description: {}",
                 hardware.iter().map(|h| h.as_str()).collect::<Vec<_>>().join(", ")
             )
         }
@@ -484,11 +529,13 @@ fn region_of(out: &Path, bench: &str, cfg: &jopcal_emu::BoardConfig, measured: O
 type Region = Box<jopcal_emu::image::OpTallies>;
 
 /// Whether the virtual board follows the change (see the module's doc).
+#[allow(clippy::too_many_arguments)]
 fn check_model(
     s: Session,
     o: &VersionsOptions,
     cand: &Version,
     side: &Side,
+    changed: &[String],
     hardware: &[&String],
     regression: &jopcal_report::regress::Regression,
 ) -> Result<ModelCheck> {
@@ -496,6 +543,11 @@ fn check_model(
         TargetKind::Verilator => return Ok(ModelCheck::NotNeeded("each version was measured on its own RTL".into())),
         TargetKind::Jopsim if !hardware.is_empty() => {
             return Ok(ModelCheck::Unchecked("JopSim does not simulate the VHDL".into()))
+        }
+        TargetKind::Jopsim if changed.iter().any(|f| f.starts_with("asm/")) => {
+            return Ok(ModelCheck::Unchecked(
+                "JopSim times bytecodes by its own table, not by the microcode, which changed".into(),
+            ))
         }
         _ => {}
     }
@@ -567,9 +619,15 @@ fn check_model(
         .or(report.lines.last())
         .cloned()
         .unwrap_or_default();
-    Ok(if report.equal() {
+    Ok(if report.comparison.compared == 0 {
+        ModelCheck::Unchecked(format!(
+            "{}: the two runs compared no bytecode ({})",
+            sample.benchmark,
+            what.trim()
+        ))
+    } else if report.equal() {
         ModelCheck::Agrees(format!(
-            "{}, {} bytecodes, the same cycles",
+            "{}, {} bytecodes, the same cycles (the other benchmarks were not run on the RTL)",
             sample.benchmark,
             jopcal_report::number::thousands(report.comparison.compared as f64)
         ))

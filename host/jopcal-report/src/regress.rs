@@ -155,7 +155,7 @@ pub fn compare(
     })
 }
 
-fn xml(s: &str) -> String {
+pub(crate) fn xml(s: &str) -> String {
     s.chars()
         .filter(|c| matches!(c, '\t' | '\n' | '\r') || !c.is_control())
         .collect::<String>()

@@ -51,8 +51,8 @@ pub struct BenchChange {
     pub benchmark: String,
     /// The target's counts (mean over runs), baseline then candidate.
     pub measured: [f64; 2],
-    /// Per opcode, the timed region on each side's virtual board (`None`
-    /// where a side's board could not take the region apart, and why).
+    /// Per opcode, the timed region on each side's virtual board (an error
+    /// saying why where a side's board could not take the region apart).
     pub by_op: Result<Box<[OpRegion; 256]>, String>,
 }
 
@@ -209,7 +209,84 @@ impl VersionsReport {
         if !newly.is_empty() {
             why.push(format!("{} failed on the candidate only", newly.join(", ")));
         }
+        // In the baseline's measurements, not the candidate's, and not among
+        // the failed runs either (the candidate's suite left it out).
+        let gone: Vec<&str> = self
+            .regression
+            .missing
+            .iter()
+            .filter(|m| m.ends_with("(not in the candidate)"))
+            .map(|m| m.trim_end_matches(" (not in the candidate)"))
+            .filter(|b| !newly.contains(b))
+            .collect();
+        if !gone.is_empty() {
+            why.push(format!("{} not measured on the candidate", gone.join(", ")));
+        }
+        if self.regression.deltas.is_empty() {
+            why.push("no benchmark ran on both versions".into());
+        }
         (!why.is_empty()).then(|| why.join("; "))
+    }
+
+    /// JUnit XML with the verdict of [`VersionsReport::failure`]: a case for
+    /// the model, one per benchmark compared, one per benchmark that ran on
+    /// the baseline and not on the candidate. The candidate's raw logs (read
+    /// from beside `candidate_csv`) go to each benchmark's output.
+    pub fn junit(&self, candidate_csv: &std::path::Path) -> String {
+        use crate::regress::xml;
+        let dir = candidate_csv.parent().unwrap_or(std::path::Path::new("."));
+        let mut cases: Vec<(String, Option<String>, String)> = vec![(
+            "model".into(),
+            (!self.model.holds()).then(|| self.model.sentence()),
+            self.model.sentence(),
+        )];
+        for d in &self.regression.deltas {
+            let mut out = format!(
+                "baseline {:.0} cycles, candidate {:.0} cycles, {:+.3}%\n",
+                d.baseline, d.candidate, d.delta_pct
+            );
+            for l in d.logs.iter().filter(|l| !l.is_empty()) {
+                if let Ok(t) = std::fs::read_to_string(dir.join(l)) {
+                    out.push_str(&format!("--- {l}\n{t}"));
+                }
+            }
+            let failure = d.regressed.then(|| {
+                format!(
+                    "{} {} by {:+.3}% ({:.0} -> {:.0} cycles), more than {}%",
+                    d.benchmark,
+                    self.regression.fail_on.verb(),
+                    d.delta_pct,
+                    d.baseline,
+                    d.candidate,
+                    self.regression.threshold_pct
+                )
+            });
+            cases.push((d.benchmark.clone(), failure, out));
+        }
+        for (b, why) in &self.failed {
+            if why[0].is_none() {
+                let reason = why[1].clone().unwrap_or_default();
+                cases.push((
+                    b.clone(),
+                    Some(format!("{b} failed on the candidate only: {reason}")),
+                    reason,
+                ));
+            }
+        }
+        let failures = cases.iter().filter(|c| c.1.is_some()).count();
+        let mut s = format!(
+            "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites>\n<testsuite name=\"jopcal regress\" tests=\"{}\" failures=\"{failures}\">\n",
+            cases.len()
+        );
+        for (name, failure, out) in &cases {
+            s.push_str(&format!("<testcase classname=\"cycles\" name=\"{}\">\n", xml(name)));
+            if let Some(f) = failure {
+                s.push_str(&format!("<failure message=\"{}\"/>\n", xml(f)));
+            }
+            s.push_str(&format!("<system-out>{}</system-out>\n</testcase>\n", xml(out)));
+        }
+        s.push_str("</testsuite>\n</testsuites>\n");
+        s
     }
 
     /// `regress.md`.
@@ -258,6 +335,12 @@ impl VersionsReport {
             self.regression.fail_on.verb(),
             self.regression.threshold_pct
         );
+        for m in &self.regression.missing {
+            let _ = writeln!(s, "- Measured on one version only: {m}.");
+        }
+        if !self.regression.missing.is_empty() {
+            s.push('\n');
+        }
         if !self.failed.is_empty() {
             let _ = writeln!(s, "**Ran to no result:**\n");
             for (b, why) in &self.failed {
@@ -559,5 +642,8 @@ mod tests {
         assert_eq!(r.failure(), None);
         r.failed = vec![("Queens".into(), [None, Some("stack overflow".into())])];
         assert_eq!(r.failure().as_deref(), Some("Queens failed on the candidate only"));
+        let x = r.junit(std::path::Path::new("/nonexistent/measurements.csv"));
+        assert!(x.contains("tests=\"3\" failures=\"1\""), "{x}");
+        assert!(x.contains("Queens failed on the candidate only: stack overflow"), "{x}");
     }
 }

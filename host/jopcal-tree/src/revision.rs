@@ -92,14 +92,14 @@ pub fn resolve(tree: &Path, rev: &str) -> Result<String, RevisionError> {
     }
 }
 
-/// The files of `tree` git does not track (ignored ones included), build
-/// outputs aside, relative to the tree.
+/// The files of `tree` git ignores (what its builds made, the tools
+/// built by hand), build outputs aside, relative to the tree.
 fn untracked(tree: &Path) -> Result<Vec<PathBuf>, RevisionError> {
-    let out = git(tree, &["ls-files", "--others", "-z"])?;
-    Ok(out
-        .split(|b| *b == 0)
-        .filter(|p| !p.is_empty())
-        .map(|p| PathBuf::from(String::from_utf8_lossy(p).into_owned()))
+    // Ignored files only (the built tools): an untracked file git does not
+    // ignore is part of the change, and stays out of the baseline.
+    let out = git(tree, &["ls-files", "--others", "--ignored", "--exclude-standard", "-z"])?;
+    Ok(paths(&out)
+        .into_iter()
         .filter(|p| !crate::copies::is_build_output(p))
         .collect())
 }
@@ -175,11 +175,10 @@ pub fn checkout(tree: &Path, rev: &str, cache: &Path) -> Result<Checkout, Revisi
     let commit = resolve(tree, rev)?;
     let root = cache.join("revisions");
     let dir = root.join(&commit);
-    let tracked: std::collections::BTreeSet<PathBuf> = git(tree, &["ls-tree", "-r", "-z", "--name-only", &commit])?
-        .split(|b| *b == 0)
-        .filter(|p| !p.is_empty())
-        .map(|p| PathBuf::from(String::from_utf8_lossy(p).into_owned()))
-        .collect();
+    let tracked: std::collections::BTreeSet<PathBuf> =
+        paths(&git(tree, &["ls-tree", "-r", "-z", "--name-only", &commit])?)
+            .into_iter()
+            .collect();
     let files = untracked(tree)?;
     let stamp = dir.join(".jopcal-revision");
     if !stamp.is_file() {
@@ -252,14 +251,51 @@ pub fn differences(a: &Path, b: &Path) -> std::io::Result<Vec<PathBuf>> {
     Ok(out)
 }
 
-/// Whether a changed file is the processor's hardware description (what
-/// the virtual board does not follow), rather than its microcode, its Java
-/// runtime and library, or the tools.
+/// Whether a changed file may change the processor's hardware (what the
+/// virtual board does not follow): everything but the microcode (`asm/`),
+/// the Java runtime, library and tools (`java/`, `.java`) and documents.
+/// On the safe side: a file of unknown kind counts as hardware.
 pub fn is_hardware(rel: &Path) -> bool {
-    matches!(
-        rel.extension().and_then(|e| e.to_str()),
-        Some("vhd" | "vhdl" | "v" | "sv" | "qsf" | "qpf" | "tcl" | "ucf" | "xdc")
-    )
+    let top = rel
+        .components()
+        .next()
+        .map(|c| c.as_os_str().to_string_lossy().to_lowercase());
+    if matches!(top.as_deref(), Some("asm" | "java" | "doc" | "docs")) {
+        return false;
+    }
+    let ext = rel.extension().map(|e| e.to_string_lossy().to_lowercase());
+    !matches!(
+        ext.as_deref(),
+        Some("java" | "md" | "txt" | "pdf" | "html" | "htm" | "tex" | "png" | "jpg")
+    ) && !rel.to_string_lossy().starts_with(".git")
+        && !rel.starts_with(".jopcal-revision")
+}
+
+/// What differs between the tree's working files and `commit` without a
+/// checkout (for a dry run): tracked files changed since, and untracked
+/// files git does not ignore.
+pub fn changes_since(tree: &Path, commit: &str) -> Result<Vec<PathBuf>, RevisionError> {
+    let mut out = paths(&git(tree, &["diff", "--name-only", "-z", commit])?);
+    out.extend(paths(&git(
+        tree,
+        &["ls-files", "--others", "--exclude-standard", "-z"],
+    )?));
+    out.sort();
+    out.dedup();
+    Ok(out)
+}
+
+/// NUL-separated paths, as git's `-z` prints them.
+fn paths(out: &[u8]) -> Vec<PathBuf> {
+    out.split(|b| *b == 0)
+        .filter(|p| !p.is_empty())
+        .map(|p| PathBuf::from(String::from_utf8_lossy(p).into_owned()))
+        .collect()
+}
+
+/// The first 12 digits of a commit, as people read it.
+pub fn short(commit: &str) -> &str {
+    commit.get(..12).unwrap_or(commit)
 }
 
 #[cfg(test)]
@@ -290,8 +326,11 @@ mod tests {
         sh(&tree, &["commit", "-q", "-m", "one"]);
         // The change under test, not committed; a tool the user built.
         std::fs::write(tree.join("asm/src/jvm.asm"), "iadd: nop\n add nxt\n").unwrap();
+        std::fs::write(tree.join(".gitignore"), "java/tools/dist/\n").unwrap();
         std::fs::create_dir_all(tree.join("java/tools/dist/lib")).unwrap();
         std::fs::write(tree.join("java/tools/dist/lib/jop-tools.jar"), "jar").unwrap();
+        // A new source of the change, untracked and not ignored: not the baseline's.
+        std::fs::write(tree.join("asm/src/new.inc"), "nop\n").unwrap();
         let cache = t.path().join("cache");
         let c = checkout(&tree, "HEAD", &cache).unwrap();
         assert_eq!(c.commit.len(), 40);
@@ -306,10 +345,14 @@ mod tests {
         assert_eq!(c.untracked_copied, 1);
         // Reused: nothing copied again.
         assert_eq!(checkout(&tree, "HEAD", &cache).unwrap().untracked_copied, 0);
-        assert_eq!(
-            differences(&c.dir, &tree).unwrap(),
-            vec![PathBuf::from("asm/src/jvm.asm")]
-        );
+        assert!(!c.dir.join("asm/src/new.inc").exists());
+        let changed = vec![
+            PathBuf::from(".gitignore"),
+            PathBuf::from("asm/src/jvm.asm"),
+            PathBuf::from("asm/src/new.inc"),
+        ];
+        assert_eq!(differences(&c.dir, &tree).unwrap(), changed);
+        assert_eq!(changes_since(&tree, &c.commit).unwrap(), changed);
         let e = checkout(&tree, "no-such-rev", &cache).unwrap_err().to_string();
         assert!(e.contains("no revision `no-such-rev`"), "{e}");
         let plain = t.path().join("plain");
@@ -322,6 +365,8 @@ mod tests {
     fn hardware_is_told_from_microcode_and_java() {
         assert!(is_hardware(Path::new("vhdl/core/mem_sc.vhd")));
         assert!(is_hardware(Path::new("quartus/cycmin/jop.qsf")));
+        assert!(is_hardware(Path::new("vhdl/top/JOP.VHD")));
+        assert!(is_hardware(Path::new("quartus/cycmin/ram.mif")));
         assert!(!is_hardware(Path::new("asm/src/jvm.asm")));
         assert!(!is_hardware(Path::new(
             "java/target/src/common/com/jopdesign/sys/JVM.java"

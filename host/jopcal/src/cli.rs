@@ -562,7 +562,12 @@ pub struct CalibrateArgs {
 #[derive(Debug, Args)]
 pub struct RegressArgs {
     /// The reference measurements.csv (with --candidate).
-    #[arg(long, value_name = "FILE", requires = "candidate", conflicts_with_all = ["against", "candidate_home"])]
+    #[arg(
+        long,
+        value_name = "FILE",
+        requires = "candidate",
+        conflicts_with_all = ["against", "candidate_home", "dry_run", "out", "benches", "no_model_check", "jobs", "timeout"]
+    )]
     pub baseline: Option<PathBuf>,
     /// The measurements.csv to check against it.
     #[arg(long, value_name = "FILE", requires = "baseline")]

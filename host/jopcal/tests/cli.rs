@@ -728,7 +728,7 @@ fn regress_across_versions_names_what_it_lacks() {
     assert!(o.status.success(), "{err}");
     assert!(stdout.starts_with("regress plan\n"), "{stdout}");
     assert!(
-        stdout.contains("differ     1 file(s), in the hardware description: vhdl/core/alu.vhd"),
+        stdout.contains("differ     1 file(s): vhdl/core/alu.vhd; in the hardware description: vhdl/core/alu.vhd"),
         "{stdout}"
     );
     assert!(
