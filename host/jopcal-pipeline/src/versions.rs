@@ -68,6 +68,18 @@ pub struct Compared {
     pub plan: Option<String>,
 }
 
+impl Compared {
+    /// A dry run's answer: its plan, and where the report would have gone.
+    fn dry(plan: String, dir: PathBuf) -> Compared {
+        Compared {
+            dir,
+            md: PathBuf::new(),
+            failure: None,
+            plan: Some(plan),
+        }
+    }
+}
+
 /// One version: what it is called and where its tree is.
 struct Version {
     label: String,
@@ -126,13 +138,10 @@ pub fn regress_versions(s: Session, o: &VersionsOptions) -> Result<Compared> {
                     home: home.clone(),
                 },
             ];
-            let plan = dry_run_plan(o, &versions, &changed, &hardware, &out);
-            return Ok(Compared {
-                dir: out,
-                md: PathBuf::new(),
-                failure: None,
-                plan: Some(plan),
-            });
+            return Ok(Compared::dry(
+                dry_run_plan(o, &versions, &changed, &hardware, &out),
+                out,
+            ));
         }
         OtherVersion::Revision(rev) => {
             let c = revision::checkout(&home, rev, &cache)?;
@@ -197,13 +206,10 @@ pub fn regress_versions(s: Session, o: &VersionsOptions) -> Result<Compared> {
         }
     ));
     if o.dry_run {
-        let plan = dry_run_plan(o, &versions, &changed, &hardware, &out);
-        return Ok(Compared {
-            dir: out,
-            md: PathBuf::new(),
-            failure: None,
-            plan: Some(plan),
-        });
+        return Ok(Compared::dry(
+            dry_run_plan(o, &versions, &changed, &hardware, &out),
+            out,
+        ));
     }
     let dir = jopcal_measure::outdir::OutDir::prepare(&out, &stamp)?.path;
 
