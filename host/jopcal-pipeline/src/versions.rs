@@ -229,7 +229,11 @@ pub fn regress_versions(s: Session, o: &VersionsOptions) -> Result<Compared> {
     // Each side's table, from its microcode, and the bytecodes whose cycles differ.
     let table_of = |i: usize| -> Result<jopcal_timing::TimingModel> {
         let side_s = side_session(s, &versions[i].home, &sides[i].root);
-        Ok(processor_table(side_s, &versions[i].home, &ProcessorSpec::default(), None)?.model)
+        Ok(
+            processor_table(side_s, &versions[i].home, &ProcessorSpec::default(), None)
+                .with_context(|| format!("the {}'s table, {}", NAMES[i], versions[i].label))?
+                .model,
+        )
     };
     let models = [table_of(0)?, table_of(1)?];
     let on_hit = |m: &jopcal_timing::TimingModel, op: u8| m.opcode(op).map(|_| m.cost(op, 0.0, 0));
@@ -433,7 +437,8 @@ fn side_session<'a>(s: Session<'a>, home: &'a Path, root: &'a Path) -> Session<'
 /// Builds one version's suite and target, and measures it into `dir/name`.
 fn measure_side(s: Session, o: &VersionsOptions, v: &Version, name: &str, dir: &Path, stamp: &str) -> Result<Side> {
     s.say(&format!("regress: the {name}, {}", v.label));
-    let root = locate::workload_dir(s.firmware, Some(&v.home), &o.suite, &o.programs, s.progress)?;
+    let root = locate::workload_dir(s.firmware, Some(&v.home), &o.suite, &o.programs, s.progress)
+        .with_context(|| format!("the {name}'s suite, {}", v.label))?;
     let side_s = side_session(s, &v.home, &root);
     let mut on = o.on.clone();
     let bench = if o.target == TargetKind::Verilator {
@@ -453,7 +458,8 @@ fn measure_side(s: Session, o: &VersionsOptions, v: &Version, name: &str, dir: &
         tree_suite: true,
     };
     let out = dir.join(name);
-    let m = measure_on(side_s, &root, &how, &out, stamp)?;
+    let m =
+        measure_on(side_s, &root, &how, &out, stamp).with_context(|| format!("measuring the {name}, {}", v.label))?;
     for (b, why) in &m.failures {
         s.say(&format!("regress: the {name}'s {b} failed: {why}"));
     }
