@@ -183,7 +183,6 @@ impl Plan {
         }
         lines.push(format!("  cache      {}", self.cache.display()));
         lines.push(format!("  output     {}", self.out.display()));
-        lines.push("  steps".into());
         let mut steps = vec![format!(
             "measure the {} workload{} on {} into {}",
             self.workloads.len(),
@@ -206,9 +205,15 @@ impl Plan {
                 ),
             ]);
         }
-        for (k, step) in steps.iter().enumerate() {
-            lines.push(format!("    {}. {step}", k + 1));
-        }
-        lines.join("\n") + "\n"
+        with_steps(lines, &steps)
     }
+}
+
+/// A dry run's plan as printed: its lines of inputs, then its steps, numbered.
+pub fn with_steps(mut lines: Vec<String>, steps: &[String]) -> String {
+    lines.push("  steps".into());
+    for (k, step) in steps.iter().enumerate() {
+        lines.push(format!("    {}. {step}", k + 1));
+    }
+    lines.join("\n") + "\n"
 }

@@ -173,7 +173,7 @@ pub fn sweep(s: Session, a: &SweepOptions) -> Result<Swept> {
             .into_iter()
             .map(|w| w.name)
             .collect();
-        let mut lines = vec![
+        let lines = vec![
             "sweep plan".to_string(),
             format!("  tree       {} (quartus/{top})", home.display()),
             format!(
@@ -196,22 +196,21 @@ pub fn sweep(s: Session, a: &SweepOptions) -> Result<Swept> {
                 )
             ),
             format!("  output     {}", out.display()),
-            "  steps".to_string(),
-            "    1. profile the suite once on the host JVM".to_string(),
         ];
+        let mut steps = vec!["profile the suite once on the host JVM".to_string()];
         if a.target == TargetKind::Verilator {
-            lines.push("    2. build (or keep from the cache) a bench per point".to_string());
+            steps.push("build (or keep from the cache) a bench per point".to_string());
         }
-        lines.push(format!(
-            "    {}. measure every point, estimate it with the table at the point's configuration; write sweep.csv, sweep.md and a plot",
-            if a.target == TargetKind::Verilator { 3 } else { 2 }
-        ));
+        steps.push(
+            "measure every point, estimate it with the table at the point's configuration; write sweep.csv, sweep.md and a plot"
+                .to_string(),
+        );
         return Ok(Swept {
             dir: out,
             csv: PathBuf::new(),
             rows: Vec::new(),
             failures: Vec::new(),
-            plan: Some(lines.join("\n") + "\n"),
+            plan: Some(crate::plan::with_steps(lines, &steps)),
         });
     }
     jopcal_measure::OutDir::prepare(&out, &stamp).map_err(|e| anyhow!("preparing {}: {e}", out.display()))?;
@@ -246,7 +245,7 @@ pub fn sweep(s: Session, a: &SweepOptions) -> Result<Swept> {
         on.emu.top = Some(top.clone());
         on.emu.generics = p.clone();
         if a.target == TargetKind::Verilator {
-            match point_bench(s, &home, &top, p, a.bit_cycles) {
+            match kept_bench(s, &home, &top, p, a.bit_cycles) {
                 Ok(bench) => on.sim = Some(bench),
                 Err(e) => {
                     let why = format!("building its bench: {e:#}");
@@ -420,10 +419,11 @@ fn calibrate_on_the_virtual_board(s: Session, a: &SweepOptions, top: &str, out: 
     }
 }
 
-/// The bench of the processor at point `p`, built (or kept: the cache
-/// holds one per point, by its inputs) with simulation microcode, so that
-/// each image is preloaded rather than downloaded.
-fn point_bench(s: Session, home: &Path, top: &str, p: &[(String, i64)], bit_cycles: u32) -> Result<PathBuf> {
+/// The bench of the tree's processor `top` with generics `p` (a sweep's
+/// point; none for the top as it is), built (or kept: the cache holds one
+/// per tree, top and point) with simulation microcode, so that each image
+/// is preloaded rather than downloaded.
+pub(crate) fn kept_bench(s: Session, home: &Path, top: &str, p: &[(String, i64)], bit_cycles: u32) -> Result<PathBuf> {
     use sha2::{Digest, Sha256};
     let key = format!("{}|{top}|{}|{bit_cycles}", home.display(), label(p));
     let hash = format!("{:x}", Sha256::digest(key.as_bytes()));

@@ -274,7 +274,8 @@ pub fn regress_versions(s: Session, o: &VersionsOptions) -> Result<Compared> {
     for d in &regression.deltas {
         let region = |i: usize| -> Result<Region, String> {
             let cfg = boards[i].as_ref().map_err(|e| format!("{e:#}"))?;
-            let measured = mean_of(&sides[i].rows, &d.benchmark);
+            // The target's count (its mean over runs, as the comparison has it).
+            let measured = Some([d.baseline, d.candidate][i].round() as u64);
             region_of(&sides[i].out, &d.benchmark, cfg, measured)
         };
         s.say(&format!(
@@ -391,7 +392,6 @@ fn dry_run_plan(
     ));
     lines.push(format!("  target     {}", o.target.name()));
     lines.push(format!("  output     {}", out.display()));
-    lines.push("  steps".into());
     let mut steps = vec![
         format!(
             "build and measure the suite on the baseline's {} into {}",
@@ -419,10 +419,7 @@ fn dry_run_plan(
         o.fail_on.verb(),
         o.threshold
     ));
-    for (k, step) in steps.iter().enumerate() {
-        lines.push(format!("    {}. {step}", k + 1));
-    }
-    lines.join("\n") + "\n"
+    crate::plan::with_steps(lines, &steps)
 }
 
 /// The session of one version: its tree, its suite.
@@ -442,7 +439,7 @@ fn measure_side(s: Session, o: &VersionsOptions, v: &Version, name: &str, dir: &
     let side_s = side_session(s, &v.home, &root);
     let mut on = o.on.clone();
     let bench = if o.target == TargetKind::Verilator {
-        let b = bench_of(side_s, &v.home)?;
+        let b = rtl_bench(side_s, &v.home)?;
         on.sim = Some(b.clone());
         Some(b)
     } else {
@@ -472,33 +469,16 @@ fn measure_side(s: Session, o: &VersionsOptions, v: &Version, name: &str, dir: &
     })
 }
 
-/// The preloading bench of the tree at `home`'s processor, built (or kept)
-/// in the cache under the tree's path.
-fn bench_of(s: Session, home: &Path) -> Result<PathBuf> {
-    use sha2::{Digest, Sha256};
-    let canon = std::fs::canonicalize(home).unwrap_or_else(|_| home.to_path_buf());
-    let key = Sha256::digest(canon.to_string_lossy().as_bytes());
-    let key: String = key.iter().take(8).map(|b| format!("{b:02x}")).collect();
-    let out = locate::cache_root()?.join("benches").join(key);
-    crate::sim::build_for_tree(
-        s,
-        &crate::sim::TreeBench {
-            top: None,
-            out: &out,
-            preload: true,
-            bit_cycles: 32,
-            trace: false,
-            taps: true,
-            generics: &[],
-        },
-    )
-    .with_context(|| format!("building the bench of {}'s RTL", home.display()))?;
-    Ok(out)
+/// The preloading bench of the tree at `home`'s processor (its default
+/// top, at the bench's 32 cycles a bit), built or kept in the cache.
+fn rtl_bench(s: Session, home: &Path) -> Result<PathBuf> {
+    crate::sweep::kept_bench(s, home, jopcal_sim::jop::DEFAULT_TOP, &[], 32)
+        .with_context(|| format!("building the bench of {}'s RTL", home.display()))
 }
 
-fn mean_of(rows: &[Measurement], bench: &str) -> Option<u64> {
-    let v: Vec<u64> = rows.iter().filter(|r| r.benchmark == bench).map(|r| r.value).collect();
-    (!v.is_empty()).then(|| v.iter().sum::<u64>() / v.len() as u64)
+/// Where a target keeps the image of `bench` that it ran, in its run directory `out`.
+fn image_of(out: &Path, bench: &str) -> PathBuf {
+    out.join("images").join(format!("{bench}.jop"))
 }
 
 /// `bench`'s timed region by opcode: its image (as the target ran it, in
@@ -506,7 +486,7 @@ fn mean_of(rows: &[Measurement], bench: &str) -> Option<u64> {
 /// are `measured` apart, else the two the board's own result line counts
 /// (the board and the target disagree: the report shows both).
 fn region_of(out: &Path, bench: &str, cfg: &jopcal_emu::BoardConfig, measured: Option<u64>) -> Result<Region, String> {
-    let path = out.join("images").join(format!("{bench}.jop"));
+    let path = image_of(out, bench);
     if !path.is_file() {
         return Err(format!(
             "the target kept no image of it ({} is missing)",
@@ -573,7 +553,7 @@ fn check_model(
     let Some(sample) = regression
         .deltas
         .iter()
-        .filter(|d| side.out.join("images").join(format!("{}.jop", d.benchmark)).is_file())
+        .filter(|d| image_of(&side.out, &d.benchmark).is_file())
         .min_by(|a, b| a.candidate.total_cmp(&b.candidate))
     else {
         return Ok(ModelCheck::Unchecked(
@@ -591,7 +571,7 @@ fn check_model(
         sample.benchmark
     ));
     let side_s = side_session(s, &cand.home, &side.root);
-    let bench = match bench_of(side_s, &cand.home) {
+    let bench = match rtl_bench(side_s, &cand.home) {
         Ok(b) => b,
         Err(e) => return Ok(ModelCheck::Unchecked(format!("{e:#}"))),
     };
@@ -602,7 +582,7 @@ fn check_model(
             ..Default::default()
         },
     )?;
-    let image = side.out.join("images").join(format!("{}.jop", sample.benchmark));
+    let image = image_of(&side.out, &sample.benchmark);
     let report = crate::diff::diff(
         side_s,
         &crate::diff::DiffOptions {
