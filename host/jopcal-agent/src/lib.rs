@@ -97,6 +97,9 @@ struct Frame {
     /// Entered by the JVM (or below such a frame), where single steps may be
     /// hidden: counted by breakpoints until a single step shows they are not.
     hidden: bool,
+    /// The cases the `lookupswitch` this frame is at compares, found from its
+    /// key where an `iload` pushed it (read at the switch, used at its target).
+    switch_compares: Option<u8>,
 }
 
 #[derive(Default)]
@@ -241,6 +244,7 @@ fn seed(jvmti: &Jvmti, ts: &mut ThreadState, depth: i32) {
             pending: None,
             last: location as i32,
             hidden: false,
+            switch_compares: None,
         });
         parent = Some((node, code, location));
     }
@@ -344,6 +348,7 @@ fn begin_tracking(jvmti: &Jvmti, depth: i32, with_callers: bool) {
         pending: None,
         last: frames[0].1 as i32,
         hidden: false,
+        switch_compares: None,
     }];
     for &(mid, location) in &frames[1..] {
         let Some(code) = method_code(jvmti, mid as jni::jmethodID) else {
@@ -368,6 +373,7 @@ fn begin_tracking(jvmti: &Jvmti, depth: i32, with_callers: bool) {
             pending: None,
             last: location as i32,
             hidden: false,
+            switch_compares: None,
         });
     }
     THREAD.with(|t| {
@@ -476,9 +482,23 @@ fn step(jvmti: &Jvmti, event: LocationEvent, by_breakpoint: bool) {
         };
         // The bytecode this frame ran before, a lookupswitch, jumped here:
         // how many cases JOP's routine compared (`jopcal_profile::routed`).
+        // By the key where an iload pushed it, else by where it jumped.
+        let by_key = top.switch_compares.take();
         let compares = u32::try_from(top.last)
             .ok()
-            .and_then(|last| top.code.lookupswitch_compares(last, at));
+            .and_then(|last| top.code.lookupswitch_compares(last, at))
+            .map(|by_target| by_key.unwrap_or(by_target));
+        if op == routed::LOOKUPSWITCH {
+            top.switch_compares = u32::try_from(top.last)
+                .ok()
+                .and_then(|last| top.code.iload_before(last, at))
+                .and_then(|slot| {
+                    // SAFETY: a null thread is the current one; frame 0 is this
+                    // method's, stopped at the lookupswitch with the local live.
+                    unsafe { jvmti.get_local_int(ptr::null_mut(), 0, jni::jint::from(slot)) }.ok()
+                })
+                .and_then(|key| top.code.lookupswitch_key_compares(at, key));
+        }
         top.pending = is_invoke(op).then_some(at);
         top.last = at as i32;
         let node = top.node;
@@ -765,6 +785,7 @@ impl Agent for Profiler {
                 pending: None,
                 last: -1,
                 hidden,
+                switch_compares: None,
             });
             // Also while only tracked: the call sites of what runs there are the
             // method cache's stream, and its contexts the same as when counted.

@@ -274,6 +274,10 @@ fn fit_mode(
 ) -> Result<Fit, FitError> {
     let names = &spec.params;
     let routines = routines_of(start);
+    // A routine parameter that an `[operands]` formula names too (lookupswitch's
+    // fixed part) moves estimates the routine counts do not show: its column is
+    // taken by difference, as any other parameter's.
+    let by_operand: Vec<String> = (0..=255u8).flat_map(|op| start.operand_params(op)).collect();
     let estimates = |model: &TimingModel| -> Vec<(f64, Vec<f64>)> {
         obs.iter().map(|o| memo.eval(o, model, &routines, mode)).collect()
     };
@@ -309,7 +313,8 @@ fn fit_mode(
             let mut a = DMatrix::zeros(obs.len(), names.len());
             let theta = DVector::from_iterator(names.len(), names.iter().map(|n| model.params()[n]));
             for (j, name) in names.iter().enumerate() {
-                if let Some(k) = routines.iter().position(|(r, _)| r == name) {
+                let counted = routines.iter().position(|(r, _)| r == name);
+                if let Some(k) = counted.filter(|_| !by_operand.contains(name)) {
                     for (i, (_, counts)) in base.iter().enumerate() {
                         a[(i, j)] = counts[k];
                     }
@@ -895,6 +900,40 @@ mod tests {
             let e = estimate(&o.profile, &fitted, CacheMode::Hit).cycles;
             assert!((e - o.measured).abs() < 1e-6 * o.measured);
         }
+    }
+
+    #[test]
+    fn a_routine_parameter_an_operand_formula_names_too_is_fitted_from_both() {
+        // jop-devel.toml's shape: lookupswitch priced by the cases it compared,
+        // its formula naming the routine parameter of the bytecode itself.
+        const LOOKUPSWITCH: u8 = 0xab;
+        let wcet = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../calibration/jop-wcet.toml");
+        let text = format!(
+            "[model]\nname = \"switches\"\nbase = \"{}\"\n[params]\ncase = 0\n\
+             [operands.lookupswitch]\n\"0-255\" = \"java_dispatch + impl_switch + case * n\"\n",
+            wcet.canonicalize().unwrap().display()
+        );
+        let start = TimingModel::parse(&text, std::path::Path::new("/tmp/switches.toml")).unwrap();
+        let mut truth = start.clone();
+        truth.set_param("impl_switch", 110.0).unwrap();
+        truth.set_param("case", 24.0).unwrap();
+        // Only lookupswitches: the routine's count column alone would be empty.
+        let obs: Vec<Observation> = [("Near", 1u8), ("Far", 5u8)]
+            .iter()
+            .map(|&(name, n)| {
+                let mut p = profile(name, &[(IADD, 1000), (LOOKUPSWITCH, 200)]);
+                p.nodes[0].operands.insert((LOOKUPSWITCH, n), 200);
+                Observation {
+                    benchmark: name.to_string(),
+                    measured: estimate(&p, &truth, CacheMode::Hit).cycles,
+                    profile: p,
+                }
+            })
+            .collect();
+        let refs: Vec<&Observation> = obs.iter().collect();
+        let f = fit(&refs, &start, &spec(&["impl_switch", "case"]), &Memo::default()).unwrap();
+        assert!((value(&f, "impl_switch") - 110.0).abs() < 1e-6, "{:?}", f.params);
+        assert!((value(&f, "case") - 24.0).abs() < 1e-6, "{:?}", f.params);
     }
 
     #[test]

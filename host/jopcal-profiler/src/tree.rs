@@ -111,6 +111,31 @@ impl MethodCode {
         }
     }
 
+    /// The local an `iload` at `last` pushes, where that `iload` ends at
+    /// `bci`: the key of a `lookupswitch` at `bci` that `switch (local)`
+    /// compiled to, which the agent can read (the operand stack it cannot).
+    pub fn iload_before(&self, last: u32, bci: u32) -> Option<u16> {
+        let at = last as usize;
+        let (slot, len) = match *self.code.get(at)? {
+            0x15 => (u16::from(*self.code.get(at + 1)?), 2),
+            op @ 0x1a..=0x1d => (u16::from(op - 0x1a), 1),
+            0xc4 if *self.code.get(at + 1)? == 0x15 => {
+                let b = self.code.get(at + 2..at + 4)?;
+                (u16::from_be_bytes([b[0], b[1]]), 4)
+            }
+            _ => return None,
+        };
+        (at + len == bci as usize).then_some(slot)
+    }
+
+    /// How many of its cases the `lookupswitch` at `bci` compares `key`
+    /// with on JOP: up to the case that matches, or every case (the default).
+    /// Exact where cases share a target, which `lookupswitch_compares` cannot
+    /// tell apart. At most 255.
+    pub fn lookupswitch_key_compares(&self, bci: u32, key: i32) -> Option<u8> {
+        self.lookupswitch_first(bci, |matched, _| matched == key)
+    }
+
     /// How many of its cases the `lookupswitch` at `bci` compares the key
     /// with on JOP when it jumps to `target`: JOP's routine goes through the
     /// (match, offset) pairs in order and stops at the first that matches,
@@ -118,6 +143,14 @@ impl MethodCode {
     /// that share a target cannot be told apart) is compared last, and the
     /// default follows every comparison. At most 255.
     pub fn lookupswitch_compares(&self, bci: u32, target: u32) -> Option<u8> {
+        let offset = i64::from(target) - i64::from(bci);
+        self.lookupswitch_first(bci, |_, jump| i64::from(jump) == offset)
+    }
+
+    /// The position (from 1) of the first (match, offset) pair of the
+    /// `lookupswitch` at `bci` that `hit` accepts, else the count of pairs;
+    /// at most 255. None where no lookupswitch is.
+    fn lookupswitch_first(&self, bci: u32, hit: impl Fn(i32, i32) -> bool) -> Option<u8> {
         let at = bci as usize;
         if *self.code.get(at)? != LOOKUPSWITCH {
             return None;
@@ -129,9 +162,8 @@ impl MethodCode {
             Some(i32::from_be_bytes([b[0], b[1], b[2], b[3]]))
         };
         let pairs = usize::try_from(word(1)?).ok()?;
-        let offset = i64::from(target) - i64::from(bci);
         for j in 0..pairs {
-            if i64::from(word(3 + 2 * j)?) == offset {
+            if hit(word(2 + 2 * j)?, word(3 + 2 * j)?) {
                 return Some((j + 1).min(255) as u8);
             }
         }
@@ -429,6 +461,17 @@ mod tests {
             "the default: every case compared"
         );
         assert_eq!(m.lookupswitch_compares(0, 41), None, "no lookupswitch there");
+        // By the key: 3000 shares 3's target and is the third case compared.
+        assert_eq!(m.iload_before(0, 1), Some(0), "iload_0 pushes the key");
+        assert_eq!(m.iload_before(0, 2), None, "the iload does not end there");
+        assert_eq!(m.lookupswitch_key_compares(1, 3000), Some(3));
+        assert_eq!(m.lookupswitch_key_compares(1, 3), Some(1));
+        assert_eq!(
+            m.lookupswitch_key_compares(1, 7),
+            Some(3),
+            "no case: every one compared"
+        );
+        assert_eq!(m.lookupswitch_key_compares(0, 3), None);
     }
 
     /// `run`: 0 iconst_2; 1 invokestatic #3 f(I)I; 4 ireturn, with a pool that names f.

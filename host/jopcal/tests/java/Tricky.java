@@ -36,6 +36,19 @@ public class Tricky {
         }
     }
 
+    // The key from an array, not a local: the single-step agent cannot read
+    // it, and both profilers count the cases up to the first that leads to
+    // the target.
+    static int lookAt(int[] keys, int i) {
+        switch (keys[i]) {
+            case 1:
+            case 1000:
+                return 10;
+            default:
+                return -1;
+        }
+    }
+
     static int table(int k) {
         switch (k) {
             case 0: return 3;
@@ -89,7 +102,8 @@ public class Tricky {
             } finally {
                 sink += 6;
             }
-            sink += look(i * 50) + look(i == 5 ? 70000 : i) + table(i % 5);
+            sink += look(i * 50) + look(i == 5 ? 70000 : i) + table(i % 5)
+                    + look(1000) + lookAt(new int[] {1000, 1, 3}, i % 3);
             sink += locked(i);
         }
         // A class initializer the JVM runs in the middle of this run of code.

@@ -58,6 +58,8 @@ public final class Agent implements ClassFileTransformer {
     static final String TS_DESC = "Ljopcal/prof/TS;";
     /** Marks a segment that starts at an exception handler. */
     static final int HANDLER = 1 << 31;
+    /** The default arm of a switch whose arms are per case. */
+    static final int DEFAULT_ARM = -2;
 
     /** Bridge methods whose operand is observed: name -> {opcode, slot (-1: two longs), mask}. */
     final Map<String, int[]> observed = new HashMap<>();
@@ -425,12 +427,26 @@ public final class Agent implements ClassFileTransformer {
                 segments.add(pcOf.get(i) | (handler.containsKey(i) ? HANDLER : 0));
             }
         }
-        // lookupswitch arms: one slot per distinct target of each switch.
+        // lookupswitch arms: one slot per distinct target of each switch, or,
+        // where an iload pushed the key (switch (local), as the single-step
+        // agent reads it), one per case, which tells apart cases that share a
+        // target (JOP's routine compares up to the key's case).
         List<Integer> slotOperands = new ArrayList<>();
-        List<Object[]> arms = new ArrayList<>(); // {switch, target label, slot}
-        for (AbstractInsnNode i : real) {
+        List<Object[]> arms = new ArrayList<>(); // {switch, target label, slot, case or -1}
+        for (int k = 0; k < real.size(); k++) {
+            AbstractInsnNode i = real.get(k);
             if (i instanceof LookupSwitchInsnNode) {
                 LookupSwitchInsnNode s = (LookupSwitchInsnNode) i;
+                boolean keyed = k > 0 && real.get(k - 1).getOpcode() == Opcodes.ILOAD;
+                if (keyed) {
+                    int n = s.labels.size();
+                    for (int j = 0; j <= n; j++) {
+                        int slot = segments.size() + slotOperands.size();
+                        slotOperands.add(0xab << 8 | Math.min(j < n ? j + 1 : n, 255));
+                        arms.add(new Object[] {s, j < n ? s.labels.get(j) : s.dflt, slot, j < n ? j : DEFAULT_ARM});
+                    }
+                    continue;
+                }
                 List<LabelNode> distinct = new ArrayList<>();
                 for (LabelNode l : s.labels) {
                     if (!distinct.contains(l)) {
@@ -445,7 +461,7 @@ public final class Agent implements ClassFileTransformer {
                     int compares = Math.min(j >= 0 ? j + 1 : s.labels.size(), 255);
                     int slot = segments.size() + slotOperands.size();
                     slotOperands.add(0xab << 8 | compares);
-                    arms.add(new Object[] {s, t, slot});
+                    arms.add(new Object[] {s, t, slot, -1});
                 }
             }
         }
@@ -527,13 +543,20 @@ public final class Agent implements ClassFileTransformer {
             }
             tramps.add(counter(cVar, slot));
             tramps.add(new JumpInsnNode(Opcodes.GOTO, target));
-            for (int j = 0; j < s.labels.size(); j++) {
-                if (s.labels.get(j) == target) {
-                    s.labels.set(j, t);
-                }
-            }
-            if (s.dflt == target) {
+            int only = (Integer) arm[3];
+            if (only == DEFAULT_ARM) {
                 s.dflt = t;
+            } else if (only >= 0) {
+                s.labels.set(only, t);
+            } else {
+                for (int j = 0; j < s.labels.size(); j++) {
+                    if (s.labels.get(j) == target) {
+                        s.labels.set(j, t);
+                    }
+                }
+                if (s.dflt == target) {
+                    s.dflt = t;
+                }
             }
         }
         // Entry, and the handler for everything that unwinds the frame.
