@@ -572,6 +572,48 @@ fn step(jvmti: &Jvmti, event: LocationEvent, by_breakpoint: bool) {
     });
 }
 
+/// Words of each class's instances in JOP's heap, by class signature.
+static INSTANCE_WORDS: LazyLock<Mutex<HashMap<String, u32>>> = LazyLock::new(|| Mutex::new(HashMap::new()));
+
+/// The words `object` of `class` takes in JOP's heap: an array its
+/// elements (two a `long` or `double`), an object its instance fields,
+/// its superclasses' included (two a `long` or `double`); the handle and
+/// the header JOP keeps apart are not counted.
+fn jop_words(jvmti: &Jvmti, jni: &JniEnv, class: jni::jclass, object: jni::jobject) -> Option<u32> {
+    // SAFETY: the class and object references are valid during the callback.
+    let (signature, _) = unsafe { jvmti.get_class_signature(class) }.ok()?;
+    if let Some(element) = signature.strip_prefix('[') {
+        let length = u32::try_from(unsafe { jni.get_array_length(object) }).ok()?;
+        let per = if matches!(element, "J" | "D") { 2 } else { 1 };
+        return Some(length * per);
+    }
+    let mut known = INSTANCE_WORDS.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(w) = known.get(&signature) {
+        return Some(*w);
+    }
+    let mut words = 0u32;
+    let mut at = Some(class);
+    while let Some(c) = at.filter(|c| !c.is_null()) {
+        // SAFETY: `c` is the class or a superclass, a local reference of this callback.
+        for f in unsafe { jvmti.get_class_fields(c) }.ok()? {
+            const STATIC: jni::jint = 0x0008;
+            let modifiers = unsafe { jvmti.get_field_modifiers(c, f) }.ok()?;
+            if modifiers & STATIC != 0 {
+                continue;
+            }
+            let (_, field_signature, _) = unsafe { jvmti.get_field_name(c, f) }.ok()?;
+            words += if matches!(field_signature.as_str(), "J" | "D") {
+                2
+            } else {
+                1
+            };
+        }
+        at = unsafe { jni.get_superclass(c) };
+    }
+    known.insert(signature, words);
+    Some(words)
+}
+
 /// Sets a breakpoint on every instruction of `mid` (once per method).
 fn breakpoint_everywhere(jvmti: &Jvmti, mid: jni::jmethodID, code: &MethodCode) {
     if !shared().breakpointed.insert(mid as usize) {
@@ -612,17 +654,34 @@ impl Agent for Profiler {
             // The count of a long shift, read in jopcal's bridge (`routed`).
             c.set_can_access_local_variables(true);
         });
+        // Every allocation, for the size JOP's collector sees; a JVM without
+        // heap sampling (before 11) gives profiles without allocations.
+        let sampling = jvmti
+            .add_capabilities_with(|c| c.set_can_generate_sampled_object_alloc_events(true))
+            .is_ok()
+            && jvmti.set_heap_sampling_interval(0).is_ok();
+        if !sampling {
+            log("this JVM cannot report every allocation: the profile records none");
+        }
         if let Err(e) = caps {
             log(&format!("the JVM refuses the capabilities the profiler needs: {e:?}"));
             return jni::JNI_ERR;
         }
         let setup = jvmti.set_default_agent_callbacks().and_then(|_| {
-            jvmti.enable_events_global(&[
-                jvmti::JVMTI_EVENT_CLASS_PREPARE,
-                jvmti::JVMTI_EVENT_BREAKPOINT,
-                jvmti::JVMTI_EVENT_FRAME_POP,
-                jvmti::JVMTI_EVENT_VM_DEATH,
-            ])
+            jvmti
+                .enable_events_global(&[
+                    jvmti::JVMTI_EVENT_CLASS_PREPARE,
+                    jvmti::JVMTI_EVENT_BREAKPOINT,
+                    jvmti::JVMTI_EVENT_FRAME_POP,
+                    jvmti::JVMTI_EVENT_VM_DEATH,
+                ])
+                .and_then(|_| {
+                    if sampling {
+                        jvmti.enable_events_global(&[jvmti::JVMTI_EVENT_SAMPLED_OBJECT_ALLOC])
+                    } else {
+                        Ok(())
+                    }
+                })
         });
         if let Err(e) = setup {
             log(&format!("cannot set up the JVMTI events: {e:?}"));
@@ -850,6 +909,37 @@ impl Agent for Profiler {
                     false,
                     "the method that called start() returned before stop() was called",
                 ),
+            }
+        }
+    }
+
+    fn sampled_object_alloc(&self, context: CallbackContext<'_>, event: ObjectAllocationEvent) {
+        if !ACTIVE.load(Ordering::Acquire) {
+            return;
+        }
+        let jvmti = context.jvmti();
+        // Only what a bytecode of a counted frame allocates (not the JVM's
+        // own allocations: a stack trace's arrays, a class's mirror, a string
+        // constant resolved), as JOP's runtime allocates for that bytecode.
+        let allocating = THREAD.with(|t| {
+            let mut ts = t.borrow_mut();
+            if !current(jvmti, &mut ts, 0) {
+                return false;
+            }
+            ts.frames.last().is_some_and(|top| {
+                u32::try_from(top.last)
+                    .ok()
+                    .and_then(|at| top.code.opcode_at(at))
+                    .is_some_and(|op| matches!(op, 0xbb | 0xbc | 0xbd | 0xc5))
+            })
+        });
+        if !allocating {
+            return;
+        }
+        let Some(jni) = context.jni() else { return };
+        if let Some(words) = jop_words(jvmti, jni, event.class(), event.object()) {
+            if let Some(tree) = shared().tree.as_mut() {
+                tree.count_allocation(words);
             }
         }
     }

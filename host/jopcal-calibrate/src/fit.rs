@@ -49,7 +49,8 @@ pub struct FitSpec {
 
 impl FitSpec {
     /// Expands `r,w,impl_java,cache` style groups against `model`: `impl_java`
-    /// is every routine parameter of a Java-implemented bytecode, `cache` the
+    /// is every routine parameter of a Java-implemented bytecode, `collector`
+    /// the collector's parameters where the model has them, `cache` the
     /// candidate method caches; other names are parameters.
     pub fn parse(groups: &str, model: &TimingModel, default_cache: CacheMode) -> Result<FitSpec, FitSpecError> {
         let mut params = Vec::new();
@@ -60,6 +61,17 @@ impl FitSpec {
                     for p in routine_params(model) {
                         if !params.contains(&p) {
                             params.push(p);
+                        }
+                    }
+                }
+                // The collector's parameters, where the model prices collections.
+                "collector" => {
+                    for p in [
+                        jopcal_timing::collector::GC_COLLECTION,
+                        jopcal_timing::collector::GC_HANDLE,
+                    ] {
+                        if model.params().contains_key(p) && !params.iter().any(|q| q == p) {
+                            params.push(p.to_string());
                         }
                     }
                 }

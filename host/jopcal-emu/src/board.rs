@@ -26,6 +26,9 @@ pub struct RunReport {
     /// Of an image run: every read of the microsecond counter, in order,
     /// with the method that read it (named from the link map).
     pub clock_reads: Vec<(String, i32)>,
+    /// Of an image run whose link map locates the collector: the heap at
+    /// each read of the cycle counter.
+    pub heap_reads: Vec<crate::image::HeapRead>,
 }
 
 /// Runs `bundle` on a fresh board; `uart` gets the output a line at a time.
@@ -81,6 +84,7 @@ pub fn run_bundle(
             trace,
             image_counts: None,
             clock_reads: Vec::new(),
+            heap_reads: Vec::new(),
         };
         before_exit(&report)?;
         uart(b"JVM exit!\n")?;
@@ -143,9 +147,13 @@ impl BoardProgram for EmuProgram {
         };
         let prefix = self.trace_dir.as_ref().map(|d| d.join(&name));
         let clocks = self.clock_dir.as_ref().map(|d| d.join(format!("{name}.txt")));
+        let heap = self.clock_dir.as_ref().map(|d| d.join(format!("{name}.heap.txt")));
         let mut keep_trace = |r: &RunReport| {
             if let Some(p) = &clocks {
                 write_clock_reads(r, p)?;
+            }
+            if let Some(p) = &heap {
+                write_heap_reads(&r.heap_reads, p)?;
             }
             match &prefix {
                 Some(p) => {
@@ -192,7 +200,8 @@ pub fn run_jop_image(
     // image's `JVM exit!`, sent only after `before_exit`.
     let mut held: Vec<u8> = Vec::new();
     let mut line_error = None;
-    let run = crate::image::run_image(image, cfg, trace, None, &mut |b| {
+    let watch = link_map.and_then(|m| crate::image::HeapWatch::from_statics(&m.statics));
+    let run = crate::image::run_image_watching(image, cfg, trace, None, watch, &mut |b| {
         if line_error.is_none() && !held.is_empty() {
             line_error = uart(&held).err();
         }
@@ -211,6 +220,7 @@ pub fn run_jop_image(
                 clock_reads: r.clock_reads.iter().map(|&(m, v)| (name(m), v)).collect(),
                 trace: r.by_method.map(|by| MethodTrace::from_tallies(&by, name)),
                 image_counts: Some((r.bytecodes, r.cache_cycles)),
+                heap_reads: r.heap_reads,
             }
         }
         Err(e) => {
@@ -223,6 +233,7 @@ pub fn run_jop_image(
                 trace: None,
                 image_counts: None,
                 clock_reads: Vec::new(),
+                heap_reads: Vec::new(),
             }
         }
     };
@@ -248,6 +259,67 @@ fn bundle_trace(names: Vec<String>, t: Trace) -> MethodTrace {
             .collect(),
         calls: t.events.iter().map(|(enter, m)| (*enter, *m as usize)).collect(),
     }
+}
+
+/// Writes a run's heap reads to `path`, a line each: the counter's value,
+/// the free words, the free handles, the semi-space's words and the handles
+/// (nothing when the run read none). See [`parse_heap_reads`].
+pub fn write_heap_reads(reads: &[crate::image::HeapRead], path: &std::path::Path) -> io::Result<()> {
+    if reads.is_empty() {
+        return Ok(());
+    }
+    let text: String = reads
+        .iter()
+        .map(|h| {
+            format!(
+                "{} {} {} {} {}\n",
+                h.counter, h.free_words, h.free_handles, h.semi_words, h.handles
+            )
+        })
+        .collect();
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir)?;
+    }
+    let tmp = path.with_extension("tmp");
+    std::fs::write(&tmp, text)?;
+    std::fs::rename(&tmp, path)
+}
+
+/// A line of a heap-reads file that is not five numbers.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("line {line}: {message}")]
+pub struct HeapReadsError {
+    pub line: usize,
+    pub message: String,
+}
+
+/// Reads what [`write_heap_reads`] wrote; an error names the line.
+pub fn parse_heap_reads(text: &str) -> Result<Vec<crate::image::HeapRead>, HeapReadsError> {
+    text.lines()
+        .enumerate()
+        .filter(|(_, l)| !l.trim().is_empty())
+        .map(|(i, l)| {
+            let v: Vec<u32> = l.split_whitespace().map(str::parse).collect::<Result<_, _>>().map_err(
+                |e: std::num::ParseIntError| HeapReadsError {
+                    line: i + 1,
+                    message: e.to_string(),
+                },
+            )?;
+            match v[..] {
+                [counter, free_words, free_handles, semi_words, handles] => Ok(crate::image::HeapRead {
+                    counter,
+                    free_words,
+                    free_handles,
+                    semi_words,
+                    handles,
+                }),
+                _ => Err(HeapReadsError {
+                    line: i + 1,
+                    message: format!("expected 5 numbers, found {}", v.len()),
+                }),
+            }
+        })
+        .collect()
 }
 
 /// Writes a run's clock reads to `path`, a line each: the value, then the

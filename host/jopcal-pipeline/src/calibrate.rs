@@ -46,7 +46,9 @@ fn observations(
     mut left_out: Option<&mut Vec<String>>,
 ) -> Result<Vec<Observation>> {
     let mut meas: BTreeMap<String, Vec<f64>> = BTreeMap::new();
+    let mut heaps = BTreeMap::new();
     for m in measured {
+        heaps.extend(crate::heap::heap_starts(m)?);
         for r in measurements::read(m).map_err(|e| anyhow!(e))? {
             if r.unit != jopcal_measure::Unit::Cycles {
                 bail!(
@@ -72,6 +74,8 @@ fn observations(
                     None => bail!("{why}: profile it again"),
                 }
             }
+            let mut p = p;
+            crate::heap::attach(std::slice::from_mut(&mut p), &heaps);
             profs.insert(p.benchmark.clone(), p);
         }
     }

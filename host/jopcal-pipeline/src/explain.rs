@@ -42,7 +42,8 @@ pub fn explain(s: Session, a: &ExplainOptions) -> Result<String> {
         );
     }
     let rows = measurements::read(&csv).map_err(|e| anyhow!("{}: {e}", csv.display()))?;
-    let profiles = jopcal_profile::read_dir(&dir.join("profiles")).map_err(|e| anyhow!(e))?;
+    let mut profiles = jopcal_profile::read_dir(&dir.join("profiles")).map_err(|e| anyhow!(e))?;
+    crate::heap::attach(&mut profiles, &crate::heap::heap_starts(&csv)?);
     let model_path = match &a.model {
         Some(m) => locate::named_table(m, s.firmware)?,
         None => recorded_model(dir).map_or_else(|| locate::model_path(None, s.firmware), Ok)?,

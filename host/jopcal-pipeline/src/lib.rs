@@ -28,6 +28,7 @@ pub mod doctor;
 pub mod emu;
 pub mod estimate;
 pub mod explain;
+pub mod heap;
 pub mod host_library;
 pub mod host_routines;
 pub mod host_shadow;

@@ -351,7 +351,9 @@ pub fn validate(s: Session, a: &ValidateOptions, plan: &Plan) -> Result<Validate
         Ok(path)
     }));
     let mut run = Run::default();
-    let (m, profiled, library) = measure_and_profile(s, &root, a, plan, &a.benches, "", &out)?;
+    let (m, mut profiled, library) = measure_and_profile(s, &root, a, plan, &a.benches, "", &out)?;
+    // The collector's trigger: the heap each region began with on the target.
+    crate::heap::attach(&mut profiled.profiles, &crate::heap::heap_starts(&m.csv)?);
     interrupt::stage("estimate");
     let dir = m.out.path.clone();
     run.stage("build", "done");
@@ -657,7 +659,7 @@ fn calibrate_stage(
     if !known_wait_states {
         groups.extend(["r", "w"]);
     }
-    groups.push("impl_java");
+    groups.extend(["impl_java", "collector"]);
     if m.method_cache.is_none() {
         groups.push("cache");
     }

@@ -80,6 +80,19 @@ pub fn first_difference(a: &Profile, b: &Profile, scope: Scope) -> Option<String
     if a.region != b.region {
         return Some(format!("region: {} against {}", a.region, b.region));
     }
+    // Allocations, where both profilers recorded them (the instrumenting
+    // profiler does not yet).
+    if !a.allocations.is_empty() && !b.allocations.is_empty() && a.allocations != b.allocations {
+        let words = |p: &Profile| -> u64 { p.allocations.iter().map(|(w, c)| u64::from(*w) * c).sum() };
+        let count = |p: &Profile| -> u64 { p.allocations.values().sum() };
+        return Some(format!(
+            "allocations: {} of {} words against {} of {} words",
+            count(a),
+            words(a),
+            count(b),
+            words(b)
+        ));
+    }
     let (pa, pb) = (paths(a), paths(b));
     // A context the region never entered nor counted in.
     let idle = |n: &crate::model::Node| n.calls == 0 && n.opcodes.is_empty() && n.operands.is_empty();

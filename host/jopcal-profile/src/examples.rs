@@ -42,6 +42,8 @@ pub fn two_calls() -> Profile {
         entry_stack: vec![0],
         region_start: 0,
         region_nanos: 0,
+        allocations: Default::default(),
+        heap_start: None,
         events: vec![Event::Invoke(1), Event::Return, Event::Invoke(1), Event::Return],
     }
 }

@@ -1,7 +1,7 @@
-//! The `.jopprof` binary format, version 6 (versions 2, without the `iinc`
+//! The `.jopprof` binary format, version 7 (versions 2, without the `iinc`
 //! operand counts, 3, without the field kinds, 4, without the operands
-//! of bytecodes whose microcode path depends on one, and 5, without the
-//! region's wall time, still read). All integers are unsigned LEB128
+//! of bytecodes whose microcode path depends on one, 5, without the
+//! region's wall time, and 6, without the allocations, still read). All integers are unsigned LEB128
 //! varints unless said otherwise; strings are a varint byte length and UTF-8.
 //!
 //! ```text
@@ -33,6 +33,8 @@
 //!              events before it were tracked for the method cache only)
 //! region_nanos varint: the region's wall time under the profiler, in ns
 //!              (0: not recorded; version 6 on)
+//! allocations  varint count, then (words varint, count varint)...: the
+//!              region's allocations by their size in JOP's heap (version 7 on)
 //! events       varint count, then per event: 0 = return, 1 = unwind,
 //!                k + 2 = invoke entering node k
 //! ```
@@ -45,7 +47,7 @@ use serde_json::{json, Map, Value};
 use std::path::{Path, PathBuf};
 
 pub const MAGIC: &[u8; 8] = b"JOPCALP\n";
-pub const FORMAT_VERSION: u64 = 6;
+pub const FORMAT_VERSION: u64 = 7;
 /// The oldest version this reader accepts.
 pub const OLDEST_VERSION: u64 = 2;
 /// File extension of binary profiles.
@@ -74,6 +76,21 @@ fn put(out: &mut Vec<u8>, mut v: u64) {
             return;
         }
         out.push(b | 0x80);
+    }
+}
+
+/// The event count and the events, the file's last part.
+fn put_events(o: &mut Vec<u8>, events: &[Event]) {
+    put(o, events.len() as u64);
+    for e in events {
+        put(
+            o,
+            match e {
+                Event::Return => 0,
+                Event::Unwind => 1,
+                Event::Invoke(k) => u64::from(*k) + 2,
+            },
+        );
     }
 }
 
@@ -151,17 +168,12 @@ pub fn encode(p: &Profile) -> Vec<u8> {
     }
     put(&mut o, p.region_start);
     put(&mut o, p.region_nanos);
-    put(&mut o, p.events.len() as u64);
-    for e in &p.events {
-        put(
-            &mut o,
-            match e {
-                Event::Return => 0,
-                Event::Unwind => 1,
-                Event::Invoke(k) => u64::from(*k) + 2,
-            },
-        );
+    put(&mut o, p.allocations.len() as u64);
+    for (words, c) in &p.allocations {
+        put(&mut o, u64::from(*words));
+        put(&mut o, *c);
     }
+    put_events(&mut o, &p.events);
     o
 }
 
@@ -371,6 +383,13 @@ fn decode_at(data: &[u8]) -> R<Profile> {
     }
     let region_start = r.var()?;
     let region_nanos = if version >= 6 { r.var()? } else { 0 };
+    let mut allocations = std::collections::BTreeMap::new();
+    if version >= 7 {
+        for _ in 0..r.count("allocation size", 2)? {
+            let words = r.u32("allocation words")?;
+            allocations.insert(words, r.var()?);
+        }
+    }
     let n_events = r.count("event", 1)?;
     let mut events = Vec::with_capacity(n_events);
     for _ in 0..n_events {
@@ -396,6 +415,8 @@ fn decode_at(data: &[u8]) -> R<Profile> {
         region_start,
         events,
         region_nanos,
+        allocations,
+        heap_start: None,
     };
     p.validate().map_err(|m| (data.len(), m.to_string()))?;
     Ok(p)
@@ -470,6 +491,7 @@ pub fn to_json(p: &Profile) -> Value {
         "bytecodes": p.bytecodes(),
         "events": p.events.len(),
         "region_nanos": p.region_nanos,
+        "allocations": p.allocations.iter().map(|(w, c)| json!([w, c])).collect::<Vec<Value>>(),
         "root": built[0].take().unwrap_or(Value::Null),
     })
 }
@@ -604,6 +626,35 @@ mod tests {
     }
 
     #[test]
+    fn allocations_round_trip_and_version_6_reads_with_none() {
+        let mut p = sample();
+        p.allocations.insert(0, 8);
+        p.allocations.insert(120, 1600);
+        let back = decode(&encode(&p)).unwrap();
+        assert_eq!(back.allocations, p.allocations);
+        assert_eq!(to_json(&p)["allocations"][1], json!([120, 1600]));
+        // The same file as version 6 (no allocations written) reads with none.
+        let mut without = Vec::new();
+        let plain = encode(&sample());
+        // Version 7 writes an empty allocation table as one 0 byte after the
+        // region's wall time: the version 6 file is the same bytes without it.
+        let events = plain.len() - sample_events_len();
+        without.extend_from_slice(&plain[..events - 1]);
+        without.extend_from_slice(&plain[events..]);
+        without[8] = 6;
+        let old = decode(&without).unwrap();
+        assert!(old.allocations.is_empty());
+        assert_eq!(old.nodes, sample().nodes);
+    }
+
+    /// The bytes of `sample()`'s event count and events.
+    fn sample_events_len() -> usize {
+        let mut o = Vec::new();
+        put_events(&mut o, &sample().events);
+        o.len()
+    }
+
+    #[test]
     fn corruption_names_the_byte() {
         let bytes = encode(&sample());
         assert_eq!(
@@ -615,10 +666,10 @@ mod tests {
             "byte 0: not a jopcal profile (bad magic)"
         );
         let mut newer = bytes.clone();
-        newer[8] = 7;
+        newer[8] = 8;
         assert_eq!(
             decode(&newer).unwrap_err().message,
-            "profile format version 7; this jopcal reads versions 2 to 6"
+            "profile format version 8; this jopcal reads versions 2 to 7"
         );
         let mut extra = bytes.clone();
         extra.push(0);

@@ -152,6 +152,32 @@ pub struct Profile {
     /// recorded; format 6 on): what profiling the region cost, beside the
     /// same region's time on the plain JVM.
     pub region_nanos: u64,
+    /// The region's allocations by their size on JOP: (words the object or
+    /// array takes in JOP's heap, allocations of that size). JOP's collector
+    /// runs when they fill its heap (format 7 on; empty before, and from a
+    /// profiler that does not record them).
+    pub allocations: std::collections::BTreeMap<u32, u64>,
+    /// The target's heap when the region began, where the target reported
+    /// it (the virtual board does): not part of the profile's file, set by
+    /// whoever estimates the profile for that target.
+    pub heap_start: Option<HeapStart>,
+}
+
+/// JOP's heap when a timed region begins, as its collector keeps it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct HeapStart {
+    /// Words allocations can take before the collector runs.
+    pub free_words: u32,
+    /// Handles left (each object or array takes one).
+    pub free_handles: u32,
+    /// Words and handles free after a collection: what the heap held when
+    /// the run began (the runtime's own objects) survives it.
+    pub refill_words: u32,
+    pub refill_handles: u32,
+    /// Words of a semi-space.
+    pub semi_words: u32,
+    /// Handles in all.
+    pub handles: u32,
 }
 
 impl Profile {

@@ -402,6 +402,8 @@ mod tests {
             entry_stack: vec![0],
             region_start: 0,
             region_nanos: 0,
+            allocations: Default::default(),
+            heap_start: None,
             events: vec![
                 Event::Invoke(1),
                 Event::Invoke(2),
@@ -461,6 +463,8 @@ mod tests {
             entry_stack: vec![0],
             region_start: 0,
             region_nanos: 0,
+            allocations: Default::default(),
+            heap_start: None,
             events: vec![
                 Event::Invoke(1),
                 Event::Invoke(2),

@@ -223,6 +223,8 @@ pub struct Tree {
     children: HashMap<(u32, i32, u32, u8), u32>,
     events: Vec<Event>,
     region_start: usize,
+    /// The region's allocations: (words in JOP's heap, count).
+    allocations: BTreeMap<u32, u64>,
 }
 
 impl Tree {
@@ -235,6 +237,7 @@ impl Tree {
             children: HashMap::new(),
             events: Vec::new(),
             region_start: 0,
+            allocations: BTreeMap::new(),
         };
         t.register(root_method);
         t.nodes.push(NodeCounts::new(None, root_method, -1, 0));
@@ -349,6 +352,11 @@ impl Tree {
         *self.nodes[node as usize].handler_blocks.entry(pc).or_insert(0) += times;
     }
 
+    /// An object or array that takes `words` words in JOP's heap was allocated.
+    pub fn count_allocation(&mut self, words: u32) {
+        *self.allocations.entry(words).or_insert(0) += 1;
+    }
+
     pub fn event(&mut self, e: Event) {
         self.events.push(e);
     }
@@ -406,6 +414,8 @@ impl Tree {
             region_start: self.region_start as u64,
             events: self.events,
             region_nanos: 0,
+            allocations: self.allocations,
+            heap_start: None,
         }
     }
 }

@@ -218,6 +218,13 @@ pub fn explain(
         }
     }
     let mut groups: Vec<Part> = groups.into_values().collect();
+    if e.collections.count > 0.0 {
+        groups.push(Part {
+            name: "the garbage collector".into(),
+            count: e.collections.count as u64,
+            cycles: e.collector_cycles,
+        });
+    }
     largest_first(&mut groups);
     largest_first(&mut java);
     let library = library_entries(e, p);
@@ -240,7 +247,50 @@ pub fn explain(
         methods: Vec::new(),
     };
     x.findings = findings(&x, e, counts);
+    x.findings.extend(collector_finding(e, p, model));
     x
+}
+
+/// What the region's allocations make JOP's collector do, in words: the
+/// collections the estimate has, or why it has none where it might.
+fn collector_finding(e: &Estimate, p: &Profile, model: &TimingModel) -> Option<String> {
+    let objects: u64 = p.allocations.values().sum();
+    if objects == 0 {
+        return None;
+    }
+    let words: u64 = p.allocations.iter().map(|(w, c)| u64::from(*w) * c).sum();
+    let made = format!(
+        "the region allocates {} objects and arrays of {} words in JOP's heap",
+        thousands(objects as f64),
+        thousands(words as f64)
+    );
+    let priced = model.params().contains_key(jopcal_timing::collector::GC_COLLECTION);
+    Some(match (&p.heap_start, e.collections.count > 0.0) {
+        (Some(h), true) if e.collector_cycles == 0.0 => format!(
+            "{made}: from the {} words and {} handles free when it began, JOP's collector runs {} times in it, which this table prices at 0 (gc_collection, gc_handle: calibrate, or a calibrated table)",
+            thousands(f64::from(h.free_words)),
+            thousands(f64::from(h.free_handles)),
+            e.collections.count
+        ),
+        (Some(h), true) => format!(
+            "{made}: from the {} words and {} handles free when it began, JOP's collector runs {} times in it, {} cycles ({:.1}% of the estimate; gc_collection each, gc_handle for each of the {} handles in use then)",
+            thousands(f64::from(h.free_words)),
+            thousands(f64::from(h.free_handles)),
+            e.collections.count,
+            thousands(e.collector_cycles),
+            100.0 * e.collector_cycles / e.cycles.max(1.0),
+            thousands(e.collections.handles_swept)
+        ),
+        (Some(h), false) if priced => format!(
+            "{made}: the {} words and {} handles free when it began hold them: JOP's collector does not run in it",
+            thousands(f64::from(h.free_words)),
+            thousands(f64::from(h.free_handles))
+        ),
+        (Some(_), false) => format!("{made}: this table has no price for JOP's collector (gc_collection)"),
+        (None, _) => format!(
+            "{made}: the target reported no heap for the region's start (the virtual board does), so whether JOP's collector runs in it is not estimated"
+        ),
+    })
 }
 
 fn largest_first(parts: &mut [Part]) {

@@ -84,6 +84,8 @@ fn synthetic(name: &str, methods: u32, nodes: u32, calls: u32, seed: u64) -> Pro
         entry_stack: vec![0],
         region_start: 0,
         region_nanos: 0,
+        allocations: Default::default(),
+        heap_start: None,
         events,
     }
 }

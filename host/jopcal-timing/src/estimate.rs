@@ -69,6 +69,28 @@ pub struct Estimate {
     pub routine_entries: BTreeMap<String, u64>,
     /// Whether the profile was complete.
     pub complete: bool,
+    /// JOP's collector in the region (none where the profile has no
+    /// allocations or the target reported no heap; `crate::collector`).
+    pub collections: crate::collector::Collections,
+    /// Its cycles (in `cycles`; 0 with a model without `gc_collection`).
+    pub collector_cycles: f64,
+}
+
+/// The collector's work in `profile`'s region, where the target reported
+/// the heap it began with and `model` prices collections.
+fn collector_work(profile: &Profile, model: &TimingModel) -> crate::collector::Collections {
+    match &profile.heap_start {
+        Some(h) if model.params().contains_key(crate::collector::GC_COLLECTION) => {
+            crate::collector::collections(&profile.allocations, h)
+        }
+        _ => Default::default(),
+    }
+}
+
+/// The cycles of `c` under `model`'s parameters.
+fn collector_cycles(c: &crate::collector::Collections, model: &TimingModel) -> f64 {
+    let p = |name: &str| model.params().get(name).copied().unwrap_or(0.0);
+    c.count * p(crate::collector::GC_COLLECTION) + c.handles_swept * p(crate::collector::GC_HANDLE)
 }
 
 enum CacheState {
@@ -569,6 +591,8 @@ pub fn estimate_sized(
         jvm_entered_bytecodes: layout.jvm_entered_bytecodes,
         routine_entries: BTreeMap::new(),
         complete: profile.complete,
+        collections: collector_work(profile, model),
+        collector_cycles: 0.0,
     };
     let words = &layout.words;
     let whole_costs: Vec<f64> = profile
@@ -707,7 +731,8 @@ pub fn estimate_sized(
         e.per_opcode.insert(name, v);
     }
     e.bytecodes = e.per_opcode.values().map(|v| v.0).sum();
-    e.cycles = e.per_opcode.values().map(|v| v.1).sum();
+    e.collector_cycles = collector_cycles(&e.collections, model);
+    e.cycles = e.per_opcode.values().map(|v| v.1).sum::<f64>() + e.collector_cycles;
     e
 }
 
@@ -738,6 +763,8 @@ pub struct Tally {
     serial_frames: f64,
     /// Charged executions per opcode.
     op_counts: [u64; 256],
+    /// The collector's work, priced by the model's parameters.
+    collections: crate::collector::Collections,
     pub cache_hits: u64,
     pub cache_misses: u64,
 }
@@ -819,6 +846,7 @@ impl Tally {
             operands: operands.into_iter().collect(),
             serial_frames,
             op_counts,
+            collections: collector_work(profile, model),
             cache_hits: hits,
             cache_misses: misses,
         }
@@ -843,7 +871,11 @@ impl Tally {
             .iter()
             .map(|&((op, v), n)| n as f64 * operand_priced(model, op, v))
             .sum();
-        buckets + wholes + operands + self.serial_frames * serial_char(model).unwrap_or(0.0)
+        buckets
+            + wholes
+            + operands
+            + self.serial_frames * serial_char(model).unwrap_or(0.0)
+            + collector_cycles(&self.collections, model)
     }
 
     /// Whether `model` still prices as a whole every call this tally counted

@@ -10,6 +10,7 @@
 #![forbid(unsafe_code)]
 
 pub mod cache;
+pub mod collector;
 pub mod error;
 pub mod estimate;
 pub mod expr;

@@ -151,6 +151,29 @@ const SWITCH_GROUPS: &[Group] = &[
     },
 ];
 
+/// Allocation enough to make JOP's collector run in the timed region:
+/// arrays that fill the heap's words (a collection each few hundred arrays)
+/// and objects without fields that use up its handles (a collection each
+/// some thousands), so that the fit tells a collection's own cost from its
+/// cost per handle in use (`jopcal_timing::collector`). Only where a JOP
+/// tree's images run, with the floating-point groups.
+const COLLECTOR_GROUPS: &[Group] = &[
+    Group {
+        name: "Collect",
+        what: "newarray of 120 ints, the collector",
+        decl: "int[] arr = null; int s = 0;",
+        body: "arr = new int[120]; s += arr.length;",
+        result: "s",
+    },
+    Group {
+        name: "CollectObjects",
+        what: "new of 8 objects without fields, the collector",
+        decl: "Object o = null; int s = 0;",
+        body: "o = new Object(); o = new Object(); o = new Object(); o = new Object(); o = new Object(); o = new Object(); o = new Object(); o = new Object(); s += (o == null) ? 0 : 1;",
+        result: "s",
+    },
+];
+
 /// Monitors (`synchronized`), whose cost on the processor is its
 /// microcode's and its lock device's (JopSim's is another): a block, nested
 /// blocks, a synchronized method, and a synchronized method that calls
@@ -283,7 +306,7 @@ public final class {class} extends Workload {{
 /// Writes a workload directory at `dir`: `suite.toml`, the generated sources,
 /// and a copy of the harness and host stand-ins from `firmware`; with
 /// `floating_point` (where a JOP tree's images run), the floating-point,
-/// reference-store, monitor and lookupswitch groups too. Returns the workload names.
+/// reference-store, monitor, lookupswitch and collector groups too. Returns the workload names.
 pub fn generate(
     dir: &Path,
     firmware: &Path,
@@ -293,10 +316,16 @@ pub fn generate(
     let mut names = Vec::new();
     let mut workloads = Vec::new();
     let mut sources = Vec::new();
-    let (floats, references, monitors, switches) = if floating_point {
-        (FLOAT_GROUPS, REFERENCE_GROUPS, MONITOR_GROUPS, SWITCH_GROUPS)
+    let (floats, references, monitors, switches, collector) = if floating_point {
+        (
+            FLOAT_GROUPS,
+            REFERENCE_GROUPS,
+            MONITOR_GROUPS,
+            SWITCH_GROUPS,
+            COLLECTOR_GROUPS,
+        )
     } else {
-        (&[][..], &[][..], &[][..], &[][..])
+        (&[][..], &[][..], &[][..], &[][..], &[][..])
     };
     for g in GROUPS
         .iter()
@@ -304,6 +333,7 @@ pub fn generate(
         .chain(references)
         .chain(monitors)
         .chain(switches)
+        .chain(collector)
     {
         for times in [REPEAT, 2 * REPEAT] {
             let class = format!("{}{}", g.name, times / REPEAT);
@@ -354,8 +384,11 @@ mod tests {
                 + FLOAT_GROUPS.len()
                 + REFERENCE_GROUPS.len()
                 + MONITOR_GROUPS.len()
-                + SWITCH_GROUPS.len())
+                + SWITCH_GROUPS.len()
+                + COLLECTOR_GROUPS.len())
         );
+        assert!(with.iter().any(|n| n == "CollectObjects2"), "{with:?}");
+        assert!(!plain.iter().any(|n| n.starts_with("Collect")), "{plain:?}");
         for name in [
             "Dadd1",
             "Dadd2",

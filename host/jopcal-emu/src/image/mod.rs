@@ -17,7 +17,8 @@ mod tests;
 pub mod timing;
 
 pub use machine::{
-    region_by_opcode, CounterRead, EventSink, ImageRun, MethodTally, OpTallies, OpTally, COUNTER_READS_KEPT,
+    heap_at_region_start, region_by_opcode, CounterRead, EventSink, HeapRead, HeapWatch, ImageRun, MethodTally,
+    OpTallies, OpTally, COUNTER_READS_KEPT, HEAP_READS_KEPT,
 };
 pub use timing::CycleTable;
 
@@ -39,8 +40,21 @@ pub fn run_image(
     events: Option<EventSink<'_>>,
     uart: &mut dyn FnMut(&[u8]),
 ) -> Result<ImageRun, EmuError> {
+    run_image_watching(image, cfg, trace, events, None, uart)
+}
+
+/// Like [`run_image`], reading the collector's state where `heap` locates
+/// it at each read of the cycle counter ([`ImageRun::heap_reads`]).
+pub fn run_image_watching(
+    image: &JopImage,
+    cfg: &ImageConfig,
+    trace: bool,
+    events: Option<EventSink<'_>>,
+    heap: Option<HeapWatch>,
+    uart: &mut dyn FnMut(&[u8]),
+) -> Result<ImageRun, EmuError> {
     let table = CycleTable::new(&cfg.model)?;
-    let machine = machine::Machine::load(&image.words, cfg, &table, uart)?;
+    let machine = machine::Machine::load(&image.words, cfg, &table, uart)?.watching_heap(heap);
     if trace || events.is_some() {
         machine.traced(events).run()
     } else {

@@ -160,6 +160,14 @@ impl<'c> Machine<'c> {
                 if let Some(t) = self.trace.as_mut() {
                     t.counter_read(value);
                 }
+                if let Some(w) = self
+                    .heap_watch
+                    .filter(|_| self.heap_reads.len() < super::HEAP_READS_KEPT)
+                {
+                    if let Some(h) = self.heap_now(w, value) {
+                        self.heap_reads.push(h);
+                    }
+                }
                 value as i32
             }
             // Simulated time, not the host's clock: the board is deterministic.

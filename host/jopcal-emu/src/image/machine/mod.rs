@@ -15,6 +15,7 @@
 mod calls;
 mod code;
 mod fast;
+mod heap;
 mod interp;
 mod memo;
 mod memory;
@@ -23,6 +24,7 @@ mod stackmem;
 mod trace;
 pub(crate) mod uart;
 
+pub use heap::{heap_at_region_start, HeapRead, HeapWatch, HEAP_READS_KEPT};
 use trace::Tracer;
 pub use trace::{region_by_opcode, CounterRead, EventSink, MethodTally, OpTallies, OpTally, COUNTER_READS_KEPT};
 
@@ -90,6 +92,9 @@ pub struct ImageRun {
     /// Every read of the cycle counter with the opcodes' tallies before it,
     /// when the run was traced (the first [`COUNTER_READS_KEPT`]).
     pub counter_reads: Vec<CounterRead>,
+    /// The heap at each read of the cycle counter, where the run watched it
+    /// (the first [`HEAP_READS_KEPT`]).
+    pub heap_reads: Vec<HeapRead>,
 }
 
 /// The microsecond counter's reads a run keeps (a busy wait reads it in a loop).
@@ -210,6 +215,10 @@ pub struct Machine<'c> {
     overflow_next: bool,
     /// The microsecond counter's reads so far (see [`ImageRun::clock_reads`]).
     clock_reads: Vec<(u32, i32)>,
+    /// Where the collector's state is, to read at each cycle-counter read.
+    heap_watch: Option<HeapWatch>,
+    /// The heap at each cycle-counter read so far (see [`ImageRun::heap_reads`]).
+    heap_reads: Vec<HeapRead>,
 }
 
 impl<'c> Machine<'c> {
@@ -310,11 +319,19 @@ impl<'c> Machine<'c> {
             fresh_locals: (1, 0),
             overflow_next: false,
             clock_reads: Vec::new(),
+            heap_watch: None,
+            heap_reads: Vec::new(),
         })
     }
 
     /// Counts cycles, bytecodes, calls and cache loads per method (see
     /// [`ImageRun::by_method`]), and hands each bytecode to `events`.
+    /// Reads the collector's state at each read of the cycle counter.
+    pub fn watching_heap(mut self, watch: Option<HeapWatch>) -> Self {
+        self.heap_watch = watch;
+        self
+    }
+
     pub fn traced(mut self, events: Option<EventSink<'c>>) -> Self {
         self.trace = Some(Tracer::new(events));
         self
@@ -405,6 +422,7 @@ impl<'c> Machine<'c> {
                 .unwrap_or_default(),
             by_method: self.trace.map(|t| t.tally),
             clock_reads: self.clock_reads,
+            heap_reads: self.heap_reads,
         })
     }
 
