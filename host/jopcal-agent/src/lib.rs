@@ -654,6 +654,10 @@ impl Agent for Profiler {
             // The count of a long shift, read in jopcal's bridge (`routed`).
             c.set_can_access_local_variables(true);
         });
+        if let Err(e) = caps {
+            log(&format!("the JVM refuses the capabilities the profiler needs: {e:?}"));
+            return jni::JNI_ERR;
+        }
         // Every allocation, for the size JOP's collector sees; a JVM without
         // heap sampling (before 11) gives profiles without allocations.
         let sampling = jvmti
@@ -662,10 +666,6 @@ impl Agent for Profiler {
             && jvmti.set_heap_sampling_interval(0).is_ok();
         if !sampling {
             log("this JVM cannot report every allocation: the profile records none");
-        }
-        if let Err(e) = caps {
-            log(&format!("the JVM refuses the capabilities the profiler needs: {e:?}"));
-            return jni::JNI_ERR;
         }
         let setup = jvmti.set_default_agent_callbacks().and_then(|_| {
             jvmti

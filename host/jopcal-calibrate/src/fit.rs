@@ -58,7 +58,10 @@ impl FitSpec {
         for g in groups.split(',').map(str::trim).filter(|g| !g.is_empty()) {
             match g {
                 "impl_java" => {
-                    for p in routine_params(model) {
+                    // With the routines, the athrow routine's walk per frame left.
+                    let unwind = Some(jopcal_timing::estimate::IMPL_UNWIND.to_string())
+                        .filter(|p| model.params().contains_key(p));
+                    for p in routine_params(model).into_iter().chain(unwind) {
                         if !params.contains(&p) {
                             params.push(p);
                         }

@@ -117,7 +117,7 @@ pub fn group(mnemonic: &str) -> &'static str {
         "invoke and return"
     } else if m.starts_with("if") || BRANCH.contains(&m) {
         "branches and switches"
-    } else if OBJECT.contains(&m) {
+    } else if OBJECT.contains(&m) || m == jopcal_timing::estimate::UNWIND_KEY {
         "objects, allocation and monitors"
     } else if matches!(m, "getfield" | "putfield" | "getstatic" | "putstatic") {
         "fields and statics"

@@ -2,8 +2,8 @@
 //! is not an error: it is recorded and the others run).
 
 use jopcal_workloads::build::BuildError;
+use jopcal_workloads::error::SuiteError;
 use jopcal_workloads::jdk::JdkError;
-use jopcal_workloads::suite::SuiteError;
 use std::path::PathBuf;
 
 /// Why a command of the JOP tree's toolchain did not do its job.

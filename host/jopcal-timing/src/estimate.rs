@@ -76,6 +76,12 @@ pub struct Estimate {
     pub collector_cycles: f64,
 }
 
+/// The parameter a frame left by an exception costs (JOP's `athrow` routine
+/// walks each frame's handlers), where the model has it.
+pub const IMPL_UNWIND: &str = "impl_unwind";
+/// The estimate's entry of the frames left by exceptions.
+pub const UNWIND_KEY: &str = "frames left by an exception";
+
 /// The collector's work in `profile`'s region, where the target reported
 /// the heap it began with and `model` prices collections.
 fn collector_work(profile: &Profile, model: &TimingModel) -> crate::collector::Collections {
@@ -712,6 +718,14 @@ pub fn estimate_sized(
                 op_count[op as usize] += 1;
                 op_cycles[op as usize] += c;
                 e.per_node[node] += c;
+            } else if let Some(per_frame) = model.params().get(IMPL_UNWIND).copied() {
+                // JOP's athrow routine walks the frame, searches its handlers
+                // and leaves it: a cost of its own per frame left.
+                clock += per_frame;
+                let entry = jop_ops.entry(UNWIND_KEY.to_string()).or_insert((0, 0.0));
+                entry.0 += 1;
+                entry.1 += per_frame;
+                e.per_node[node] += per_frame;
             }
         }
     });
@@ -765,6 +779,8 @@ pub struct Tally {
     op_counts: [u64; 256],
     /// The collector's work, priced by the model's parameters.
     collections: crate::collector::Collections,
+    /// Frames left by an exception (priced by `impl_unwind` where the model has it).
+    unwinds: u64,
     pub cache_hits: u64,
     pub cache_misses: u64,
 }
@@ -802,6 +818,7 @@ impl Tally {
         for (_, op, v, count) in layout.by_operand(profile) {
             *operands.entry((op, v)).or_default() += count;
         }
+        let mut unwinds = 0u64;
         let (hits, misses) = replay(profile, &layout, mode, |ch| match ch {
             Charge::Invoke { node, hit } => {
                 let n = &profile.nodes[node];
@@ -823,6 +840,8 @@ impl Tally {
                 if !unwind {
                     let op = profile.methods[profile.nodes[node].method as usize].return_opcode();
                     *buckets.entry((op, key.0, key.1, false)).or_default() += 1;
+                } else {
+                    unwinds += 1;
                 }
             }
         });
@@ -847,6 +866,7 @@ impl Tally {
             serial_frames,
             op_counts,
             collections: collector_work(profile, model),
+            unwinds,
             cache_hits: hits,
             cache_misses: misses,
         }
@@ -876,6 +896,7 @@ impl Tally {
             + operands
             + self.serial_frames * serial_char(model).unwrap_or(0.0)
             + collector_cycles(&self.collections, model)
+            + self.unwinds as f64 * model.params().get(IMPL_UNWIND).copied().unwrap_or(0.0)
     }
 
     /// Whether `model` still prices as a whole every call this tally counted
@@ -1217,6 +1238,59 @@ mod tests {
             proptest::prop_assert_eq!((tally.cache_hits, tally.cache_misses), (e.cache_hits, e.cache_misses));
             proptest::prop_assert_eq!(tally.executions(0x6c), 3);
         }
+    }
+
+    #[test]
+    fn frames_left_by_exceptions_and_the_collector_are_priced_where_the_model_has_them() {
+        let base = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../calibration/jop-wcet.toml");
+        let text = format!(
+            "[model]\nname = \"t\"\nbase = \"{}\"\n[params]\nimpl_unwind = 40\ngc_collection = 1000\ngc_handle = 2\n",
+            base.canonicalize().unwrap().display()
+        );
+        let m = TimingModel::parse(&text, Path::new("/tmp/t.toml")).unwrap();
+        let mut p = two_calls();
+        let plain = estimate(&p, &m, CacheMode::Hit).cycles;
+        p.events.push(Event::Invoke(1));
+        p.events.push(Event::Unwind);
+        let returned = {
+            let mut q = p.clone();
+            *q.events.last_mut().unwrap() = Event::Return;
+            estimate(&q, &m, CacheMode::Hit).cycles
+        };
+        let e = estimate(&p, &m, CacheMode::Hit);
+        assert_eq!(e.per_opcode[UNWIND_KEY], (1, 40.0));
+        // The unwound call costs its invoke and the frame's 40, not a return.
+        let ireturn = returned - plain - (e.cycles - plain - 40.0);
+        assert!(ireturn > 0.0, "{returned} {plain} {}", e.cycles);
+        // 120 words in 10 objects from 100 free, then 1000 after each
+        // collection: 1 collection, with 5 + 10 * 0.83 handles in use.
+        p.allocations.insert(12, 10);
+        p.heap_start = Some(jopcal_profile::HeapStart {
+            free_words: 100,
+            free_handles: 50,
+            refill_words: 1000,
+            refill_handles: 50,
+            semi_words: 1000,
+            handles: 55,
+        });
+        let with_gc = estimate(&p, &m, CacheMode::Hit);
+        assert_eq!(with_gc.collections.count, 1.0);
+        let expected = 1000.0 + 2.0 * (5.0 + 10.0 * 100.0 / 120.0);
+        assert!(
+            (with_gc.collector_cycles - expected).abs() < 1e-9,
+            "{:?}",
+            with_gc.collections
+        );
+        assert!((with_gc.cycles - e.cycles - expected).abs() < 1e-9);
+        // A tally prices both as the estimate does.
+        let tally = Tally::new(&p, &m, CacheMode::Hit, &|_| None);
+        assert!((tally.price(&m) - with_gc.cycles).abs() < 1e-9);
+        let mut cheaper = m.clone();
+        cheaper.set_param("impl_unwind", 10.0).unwrap();
+        cheaper.set_param("gc_collection", 500.0).unwrap();
+        let e2 = estimate(&p, &cheaper, CacheMode::Hit);
+        assert!((tally.price(&cheaper) - e2.cycles).abs() < 1e-9);
+        assert!((with_gc.cycles - e2.cycles - 530.0).abs() < 1e-9);
     }
 
     #[test]

@@ -4,7 +4,6 @@ pub use crate::build::BuildError;
 pub use crate::host::WorkloadFailure;
 pub use crate::jdk::JdkError;
 pub use crate::profile::ProfileFailure;
-pub use crate::suite::SuiteError;
 use std::path::PathBuf;
 
 /// A source encoding jopcal does not read.
@@ -22,4 +21,22 @@ pub struct WriteError {
     /// What the system said.
     #[source]
     pub source: std::io::Error,
+}
+
+/// A suite's manifest that could not be read, or a benchmark it lacks.
+#[derive(Debug, thiserror::Error)]
+pub enum SuiteError {
+    #[error("{path}: {source}")]
+    Io { path: PathBuf, source: std::io::Error },
+    #[error("{path}: {message}")]
+    Invalid { path: PathBuf, message: String },
+    #[error("unknown benchmark '{name}' (the suite has: {known})")]
+    UnknownBench { name: String, known: String },
+    /// The manifest's `encoding` is not one jopcal reads.
+    #[error("{path}: {source}")]
+    Encoding {
+        path: PathBuf,
+        #[source]
+        source: UnknownEncoding,
+    },
 }

@@ -174,6 +174,37 @@ const COLLECTOR_GROUPS: &[Group] = &[
     },
 ];
 
+/// Exceptions, which JOP's `athrow` routine delivers by walking the stack:
+/// one caught where it is thrown, one thrown by a callee (a frame left),
+/// and one made anew each time (its constructors), each in a method whose
+/// exception table has that one handler (the routine searches the table
+/// in order: a loop of repeated try blocks would cost more per throw the
+/// later its block). Only where a JOP tree's
+/// images run, with the floating-point groups.
+const EXCEPTION_GROUPS: &[Group] = &[
+    Group {
+        name: "Throw",
+        what: "athrow caught in the same method",
+        decl: "RuntimeException x = new RuntimeException(); int s = 0;",
+        body: "s = caught(s, x);",
+        result: "s",
+    },
+    Group {
+        name: "ThrowCall",
+        what: "athrow in a callee, caught in its caller",
+        decl: "RuntimeException x = new RuntimeException(); int s = 0;",
+        body: "s = caughtFromCall(s, x);",
+        result: "s",
+    },
+    Group {
+        name: "ThrowNew",
+        what: "new RuntimeException, athrow, caught",
+        decl: "int s = 0;",
+        body: "s = caughtNew(s);",
+        result: "s",
+    },
+];
+
 /// Monitors (`synchronized`), whose cost on the processor is its
 /// microcode's and its lock device's (JopSim's is another): a block, nested
 /// blocks, a synchronized method, and a synchronized method that calls
@@ -254,6 +285,44 @@ public final class {class} extends Workload {{
         return s + 1;
     }}
 
+    // The exception groups' bodies: one try block in a method of its own,
+    // so that JOP's athrow routine finds each handler as the first entry of
+    // the method's exception table (it searches the table in order).
+    static void raise(RuntimeException x) {{
+        throw x;
+    }}
+
+    static int caught(int s, RuntimeException x) {{
+        try {{
+            if (s >= 0) {{
+                throw x;
+            }}
+        }} catch (RuntimeException e) {{
+            s++;
+        }}
+        return s;
+    }}
+
+    static int caughtFromCall(int s, RuntimeException x) {{
+        try {{
+            raise(x);
+        }} catch (RuntimeException e) {{
+            s++;
+        }}
+        return s;
+    }}
+
+    static int caughtNew(int s) {{
+        try {{
+            if (s >= 0) {{
+                throw new IllegalStateException();
+            }}
+        }} catch (IllegalStateException e) {{
+            s++;
+        }}
+        return s;
+    }}
+
     private final Object lock = new Object();
 
     synchronized int syncStep(int s) {{
@@ -306,7 +375,7 @@ public final class {class} extends Workload {{
 /// Writes a workload directory at `dir`: `suite.toml`, the generated sources,
 /// and a copy of the harness and host stand-ins from `firmware`; with
 /// `floating_point` (where a JOP tree's images run), the floating-point,
-/// reference-store, monitor, lookupswitch and collector groups too. Returns the workload names.
+/// reference-store, monitor, lookupswitch, collector and exception groups too. Returns the workload names.
 pub fn generate(
     dir: &Path,
     firmware: &Path,
@@ -316,16 +385,17 @@ pub fn generate(
     let mut names = Vec::new();
     let mut workloads = Vec::new();
     let mut sources = Vec::new();
-    let (floats, references, monitors, switches, collector) = if floating_point {
+    let (floats, references, monitors, switches, collector, exceptions) = if floating_point {
         (
             FLOAT_GROUPS,
             REFERENCE_GROUPS,
             MONITOR_GROUPS,
             SWITCH_GROUPS,
             COLLECTOR_GROUPS,
+            EXCEPTION_GROUPS,
         )
     } else {
-        (&[][..], &[][..], &[][..], &[][..], &[][..])
+        (&[][..], &[][..], &[][..], &[][..], &[][..], &[][..])
     };
     for g in GROUPS
         .iter()
@@ -334,6 +404,7 @@ pub fn generate(
         .chain(monitors)
         .chain(switches)
         .chain(collector)
+        .chain(exceptions)
     {
         for times in [REPEAT, 2 * REPEAT] {
             let class = format!("{}{}", g.name, times / REPEAT);
@@ -385,7 +456,8 @@ mod tests {
                 + REFERENCE_GROUPS.len()
                 + MONITOR_GROUPS.len()
                 + SWITCH_GROUPS.len()
-                + COLLECTOR_GROUPS.len())
+                + COLLECTOR_GROUPS.len()
+                + EXCEPTION_GROUPS.len())
         );
         assert!(with.iter().any(|n| n == "CollectObjects2"), "{with:?}");
         assert!(!plain.iter().any(|n| n.starts_with("Collect")), "{plain:?}");

@@ -1,7 +1,7 @@
 //! The suite manifest: `suite.toml` in the firmware directory lists every
 //! workload with its bench name, its main class and what it stresses.
 
-use crate::error::{UnknownEncoding, WriteError};
+use crate::error::{SuiteError, WriteError};
 use serde::Deserialize;
 use std::path::{Path, PathBuf};
 
@@ -49,23 +49,6 @@ pub struct Suite {
     /// bytecode JOP links (compilers lay out the same loop differently).
     pub compiler: Vec<String>,
     pub workloads: Vec<WorkloadSpec>,
-}
-
-#[derive(Debug, thiserror::Error)]
-pub enum SuiteError {
-    #[error("{path}: {source}")]
-    Io { path: PathBuf, source: std::io::Error },
-    #[error("{path}: {message}")]
-    Invalid { path: PathBuf, message: String },
-    #[error("unknown benchmark '{name}' (the suite has: {known})")]
-    UnknownBench { name: String, known: String },
-    /// The manifest's `encoding` is not one jopcal reads.
-    #[error("{path}: {source}")]
-    Encoding {
-        path: PathBuf,
-        #[source]
-        source: UnknownEncoding,
-    },
 }
 
 /// The manifest's file name.
