@@ -88,15 +88,8 @@ impl<'c> Machine<'c> {
 /// the first of two reads whose counter values differ by it (the latest such
 /// pair, as [`super::region_by_opcode`] takes it).
 pub fn heap_at_region_start(reads: &[HeapRead], measured: u64) -> Option<HeapRead> {
-    let target = measured as u32;
-    for j in (0..reads.len()).rev() {
-        for i in (0..j).rev() {
-            if reads[j].counter.wrapping_sub(reads[i].counter) == target {
-                return Some(reads[i]);
-            }
-        }
-    }
-    None
+    let values: Vec<u32> = reads.iter().map(|r| r.counter).collect();
+    super::trace::region_reads(&values, measured).map(|(i, _)| reads[i])
 }
 
 #[cfg(test)]
@@ -119,6 +112,20 @@ mod tests {
         assert_eq!(heap_at_region_start(&reads, 1000), Some(reads[1]));
         assert_eq!(heap_at_region_start(&reads, 50), Some(reads[2]), "the latest pair");
         assert_eq!(heap_at_region_start(&reads, 7), None);
+    }
+
+    #[test]
+    fn heap_reads_are_written_and_read_back_and_a_bad_line_is_named() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("B.heap.txt");
+        let reads = [read(100, 90), read(150, 80)];
+        crate::board::write_heap_reads(&reads, &path).unwrap();
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert_eq!(crate::board::parse_heap_reads(&text).unwrap(), reads);
+        let e = crate::board::parse_heap_reads("1 2 3 4 5\n1 2 x 4 5\n").unwrap_err();
+        assert_eq!(e.line, 2);
+        let e = crate::board::parse_heap_reads("1 2 3\n").unwrap_err();
+        assert_eq!(e.to_string(), "line 1: expected 5 numbers, found 3");
     }
 
     #[test]

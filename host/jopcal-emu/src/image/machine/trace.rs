@@ -52,20 +52,27 @@ pub const COUNTER_READS_KEPT: usize = 256;
 /// `measured` (a timed region's count, as the program printed it): the
 /// latest such pair. `None` when no two reads are that far apart.
 pub fn region_by_opcode(reads: &[CounterRead], measured: u64) -> Option<Box<OpTallies>> {
-    let target = measured as u32;
-    for j in (0..reads.len()).rev() {
-        for i in (0..j).rev() {
-            if reads[j].value.wrapping_sub(reads[i].value) == target {
-                let mut out = Box::new([OpTally::default(); 256]);
-                for (k, o) in out.iter_mut().enumerate() {
-                    o.count = reads[j].by_op[k].count - reads[i].by_op[k].count;
-                    o.cycles = reads[j].by_op[k].cycles - reads[i].by_op[k].cycles;
-                }
-                return Some(out);
-            }
-        }
+    let values: Vec<u32> = reads.iter().map(|r| r.value).collect();
+    let (i, j) = region_reads(&values, measured)?;
+    let mut out = Box::new([OpTally::default(); 256]);
+    for (k, o) in out.iter_mut().enumerate() {
+        o.count = reads[j].by_op[k].count - reads[i].by_op[k].count;
+        o.cycles = reads[j].by_op[k].cycles - reads[i].by_op[k].cycles;
     }
-    None
+    Some(out)
+}
+
+/// The two of the counter's `values` (in the order read) that a timed
+/// region of `measured` cycles lies between: the latest pair whose values
+/// differ by it (the counter wraps at 32 bits).
+pub fn region_reads(values: &[u32], measured: u64) -> Option<(usize, usize)> {
+    let target = measured as u32;
+    (0..values.len()).rev().find_map(|j| {
+        (0..j)
+            .rev()
+            .find(|&i| values[j].wrapping_sub(values[i]) == target)
+            .map(|i| (i, j))
+    })
 }
 
 /// Receives every bytecode of a traced run as it completes.
