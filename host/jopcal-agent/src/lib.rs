@@ -36,7 +36,7 @@
 
 use jopcal_classfile::{opcode::is_invoke, parse_constant_pool};
 use jopcal_profile::agent_options::{AgentOptions, Region};
-use jopcal_profile::{encode, routed, Event, MethodInfo};
+use jopcal_profile::{encode, routed, Event, FieldKind, MethodInfo};
 use jopcal_profiler::tree::{MethodCode, Tree};
 use jvmti_bindings::prelude::*;
 use std::cell::RefCell;
@@ -572,6 +572,19 @@ fn step(jvmti: &Jvmti, event: LocationEvent, by_breakpoint: bool) {
     });
 }
 
+/// Words a value of type `descriptor` takes in JOP's memory: two a `long`
+/// or `double` (what JOP's linker treats as wide), else one.
+fn words_of(descriptor: &str) -> u32 {
+    if FieldKind::of_descriptor(descriptor) == Some(FieldKind::Wide) {
+        2
+    } else {
+        1
+    }
+}
+
+/// The bytecodes that allocate: `new`, `newarray`, `anewarray`, `multianewarray`.
+const ALLOCATING: [u8; 4] = [0xbb, 0xbc, 0xbd, 0xc5];
+
 /// Words of each class's instances in JOP's heap, by class signature.
 static INSTANCE_WORDS: LazyLock<Mutex<HashMap<String, u32>>> = LazyLock::new(|| Mutex::new(HashMap::new()));
 
@@ -584,8 +597,7 @@ fn jop_words(jvmti: &Jvmti, jni: &JniEnv, class: jni::jclass, object: jni::jobje
     let (signature, _) = unsafe { jvmti.get_class_signature(class) }.ok()?;
     if let Some(element) = signature.strip_prefix('[') {
         let length = u32::try_from(unsafe { jni.get_array_length(object) }).ok()?;
-        let per = if matches!(element, "J" | "D") { 2 } else { 1 };
-        return Some(length * per);
+        return Some(length * words_of(element));
     }
     let mut known = INSTANCE_WORDS.lock().unwrap_or_else(|e| e.into_inner());
     if let Some(w) = known.get(&signature) {
@@ -602,11 +614,7 @@ fn jop_words(jvmti: &Jvmti, jni: &JniEnv, class: jni::jclass, object: jni::jobje
                 continue;
             }
             let (_, field_signature, _) = unsafe { jvmti.get_field_name(c, f) }.ok()?;
-            words += if matches!(field_signature.as_str(), "J" | "D") {
-                2
-            } else {
-                1
-            };
+            words += words_of(&field_signature);
         }
         at = unsafe { jni.get_superclass(c) };
     }
@@ -930,7 +938,7 @@ impl Agent for Profiler {
                 u32::try_from(top.last)
                     .ok()
                     .and_then(|at| top.code.opcode_at(at))
-                    .is_some_and(|op| matches!(op, 0xbb | 0xbc | 0xbd | 0xc5))
+                    .is_some_and(|op| ALLOCATING.contains(&op))
             })
         });
         if !allocating {

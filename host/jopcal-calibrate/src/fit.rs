@@ -53,37 +53,31 @@ impl FitSpec {
     /// the collector's parameters where the model has them, `cache` the
     /// candidate method caches; other names are parameters.
     pub fn parse(groups: &str, model: &TimingModel, default_cache: CacheMode) -> Result<FitSpec, FitSpecError> {
-        let mut params = Vec::new();
+        let mut params: Vec<String> = Vec::new();
         let mut caches = vec![default_cache];
+        // Each parameter once, in the order first named.
+        let mut add = |p: &str| {
+            if !params.iter().any(|q| q == p) {
+                params.push(p.to_string());
+            }
+        };
+        // Of `names`, those the model has.
+        let present = |names: &'static [&'static str]| names.iter().filter(|p| model.params().contains_key(**p));
         for g in groups.split(',').map(str::trim).filter(|g| !g.is_empty()) {
             match g {
                 "impl_java" => {
+                    routine_params(model).iter().for_each(|p| add(p));
                     // With the routines, the athrow routine's walk per frame left.
-                    let unwind = Some(jopcal_timing::estimate::IMPL_UNWIND.to_string())
-                        .filter(|p| model.params().contains_key(p));
-                    for p in routine_params(model).into_iter().chain(unwind) {
-                        if !params.contains(&p) {
-                            params.push(p);
-                        }
-                    }
+                    present(&[jopcal_timing::estimate::IMPL_UNWIND]).for_each(|p| add(p));
                 }
                 // The collector's parameters, where the model prices collections.
-                "collector" => {
-                    for p in [
-                        jopcal_timing::collector::GC_COLLECTION,
-                        jopcal_timing::collector::GC_HANDLE,
-                    ] {
-                        if model.params().contains_key(p) && !params.iter().any(|q| q == p) {
-                            params.push(p.to_string());
-                        }
-                    }
-                }
+                "collector" => present(&[
+                    jopcal_timing::collector::GC_COLLECTION,
+                    jopcal_timing::collector::GC_HANDLE,
+                ])
+                .for_each(|p| add(p)),
                 "cache" => caches = candidate_caches(),
-                name if model.params().contains_key(name) => {
-                    if !params.iter().any(|p| p == name) {
-                        params.push(name.to_string());
-                    }
-                }
+                name if model.params().contains_key(name) => add(name),
                 other => {
                     return Err(FitSpecError::Unknown {
                         name: other.to_string(),

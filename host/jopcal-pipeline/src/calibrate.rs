@@ -74,11 +74,10 @@ fn observations(
                     None => bail!("{why}: profile it again"),
                 }
             }
-            let mut p = p;
-            crate::heap::attach(std::slice::from_mut(&mut p), &heaps);
             profs.insert(p.benchmark.clone(), p);
         }
     }
+    crate::heap::attach(profs.values_mut(), &heaps);
     let only_measured: Vec<&String> = meas.keys().filter(|b| !profs.contains_key(*b)).collect();
     let only_profiled: Vec<&String> = profs.keys().filter(|b| !meas.contains_key(*b)).collect();
     if let Some(l) = left_out {

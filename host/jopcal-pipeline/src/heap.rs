@@ -50,7 +50,7 @@ fn region_heap(reads: &[HeapRead], measured: u64) -> Option<HeapStart> {
 }
 
 /// Sets each profile's heap start from `starts` (by benchmark).
-pub fn attach(profiles: &mut [Profile], starts: &BTreeMap<String, HeapStart>) {
+pub fn attach<'p>(profiles: impl IntoIterator<Item = &'p mut Profile>, starts: &BTreeMap<String, HeapStart>) {
     for p in profiles {
         if let Some(h) = starts.get(&p.benchmark) {
             p.heap_start = Some(*h);

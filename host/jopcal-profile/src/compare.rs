@@ -83,15 +83,9 @@ pub fn first_difference(a: &Profile, b: &Profile, scope: Scope) -> Option<String
     // Allocations, where both profilers recorded them (the instrumenting
     // profiler does not yet).
     if !a.allocations.is_empty() && !b.allocations.is_empty() && a.allocations != b.allocations {
-        let words = |p: &Profile| -> u64 { p.allocations.iter().map(|(w, c)| u64::from(*w) * c).sum() };
-        let count = |p: &Profile| -> u64 { p.allocations.values().sum() };
-        return Some(format!(
-            "allocations: {} of {} words against {} of {} words",
-            count(a),
-            words(a),
-            count(b),
-            words(b)
-        ));
+        let (na, wa) = crate::allocation_totals(&a.allocations);
+        let (nb, wb) = crate::allocation_totals(&b.allocations);
+        return Some(format!("allocations: {na} of {wa} words against {nb} of {wb} words"));
     }
     let (pa, pb) = (paths(a), paths(b));
     // A context the region never entered nor counted in.

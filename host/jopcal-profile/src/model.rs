@@ -163,6 +163,14 @@ pub struct Profile {
     pub heap_start: Option<HeapStart>,
 }
 
+/// The objects and arrays of an allocation table ((words, count), as
+/// [`Profile::allocations`]) and the words they take: `(objects, words)`.
+pub fn allocation_totals(allocations: &std::collections::BTreeMap<u32, u64>) -> (u64, u64) {
+    allocations
+        .iter()
+        .fold((0, 0), |(n, w), (words, c)| (n + c, w + u64::from(*words) * c))
+}
+
 /// JOP's heap when a timed region begins, as its collector keeps it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct HeapStart {

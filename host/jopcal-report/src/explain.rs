@@ -254,42 +254,39 @@ pub fn explain(
 /// What the region's allocations make JOP's collector do, in words: the
 /// collections the estimate has, or why it has none where it might.
 fn collector_finding(e: &Estimate, p: &Profile, model: &TimingModel) -> Option<String> {
-    let objects: u64 = p.allocations.values().sum();
+    let (objects, words) = jopcal_profile::allocation_totals(&p.allocations);
     if objects == 0 {
         return None;
     }
-    let words: u64 = p.allocations.iter().map(|(w, c)| u64::from(*w) * c).sum();
     let made = format!(
         "the region allocates {} objects and arrays of {} words in JOP's heap",
         thousands(objects as f64),
         thousands(words as f64)
     );
-    let priced = model.params().contains_key(jopcal_timing::collector::GC_COLLECTION);
-    Some(match (&p.heap_start, e.collections.count > 0.0) {
-        (Some(h), true) if e.collector_cycles == 0.0 => format!(
-            "{made}: from the {} words and {} handles free when it began, JOP's collector runs {} times in it, which this table prices at 0 (gc_collection, gc_handle: calibrate, or a calibrated table)",
-            thousands(f64::from(h.free_words)),
-            thousands(f64::from(h.free_handles)),
-            e.collections.count
-        ),
-        (Some(h), true) => format!(
-            "{made}: from the {} words and {} handles free when it began, JOP's collector runs {} times in it, {} cycles ({:.1}% of the estimate; gc_collection each, gc_handle for each of the {} handles in use then)",
-            thousands(f64::from(h.free_words)),
-            thousands(f64::from(h.free_handles)),
-            e.collections.count,
+    let Some(h) = &p.heap_start else {
+        return Some(format!(
+            "{made}: the target reported no heap for the region's start (the virtual board does), so whether JOP's collector runs in it is not estimated"
+        ));
+    };
+    let free = format!(
+        "the {} words and {} handles free when it began",
+        thousands(f64::from(h.free_words)),
+        thousands(f64::from(h.free_handles))
+    );
+    let runs = e.collections.count;
+    Some(if runs > 0.0 && e.collector_cycles == 0.0 {
+        format!("{made}: from {free}, JOP's collector runs {runs} times in it, which this table prices at 0 (gc_collection, gc_handle: calibrate, or a calibrated table)")
+    } else if runs > 0.0 {
+        format!(
+            "{made}: from {free}, JOP's collector runs {runs} times in it, {} cycles ({:.1}% of the estimate; gc_collection each, gc_handle for each of the {} handles in use then)",
             thousands(e.collector_cycles),
             100.0 * e.collector_cycles / e.cycles.max(1.0),
             thousands(e.collections.handles_swept)
-        ),
-        (Some(h), false) if priced => format!(
-            "{made}: the {} words and {} handles free when it began hold them: JOP's collector does not run in it",
-            thousands(f64::from(h.free_words)),
-            thousands(f64::from(h.free_handles))
-        ),
-        (Some(_), false) => format!("{made}: this table has no price for JOP's collector (gc_collection)"),
-        (None, _) => format!(
-            "{made}: the target reported no heap for the region's start (the virtual board does), so whether JOP's collector runs in it is not estimated"
-        ),
+        )
+    } else if model.params().contains_key(jopcal_timing::collector::GC_COLLECTION) {
+        format!("{made}: {free} hold them: JOP's collector does not run in it")
+    } else {
+        format!("{made}: this table has no price for JOP's collector (gc_collection)")
     })
 }
 

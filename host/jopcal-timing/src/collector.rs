@@ -32,8 +32,8 @@ pub struct Collections {
 /// held when the run began (the runtime's own objects) is taken as what
 /// survives; the region's own data that is still live then is not known.
 pub fn collections(allocations: &BTreeMap<u32, u64>, heap: &HeapStart) -> Collections {
-    let words: f64 = allocations.iter().map(|(w, c)| f64::from(*w) * *c as f64).sum();
-    let handles: f64 = allocations.values().map(|c| *c as f64).sum();
+    let (handles, words) = jopcal_profile::allocation_totals(allocations);
+    let (handles, words) = (handles as f64, words as f64);
     if handles == 0.0 {
         return Collections::default();
     }

@@ -580,6 +580,7 @@ pub fn estimate_sized(
     size_of: &dyn Fn(&jopcal_profile::MethodInfo) -> Option<u32>,
 ) -> Estimate {
     let layout = Layout::new(profile, model, size_of);
+    let collections = collector_work(profile, model);
     let mut e = Estimate {
         benchmark: profile.benchmark.clone(),
         model: model.name.clone(),
@@ -597,8 +598,8 @@ pub fn estimate_sized(
         jvm_entered_bytecodes: layout.jvm_entered_bytecodes,
         routine_entries: BTreeMap::new(),
         complete: profile.complete,
-        collections: collector_work(profile, model),
-        collector_cycles: 0.0,
+        collections,
+        collector_cycles: collector_cycles(&collections, model),
     };
     let words = &layout.words;
     let whole_costs: Vec<f64> = profile
@@ -745,7 +746,6 @@ pub fn estimate_sized(
         e.per_opcode.insert(name, v);
     }
     e.bytecodes = e.per_opcode.values().map(|v| v.0).sum();
-    e.collector_cycles = collector_cycles(&e.collections, model);
     e.cycles = e.per_opcode.values().map(|v| v.1).sum::<f64>() + e.collector_cycles;
     e
 }

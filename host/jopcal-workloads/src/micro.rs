@@ -40,6 +40,17 @@ const GROUPS: &[Group] = &[
     Group { name: "Iarray", what: "iaload, iastore", decl: "int[] arr = new int[4]; int s = 0;", body: "arr[s & 3] = arr[(s + 1) & 3] + s; s++;", result: "arr[2] + s" },
 ];
 
+/// The groups only a JOP tree's images run (JOP's runtime routines, its
+/// collector, its monitors as its microcode times them).
+const TREE_GROUPS: &[&[Group]] = &[
+    FLOAT_GROUPS,
+    REFERENCE_GROUPS,
+    MONITOR_GROUPS,
+    SWITCH_GROUPS,
+    COLLECTOR_GROUPS,
+    EXCEPTION_GROUPS,
+];
+
 /// Floating point, which JOP runs in software (Java routines of its
 /// runtime): only where a JOP tree's images run.
 const FLOAT_GROUPS: &[Group] = &[
@@ -385,27 +396,8 @@ pub fn generate(
     let mut names = Vec::new();
     let mut workloads = Vec::new();
     let mut sources = Vec::new();
-    let (floats, references, monitors, switches, collector, exceptions) = if floating_point {
-        (
-            FLOAT_GROUPS,
-            REFERENCE_GROUPS,
-            MONITOR_GROUPS,
-            SWITCH_GROUPS,
-            COLLECTOR_GROUPS,
-            EXCEPTION_GROUPS,
-        )
-    } else {
-        (&[][..], &[][..], &[][..], &[][..], &[][..], &[][..])
-    };
-    for g in GROUPS
-        .iter()
-        .chain(floats)
-        .chain(references)
-        .chain(monitors)
-        .chain(switches)
-        .chain(collector)
-        .chain(exceptions)
-    {
+    let tree: &[&[Group]] = if floating_point { TREE_GROUPS } else { &[] };
+    for g in GROUPS.iter().chain(tree.iter().copied().flatten()) {
         for times in [REPEAT, 2 * REPEAT] {
             let class = format!("{}{}", g.name, times / REPEAT);
             sources.push((format!("jopcal/micro/{class}.java"), source(g, times)));
@@ -451,13 +443,7 @@ mod tests {
         let with = generate(&tmp.path().join("fp"), &firmware(), &[], true).unwrap();
         assert_eq!(
             with.len(),
-            2 * (GROUPS.len()
-                + FLOAT_GROUPS.len()
-                + REFERENCE_GROUPS.len()
-                + MONITOR_GROUPS.len()
-                + SWITCH_GROUPS.len()
-                + COLLECTOR_GROUPS.len()
-                + EXCEPTION_GROUPS.len())
+            2 * (GROUPS.len() + TREE_GROUPS.iter().map(|g| g.len()).sum::<usize>())
         );
         assert!(with.iter().any(|n| n == "CollectObjects2"), "{with:?}");
         assert!(!plain.iter().any(|n| n.starts_with("Collect")), "{plain:?}");
