@@ -37,7 +37,7 @@
 use jopcal_classfile::{opcode::is_invoke, parse_constant_pool};
 use jopcal_profile::agent_options::{AgentOptions, Region};
 use jopcal_profile::{encode, routed, Event, FieldKind, MethodInfo};
-use jopcal_profiler::tree::{MethodCode, Tree};
+use jopcal_profiler::tree::{superclass_steps, MethodCode, Tree};
 use jvmti_bindings::prelude::*;
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -170,12 +170,11 @@ fn method_code(jvmti: &Jvmti, mid: jni::jmethodID) -> Option<Arc<MethodCode>> {
         } else {
             jvmti.get_bytecodes(mid).unwrap_or_default()
         };
-        // The pool names invoke targets and the fields of field accesses (a
-        // byte that may be either is enough to fetch it).
-        let pool = if code
-            .iter()
-            .any(|op| is_invoke(*op) || jopcal_profile::model::FIELD_OPCODES.contains(op))
-        {
+        // The pool names invoke targets, the fields of field accesses and the
+        // classes of type checks (a byte that may be one is enough to fetch it).
+        let pool = if code.iter().any(|op| {
+            is_invoke(*op) || jopcal_profile::model::FIELD_OPCODES.contains(op) || routed::TYPE_CHECKS.contains(op)
+        }) {
             jvmti
                 .get_constant_pool(class)
                 .ok()
@@ -289,7 +288,9 @@ fn current(jvmti: &Jvmti, ts: &mut ThreadState, depth: i32) -> bool {
     !ts.frames.is_empty()
 }
 
-/// Events on while the region is open (SingleStep is already on; see [`enable_single_step`]).
+/// Events on while the region is open (SingleStep is already on; see
+/// [`enable_single_step`]; field modifications where the JVM offers them,
+/// see [`watch_reference_fields`]).
 const REGION_EVENTS: [jvmti::jvmtiEvent; 3] = [
     jvmti::JVMTI_EVENT_METHOD_ENTRY,
     jvmti::JVMTI_EVENT_METHOD_EXIT,
@@ -297,13 +298,37 @@ const REGION_EVENTS: [jvmti::jvmtiEvent; 3] = [
 ];
 
 /// Everything the agent turns off when the region closes.
-const ALL_EVENTS: [jvmti::jvmtiEvent; 5] = [
+const ALL_EVENTS: [jvmti::jvmtiEvent; 6] = [
     jvmti::JVMTI_EVENT_SINGLE_STEP,
     jvmti::JVMTI_EVENT_METHOD_ENTRY,
     jvmti::JVMTI_EVENT_METHOD_EXIT,
     jvmti::JVMTI_EVENT_EXCEPTION_CATCH,
     jvmti::JVMTI_EVENT_BREAKPOINT,
+    jvmti::JVMTI_EVENT_FIELD_MODIFICATION,
 ];
+
+/// Whether the JVM reports stores into watched fields (the old reference of
+/// each store into a reference field, `routed::REF_STORES`).
+static WATCHING: AtomicBool = AtomicBool::new(false);
+
+/// Watches every reference field (static or not) of `class` for stores, so
+/// that the store's old reference can be read before it is replaced. A
+/// class not yet prepared has no fields to watch (its ClassPrepare does it).
+fn watch_reference_fields(jvmti: &Jvmti, class: jni::jclass) {
+    // SAFETY: the class reference is valid during the caller's callback.
+    let Ok(fields) = (unsafe { jvmti.get_class_fields(class) }) else {
+        return;
+    };
+    for f in fields {
+        let Ok((_, signature, _)) = (unsafe { jvmti.get_field_name(class, f) }) else {
+            continue;
+        };
+        if signature.starts_with('L') || signature.starts_with('[') {
+            // (A watch already set is an error that changes nothing.)
+            let _ = unsafe { jvmti.set_field_modification_watch(class, f) };
+        }
+    }
+}
 
 /// Turns SingleStep on before the region opens: enabling it makes HotSpot
 /// skip the step at the thread's current location, which must not be the
@@ -404,6 +429,15 @@ fn begin_region(jvmti: &Jvmti) {
     let epoch = EPOCH.fetch_add(1, Ordering::AcqRel) + 1;
     THREAD.with(|t| t.borrow_mut().epoch = epoch);
     let _ = REGION_BEGAN.set(std::time::Instant::now());
+    if WATCHING.load(Ordering::Acquire) {
+        // The classes loaded so far; those prepared later are watched as they are.
+        for class in jvmti.get_loaded_classes().unwrap_or_default() {
+            watch_reference_fields(jvmti, class);
+        }
+        if let Err(e) = jvmti.enable_events_global(&[jvmti::JVMTI_EVENT_FIELD_MODIFICATION]) {
+            log(&format!("cannot enable field modification events: {e:?}"));
+        }
+    }
     ACTIVE.store(true, Ordering::Release);
     if let Err(e) = jvmti.enable_events_global(&REGION_EVENTS) {
         log(&format!("cannot enable the region's events: {e:?}"));
@@ -450,7 +484,7 @@ fn end_region(jvmti: &Jvmti, complete: bool, why: &str) {
 
 /// One executed bytecode, reported by a SingleStep, or by a breakpoint
 /// (`by_breakpoint`), which counts only in frames whose steps are hidden.
-fn step(jvmti: &Jvmti, event: LocationEvent, by_breakpoint: bool) {
+fn step(jvmti: &Jvmti, jni: Option<&JniEnv>, event: LocationEvent, by_breakpoint: bool) {
     THREAD.with(|t| {
         let mut ts = t.borrow_mut();
         let counting = ACTIVE.load(Ordering::Acquire);
@@ -499,6 +533,18 @@ fn step(jvmti: &Jvmti, event: LocationEvent, by_breakpoint: bool) {
                 })
                 .and_then(|key| top.code.lookupswitch_key_compares(at, key));
         }
+        // A checkcast or instanceof of an object an aload pushed: the
+        // superclass steps JOP's routine takes to the class named.
+        let type_steps = if routed::TYPE_CHECKS.contains(&op) {
+            u32::try_from(top.last)
+                .ok()
+                .and_then(|last| top.code.aload_before(last, at))
+                .zip(top.code.type_target_at(at))
+                .zip(jni)
+                .and_then(|((slot, target), jni)| superclass_steps_of_local(jvmti, jni, slot, target))
+        } else {
+            None
+        };
         top.pending = is_invoke(op).then_some(at);
         top.last = at as i32;
         let node = top.node;
@@ -568,8 +614,42 @@ fn step(jvmti: &Jvmti, event: LocationEvent, by_breakpoint: bool) {
             if let Some(k) = compares {
                 tree.count_operand(node, routed::LOOKUPSWITCH, k);
             }
+            if let Some(k) = type_steps {
+                tree.count_operand(node, op, k);
+            }
         }
     });
+}
+
+/// The superclass steps from the class of the object in local `slot` of
+/// the current frame to `target` (`jopcal_profiler::tree::superclass_steps`);
+/// none for a null, or where `target` is not among its superclasses.
+fn superclass_steps_of_local(jvmti: &Jvmti, jni: &JniEnv, slot: u16, target: &str) -> Option<u8> {
+    // SAFETY: a null thread is the current one; frame 0 is the method
+    // stopped at the check, with the local live (the aload just read it).
+    let object = unsafe { jvmti.get_local_object(ptr::null_mut(), 0, jni::jint::from(slot)) }.ok()?;
+    if object.is_null() {
+        return None;
+    }
+    let mut names: Vec<String> = Vec::new();
+    // SAFETY: `object` and the classes are local references of this callback.
+    let mut at = Some(unsafe { jni.get_object_class(object) });
+    while let Some(c) = at.filter(|c| !c.is_null()) {
+        let (signature, _) = unsafe { jvmti.get_class_signature(c) }.ok()?;
+        // (An array's class keeps its descriptor, which names no class.)
+        let name = signature
+            .strip_prefix('L')
+            .and_then(|n| n.strip_suffix(';'))
+            .unwrap_or(&signature)
+            .to_string();
+        let found = name == target;
+        names.push(name);
+        if found || names.len() > usize::from(routed::TYPE_STEPS_MAX) {
+            break;
+        }
+        at = unsafe { jni.get_superclass(c) };
+    }
+    superclass_steps(names.iter().map(String::as_str), target)
 }
 
 /// Words a value of type `descriptor` takes in JOP's memory: two a `long`
@@ -675,6 +755,15 @@ impl Agent for Profiler {
         if !sampling {
             log("this JVM cannot report every allocation: the profile records none");
         }
+        // The old reference of each store into a reference field; a JVM
+        // without field watches gives profiles without them.
+        let watching = jvmti
+            .add_capabilities_with(|c| c.set_can_generate_field_modification_events(true))
+            .is_ok();
+        WATCHING.store(watching, Ordering::Release);
+        if !watching {
+            log("this JVM cannot watch field stores: the profile records no old references");
+        }
         let setup = jvmti.set_default_agent_callbacks().and_then(|_| {
             jvmti
                 .enable_events_global(&[
@@ -706,6 +795,9 @@ impl Agent for Profiler {
     fn class_prepare(&self, context: CallbackContext<'_>, event: ClassEvent) {
         let Some(opts) = OPTIONS.get() else { return };
         let jvmti = context.jvmti();
+        if ACTIVE.load(Ordering::Acquire) && WATCHING.load(Ordering::Acquire) {
+            watch_reference_fields(jvmti, event.class());
+        }
         // SAFETY: the class reference is valid during this callback.
         let Ok((signature, _)) = (unsafe { jvmti.get_class_signature(event.class()) }) else {
             return;
@@ -760,7 +852,7 @@ impl Agent for Profiler {
             // SAFETY: depth 0 of the current thread is the frame of start().
             let _ = unsafe { context.jvmti().notify_frame_pop(ptr::null_mut(), 0) };
         } else {
-            step(context.jvmti(), event, true);
+            step(context.jvmti(), context.jni().map(|j| -> &JniEnv { j }), event, true);
         }
     }
 
@@ -952,8 +1044,48 @@ impl Agent for Profiler {
         }
     }
 
+    fn field_modification(&self, context: CallbackContext<'_>, event: FieldModificationEvent) {
+        if !ACTIVE.load(Ordering::Acquire) {
+            return;
+        }
+        let jvmti = context.jvmti();
+        let Some(jni) = context.jni() else { return };
+        // A store by a putfield or putstatic of a counted frame (not one by
+        // the JVM or through JNI).
+        let store = THREAD.with(|t| {
+            let mut ts = t.borrow_mut();
+            if !current(jvmti, &mut ts, 0) {
+                return None;
+            }
+            let top = ts.frames.last()?;
+            if top.method != event.method() as usize {
+                return None;
+            }
+            let op = top.code.opcode_at(event.location() as u32)?;
+            routed::REF_STORES.contains(&op).then_some((top.node, op))
+        });
+        let Some((node, op)) = store else { return };
+        // SAFETY: the object, class and field are valid during this callback;
+        // the store has not happened yet.
+        let old = unsafe {
+            if event.object().is_null() {
+                jni.get_static_object_field(event.field_class(), event.field())
+            } else {
+                jni.get_object_field(event.object(), event.field())
+            }
+        };
+        let held = if old.is_null() {
+            routed::REF_OLD_NULL
+        } else {
+            routed::REF_OLD_HELD
+        };
+        if let Some(tree) = shared().tree.as_mut() {
+            tree.count_operand(node, op, held);
+        }
+    }
+
     fn single_step(&self, context: CallbackContext<'_>, event: LocationEvent) {
-        step(context.jvmti(), event, false);
+        step(context.jvmti(), context.jni().map(|j| -> &JniEnv { j }), event, false);
     }
 
     fn exception_catch(&self, context: CallbackContext<'_>, event: ExceptionCatchEvent) {

@@ -18,6 +18,9 @@ mod num;
 pub mod opcode;
 
 pub use blocks::{basic_blocks, BasicBlock, BlockMode};
-pub use class::{parse_class, parse_constant_pool, pool_member_ref, ClassFile, ClassFileError, Code, Constant, Method};
+pub use class::{
+    parse_class, parse_constant_pool, pool_class_name, pool_member_ref, ClassFile, ClassFileError, Code, Constant,
+    Method,
+};
 pub use decode::{decode, DecodeError, Instruction, Operands};
 pub use opcode::{mnemonic, Opcode};

@@ -53,8 +53,9 @@ pub fn method_sizes(image: &JopImage, map: &LinkMap) -> (MethodSizes, Vec<String
 
 /// Makes `profile` carry JOP's method sizes: every method `sizes` knows gets
 /// a bytecode length of exactly its words (the cache model counts words), so
-/// every later estimate and fit sees the sizes JOP's method cache loads.
-/// Returns how many methods changed.
+/// every later estimate and fit sees the sizes JOP's method cache loads,
+/// and JOP's runtime methods join its table ([`add_runtime_methods`]).
+/// Returns how many of the profile's methods changed.
 pub fn apply(profile: &mut jopcal_profile::Profile, sizes: &MethodSizes) -> usize {
     let mut changed = 0;
     for m in profile.methods.iter_mut().filter(|m| !m.native) {
@@ -65,7 +66,46 @@ pub fn apply(profile: &mut jopcal_profile::Profile, sizes: &MethodSizes) -> usiz
             m.bytecode_len = w * 4;
         }
     }
+    add_runtime_methods(profile, sizes);
     changed
+}
+
+/// The package of JOP's runtime: the Java routines of the bytecodes JOP
+/// implements in Java, and what they call.
+pub const RUNTIME_PACKAGE: &str = "com.jopdesign.sys.";
+
+/// Adds to `profile`'s method table every method of JOP's runtime
+/// ([`RUNTIME_PACKAGE`]) that `sizes` knows and the profile lacks, at its
+/// size in the image: the host never runs them, but a timing table's
+/// `[routines]` name them, and the estimate replays them through the method
+/// cache by those sizes. No context refers to them. Returns how many were added.
+pub fn add_runtime_methods(profile: &mut jopcal_profile::Profile, sizes: &MethodSizes) -> usize {
+    let known: std::collections::HashSet<String> = profile.methods.iter().map(|m| m.qualified()).collect();
+    let mut added = 0;
+    for (method, &words) in sizes.range(RUNTIME_PACKAGE.to_string()..) {
+        if !method.starts_with(RUNTIME_PACKAGE) {
+            break;
+        }
+        if known.contains(method) {
+            continue;
+        }
+        let Some((head, rest)) = method.split_once('(') else {
+            continue;
+        };
+        let Some((class, name)) = head.rsplit_once('.') else {
+            continue;
+        };
+        profile.methods.push(jopcal_profile::MethodInfo {
+            class: class.replace('.', "/"),
+            name: name.to_string(),
+            descriptor: format!("({rest}"),
+            bytecode_len: words * 4,
+            native: false,
+            synchronized: false,
+        });
+        added += 1;
+    }
+    added
 }
 
 #[cfg(test)]
@@ -109,5 +149,25 @@ mod tests {
         assert_eq!(apply(&mut p, &sizes), 1, "m1: 3 words on the host, 5 on JOP; m2 agrees");
         let lens: Vec<u32> = p.methods.iter().map(|m| m.bytecode_len).collect();
         assert_eq!(lens, [20, 8, 5]);
+    }
+
+    #[test]
+    fn the_runtimes_methods_join_the_table_once() {
+        let mut p = jopcal_profile::Profile::default();
+        let sizes = MethodSizes::from([
+            ("a.B.m()V".to_string(), 5),
+            ("com.jopdesign.sys.GC.newObject(I)I".to_string(), 23),
+            ("com.jopdesign.sys.JVM.f_new(I)I".to_string(), 4),
+            ("java.lang.Object.<init>()V".to_string(), 1),
+        ]);
+        assert_eq!(add_runtime_methods(&mut p, &sizes), 2, "only the runtime's");
+        let names: Vec<String> = p.methods.iter().map(|m| m.qualified()).collect();
+        assert_eq!(
+            names,
+            ["com.jopdesign.sys.GC.newObject(I)I", "com.jopdesign.sys.JVM.f_new(I)I"]
+        );
+        assert_eq!(p.methods[1].class, "com/jopdesign/sys/JVM");
+        assert_eq!(p.methods[0].bytecode_len, 23 * 4);
+        assert_eq!(add_runtime_methods(&mut p, &sizes), 0, "already there");
     }
 }

@@ -1,12 +1,14 @@
-//! The `.jopprof` binary format, version 7 (versions 2, without the `iinc`
+//! The `.jopprof` binary format, version 8 (versions 2, without the `iinc`
 //! operand counts, 3, without the field kinds, 4, without the operands
 //! of bytecodes whose microcode path depends on one, 5, without the
-//! region's wall time, and 6, without the allocations, still read). All integers are unsigned LEB128
+//! region's wall time, 6, without the allocations, and 7, whose
+//! `lookupswitch` operands do not tell a default from a match and which
+//! has no `checkcast` and `instanceof` operands, still read). All integers are unsigned LEB128
 //! varints unless said otherwise; strings are a varint byte length and UTF-8.
 //!
 //! ```text
 //! magic        8 bytes "JOPCALP\n"
-//! version      varint (6)
+//! version      varint (8)
 //! flags        varint (bit 0: complete)
 //! benchmark    string
 //! region       string ("harness" or "main")
@@ -27,7 +29,8 @@
 //!                byte: 0 reference, 1 long or double, count varint)...
 //!                (version 4 on)
 //!                operands varint count, then (opcode byte, operand byte,
-//!                count varint)... (version 5 on)
+//!                count varint)... (version 5 on; see
+//!                `routed_ops::operand_max` for what each opcode's means)
 //! entry_stack  varint count, then node ids
 //! region_start varint: index of the first event inside the region (the
 //!              events before it were tracked for the method cache only)
@@ -47,7 +50,7 @@ use serde_json::{json, Map, Value};
 use std::path::{Path, PathBuf};
 
 pub const MAGIC: &[u8; 8] = b"JOPCALP\n";
-pub const FORMAT_VERSION: u64 = 7;
+pub const FORMAT_VERSION: u64 = 8;
 /// The oldest version this reader accepts.
 pub const OLDEST_VERSION: u64 = 2;
 /// File extension of binary profiles.
@@ -666,10 +669,13 @@ mod tests {
             "byte 0: not a jopcal profile (bad magic)"
         );
         let mut newer = bytes.clone();
-        newer[8] = 8;
+        newer[8] = (FORMAT_VERSION + 1) as u8;
         assert_eq!(
             decode(&newer).unwrap_err().message,
-            "profile format version 8; this jopcal reads versions 2 to 7"
+            format!(
+                "profile format version {}; this jopcal reads versions 2 to {FORMAT_VERSION}",
+                FORMAT_VERSION + 1
+            )
         );
         let mut extra = bytes.clone();
         extra.push(0);

@@ -160,9 +160,46 @@ pub const MONITOR_NESTED: u8 = 1;
 
 /// `lookupswitch`: the profile records with each execution how many of its
 /// cases JOP's Java routine compares the key with (the routine goes through
-/// them in order and stops at the first match; the default follows every
-/// one), up to 255.
+/// them in order and stops at the first match, then reads the match's
+/// offset): a match after `n` comparisons as `n` (1 to
+/// [`LOOKUPSWITCH_MATCH_MAX`]), the default, which follows every one of the
+/// `n` cases, as [`LOOKUPSWITCH_DEFAULT`] + `n` (up to 255). Profiles before
+/// format 8 record every execution as its comparisons.
 pub const LOOKUPSWITCH: u8 = 0xab;
+/// The most comparisons a `lookupswitch` match is recorded with.
+pub const LOOKUPSWITCH_MATCH_MAX: u8 = 127;
+/// A `lookupswitch` default's recorded operand: this plus its comparisons.
+pub const LOOKUPSWITCH_DEFAULT: u8 = 128;
+
+/// The operand a profile records for a `lookupswitch` that compared the key
+/// with `compares` cases and matched the last (`matched`), or none (the
+/// default).
+pub fn lookupswitch_operand(compares: usize, matched: bool) -> u8 {
+    if matched {
+        compares.min(usize::from(LOOKUPSWITCH_MATCH_MAX)) as u8
+    } else {
+        (usize::from(LOOKUPSWITCH_DEFAULT) + compares).min(usize::from(u8::MAX)) as u8
+    }
+}
+
+/// `checkcast` and `instanceof`: the profile records, where an `aload`
+/// pushed the object tested, the superclass steps JOP's routine takes from
+/// the object's class to the class named (0: its own class), up to
+/// [`TYPE_STEPS_MAX`]; none for an interface or a failed test.
+pub const TYPE_CHECKS: [u8; 2] = [0xc0, 0xc1];
+/// The most superclass steps a profile records.
+pub const TYPE_STEPS_MAX: u8 = 254;
+
+/// `putstatic` and `putfield` of a reference: the profile records whether
+/// the field held a reference before the store ([`REF_OLD_NULL`],
+/// [`REF_OLD_HELD`]): JOP's write barrier (the runtime's Java routine for
+/// `putstatic_ref` and `putfield_ref`) reads the old reference's state
+/// only when there is one.
+pub const REF_STORES: [u8; 2] = [0xb3, 0xb5];
+/// The field held no reference before the store.
+pub const REF_OLD_NULL: u8 = 0;
+/// The field held a reference before the store.
+pub const REF_OLD_HELD: u8 = 1;
 
 /// The largest value a profile records for `op` (`Node::operands`), where
 /// it records one.
@@ -170,6 +207,8 @@ pub fn operand_max(op: u8) -> Option<u8> {
     match op {
         MONITOREXIT => Some(MONITOR_NESTED),
         LOOKUPSWITCH => Some(u8::MAX),
+        op if TYPE_CHECKS.contains(&op) => Some(TYPE_STEPS_MAX),
+        op if REF_STORES.contains(&op) => Some(REF_OLD_HELD),
         _ => observed(op).map(Observed::max),
     }
 }

@@ -2,8 +2,10 @@
 //! is unit-tested: methods as loaded ([`MethodCode`]), nodes with counts by
 //! exact opcode and by basic block, and the call/return stream.
 
-use jopcal_classfile::{basic_blocks, decode, opcode::is_invoke, pool_member_ref, BlockMode, Constant};
-use jopcal_profile::routed::LOOKUPSWITCH;
+use jopcal_classfile::{
+    basic_blocks, decode, opcode::is_invoke, pool_class_name, pool_member_ref, BlockMode, Constant,
+};
+use jopcal_profile::routed::{lookupswitch_operand, LOOKUPSWITCH, TYPE_CHECKS, TYPE_STEPS_MAX};
 use jopcal_profile::{Event, FieldKind, MethodInfo, Node, Profile};
 use std::collections::{BTreeMap, HashMap};
 
@@ -27,6 +29,9 @@ pub struct MethodCode {
     /// Per field access bytecode index: the kind of its field, where JOP's
     /// linker treats that kind apart (references, longs and doubles).
     field_kinds: HashMap<u32, FieldKind>,
+    /// Per `checkcast` and `instanceof` bytecode index: the class it names
+    /// (internal name), where that is a class or interface, not an array.
+    type_targets: HashMap<u32, String>,
     /// Bytecode index of every instruction.
     starts: Box<[u32]>,
 }
@@ -39,6 +44,7 @@ impl MethodCode {
         let mut leaders = Vec::new();
         let mut targets = HashMap::new();
         let mut field_kinds = HashMap::new();
+        let mut type_targets = HashMap::new();
         let mut starts = Vec::new();
         if let Ok(instructions) = decode(&code) {
             starts = instructions.iter().map(|i| i.pc).collect();
@@ -57,6 +63,13 @@ impl MethodCode {
                         pool_member_ref(pool, cp).and_then(|(_, _, desc)| FieldKind::of_descriptor(desc))
                     {
                         field_kinds.insert(ins.pc, kind);
+                    }
+                }
+            }
+            for ins in instructions.iter().filter(|i| TYPE_CHECKS.contains(&i.opcode)) {
+                if let jopcal_classfile::Operands::Cp(cp) = ins.operands {
+                    if let Some(name) = pool_class_name(pool, cp).filter(|n| !n.starts_with('[')) {
+                        type_targets.insert(ins.pc, name.to_string());
                     }
                 }
             }
@@ -80,6 +93,7 @@ impl MethodCode {
             leaders: leaders.into_boxed_slice(),
             targets,
             field_kinds,
+            type_targets,
             starts: starts.into_boxed_slice(),
         }
     }
@@ -115,17 +129,37 @@ impl MethodCode {
     /// `bci`: the key of a `lookupswitch` at `bci` that `switch (local)`
     /// compiled to, which the agent can read (the operand stack it cannot).
     pub fn iload_before(&self, last: u32, bci: u32) -> Option<u16> {
+        self.local_pushed(last, bci, 0x15, 0x1a)
+    }
+
+    /// The local an `aload` at `last` pushes, where that `aload` ends at
+    /// `bci`: the object a `checkcast` or `instanceof` at `bci` tests, which
+    /// the agent can read (the operand stack it cannot).
+    pub fn aload_before(&self, last: u32, bci: u32) -> Option<u16> {
+        self.local_pushed(last, bci, 0x19, 0x2a)
+    }
+
+    /// The local the load at `last` pushes (`load`: its opcode with an index,
+    /// `load_0`: the first of its four short forms; `wide` too), where the
+    /// load ends at `bci`.
+    fn local_pushed(&self, last: u32, bci: u32, load: u8, load_0: u8) -> Option<u16> {
         let at = last as usize;
         let (slot, len) = match *self.code.get(at)? {
-            0x15 => (u16::from(*self.code.get(at + 1)?), 2),
-            op @ 0x1a..=0x1d => (u16::from(op - 0x1a), 1),
-            0xc4 if *self.code.get(at + 1)? == 0x15 => {
+            op if op == load => (u16::from(*self.code.get(at + 1)?), 2),
+            op if (load_0..load_0 + 4).contains(&op) => (u16::from(op - load_0), 1),
+            0xc4 if *self.code.get(at + 1)? == load => {
                 let b = self.code.get(at + 2..at + 4)?;
                 (u16::from_be_bytes([b[0], b[1]]), 4)
             }
             _ => return None,
         };
         (at + len == bci as usize).then_some(slot)
+    }
+
+    /// The class (internal name) the `checkcast` or `instanceof` at `bci`
+    /// tests against; none for an array type.
+    pub fn type_target_at(&self, bci: u32) -> Option<&str> {
+        self.type_targets.get(&bci).map(String::as_str)
     }
 
     /// How many of its cases the `lookupswitch` at `bci` compares `key`
@@ -147,9 +181,9 @@ impl MethodCode {
         self.lookupswitch_first(bci, |_, jump| i64::from(jump) == offset)
     }
 
-    /// The position (from 1) of the first (match, offset) pair of the
-    /// `lookupswitch` at `bci` that `hit` accepts, else the count of pairs;
-    /// at most 255. None where no lookupswitch is.
+    /// The operand of the `lookupswitch` at `bci` (`routed::lookupswitch_operand`):
+    /// the position (from 1) of the first (match, offset) pair that `hit`
+    /// accepts, else the default after every pair. None where no lookupswitch is.
     fn lookupswitch_first(&self, bci: u32, hit: impl Fn(i32, i32) -> bool) -> Option<u8> {
         let at = bci as usize;
         if *self.code.get(at)? != LOOKUPSWITCH {
@@ -164,10 +198,10 @@ impl MethodCode {
         let pairs = usize::try_from(word(1)?).ok()?;
         for j in 0..pairs {
             if hit(word(2 + 2 * j)?, word(3 + 2 * j)?) {
-                return Some((j + 1).min(255) as u8);
+                return Some(lookupswitch_operand(j + 1, true));
             }
         }
-        Some(pairs.min(255) as u8)
+        Some(lookupswitch_operand(pairs, false))
     }
 
     /// The kind of the field the access at `bci` names, where it is one JOP's
@@ -195,6 +229,20 @@ impl MethodCode {
             .get(&bci)
             .is_some_and(|(n, d)| *n == callee.name && *d == callee.descriptor)
     }
+}
+
+/// The steps JOP's `checkcast` and `instanceof` routines take up the tested
+/// object's superclasses (`chain`: its class's internal name, then its
+/// superclass's, and so on) to reach `target`: 0 when the object's class is
+/// the one named. None when `target` is not among them (an interface, or a
+/// test that fails: JOP takes another path there) and above
+/// [`TYPE_STEPS_MAX`].
+pub fn superclass_steps<'a>(chain: impl IntoIterator<Item = &'a str>, target: &str) -> Option<u8> {
+    chain
+        .into_iter()
+        .position(|c| c == target)
+        .and_then(|k| u8::try_from(k).ok())
+        .filter(|k| *k <= TYPE_STEPS_MAX)
 }
 
 struct NodeCounts {
@@ -454,6 +502,29 @@ mod tests {
     }
 
     #[test]
+    fn a_type_check_of_a_local_names_its_class_and_its_steps() {
+        // 0 aload_1; 1 instanceof #2 (a/B); 4 aload 5; 6 checkcast #3 ([I); 9 return
+        let pool = vec![
+            Constant::Unusable,
+            Constant::Utf8("a/B".into()),
+            Constant::Class(1),
+            Constant::Class(4),
+            Constant::Utf8("[I".into()),
+        ];
+        let code = vec![0x2b, 0xc1, 0, 2, 0x19, 5, 0xc0, 0, 3, 0xb1];
+        let m = MethodCode::new(0, info("c", "()V", code.len() as u32), code, &pool);
+        assert_eq!(m.aload_before(0, 1), Some(1));
+        assert_eq!(m.aload_before(4, 6), Some(5));
+        assert_eq!(m.aload_before(1, 4), None, "not an aload");
+        assert_eq!(m.type_target_at(1), Some("a/B"));
+        assert_eq!(m.type_target_at(6), None, "an array type");
+        let chain = ["a/C", "a/B", "java/lang/Object"];
+        assert_eq!(superclass_steps(chain, "a/C"), Some(0));
+        assert_eq!(superclass_steps(chain, "java/lang/Object"), Some(2));
+        assert_eq!(superclass_steps(chain, "a/I"), None, "an interface or a failed test");
+    }
+
+    #[test]
     fn a_lookupswitch_compares_up_to_the_case_it_jumped_to() {
         // 0 iload_0; 1 lookupswitch (2 bytes of padding), default +40,
         // 3 pairs: 3 -> +20, 300 -> +24, 3000 -> +20 (sharing the first's target).
@@ -467,8 +538,8 @@ mod tests {
         assert_eq!(m.lookupswitch_compares(1, 25), Some(2));
         assert_eq!(
             m.lookupswitch_compares(1, 41),
-            Some(3),
-            "the default: every case compared"
+            Some(128 + 3),
+            "the default: every case compared, no match read"
         );
         assert_eq!(m.lookupswitch_compares(0, 41), None, "no lookupswitch there");
         // By the key: 3000 shares 3's target and is the third case compared.
@@ -478,7 +549,7 @@ mod tests {
         assert_eq!(m.lookupswitch_key_compares(1, 3), Some(1));
         assert_eq!(
             m.lookupswitch_key_compares(1, 7),
-            Some(3),
+            Some(128 + 3),
             "no case: every one compared"
         );
         assert_eq!(m.lookupswitch_key_compares(0, 3), None);

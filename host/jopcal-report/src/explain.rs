@@ -111,6 +111,8 @@ pub fn group(mnemonic: &str) -> &'static str {
     let m = mnemonic;
     if m == serial_write_key() {
         "printing: characters on the serial line"
+    } else if m == jopcal_timing::estimate::ROUTINE_MISSES_KEY {
+        "the method cache: JOP's runtime routines"
     } else if m.starts_with("jopsys_") || m.starts_with("method ") {
         "JOP's own bytecodes and whole-priced methods"
     } else if m.starts_with("invoke") || m.ends_with("return") {

@@ -81,6 +81,16 @@ pub struct Estimate {
 pub const IMPL_UNWIND: &str = "impl_unwind";
 /// The estimate's entry of the frames left by exceptions.
 pub const UNWIND_KEY: &str = "frames left by an exception";
+/// The estimate's entry of the method cache's misses of JOP's runtime
+/// routines (`[routines]`): their count and what they add to hits.
+pub const ROUTINE_MISSES_KEY: &str = "method cache misses of JOP's runtime routines";
+
+/// What a miss of a method of `words` words adds to a hit when `op` enters
+/// or returns to it (`routine`: the dispatch of a bytecode JOP runs in Java).
+fn routine_miss_cost(model: &TimingModel, op: u8, words: u32, routine: bool) -> f64 {
+    entry_cost(model, op, routine, model.load_cost(false, words), words)
+        - entry_cost(model, op, routine, model.load_cost(true, words), words)
+}
 
 /// The collector's work in `profile`'s region, where the target reported
 /// the heap it began with and `model` prices collections.
@@ -203,6 +213,26 @@ struct Layout {
     typed_fields: bool,
     /// The target's linker puts monitors into synchronized methods.
     synchronized_methods: bool,
+    /// Per node, the runtime routines its bytecodes ran in the region
+    /// (`[routines]`): empty where the table names none or the profile's
+    /// method table lacks them (no image gave their sizes).
+    routine_uses: Vec<Vec<RoutineUse>>,
+    /// Per node, the times its method runs again in the region: its
+    /// entries, the returns into it and the region's start. A node's
+    /// routines are spread evenly over them ([`replay_routines`]).
+    segments: Vec<u64>,
+}
+
+/// The executions of one bytecode JOP implements in Java, in one context,
+/// with the runtime methods they run.
+#[derive(Debug, Clone)]
+struct RoutineUse {
+    /// The bytecode (its dispatch enters the routine).
+    op: u8,
+    /// Indices in the profile's method table: the routine, then its callees.
+    methods: Vec<u32>,
+    /// Executions in the region.
+    count: u64,
 }
 
 /// JOP's linker's replacement of `iinc local, c` (the original tree's
@@ -318,7 +348,7 @@ impl Layout {
                 jvm_entered_bytecodes += n.bytecodes();
             }
         }
-        Layout {
+        let mut layout = Layout {
             serial_free: serial_char(model)
                 .and(model.params().get("serial_free").copied())
                 .map_or(0, |n| n.max(0.0) as u64),
@@ -337,7 +367,92 @@ impl Layout {
             replace_iinc: model.linker().replace_iinc,
             typed_fields: model.linker().typed_fields,
             synchronized_methods: model.linker().synchronized_methods,
+            routine_uses: Vec::new(),
+            segments: Vec::new(),
+        };
+        layout.place_routines(profile, model);
+        layout
+    }
+
+    /// Finds, per node, the runtime routines its bytecodes run
+    /// ([`Layout::routine_uses`]) and the points they are spread over
+    /// ([`Layout::segments`]).
+    fn place_routines(&mut self, profile: &Profile, model: &TimingModel) {
+        let index: std::collections::HashMap<String, u32> = profile
+            .methods
+            .iter()
+            .enumerate()
+            .map(|(i, m)| (m.qualified(), i as u32))
+            .collect();
+        let methods_of = |op: u8| -> Option<Vec<u32>> {
+            let names = model.routine_methods(op);
+            if names.is_empty() || !model.is_java(op) {
+                return None;
+            }
+            names.iter().map(|n| index.get(n).copied()).collect()
+        };
+        let mut resolved: BTreeMap<u8, Option<Vec<u32>>> = BTreeMap::new();
+        let mut uses: Vec<Vec<RoutineUse>> = vec![Vec::new(); profile.nodes.len()];
+        let runs = self
+            .plain(profile)
+            .chain(self.by_operand(profile).map(|(i, op, _, c)| (i, op, c)))
+            .collect::<Vec<_>>();
+        for (i, op, count) in runs {
+            let Some(methods) = resolved.entry(op).or_insert_with(|| methods_of(op)).clone() else {
+                continue;
+            };
+            match uses[i].iter_mut().find(|u| u.op == op) {
+                Some(u) => u.count += count,
+                None => uses[i].push(RoutineUse { op, methods, count }),
+            }
         }
+        if uses.iter().all(Vec::is_empty) {
+            return;
+        }
+        self.routine_uses = uses;
+        self.segments = self.segment_points(profile);
+    }
+
+    /// Per node, the points of the region where its method runs again, as
+    /// [`replay`] meets them: the region's start (its innermost context),
+    /// each charged entry, and each return into it from a charged callee.
+    fn segment_points(&self, profile: &Profile) -> Vec<u64> {
+        let mut points = vec![0u64; profile.nodes.len()];
+        let mut stack: Vec<u32> = if profile.entry_stack.is_empty() {
+            vec![0]
+        } else {
+            profile.entry_stack.clone()
+        };
+        let region_start = profile.region_start as usize;
+        let charged = |n: u32| !self.skipped[n as usize] && !self.whole[profile.nodes[n as usize].method as usize];
+        for (k, ev) in profile.events.iter().enumerate() {
+            let counted = k >= region_start;
+            if k == region_start {
+                if let Some(&top) = stack.last() {
+                    points[top as usize] += 1;
+                }
+            }
+            match *ev {
+                Event::Invoke(n) => {
+                    stack.push(n);
+                    if counted && charged(n) {
+                        points[n as usize] += 1;
+                    }
+                }
+                Event::Return | Event::Unwind => {
+                    let Some(done) = stack.pop() else { continue };
+                    if let (true, true, Some(&top)) = (counted, charged(done), stack.last()) {
+                        points[top as usize] += 1;
+                    }
+                }
+            }
+        }
+        if region_start >= profile.events.len() {
+            if let Some(&top) = stack.last() {
+                points[top as usize] += 1;
+            }
+        }
+        points
     }
 
     /// Nodes whose bytecodes are charged one by one.
@@ -361,7 +476,10 @@ impl Layout {
                     .into_iter()
                     .map(move |(op, count)| {
                         let by_operand = if self.by_operand[op as usize] {
-                            n.operands.range((op, 0)..=(op, u8::MAX)).map(|(_, c)| c).sum()
+                            self.linked_operands(n)
+                                .filter(|((o, _), _)| *o == op)
+                                .map(|(_, c)| c)
+                                .sum()
                         } else {
                             0
                         };
@@ -375,10 +493,25 @@ impl Layout {
     /// Charged executions priced by their operand: `(node, opcode, operand, count)`.
     fn by_operand<'p>(&'p self, profile: &'p Profile) -> impl Iterator<Item = (usize, u8, u8, u64)> + 'p {
         self.charged(profile).flat_map(move |(i, n)| {
-            n.operands
-                .iter()
+            self.linked_operands(n)
                 .filter(|((op, _), _)| self.by_operand[*op as usize])
-                .map(move |(&(op, v), &c)| (i, op, v, c))
+                .map(move |((op, v), c)| (i, op, v, c))
+        })
+    }
+
+    /// A node's recorded operands as the linked program has them: those of a
+    /// store of a reference (`putfield`, `putstatic`) are JOP's typed
+    /// opcode's where the target's linker types field accesses.
+    fn linked_operands<'n>(&self, n: &'n jopcal_profile::Node) -> impl Iterator<Item = ((u8, u8), u64)> + 'n {
+        let typed = self.typed_fields;
+        n.operands.iter().map(move |(&(op, v), &c)| {
+            let linked = match op {
+                _ if typed && jopcal_profile::routed::REF_STORES.contains(&op) => {
+                    crate::jop::typed_field(op, jopcal_profile::FieldKind::Reference).unwrap_or(op)
+                }
+                _ => op,
+            };
+            ((linked, v), c)
         })
     }
 }
@@ -489,6 +622,85 @@ enum Charge {
     },
     /// A call of `node`'s method, priced as a whole.
     Whole { node: usize },
+    /// A method of JOP's runtime that a bytecode of `node` ran (see
+    /// [`replay_routines`]) missed the cache: entered by `op` (the
+    /// bytecode's dispatch where `routine`), a method of `words` words
+    /// loads. Priced as what the miss adds to the hit.
+    RoutineLoad {
+        node: usize,
+        op: u8,
+        words: u32,
+        routine: bool,
+    },
+}
+
+/// The invoke bytecode a routine calls the runtime's methods with.
+const INVOKESTATIC: u8 = 0xb8;
+
+/// At a point where `node`'s method runs again (an entry, a return into
+/// it, the region's start), replays through `cache` the runtime routines
+/// its bytecodes ran: the region's executions of each are spread evenly
+/// over the node's [`Layout::segments`], and each point that has one or
+/// more enters the routine (its dispatch), calls and returns from each of
+/// its callees, and returns to the node's method; more than one at a point
+/// hit (FIFO: nothing else ran between them), except with every access a
+/// miss. Misses are charged as [`Charge::RoutineLoad`].
+#[allow(clippy::too_many_arguments)]
+fn replay_routines(
+    profile: &Profile,
+    layout: &Layout,
+    node: usize,
+    seen: &mut [u64],
+    cache: &mut CacheState,
+    counted: bool,
+    tell: &mut dyn FnMut(bool, bool),
+    charge: &mut dyn FnMut(Charge),
+) {
+    let Some(uses) = layout.routine_uses.get(node).filter(|u| !u.is_empty() && counted) else {
+        return;
+    };
+    let segments = u128::from(layout.segments[node].max(1));
+    let i = u128::from(seen[node]);
+    seen[node] += 1;
+    if i >= segments {
+        return;
+    }
+    let words = &layout.words;
+    let home = profile.nodes[node].method;
+    let mut access = |method: u32, op: u8, routine: bool, cache: &mut CacheState| {
+        let w = words[method as usize];
+        let hit = cache.access(method, w);
+        tell(true, hit);
+        if !hit {
+            charge(Charge::RoutineLoad {
+                node,
+                op,
+                words: w,
+                routine,
+            });
+        }
+    };
+    let return_of = |m: u32| profile.methods[m as usize].return_opcode();
+    for u in uses {
+        let count = u128::from(u.count);
+        let due = (i + 1) * count / segments - i * count / segments;
+        let times = if matches!(cache, CacheState::Miss) {
+            due
+        } else {
+            due.min(1)
+        };
+        let Some((&routine, callees)) = u.methods.split_first() else {
+            continue;
+        };
+        for _ in 0..times {
+            access(routine, u.op, true, cache);
+            for &c in callees {
+                access(c, INVOKESTATIC, false, cache);
+                access(routine, return_of(c), false, cache);
+            }
+            access(home, return_of(routine), false, cache);
+        }
+    }
 }
 
 /// Replays the profile's call/return stream through the method cache of
@@ -519,7 +731,31 @@ fn replay(profile: &Profile, layout: &Layout, mode: CacheMode, mut charge: impl 
             *(if hit { &mut hits } else { &mut misses }) += 1;
         }
     };
-    for (k, ev) in profile.events.iter().enumerate() {
+    let mut seen = vec![0u64; profile.nodes.len()];
+    // A point where `node`'s method runs again: its share of the routines.
+    macro_rules! routines_at {
+        ($node:expr, $counted:expr) => {
+            replay_routines(
+                profile,
+                layout,
+                $node,
+                &mut seen,
+                &mut cache,
+                $counted,
+                &mut tell,
+                &mut charge,
+            )
+        };
+    }
+    // (One step past the last event: a region that starts there.)
+    for k in 0..=profile.events.len() {
+        if k == region_start.min(profile.events.len()) {
+            // The region's start is a point where its innermost context runs.
+            if let Some(&top) = stack.last() {
+                routines_at!(top as usize, true);
+            }
+        }
+        let Some(ev) = profile.events.get(k) else { break };
         let counted = k >= region_start;
         match *ev {
             Event::Invoke(n) => {
@@ -540,6 +776,7 @@ fn replay(profile: &Profile, layout: &Layout, mode: CacheMode, mut charge: impl 
                 if counted {
                     charge(Charge::Invoke { node, hit });
                 }
+                routines_at!(node, counted);
             }
             Event::Return | Event::Unwind => {
                 let Some(done) = stack.pop() else { continue };
@@ -559,6 +796,9 @@ fn replay(profile: &Profile, layout: &Layout, mode: CacheMode, mut charge: impl 
                         to,
                         unwind: matches!(ev, Event::Unwind),
                     });
+                }
+                if let Some((top, _)) = to {
+                    routines_at!(top as usize, counted);
                 }
             }
         }
@@ -694,6 +934,20 @@ pub fn estimate_sized(
             entry.1 += c;
             e.per_node[n.parent.unwrap_or(0) as usize] += c;
         }
+        Charge::RoutineLoad {
+            node,
+            op,
+            words,
+            routine,
+        } => {
+            let c = routine_miss_cost(model, op, words, routine);
+            clock += c;
+            e.cache_load_cycles += c;
+            let entry = jop_ops.entry(ROUTINE_MISSES_KEY.to_string()).or_insert((0, 0.0));
+            entry.0 += 1;
+            entry.1 += c;
+            e.per_node[node] += c;
+        }
         Charge::Return { node, to, unwind } => {
             let n = &profile.nodes[node];
             let op = profile.methods[n.method as usize].return_opcode();
@@ -745,7 +999,13 @@ pub fn estimate_sized(
     for (name, v) in jop_ops {
         e.per_opcode.insert(name, v);
     }
-    e.bytecodes = e.per_opcode.values().map(|v| v.0).sum();
+    // (A routine's cache miss is no bytecode of its own.)
+    e.bytecodes = e
+        .per_opcode
+        .iter()
+        .filter(|(k, _)| k.as_str() != ROUTINE_MISSES_KEY)
+        .map(|(_, v)| v.0)
+        .sum();
     e.cycles = e.per_opcode.values().map(|v| v.1).sum::<f64>() + e.collector_cycles;
     e
 }
@@ -781,6 +1041,9 @@ pub struct Tally {
     collections: crate::collector::Collections,
     /// Frames left by an exception (priced by `impl_unwind` where the model has it).
     unwinds: u64,
+    /// `((op, words, routine), misses)` of JOP's runtime routines in the
+    /// method cache, each priced as what it adds to a hit.
+    routine_misses: Vec<((u8, u32, bool), u64)>,
     pub cache_hits: u64,
     pub cache_misses: u64,
 }
@@ -819,7 +1082,11 @@ impl Tally {
             *operands.entry((op, v)).or_default() += count;
         }
         let mut unwinds = 0u64;
+        let mut routine_misses: BTreeMap<(u8, u32, bool), u64> = BTreeMap::new();
         let (hits, misses) = replay(profile, &layout, mode, |ch| match ch {
+            Charge::RoutineLoad { op, words, routine, .. } => {
+                *routine_misses.entry((op, words, routine)).or_default() += 1
+            }
             Charge::Invoke { node, hit } => {
                 let n = &profile.nodes[node];
                 *buckets
@@ -867,6 +1134,7 @@ impl Tally {
             op_counts,
             collections: collector_work(profile, model),
             unwinds,
+            routine_misses: routine_misses.into_iter().collect(),
             cache_hits: hits,
             cache_misses: misses,
         }
@@ -891,9 +1159,15 @@ impl Tally {
             .iter()
             .map(|&((op, v), n)| n as f64 * operand_priced(model, op, v))
             .sum();
+        let routine_misses: f64 = self
+            .routine_misses
+            .iter()
+            .map(|&((op, words, routine), n)| n as f64 * routine_miss_cost(model, op, words, routine))
+            .sum();
         buckets
             + wholes
             + operands
+            + routine_misses
             + self.serial_frames * serial_char(model).unwrap_or(0.0)
             + collector_cycles(&self.collections, model)
             + self.unwinds as f64 * model.params().get(IMPL_UNWIND).copied().unwrap_or(0.0)
@@ -1148,6 +1422,75 @@ mod tests {
             Tally::new(&routed_idiv(), &micro, CacheMode::Miss, &|_| None).price(&micro),
             e.cycles
         );
+    }
+
+    /// two_calls whose root runs `new` twice, with `t.T.g(I)I` (words
+    /// `g_words`) in the method table for a routine: no context runs it.
+    fn allocating(g_words: u32) -> Profile {
+        let mut p = two_calls();
+        p.nodes[0].opcodes.insert(0xbb, 2);
+        p.methods.push(MethodInfo {
+            class: "t/T".into(),
+            name: "g".into(),
+            descriptor: "(I)I".into(),
+            bytecode_len: g_words * 4,
+            native: false,
+            synchronized: false,
+        });
+        p.validate().unwrap();
+        p
+    }
+
+    #[test]
+    fn a_routines_methods_take_the_method_cache_where_the_table_names_them() {
+        let m = wcet_with("routines", "[routines]\nnew = [\"t.T.g(I)I\", \"t.T.f(I)I\"]\n");
+        let plain = jop("r=1");
+        assert_eq!(m.routine_methods(0xbb), ["t.T.g(I)I", "t.T.f(I)I"]);
+        // The root's two `new`s spread over its three points (the region's
+        // start, the returns from f): the first and the last point run one.
+        let p = allocating(60);
+        let layout = Layout::new(&p, &m, &|_| None);
+        assert_eq!(layout.segments[0], 3);
+        assert_eq!(layout.segments[1], 2);
+        // Every access a miss: each `new` enters g (new's dispatch), calls f
+        // and returns to g, returns to run.
+        let e = estimate(&p, &m, CacheMode::Miss);
+        let w = |n: usize| words_of(p.methods[n].bytecode_len);
+        let per_new = routine_miss_cost(&m, 0xbb, w(2), true)
+            + routine_miss_cost(&m, INVOKESTATIC, w(1), false)
+            + routine_miss_cost(&m, 0xac, w(2), false)
+            + routine_miss_cost(&m, 0xac, w(0), false);
+        assert!(per_new > 0.0);
+        let without = estimate(&p, &plain, CacheMode::Miss);
+        assert!(
+            (e.cycles - without.cycles - 2.0 * per_new).abs() < 1e-9,
+            "{} {}",
+            e.cycles,
+            without.cycles
+        );
+        assert_eq!(e.per_opcode[ROUTINE_MISSES_KEY].0, 8);
+        assert_eq!(e.bytecodes, without.bytecodes, "a miss is no bytecode");
+        assert_eq!(e.cache_misses, without.cache_misses + 8);
+        // Always hit: nothing to load.
+        assert_eq!(
+            estimate(&p, &m, CacheMode::Hit).cycles,
+            estimate(&p, &plain, CacheMode::Hit).cycles
+        );
+        // A cache that holds run and f but not g as well: g loads at each `new`.
+        let small = CacheMode::Fifo(CacheConfig { bytes: 256, blocks: 2 });
+        let fifo = estimate(&p, &m, small);
+        assert!(fifo.cache_misses > estimate(&p, &plain, small).cache_misses);
+        for mode in [CacheMode::Miss, small] {
+            let tally = Tally::new(&p, &m, mode, &|_| None);
+            assert!(
+                (tally.price(&m) - estimate(&p, &m, mode).cycles).abs() < 1e-9,
+                "{mode:?}"
+            );
+        }
+        // Without the routine's method in the profile (no image), nothing moves.
+        let mut bare = allocating(60);
+        bare.methods.pop();
+        assert_eq!(estimate(&bare, &m, CacheMode::Miss).cycles, without.cycles);
     }
 
     #[test]

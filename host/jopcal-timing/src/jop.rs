@@ -79,6 +79,11 @@ pub fn opcode_name(op: u8) -> &'static str {
     }
 }
 
+/// JOP's own opcode (202 and up) that the `[native]` table prices by `name`.
+pub fn native_opcode(name: &str) -> Option<u8> {
+    (202..=u8::MAX).find(|&op| mnemonic(op).is_none() && opcode_name(op) == name)
+}
+
 /// The name of any opcode of an image: a JVM opcode's mnemonic, else the
 /// `[native]` name of JOP's own.
 pub fn any_opcode_name(op: u8) -> &'static str {

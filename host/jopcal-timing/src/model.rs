@@ -45,6 +45,11 @@ pub struct TimingModel {
     operands: BTreeMap<u8, Vec<(u8, u8, Expr)>>,
     /// What the target's linker does to the bytecode before it runs.
     pub(crate) linker: Linker,
+    /// The methods of JOP's runtime that a bytecode it implements in Java
+    /// runs (`[routines]`), by the bytecode's name: the routine first, then
+    /// the methods it calls, each as `pkg.Class.name(desc)`. They take the
+    /// method cache's blocks as the program's own methods do.
+    routines: BTreeMap<String, Vec<String>>,
     /// Upper bounds of parameters: what no such cost can exceed on the
     /// processor; a fit holds a parameter there rather than go beyond.
     max: BTreeMap<String, f64>,
@@ -95,6 +100,9 @@ struct RawModel {
     #[serde(default)]
     operands: BTreeMap<Spanned<String>, BTreeMap<Spanned<String>, Spanned<String>>>,
     linker: Option<Linker>,
+    /// `[routines]`: `<bytecode> = ["pkg.Class.routine(desc)", "its callee", ...]`.
+    #[serde(default)]
+    routines: BTreeMap<Spanned<String>, Vec<String>>,
     /// The most each named parameter can physically be (`[max]`).
     #[serde(default)]
     max: BTreeMap<String, Spanned<f64>>,
@@ -136,6 +144,11 @@ const MAX_CARRIED_DEPTH: usize = 16;
 
 /// Names every formula may use besides parameters and formulas.
 pub const CONTEXT_NAMES: [&str; 2] = ["b", "n"];
+
+/// In an `[operands]` cost: the bytecode's own dispatch (for one JOP runs
+/// in Java, the table's dispatch formula at a cache hit), so that a cost by
+/// the operand adds the routine's path to the dispatch the table derives.
+pub const DISPATCH: &str = "dispatch";
 
 /// Line and column (1-based; the column in bytes) of byte `offset` in `text`.
 fn line_col(text: &str, offset: usize) -> (usize, usize) {
@@ -378,8 +391,17 @@ impl TimingModel {
                 }
             }
         }
+        for name in raw.native.keys() {
+            if let Some(op) = crate::jop::native_opcode(name) {
+                if !matches!(native.get(name), Some(Cost::Java { .. })) {
+                    operands.remove(&op);
+                }
+            }
+        }
         for (name, ranges) in &raw.operands {
-            let Some(op) = opcode::by_mnemonic(name.get_ref()) else {
+            // A JVM opcode, or one of JOP's own (the linker's `putfield_ref`).
+            let Some(op) = opcode::by_mnemonic(name.get_ref()).or_else(|| crate::jop::native_opcode(name.get_ref()))
+            else {
                 return Err(at(
                     name.span().start,
                     format!("[operands]: unknown opcode '{}'", name.get_ref()),
@@ -421,7 +443,8 @@ impl TimingModel {
         }
         for (what, start, e) in &spans {
             for n in e.names() {
-                if !(params.contains_key(n) || formulas.contains_key(n) || CONTEXT_NAMES.contains(&n)) {
+                let dispatch = n == DISPATCH && what.starts_with("operands of");
+                if !(params.contains_key(n) || formulas.contains_key(n) || CONTEXT_NAMES.contains(&n) || dispatch) {
                     return Err(at(*start, format!("{what}: unknown name '{n}'")));
                 }
             }
@@ -448,6 +471,31 @@ impl TimingModel {
                 return Err(at(offset, format!("parameter '{k}' = {v} is above its max {bound}")));
             }
         }
+        let mut routines = base.as_ref().map(|b| b.routines.clone()).unwrap_or_default();
+        for (name, methods) in &raw.routines {
+            let what = format!("[routines] '{}'", name.get_ref());
+            let cost = match opcode::by_mnemonic(name.get_ref()) {
+                Some(op) => opcodes[op as usize].as_ref(),
+                None => native.get(name.get_ref()),
+            };
+            if !matches!(cost, Some(Cost::Java { .. })) {
+                return Err(at(
+                    name.span().start,
+                    format!("{what}: not a bytecode this table implements in Java"),
+                ));
+            }
+            if let Some(bad) = methods.iter().find(|m| !is_qualified_method(m)) {
+                return Err(at(
+                    name.span().start,
+                    format!("{what}: '{bad}' is not a method as pkg.Class.name(descriptor)"),
+                ));
+            }
+            if methods.is_empty() {
+                routines.remove(name.get_ref());
+            } else {
+                routines.insert(name.get_ref().clone(), methods.clone());
+            }
+        }
         let missing: Vec<&str> = opcode::all()
             .filter(|(op, _)| opcodes[*op as usize].is_none())
             .map(|(_, n)| n)
@@ -471,6 +519,7 @@ impl TimingModel {
             methods,
             operands,
             linker: raw.linker.or(base.as_ref().map(|b| b.linker)).unwrap_or_default(),
+            routines,
             max,
         })
     }
@@ -660,12 +709,23 @@ impl TimingModel {
     /// The cost of `op` with the operand `value` that decides its microcode
     /// path (`[operands]`), where the model has one.
     pub fn operand_cost(&self, op: u8, value: u8) -> Option<f64> {
-        self.operands
+        let (_, _, e) = self
+            .operands
             .get(&op)?
             .iter()
-            .find(|(a, b, _)| (*a..=*b).contains(&value))
-            // In the formula, `n` is the operand (`b`, a load, is 0).
-            .map(|(_, _, e)| self.eval(e, 0.0, u32::from(value)))
+            .find(|(a, b, _)| (*a..=*b).contains(&value))?;
+        let dispatch = match self.opcode(op) {
+            Some(Cost::Java { dispatch, .. }) => self.eval(dispatch, self.load_cost(true, 0), 0),
+            _ => 0.0,
+        };
+        // In the formula, `n` is the operand (`b`, a load, is 0).
+        Some(e.eval(&|x| {
+            if x == DISPATCH {
+                dispatch
+            } else {
+                self.lookup(x, 0.0, f64::from(value))
+            }
+        }))
     }
 
     /// The parameters the `[operands]` costs of `op` name (a Java routine's
@@ -743,6 +803,25 @@ impl TimingModel {
     pub fn native_names(&self) -> impl Iterator<Item = &str> {
         self.native.keys().map(String::as_str)
     }
+
+    /// The methods of JOP's runtime that bytecode `op` runs (`[routines]`):
+    /// the routine, then its callees; empty where the table names none.
+    pub fn routine_methods(&self, op: u8) -> &[String] {
+        self.routines
+            .get(crate::jop::any_opcode_name(op))
+            .map_or(&[], Vec::as_slice)
+    }
+}
+
+/// `pkg.Class.name(descriptor)`: a dotted class, a method name, a descriptor.
+fn is_qualified_method(m: &str) -> bool {
+    let Some((head, descriptor)) = m.split_once('(') else {
+        return false;
+    };
+    let Some((class, name)) = head.rsplit_once('.') else {
+        return false;
+    };
+    !class.is_empty() && !name.is_empty() && descriptor.contains(')')
 }
 
 #[cfg(test)]
@@ -752,6 +831,48 @@ mod tests {
     /// The closed costs give, to the bit, what evaluating the formulas
     /// gives, for every opcode and method size of the shipped tables (with
     /// their wait states changed, as a run's overrides do).
+    #[test]
+    fn routines_name_bytecodes_run_in_java_and_their_methods() {
+        let base = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../calibration/jop-wcet.toml");
+        let with = |sections: &str| {
+            let text = format!("[model]\nname = \"m\"\nbase = \"{}\"\n{sections}", base.display());
+            TimingModel::parse(&text, Path::new("/tmp/m.toml"))
+        };
+        let m = with("[routines]\nnew = [\"a.B.f(I)I\"]\n").unwrap();
+        assert_eq!(m.routine_methods(0xbb), ["a.B.f(I)I"]);
+        assert!(m.routine_methods(0x60).is_empty());
+        let e = with("[routines]\niadd = [\"a.B.f(I)I\"]\n").unwrap_err().to_string();
+        assert!(
+            e.contains("'iadd': not a bytecode this table implements in Java"),
+            "{e}"
+        );
+        let e = with("[routines]\nnew = [\"f\"]\n").unwrap_err().to_string();
+        assert!(e.contains("'f' is not a method"), "{e}");
+    }
+
+    #[test]
+    fn an_operands_cost_may_name_the_bytecodes_dispatch() {
+        let base = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../calibration/jop-wcet.toml");
+        let text = format!(
+            "[model]\nname = \"m\"\nbase = \"{}\"\n[params]\nimpl_instanceof = 10\nstep = 3\n[operands.instanceof]\n\"0-254\" = \"dispatch + impl_instanceof + step * n\"\n",
+            base.display()
+        );
+        let m = TimingModel::parse(&text, Path::new("/tmp/m.toml")).unwrap();
+        let (dispatch, routine) = m.cost_parts(0xc1, m.load_cost(true, 0), 0);
+        assert_eq!(routine, 10.0);
+        assert_eq!(m.operand_cost(0xc1, 0), Some(dispatch + 10.0));
+        assert_eq!(m.operand_cost(0xc1, 2), Some(dispatch + 16.0));
+        // Elsewhere `dispatch` is no name.
+        let bad = text.replace(
+            "[operands.instanceof]",
+            "[formulas]\nx = \"dispatch\"\n[operands.instanceof]",
+        );
+        let e = TimingModel::parse(&bad, Path::new("/tmp/m.toml"))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("unknown name 'dispatch'"), "{e}");
+    }
+
     #[test]
     fn closed_costs_are_the_formulas_values() {
         let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../calibration");

@@ -27,6 +27,7 @@ import org.objectweb.asm.tree.MethodInsnNode;
 import org.objectweb.asm.tree.MethodNode;
 import org.objectweb.asm.tree.TableSwitchInsnNode;
 import org.objectweb.asm.tree.TryCatchBlockNode;
+import org.objectweb.asm.tree.TypeInsnNode;
 import org.objectweb.asm.tree.VarInsnNode;
 
 /**
@@ -339,6 +340,20 @@ public final class Agent implements ClassFileTransformer {
         return l;
     }
 
+    /**
+     * A lookupswitch's recorded operand (jopcal_profile::routed::lookupswitch_operand):
+     * a match after compares comparisons as compares (at most 127), the
+     * default after them as 128 + compares (at most 255).
+     */
+    static int switchOperand(int compares, boolean matched) {
+        return matched ? Math.min(compares, 127) : Math.min(128 + compares, 255);
+    }
+
+    /** A field descriptor of a reference (an object or an array). */
+    static boolean isReference(String desc) {
+        return desc.startsWith("L") || desc.startsWith("[");
+    }
+
     static boolean isReturn(int op) {
         return op >= Opcodes.IRETURN && op <= Opcodes.RETURN;
     }
@@ -442,7 +457,7 @@ public final class Agent implements ClassFileTransformer {
                     int n = s.labels.size();
                     for (int j = 0; j <= n; j++) {
                         int slot = segments.size() + slotOperands.size();
-                        slotOperands.add(0xab << 8 | Math.min(j < n ? j + 1 : n, 255));
+                        slotOperands.add(0xab << 8 | switchOperand(j < n ? j + 1 : n, j < n));
                         arms.add(new Object[] {s, j < n ? s.labels.get(j) : s.dflt, slot, j < n ? j : DEFAULT_ARM});
                     }
                     continue;
@@ -458,9 +473,9 @@ public final class Agent implements ClassFileTransformer {
                 }
                 for (LabelNode t : distinct) {
                     int j = s.labels.indexOf(t);
-                    int compares = Math.min(j >= 0 ? j + 1 : s.labels.size(), 255);
+                    int operand = switchOperand(j >= 0 ? j + 1 : s.labels.size(), j >= 0);
                     int slot = segments.size() + slotOperands.size();
-                    slotOperands.add(0xab << 8 | compares);
+                    slotOperands.add(0xab << 8 | operand);
                     arms.add(new Object[] {s, t, slot, -1});
                 }
             }
@@ -475,6 +490,32 @@ public final class Agent implements ClassFileTransformer {
                     FrameNode f = (FrameNode) i;
                     f.local = withOurs(f.local, m.maxLocals);
                 }
+            }
+        }
+        // checkcast and instanceof of an object an aload pushed (the
+        // single-step agent reads it from the local), of a class, not an array.
+        IdentityHashMap<AbstractInsnNode, Boolean> tested = new IdentityHashMap<>();
+        for (int k = 1; k < real.size(); k++) {
+            AbstractInsnNode i = real.get(k);
+            if ((i.getOpcode() == Opcodes.CHECKCAST || i.getOpcode() == Opcodes.INSTANCEOF)
+                    && real.get(k - 1).getOpcode() == Opcodes.ALOAD
+                    && !((TypeInsnNode) i).desc.startsWith("[")) {
+                tested.put(i, true);
+            }
+        }
+        // Stores of references: the field's old reference (see Rt.oldRef); in
+        // a constructor, before its super() call, the object is not yet one
+        // whose fields may be read, and its fields hold none.
+        IdentityHashMap<AbstractInsnNode, Boolean> stores = new IdentityHashMap<>();
+        AbstractInsnNode superInit = m.name.equals("<init>") ? superCall(cn, m) : null;
+        boolean initialized = superInit == null;
+        for (AbstractInsnNode i : real) {
+            if ((i.getOpcode() == Opcodes.PUTFIELD || i.getOpcode() == Opcodes.PUTSTATIC)
+                    && isReference(((FieldInsnNode) i).desc)) {
+                stores.put(i, initialized || i.getOpcode() == Opcodes.PUTSTATIC);
+            }
+            if (i == superInit) {
+                initialized = true;
             }
         }
         IdentityHashMap<AbstractInsnNode, LabelNode> at = new IdentityHashMap<>();
@@ -513,6 +554,33 @@ public final class Agent implements ClassFileTransformer {
                 insns.insertBefore(i, pre);
                 // (No branch here: a branch target would need a stack map frame.)
                 insns.insert(i, hook(tsVar, "noEntry"));
+            } else if (tested.containsKey(i)) {
+                // The superclass steps of the object tested (see Rt.typeCheck).
+                InsnList pre = new InsnList();
+                pre.add(new InsnNode(Opcodes.DUP));
+                pre.add(new LdcInsnNode(((TypeInsnNode) i).desc));
+                pre.add(new VarInsnNode(Opcodes.ALOAD, tsVar));
+                push(pre, op);
+                pre.add(new MethodInsnNode(Opcodes.INVOKESTATIC, RT, "typeCheck",
+                        "(Ljava/lang/Object;Ljava/lang/String;" + TS_DESC + "I)V", false));
+                insns.insertBefore(i, pre);
+            } else if (stores.containsKey(i)) {
+                FieldInsnNode f = (FieldInsnNode) i;
+                InsnList pre = new InsnList();
+                if (op == Opcodes.PUTSTATIC) {
+                    pre.add(new FieldInsnNode(Opcodes.GETSTATIC, f.owner, f.name, f.desc));
+                } else if (stores.get(i)) {
+                    pre.add(new InsnNode(Opcodes.DUP2));
+                    pre.add(new InsnNode(Opcodes.POP));
+                    pre.add(new FieldInsnNode(Opcodes.GETFIELD, f.owner, f.name, f.desc));
+                } else {
+                    pre.add(new InsnNode(Opcodes.ACONST_NULL));
+                }
+                pre.add(new VarInsnNode(Opcodes.ALOAD, tsVar));
+                push(pre, op);
+                pre.add(new MethodInsnNode(Opcodes.INVOKESTATIC, RT, "oldRef",
+                        "(Ljava/lang/Object;" + TS_DESC + "I)V", false));
+                insns.insertBefore(i, pre);
             } else if (op == Opcodes.MONITORENTER) {
                 insns.insertBefore(i, hook(tsVar, "monitorEnter"));
             } else if (op == Opcodes.MONITOREXIT) {

@@ -684,6 +684,46 @@ public final class Rt {
         }
     }
 
+    /**
+     * A checkcast or instanceof (op) of an object an aload pushed: the steps
+     * JOP's routine takes up the object's superclasses to the class named
+     * (target, an internal name), for the running context; nothing for a
+     * null, or where the class is not among them (an interface, a failed
+     * test), as the single-step agent reads it.
+     */
+    public static void typeCheck(Object o, String target, TS ts, int op) {
+        if (o == null || ts.sink || ts.busy || ts.depth == 0 || !counting) {
+            return;
+        }
+        // Class names are JDK code, which comes back here.
+        ts.busy = true;
+        try {
+            int steps = 0;
+            for (Class<?> c = o.getClass(); c != null && steps < 255; c = c.getSuperclass(), steps++) {
+                if (c.getName().replace('.', '/').equals(target)) {
+                    if (steps < 255) {
+                        ts.stack[ts.depth - 1].operand(op, steps);
+                    }
+                    return;
+                }
+            }
+        } finally {
+            ts.busy = false;
+        }
+    }
+
+    /**
+     * A putfield or putstatic (op) of a reference: whether the field held a
+     * reference before the store (JOP's write barrier reads it only then),
+     * for the running context, as the single-step agent reads it.
+     */
+    public static void oldRef(Object old, TS ts, int op) {
+        if (ts.sink || ts.depth == 0 || !counting) {
+            return;
+        }
+        ts.stack[ts.depth - 1].operand(op, old == null ? 0 : 1);
+    }
+
     /** A bridge method's operand (a long shift's count; spec: opcode << 16 | mask) for its caller. */
     public static void observeCount(TS ts, int count, int spec) {
         if (ts.sink || ts.depth < 2 || !counting) {
