@@ -534,8 +534,9 @@ fn step(jvmti: &Jvmti, jni: Option<&JniEnv>, event: LocationEvent, by_breakpoint
                 .and_then(|key| top.code.lookupswitch_key_compares(at, key));
         }
         // A checkcast or instanceof of an object an aload pushed: the
-        // superclass steps JOP's routine takes to the class named.
-        let type_steps = if routed::TYPE_CHECKS.contains(&op) {
+        // superclass steps JOP's routine takes to the class named (counted
+        // in the region only).
+        let type_steps = if counting && routed::TYPE_CHECKS.contains(&op) {
             u32::try_from(top.last)
                 .ok()
                 .and_then(|last| top.code.aload_before(last, at))
