@@ -378,6 +378,9 @@ impl Layout {
     /// ([`Layout::routine_uses`]) and the points they are spread over
     /// ([`Layout::segments`]).
     fn place_routines(&mut self, profile: &Profile, model: &TimingModel) {
+        if !model.has_routines() {
+            return;
+        }
         let index: std::collections::HashMap<String, u32> = profile
             .methods
             .iter()
@@ -425,13 +428,15 @@ impl Layout {
         };
         let region_start = profile.region_start as usize;
         let charged = |n: u32| !self.skipped[n as usize] && !self.whole[profile.nodes[n as usize].method as usize];
-        for (k, ev) in profile.events.iter().enumerate() {
-            let counted = k >= region_start;
-            if k == region_start {
+        // (One step past the last event: a region that starts there.)
+        for k in 0..=profile.events.len() {
+            if k == region_start.min(profile.events.len()) {
                 if let Some(&top) = stack.last() {
                     points[top as usize] += 1;
                 }
             }
+            let Some(ev) = profile.events.get(k) else { break };
+            let counted = k >= region_start;
             match *ev {
                 Event::Invoke(n) => {
                     stack.push(n);
@@ -445,11 +450,6 @@ impl Layout {
                         points[top as usize] += 1;
                     }
                 }
-            }
-        }
-        if region_start >= profile.events.len() {
-            if let Some(&top) = stack.last() {
-                points[top as usize] += 1;
             }
         }
         points

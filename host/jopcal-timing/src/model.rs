@@ -804,6 +804,11 @@ impl TimingModel {
         self.native.keys().map(String::as_str)
     }
 
+    /// True when the table names the methods of any routine (`[routines]`).
+    pub fn has_routines(&self) -> bool {
+        !self.routines.is_empty()
+    }
+
     /// The methods of JOP's runtime that bytecode `op` runs (`[routines]`):
     /// the routine, then its callees; empty where the table names none.
     pub fn routine_methods(&self, op: u8) -> &[String] {

@@ -701,9 +701,7 @@ public final class Rt {
             int steps = 0;
             for (Class<?> c = o.getClass(); c != null && steps < 255; c = c.getSuperclass(), steps++) {
                 if (c.getName().replace('.', '/').equals(target)) {
-                    if (steps < 255) {
-                        ts.stack[ts.depth - 1].operand(op, steps);
-                    }
+                    ts.stack[ts.depth - 1].operand(op, steps);
                     return;
                 }
             }
