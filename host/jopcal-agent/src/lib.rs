@@ -37,7 +37,7 @@
 use jopcal_classfile::{opcode::is_invoke, parse_constant_pool};
 use jopcal_profile::agent_options::{AgentOptions, Region};
 use jopcal_profile::{encode, routed, Event, FieldKind, MethodInfo};
-use jopcal_profiler::tree::{superclass_steps, MethodCode, Tree};
+use jopcal_profiler::tree::{MethodCode, Tree};
 use jvmti_bindings::prelude::*;
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -533,16 +533,15 @@ fn step(jvmti: &Jvmti, jni: Option<&JniEnv>, event: LocationEvent, by_breakpoint
                 })
                 .and_then(|key| top.code.lookupswitch_key_compares(at, key));
         }
-        // A checkcast or instanceof of an object an aload pushed: the
-        // superclass steps JOP's routine takes to the class named (counted
-        // in the region only).
+        // A checkcast or instanceof of an object an aload pushed: the path
+        // JOP's routine takes (counted in the region only).
         let type_steps = if counting && routed::TYPE_CHECKS.contains(&op) {
             u32::try_from(top.last)
                 .ok()
                 .and_then(|last| top.code.aload_before(last, at))
                 .zip(top.code.type_target_at(at))
                 .zip(jni)
-                .and_then(|((slot, target), jni)| superclass_steps_of_local(jvmti, jni, slot, target))
+                .and_then(|((slot, target), jni)| type_check_of_local(jvmti, jni, slot, target))
         } else {
             None
         };
@@ -622,35 +621,66 @@ fn step(jvmti: &Jvmti, jni: Option<&JniEnv>, event: LocationEvent, by_breakpoint
     });
 }
 
-/// The superclass steps from the class of the object in local `slot` of
-/// the current frame to `target` (`jopcal_profiler::tree::superclass_steps`);
-/// none for a null, or where `target` is not among its superclasses.
-fn superclass_steps_of_local(jvmti: &Jvmti, jni: &JniEnv, slot: u16, target: &str) -> Option<u8> {
+/// The operand of a type check of the object in local `slot` of the
+/// current frame against `target` (`routed::type_check_operand`): the
+/// superclass steps to it, a failed walk, or an interface; none for a null.
+fn type_check_of_local(jvmti: &Jvmti, jni: &JniEnv, slot: u16, target: &str) -> Option<u8> {
     // SAFETY: a null thread is the current one; frame 0 is the method
     // stopped at the check, with the local live (the aload just read it).
     let object = unsafe { jvmti.get_local_object(ptr::null_mut(), 0, jni::jint::from(slot)) }.ok()?;
     if object.is_null() {
         return None;
     }
+    let interface = names_an_interface(jvmti, target);
     let mut names: Vec<String> = Vec::new();
     // SAFETY: `object` and the classes are local references of this callback.
     let mut at = Some(unsafe { jni.get_object_class(object) });
-    while let Some(c) = at.filter(|c| !c.is_null()) {
+    while let Some(c) = at.filter(|c| !c.is_null() && !interface) {
         let (signature, _) = unsafe { jvmti.get_class_signature(c) }.ok()?;
-        // (An array's class keeps its descriptor, which names no class.)
-        let name = signature
-            .strip_prefix('L')
-            .and_then(|n| n.strip_suffix(';'))
-            .unwrap_or(&signature)
-            .to_string();
+        let name = internal_name(&signature).to_string();
         let found = name == target;
         names.push(name);
-        if found || names.len() > usize::from(routed::TYPE_STEPS_MAX) {
+        if found || names.len() > usize::from(routed::TYPE_INTERFACE) {
             break;
         }
         at = unsafe { jni.get_superclass(c) };
     }
-    superclass_steps(names.iter().map(String::as_str), target)
+    routed::type_check_operand(names.iter().map(String::as_str), target, interface)
+}
+
+/// A class signature's internal name (`Ljava/lang/Object;`:
+/// `java/lang/Object`); an array's keeps its descriptor, which names no class.
+fn internal_name(signature: &str) -> &str {
+    signature
+        .strip_prefix('L')
+        .and_then(|n| n.strip_suffix(';'))
+        .unwrap_or(signature)
+}
+
+/// Whether each class a type check named is an interface, by internal name.
+static INTERFACES: LazyLock<Mutex<HashMap<String, bool>>> = LazyLock::new(|| Mutex::new(HashMap::new()));
+
+/// Whether `target` names an interface, from the loaded classes (read again
+/// for each name not yet among them). A class the test names is loaded
+/// once the test has run; before its first run (this single step) the
+/// object cannot be an instance of it, and it counts as a class, where the
+/// instrumenting agent, whose constant loads it, knows.
+fn names_an_interface(jvmti: &Jvmti, target: &str) -> bool {
+    let mut known = INTERFACES.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(k) = known.get(target) {
+        return *k;
+    }
+    for c in jvmti.get_loaded_classes().unwrap_or_default() {
+        // SAFETY: the classes are local references of this callback.
+        if let Ok((signature, _)) = unsafe { jvmti.get_class_signature(c) } {
+            let name = internal_name(&signature);
+            if !known.contains_key(name) {
+                let interface = unsafe { jvmti.is_interface(c) }.unwrap_or(false);
+                known.insert(name.to_string(), interface);
+            }
+        }
+    }
+    known.get(target).copied().unwrap_or(false)
 }
 
 /// Words a value of type `descriptor` takes in JOP's memory: two a `long`

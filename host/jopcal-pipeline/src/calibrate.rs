@@ -132,6 +132,8 @@ pub struct CalibrationRun<'a> {
     /// are predicted and reported, not tuned to.
     pub leave_out_synchronized: bool,
     pub out: &'a Path,
+    /// The written table's name (default: the starting table's, `-calibrated`).
+    pub name: Option<&'a str>,
 }
 
 /// What a fit writes beside its table `out`: the report and the residual
@@ -168,6 +170,7 @@ pub fn run_calibration(s: Session, run: &CalibrationRun) -> Result<Calibration> 
         lenient,
         leave_out_synchronized,
         out,
+        name,
     } = *run;
     let (json, plot) = siblings(out);
     jopcal_measure::new_file::ensure_new(
@@ -299,7 +302,8 @@ pub fn run_calibration(s: Session, run: &CalibrationRun) -> Result<Calibration> 
         &warnings,
     );
     let loo_max = report.loo_max_abs_error_pct;
-    write_calibration(&f, &start, (&carried, &origin), &report, out)?;
+    let name = name.map_or_else(|| format!("{}-calibrated", start.name), str::to_string);
+    write_calibration(&f, &start, (&carried, &origin), &report, (out, &name))?;
     say_calibration(&s, &f, loo_max, &warnings, &incons);
     Ok(Calibration {
         fit: f,
@@ -422,7 +426,7 @@ fn write_calibration(
     start: &TimingModel,
     (carried, origin): (&[(String, String)], &Path),
     report: &CalibrationReport,
-    out: &Path,
+    (out, name): (&Path, &str),
 ) -> Result<()> {
     // The file's name, not its path: the table reads the same wherever it was made.
     let notes: Vec<String> = std::iter::once(format!(
@@ -434,14 +438,7 @@ fn write_calibration(
     ))
     .chain(report.warnings.iter().cloned())
     .collect();
-    let toml_text = calibrated_toml(
-        f,
-        start,
-        carried,
-        &format!("{}-calibrated", start.name),
-        report.loo_max_abs_error_pct,
-        &notes,
-    );
+    let toml_text = calibrated_toml(f, start, carried, name, report.loo_max_abs_error_pct, &notes);
     // The written table must load: check before anything is published.
     let tmp_check = out.with_extension("toml.check");
     atomic::write_atomic(&tmp_check, toml_text.as_bytes())?;

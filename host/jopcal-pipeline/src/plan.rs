@@ -121,7 +121,7 @@ pub fn resolve(s: Session, r: &PlanRequest) -> Result<Plan> {
             "calibration/jop-devel.toml (JopSim's table: the target times as JopSim)".to_string()
         }
         (None, None, Some((home, _))) if toolchain && r.target != TargetKind::Host => format!(
-            "derived from {} at the target's wait states",
+            "derived from {} at the target's wait states (the bytecodes the runtime implements in Java timed by the micro-benchmarks on the virtual board)",
             home.join("asm/src/jvm.asm").display()
         ),
         _ => "calibration/jop-wcet.toml (the published table)".to_string(),

@@ -359,8 +359,9 @@ pub fn validate(s: Session, a: &ValidateOptions, plan: &Plan) -> Result<Validate
     run.stage("build", "done");
     run.stage("measure", "done");
     run.stage("profile", "done");
-    let model_path = match microcode_table(s, a, &m, &dir)? {
-        Some(p) => p,
+    let derived = microcode_table(s, a, &m, &dir)?;
+    let start_path = match &derived {
+        Some(p) => p.clone(),
         // The tree's JopSim (or the virtual board timing as it): JopSim's table.
         None if a.model.is_none() && m.runs_tree_images && m.times_monitors_as_jopsim => locate::calibration_path(
             None,
@@ -371,6 +372,31 @@ pub fn validate(s: Session, a: &ValidateOptions, plan: &Plan) -> Result<Validate
         )?,
         None => locate::model_path(a.model.as_deref(), s.firmware)?,
     };
+    let start = TimingModel::load(&start_path)?;
+    let cycles_target = m.rows.iter().all(|r| r.unit == jopcal_measure::Unit::Cycles) && !m.rows.is_empty();
+    // The calibration's micro-benchmarks, and the table every fit starts from.
+    let micro = if cycles_target {
+        let set = micro_set(s, a, &m, plan)?;
+        let fs = fit_start(s, &dir, &start_path, &start, [library, set.library.clone()].concat())?;
+        Some((set, fs))
+    } else {
+        None
+    };
+    // The derived table's Java routines, timed on the virtual board.
+    let model_path = match (&derived, &micro) {
+        (Some(_), Some((set, fs))) if m.runs_tree_images => {
+            match routines_table(s, a, plan, &m, set, (fs, &format!("{}+routines", start.name))) {
+                Ok(p) => p,
+                Err(e) => {
+                    s.say(&format!(
+                        "  validate warning: the derived table's Java routines could not be timed on the virtual board ({e:#}): it prices them at 0"
+                    ));
+                    start_path.clone()
+                }
+            }
+        }
+        _ => start_path.clone(),
+    };
     let model = TimingModel::load(&model_path)?;
     let modes = cache_modes(s, a, &m)?;
     let estimates = estimate_all(s, &profiled.profiles, &model, &modes);
@@ -378,23 +404,25 @@ pub fn validate(s: Session, a: &ValidateOptions, plan: &Plan) -> Result<Validate
     // A workload left out of the build fails both the measurement and the profile: name it once.
     let mut seen = std::collections::HashSet::new();
     run.failures.retain(|f| seen.insert(f.clone()));
-    let cycles_target = m.rows.iter().all(|r| r.unit == jopcal_measure::Unit::Cycles) && !m.rows.is_empty();
     let mut calibrated = Vec::new();
-    if !cycles_target {
-        let why = format!("skipped: target {} measures time, not cycles", a.target.name());
-        run.stage("estimate", "done");
-        for stage in ["calibrate", "reconcile", "plot"] {
-            run.stage(stage, &why);
+    match &micro {
+        None => {
+            let why = format!("skipped: target {} measures time, not cycles", a.target.name());
+            run.stage("estimate", "done");
+            for stage in ["calibrate", "reconcile", "plot"] {
+                run.stage(stage, &why);
+            }
         }
-    } else {
-        let c = calibrate_stage(s, a, &m, &profiled, &model, &model_path, library, plan)?;
-        for (name, status) in &c.stages {
-            run.stage(name, status);
+        Some((set, fs)) => {
+            let c = calibrate_stage(s, a, (&m, &profiled), set, fs)?;
+            for (name, status) in &c.stages {
+                run.stage(name, status);
+            }
+            run.failures.extend(c.failures);
+            run.loo_errors = c.loo_errors;
+            run.calibration = Some(c.summary);
+            calibrated = c.estimates;
         }
-        run.failures.extend(c.failures);
-        run.loo_errors = c.loo_errors;
-        run.calibration = Some(c.summary);
-        calibrated = c.estimates;
     }
     let all = [estimates, calibrated].concat();
     write_estimates(
@@ -589,29 +617,25 @@ struct Calibrated {
     summary: CalibrationSummary,
 }
 
-/// Measures and profiles the calibration micro-benchmarks, fits the table
-/// to them and the suite (each call of a library method JOP implements
-/// differently priced by a parameter of its own), cross-validates, compares
-/// with the published figures (tree suites), and estimates every benchmark
-/// with the table fitted without it.
-#[allow(clippy::too_many_arguments)]
-fn calibrate_stage(
-    s: Session,
-    a: &ValidateOptions,
-    m: &Measured,
-    profiled: &ProfiledSet,
-    model: &TimingModel,
-    model_path: &Path,
-    mut library: Vec<String>,
-    plan: &Plan,
-) -> Result<Calibrated> {
+/// The calibration's own benchmarks beside the suite: jopcal's generated
+/// micro-benchmarks and, for a tree suite, the tree's, each measured on the
+/// target and profiled, with the library methods they call that JOP
+/// implements differently.
+struct MicroSet {
+    /// The generated micro-benchmarks' workload directory.
+    src: PathBuf,
+    micro: Measured,
+    profiled: ProfiledSet,
+    tree: Option<(Measured, ProfiledSet)>,
+    library: Vec<String>,
+}
+
+/// Generates, measures and profiles the micro-benchmarks of the run whose
+/// suite `m` measured.
+fn micro_set(s: Session, a: &ValidateOptions, m: &Measured, plan: &Plan) -> Result<MicroSet> {
     let dir = &m.out.path;
-    let mut stages: Vec<(&'static str, String)> = Vec::new();
-    let mut stage = |name: &'static str, status: &str| stages.push((name, status.to_string()));
-    let mut failures: Vec<(String, String)> = Vec::new();
-    // Calibration set: the suite plus generated micro-benchmarks.
     let fw = locate::firmware_dir(s.firmware)?;
-    let micro_src = dir.join("micro-suite");
+    let src = dir.join("micro-suite");
     // Where the tree's images run, the host compiles them as the tree's
     // build does (`host_javac`), and floating point (JOP's software float,
     // which the class-bundle board lacks) is measured too.
@@ -621,13 +645,11 @@ fn calibrate_stage(
         Vec::new()
     };
     let floating_point = m.runs_tree_images && !a.no_float_micro;
-    jopcal_workloads::micro::generate(&micro_src, &fw, &compiler, floating_point).map_err(|e| anyhow!(e))?;
-    let (micro, micro_prof, micro_library) =
-        measure_and_profile(s, &micro_src, a, plan, &[], "calibrate: ", &dir.join("micro"))?;
-    library.extend(micro_library);
+    jopcal_workloads::micro::generate(&src, &fw, &compiler, floating_point).map_err(|e| anyhow!(e))?;
+    let (micro, profiled, mut library) = measure_and_profile(s, &src, a, plan, &[], "calibrate: ", &dir.join("micro"))?;
     // The tree's own micro-benchmarks join jopcal's (in `jembench-all` they
     // are the suite's own).
-    let tree_micro = match tree_micro_benchmarks(s, a)? {
+    let tree = match tree_micro_benchmarks(s, a)? {
         Some((root, names)) => {
             s.say(&format!(
                 "  validate the tree's {} micro-benchmarks (JemBench's, as jembench-all times them) join the calibration: {}",
@@ -648,9 +670,145 @@ fn calibrate_stage(
         }
         None => None,
     };
-    interrupt::stage("calibrate: fit");
+    Ok(MicroSet {
+        src,
+        micro,
+        profiled,
+        tree,
+        library,
+    })
+}
+
+/// The table every fit starts from: a table, or, where the suite or the
+/// micro-benchmarks call library methods JOP implements differently, a table
+/// over it (`library-model.toml`) that prices each such call by a parameter
+/// of its own, named in `params`.
+struct FitStart {
+    path: PathBuf,
+    params: Vec<String>,
+}
+
+/// The [`FitStart`] over the table `model` (at `model_path`) for the
+/// library methods `library` (sorted here), written into `dir`.
+fn fit_start(
+    s: Session,
+    dir: &Path,
+    model_path: &Path,
+    model: &TimingModel,
+    mut library: Vec<String>,
+) -> Result<FitStart> {
     library.sort();
     library.dedup();
+    if library.is_empty() {
+        return Ok(FitStart {
+            path: model_path.to_path_buf(),
+            params: Vec::new(),
+        });
+    }
+    let file = dir.join("library-model.toml");
+    let base = jopcal_calibrate::output::relative_base(model_path, &file);
+    let (text, params) =
+        jopcal_calibrate::output::library_model_toml(&base, &format!("{}+library", model.name), &library);
+    atomic::write_atomic(&file, text.as_bytes())?;
+    s.say(&format!(
+        "  validate {} library method(s) JOP implements differently (not in its image, or JDK code at another size); the fits price each call: {}",
+        library.len(),
+        library.join(", ")
+    ));
+    Ok(FitStart { path: file, params })
+}
+
+/// The derived table (`derived`, named `name`) with JOP's Java-implemented
+/// bytecodes priced. The microcode cannot time them: `new`, the switches,
+/// the type checks, `athrow` and the rest jump to the runtime's Java
+/// (`JVM.f_*`, the collector). So the run's micro-benchmarks are measured on
+/// the virtual board built from the same microcode and runtime (on
+/// `--target emu`, the run's own measurements of them), and only what the
+/// microcode cannot time is fitted to them: each routine's own work, the
+/// collector's, and each call of a library method JOP implements
+/// differently. Every bytecode the microcode times keeps its derived cost;
+/// neither the suite nor a measurement of another target enters it.
+fn routines_table(
+    s: Session,
+    a: &ValidateOptions,
+    plan: &Plan,
+    m: &Measured,
+    set: &MicroSet,
+    (start, name): (&FitStart, &str),
+) -> Result<PathBuf> {
+    let dir = &m.out.path;
+    let board = if a.target == TargetKind::Emu {
+        None
+    } else {
+        s.say("  validate the derived table's Java routines: the micro-benchmarks on the virtual board");
+        interrupt::stage("derive: measure");
+        let how = Measure {
+            target: TargetKind::Emu,
+            benches: &[],
+            runs: 1,
+            timeout: plan.timeout,
+            jvm_args: &[],
+            on: &a.on,
+            tree_suite: a.suite != "builtin",
+        };
+        let b = measure_on(s, &set.src, &how, &dir.join("micro-board"), &plan.stamp)?;
+        if m.wait_states.is_some() && b.wait_states != m.wait_states {
+            s.say(&format!(
+                "  validate warning: the virtual board runs at wait states {:?}, the target at {:?}: the derived routines are the board's",
+                b.wait_states, m.wait_states
+            ));
+        }
+        Some(b)
+    };
+    let on_board = board.as_ref().unwrap_or(&set.micro);
+    let groups: Vec<String> = ["impl_java", "collector"]
+        .into_iter()
+        .map(String::from)
+        .chain(start.params.iter().cloned())
+        .collect();
+    interrupt::stage("derive: fit");
+    let out = dir.join("derived-model.toml");
+    let fitted = run_calibration(
+        s,
+        &CalibrationRun {
+            measured: std::slice::from_ref(&on_board.csv),
+            profiles: &[set.micro.out.path.join("profiles")],
+            model_path: &start.path,
+            groups: &groups.join(","),
+            cache: on_board
+                .method_cache
+                .as_deref()
+                .or(m.method_cache.as_deref())
+                .unwrap_or("fifo:1024:16"),
+            loo: false,
+            lenient: true,
+            leave_out_synchronized: false,
+            out: &out,
+            name: Some(name),
+        },
+    )?;
+    Ok(fitted.toml)
+}
+
+/// Fits the table to the suite and the micro-benchmarks of `set` (each
+/// call of a library method JOP implements differently priced by a
+/// parameter of its own, `start`), cross-validates, compares with the
+/// published figures (tree suites), and estimates every benchmark with the
+/// table fitted without it, and with the table fitted on the
+/// micro-benchmarks alone.
+fn calibrate_stage(
+    s: Session,
+    a: &ValidateOptions,
+    (m, profiled): (&Measured, &ProfiledSet),
+    set: &MicroSet,
+    start: &FitStart,
+) -> Result<Calibrated> {
+    let dir = &m.out.path;
+    let mut stages: Vec<(&'static str, String)> = Vec::new();
+    let mut stage = |name: &'static str, status: &str| stages.push((name, status.to_string()));
+    let mut failures: Vec<(String, String)> = Vec::new();
+    let (micro, micro_prof, tree_micro) = (&set.micro, &set.profiled, &set.tree);
+    interrupt::stage("calibrate: fit");
     // What the fit may move: the memory's wait states and the method cache
     // only where the target does not know them (a processor, JopSim: it
     // does, and the table starts from them).
@@ -677,27 +835,16 @@ fn calibrate_stage(
             }
         ));
     }
-    // Library code JOP implements differently: each such call gets a fitted cost of its own.
-    let (fit_model, fit_spec) = if library.is_empty() {
-        (model_path.to_path_buf(), base_spec.clone())
-    } else {
-        let file = dir.join("library-model.toml");
-        let base = jopcal_calibrate::output::relative_base(model_path, &file);
-        let (text, params) =
-            jopcal_calibrate::output::library_model_toml(&base, &format!("{}+library", model.name), &library);
-        atomic::write_atomic(&file, text.as_bytes())?;
-        s.say(&format!(
-            "  validate {} library method(s) JOP implements differently (not in its image, or JDK code at another size); the fit prices each call: {}",
-            library.len(),
-            library.join(", ")
-        ));
-        (file, format!("{base_spec},{}", params.join(",")))
-    };
+    let fit_model = start.path.clone();
+    let fit_spec = std::iter::once(base_spec)
+        .chain(start.params.iter().cloned())
+        .collect::<Vec<_>>()
+        .join(",");
     failures.extend(micro.failures.iter().cloned());
     failures.extend(micro_prof.failures.iter().cloned());
     let mut measured = vec![m.csv.clone(), micro.csv.clone()];
-    let mut profiles = vec![dir.join("profiles"), dir.join("micro/profiles")];
-    if let Some((tm, tp)) = &tree_micro {
+    let mut profiles = vec![dir.join("profiles"), micro.out.path.join("profiles")];
+    if let Some((tm, tp)) = tree_micro {
         failures.extend(tm.failures.iter().chain(&tp.failures).cloned());
         measured.push(tm.csv.clone());
         profiles.push(tm.out.path.join("profiles"));
@@ -728,6 +875,7 @@ fn calibrate_stage(
             // JopSim's monitors are not the processor's: those benchmarks are reported, not fitted.
             leave_out_synchronized: m.times_monitors_as_jopsim,
             out: &dir.join("calibrated.toml"),
+            name: None,
         },
     )?;
     stage("calibrate", "done");
@@ -790,6 +938,7 @@ fn calibrate_stage(
                 lenient: true,
                 leave_out_synchronized: m.times_monitors_as_jopsim,
                 out: &held_out_dir.join("calibrated.toml"),
+                name: None,
             },
         )?;
         let on_micro = TimingModel::load(&held_out.toml)?;

@@ -1,14 +1,16 @@
-//! The `.jopprof` binary format, version 8 (versions 2, without the `iinc`
+//! The `.jopprof` binary format, version 9 (versions 2, without the `iinc`
 //! operand counts, 3, without the field kinds, 4, without the operands
 //! of bytecodes whose microcode path depends on one, 5, without the
 //! region's wall time, 6, without the allocations, and 7, whose
 //! `lookupswitch` operands do not tell a default from a match and which
-//! has no `checkcast` and `instanceof` operands, still read). All integers are unsigned LEB128
+//! has no `checkcast` and `instanceof` operands, and 8, whose `checkcast`
+//! and `instanceof` operands are superclass steps only, no failed walk nor
+//! interface, still read). All integers are unsigned LEB128
 //! varints unless said otherwise; strings are a varint byte length and UTF-8.
 //!
 //! ```text
 //! magic        8 bytes "JOPCALP\n"
-//! version      varint (8)
+//! version      varint (9)
 //! flags        varint (bit 0: complete)
 //! benchmark    string
 //! region       string ("harness" or "main")
@@ -50,7 +52,7 @@ use serde_json::{json, Map, Value};
 use std::path::{Path, PathBuf};
 
 pub const MAGIC: &[u8; 8] = b"JOPCALP\n";
-pub const FORMAT_VERSION: u64 = 8;
+pub const FORMAT_VERSION: u64 = 9;
 /// The oldest version this reader accepts.
 pub const OLDEST_VERSION: u64 = 2;
 /// File extension of binary profiles.

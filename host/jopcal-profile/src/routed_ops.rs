@@ -183,12 +183,39 @@ pub fn lookupswitch_operand(compares: usize, matched: bool) -> u8 {
 }
 
 /// `checkcast` and `instanceof`: the profile records, where an `aload`
-/// pushed the object tested, the superclass steps JOP's routine takes from
-/// the object's class to the class named (0: its own class), up to
-/// [`TYPE_STEPS_MAX`]; none for an interface or a failed test.
+/// pushed the object tested, the path JOP's routine takes. A class named:
+/// the superclass steps from the object's class up to it (0: its own
+/// class), up to [`TYPE_STEPS_MAX`]; where it is none of them, the test
+/// fails after walking them all, recorded as [`TYPE_FAILED`] plus their
+/// number. An interface named: [`TYPE_INTERFACE`] (the routine reads the
+/// class's interface table instead).
 pub const TYPE_CHECKS: [u8; 2] = [0xc0, 0xc1];
 /// The most superclass steps a profile records.
-pub const TYPE_STEPS_MAX: u8 = 254;
+pub const TYPE_STEPS_MAX: u8 = 127;
+/// A failed test of a class: this plus the classes walked (the object's
+/// own and each superclass, `java.lang.Object` included).
+pub const TYPE_FAILED: u8 = 128;
+/// A test of an interface.
+pub const TYPE_INTERFACE: u8 = 255;
+
+/// The operand a profile records for a type check that walked `chain` (the
+/// object's class, then its superclasses) looking for `target`, an
+/// interface or not; `None` where the chain is too long to record.
+pub fn type_check_operand<'a>(chain: impl IntoIterator<Item = &'a str>, target: &str, interface: bool) -> Option<u8> {
+    if interface {
+        return Some(TYPE_INTERFACE);
+    }
+    let mut walked = 0usize;
+    for c in chain {
+        if c == target {
+            return u8::try_from(walked).ok().filter(|k| *k <= TYPE_STEPS_MAX);
+        }
+        walked += 1;
+    }
+    u8::try_from(usize::from(TYPE_FAILED) + walked)
+        .ok()
+        .filter(|v| *v < TYPE_INTERFACE)
+}
 
 /// `putstatic` and `putfield` of a reference: the profile records whether
 /// the field held a reference before the store ([`REF_OLD_NULL`],
@@ -207,7 +234,7 @@ pub fn operand_max(op: u8) -> Option<u8> {
     match op {
         MONITOREXIT => Some(MONITOR_NESTED),
         LOOKUPSWITCH => Some(u8::MAX),
-        op if TYPE_CHECKS.contains(&op) => Some(TYPE_STEPS_MAX),
+        op if TYPE_CHECKS.contains(&op) => Some(TYPE_INTERFACE),
         op if REF_STORES.contains(&op) => Some(REF_OLD_HELD),
         _ => observed(op).map(Observed::max),
     }

@@ -5,7 +5,7 @@
 use jopcal_classfile::{
     basic_blocks, decode, opcode::is_invoke, pool_class_name, pool_member_ref, BlockMode, Constant,
 };
-use jopcal_profile::routed::{lookupswitch_operand, LOOKUPSWITCH, TYPE_CHECKS, TYPE_STEPS_MAX};
+use jopcal_profile::routed::{lookupswitch_operand, LOOKUPSWITCH, TYPE_CHECKS};
 use jopcal_profile::{Event, FieldKind, MethodInfo, Node, Profile};
 use std::collections::{BTreeMap, HashMap};
 
@@ -229,20 +229,6 @@ impl MethodCode {
             .get(&bci)
             .is_some_and(|(n, d)| *n == callee.name && *d == callee.descriptor)
     }
-}
-
-/// The steps JOP's `checkcast` and `instanceof` routines take up the tested
-/// object's superclasses (`chain`: its class's internal name, then its
-/// superclass's, and so on) to reach `target`: 0 when the object's class is
-/// the one named. None when `target` is not among them (an interface, or a
-/// test that fails: JOP takes another path there) and above
-/// [`TYPE_STEPS_MAX`].
-pub fn superclass_steps<'a>(chain: impl IntoIterator<Item = &'a str>, target: &str) -> Option<u8> {
-    chain
-        .into_iter()
-        .position(|c| c == target)
-        .and_then(|k| u8::try_from(k).ok())
-        .filter(|k| *k <= TYPE_STEPS_MAX)
 }
 
 struct NodeCounts {
@@ -519,9 +505,20 @@ mod tests {
         assert_eq!(m.type_target_at(1), Some("a/B"));
         assert_eq!(m.type_target_at(6), None, "an array type");
         let chain = ["a/C", "a/B", "java/lang/Object"];
-        assert_eq!(superclass_steps(chain, "a/C"), Some(0));
-        assert_eq!(superclass_steps(chain, "java/lang/Object"), Some(2));
-        assert_eq!(superclass_steps(chain, "a/I"), None, "an interface or a failed test");
+        use jopcal_profile::routed::{type_check_operand, TYPE_FAILED, TYPE_INTERFACE};
+        assert_eq!(type_check_operand(chain, "a/C", false), Some(0));
+        assert_eq!(type_check_operand(chain, "java/lang/Object", false), Some(2));
+        assert_eq!(
+            type_check_operand(chain, "a/D", false),
+            Some(TYPE_FAILED + 3),
+            "failed after all three"
+        );
+        assert_eq!(type_check_operand(chain, "a/I", true), Some(TYPE_INTERFACE));
+        let long: Vec<String> = (0..200).map(|k| format!("c{k}")).collect();
+        let long = || long.iter().map(String::as_str);
+        assert_eq!(type_check_operand(long(), "c127", false), Some(127));
+        assert_eq!(type_check_operand(long(), "c128", false), None, "too far to record");
+        assert_eq!(type_check_operand(long(), "none", false), None, "too long to record");
     }
 
     #[test]

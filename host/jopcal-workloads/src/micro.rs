@@ -134,6 +134,23 @@ const FLOAT_GROUPS: &[Group] = &[
 /// routines (its write barrier) on the original tree: with the
 /// floating-point groups, only where a JOP tree's images run.
 const REFERENCE_GROUPS: &[Group] = &[
+    // The type checks' other paths in JOP's routine: a class the object is
+    // not (the walk past all three of its classes fails), and an interface
+    // (the object's class has an interface table to read).
+    Group {
+        name: "InstanceofFail",
+        what: "instanceof of a class it is not",
+        decl: "Object o = this; int s = 0;",
+        body: "if (o instanceof Harness) { s++; }",
+        result: "s",
+    },
+    Group {
+        name: "InstanceofIface",
+        what: "instanceof of an interface its class implements",
+        decl: "Object o = new Runnable() { public void run() { } }; int s = 0;",
+        body: "if (o instanceof Runnable) { s++; }",
+        result: "s",
+    },
     Group {
         name: "Putref",
         what: "putfield of a reference",

@@ -172,6 +172,7 @@ pub fn calibrate(s: Session, a: CalibrateArgs) -> Result<()> {
             lenient: false,
             leave_out_synchronized: a.leave_out_synchronized,
             out: &a.out,
+            name: None,
         },
     )?;
     println!("{}", cal.toml.display());

@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.Map;
 import org.objectweb.asm.ClassReader;
 import org.objectweb.asm.ClassWriter;
+import org.objectweb.asm.Type;
 import org.objectweb.asm.Opcodes;
 import org.objectweb.asm.tree.AbstractInsnNode;
 import org.objectweb.asm.tree.ClassNode;
@@ -493,9 +494,12 @@ public final class Agent implements ClassFileTransformer {
             }
         }
         // checkcast and instanceof of an object an aload pushed (the
-        // single-step agent reads it from the local), of a class, not an array.
+        // single-step agent reads it from the local), of a class, not an
+        // array. The class named goes to Rt.typeCheck as a constant, which a
+        // class file older than Java 5 cannot hold (its checks go unrecorded).
         IdentityHashMap<AbstractInsnNode, Boolean> tested = new IdentityHashMap<>();
-        for (int k = 1; k < real.size(); k++) {
+        boolean classConstants = (cn.version & 0xffff) >= 49;
+        for (int k = 1; classConstants && k < real.size(); k++) {
             AbstractInsnNode i = real.get(k);
             if ((i.getOpcode() == Opcodes.CHECKCAST || i.getOpcode() == Opcodes.INSTANCEOF)
                     && real.get(k - 1).getOpcode() == Opcodes.ALOAD
@@ -555,14 +559,15 @@ public final class Agent implements ClassFileTransformer {
                 // (No branch here: a branch target would need a stack map frame.)
                 insns.insert(i, hook(tsVar, "noEntry"));
             } else if (tested.containsKey(i)) {
-                // The superclass steps of the object tested (see Rt.typeCheck).
+                // The path JOP's routine takes for the object tested (see Rt.typeCheck).
                 InsnList pre = new InsnList();
                 pre.add(new InsnNode(Opcodes.DUP));
-                pre.add(new LdcInsnNode(((TypeInsnNode) i).desc));
+                // The class named, as a constant: the test resolves it anyway.
+                pre.add(new LdcInsnNode(Type.getObjectType(((TypeInsnNode) i).desc)));
                 pre.add(new VarInsnNode(Opcodes.ALOAD, tsVar));
                 push(pre, op);
                 pre.add(new MethodInsnNode(Opcodes.INVOKESTATIC, RT, "typeCheck",
-                        "(Ljava/lang/Object;Ljava/lang/String;" + TS_DESC + "I)V", false));
+                        "(Ljava/lang/Object;Ljava/lang/Class;" + TS_DESC + "I)V", false));
                 insns.insertBefore(i, pre);
             } else if (stores.containsKey(i)) {
                 FieldInsnNode f = (FieldInsnNode) i;

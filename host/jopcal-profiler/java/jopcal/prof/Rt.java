@@ -685,30 +685,36 @@ public final class Rt {
     }
 
     /**
-     * A checkcast or instanceof (op) of an object an aload pushed: the steps
-     * JOP's routine takes up the object's superclasses to the class named
-     * (target, an internal name), for the running context; nothing for a
-     * null, or where the class is not among them (an interface, a failed
-     * test), as the single-step agent reads it.
+     * A checkcast or instanceof (op) of an object an aload pushed: the path
+     * JOP's routine takes against the class named (target), for the running
+     * context; nothing for a null; as the single-step agent reads it.
      */
-    public static void typeCheck(Object o, String target, TS ts, int op) {
+    public static void typeCheck(Object o, Class<?> target, TS ts, int op) {
         if (o == null || ts.sink || ts.busy || ts.depth == 0 || !counting) {
             return;
         }
-        // Class names are JDK code, which comes back here.
-        ts.busy = true;
-        try {
-            int steps = 0;
-            for (Class<?> c = o.getClass(); c != null && steps < 255; c = c.getSuperclass(), steps++) {
-                if (c.getName().replace('.', '/').equals(target)) {
-                    ts.stack[ts.depth - 1].operand(op, steps);
-                    return;
+        // As routed::type_check_operand: an interface; the steps up to the
+        // class named; or a failed walk past them all.
+        if (target.isInterface()) {
+            ts.stack[ts.depth - 1].operand(op, TYPE_INTERFACE);
+            return;
+        }
+        int walked = 0;
+        for (Class<?> c = o.getClass(); c != null; c = c.getSuperclass(), walked++) {
+            if (c == target) {
+                if (walked <= TYPE_STEPS_MAX) {
+                    ts.stack[ts.depth - 1].operand(op, walked);
                 }
+                return;
             }
-        } finally {
-            ts.busy = false;
+        }
+        if (TYPE_FAILED + walked < TYPE_INTERFACE) {
+            ts.stack[ts.depth - 1].operand(op, TYPE_FAILED + walked);
         }
     }
+
+    /** jopcal_profile::routed's type check operands. */
+    private static final int TYPE_STEPS_MAX = 127, TYPE_FAILED = 128, TYPE_INTERFACE = 255;
 
     /**
      * A putfield or putstatic (op) of a reference: whether the field held a
