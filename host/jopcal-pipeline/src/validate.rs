@@ -354,7 +354,6 @@ pub fn validate(s: Session, a: &ValidateOptions, plan: &Plan) -> Result<Validate
     let (m, mut profiled, library) = measure_and_profile(s, &root, a, plan, &a.benches, "", &out)?;
     // The collector's trigger: the heap each region began with on the target.
     crate::heap::attach(&mut profiled.profiles, &crate::heap::heap_starts(&m.csv)?);
-    interrupt::stage("estimate");
     let dir = m.out.path.clone();
     run.stage("build", "done");
     run.stage("measure", "done");
@@ -397,6 +396,7 @@ pub fn validate(s: Session, a: &ValidateOptions, plan: &Plan) -> Result<Validate
         }
         _ => start_path.clone(),
     };
+    interrupt::stage("estimate");
     let model = TimingModel::load(&model_path)?;
     let modes = cache_modes(s, a, &m)?;
     let estimates = estimate_all(s, &profiled.profiles, &model, &modes);
