@@ -141,13 +141,13 @@ fn log(msg: &str) {
     eprintln!("jopcal-agent: {msg}");
 }
 
-/// Class name from a type signature: `Ljava/lang/String;` → `java/lang/String`.
-fn class_name(signature: &str) -> String {
+/// Class name from a type signature: `Ljava/lang/String;` → `java/lang/String`
+/// (an array's keeps its descriptor, which names no class).
+fn class_name(signature: &str) -> &str {
     signature
         .strip_prefix('L')
         .and_then(|s| s.strip_suffix(';'))
         .unwrap_or(signature)
-        .to_string()
 }
 
 /// The code of method `mid`, read once through JVMTI and kept.
@@ -184,7 +184,7 @@ fn method_code(jvmti: &Jvmti, mid: jni::jmethodID) -> Option<Arc<MethodCode>> {
             Vec::new()
         };
         let info = MethodInfo {
-            class: class_name(&signature),
+            class: class_name(&signature).to_string(),
             name,
             descriptor,
             bytecode_len: code.len() as u32,
@@ -535,7 +535,7 @@ fn step(jvmti: &Jvmti, jni: Option<&JniEnv>, event: LocationEvent, by_breakpoint
         }
         // A checkcast or instanceof of an object an aload pushed: the path
         // JOP's routine takes (counted in the region only).
-        let type_steps = if counting && routed::TYPE_CHECKS.contains(&op) {
+        let type_path = if counting && routed::TYPE_CHECKS.contains(&op) {
             u32::try_from(top.last)
                 .ok()
                 .and_then(|last| top.code.aload_before(last, at))
@@ -614,7 +614,7 @@ fn step(jvmti: &Jvmti, jni: Option<&JniEnv>, event: LocationEvent, by_breakpoint
             if let Some(k) = compares {
                 tree.count_operand(node, routed::LOOKUPSWITCH, k);
             }
-            if let Some(k) = type_steps {
+            if let Some(k) = type_path {
                 tree.count_operand(node, op, k);
             }
         }
@@ -631,13 +631,12 @@ fn type_check_of_local(jvmti: &Jvmti, jni: &JniEnv, slot: u16, target: &str) -> 
     if object.is_null() {
         return None;
     }
-    let interface = names_an_interface(jvmti, target);
     let mut names: Vec<String> = Vec::new();
     // SAFETY: `object` and the classes are local references of this callback.
     let mut at = Some(unsafe { jni.get_object_class(object) });
-    while let Some(c) = at.filter(|c| !c.is_null() && !interface) {
+    while let Some(c) = at.filter(|c| !c.is_null()) {
         let (signature, _) = unsafe { jvmti.get_class_signature(c) }.ok()?;
-        let name = internal_name(&signature).to_string();
+        let name = class_name(&signature).to_string();
         let found = name == target;
         names.push(name);
         if found || names.len() > usize::from(routed::TYPE_INTERFACE) {
@@ -645,16 +644,11 @@ fn type_check_of_local(jvmti: &Jvmti, jni: &JniEnv, slot: u16, target: &str) -> 
         }
         at = unsafe { jni.get_superclass(c) };
     }
+    // An interface is never among the superclasses: only a test that found
+    // no class asks whether it named one.
+    let found = names.last().is_some_and(|n| n == target);
+    let interface = !found && names_an_interface(jvmti, target);
     routed::type_check_operand(names.iter().map(String::as_str), target, interface)
-}
-
-/// A class signature's internal name (`Ljava/lang/Object;`:
-/// `java/lang/Object`); an array's keeps its descriptor, which names no class.
-fn internal_name(signature: &str) -> &str {
-    signature
-        .strip_prefix('L')
-        .and_then(|n| n.strip_suffix(';'))
-        .unwrap_or(signature)
 }
 
 /// Whether each class a type check named is an interface, by internal name.
@@ -673,7 +667,7 @@ fn names_an_interface(jvmti: &Jvmti, target: &str) -> bool {
     for c in jvmti.get_loaded_classes().unwrap_or_default() {
         // SAFETY: the classes are local references of this callback.
         if let Ok((signature, _)) = unsafe { jvmti.get_class_signature(c) } {
-            let name = internal_name(&signature);
+            let name = class_name(&signature);
             if !known.contains_key(name) {
                 let interface = unsafe { jvmti.is_interface(c) }.unwrap_or(false);
                 known.insert(name.to_string(), interface);
@@ -834,7 +828,7 @@ impl Agent for Profiler {
             return;
         };
         let name = class_name(&signature);
-        let is_main = opts.region.main_class() == Some(name.as_str());
+        let is_main = opts.region.main_class() == Some(name);
         let is_marker = matches!(&opts.region, Region::Harness { marker, .. } if *marker == name);
         if !is_main && !is_marker {
             return;

@@ -277,8 +277,6 @@ pub fn pool_utf8(pool: &[Constant], idx: u16) -> Option<&str> {
     }
 }
 
-/// `(class, name, descriptor)` of a Field/Method/InterfaceMethod ref in `pool`;
-/// for an InvokeDynamic entry, `("", name, descriptor)`.
 /// The internal name of the class constant `idx` (`java/lang/String`, or an
 /// array's descriptor `[I`).
 pub fn pool_class_name(pool: &[Constant], idx: u16) -> Option<&str> {
@@ -288,6 +286,8 @@ pub fn pool_class_name(pool: &[Constant], idx: u16) -> Option<&str> {
     }
 }
 
+/// `(class, name, descriptor)` of a Field/Method/InterfaceMethod ref in `pool`;
+/// for an InvokeDynamic entry, `("", name, descriptor)`.
 pub fn pool_member_ref(pool: &[Constant], idx: u16) -> Option<(&str, &str, &str)> {
     let (class, nat) = match pool.get(idx as usize)? {
         Constant::Fieldref { class, name_and_type }
@@ -298,10 +298,7 @@ pub fn pool_member_ref(pool: &[Constant], idx: u16) -> Option<(&str, &str, &str)
     };
     let class = match class {
         None => "",
-        Some(c) => match pool.get(c as usize)? {
-            Constant::Class(n) => pool_utf8(pool, *n)?,
-            _ => return None,
-        },
+        Some(c) => pool_class_name(pool, c)?,
     };
     match pool.get(nat as usize)? {
         Constant::NameAndType { name, descriptor } => {

@@ -89,16 +89,13 @@ pub fn add_runtime_methods(profile: &mut jopcal_profile::Profile, sizes: &Method
         if known.contains(method) {
             continue;
         }
-        let Some((head, rest)) = method.split_once('(') else {
-            continue;
-        };
-        let Some((class, name)) = head.rsplit_once('.') else {
+        let Some((class, name, descriptor)) = jopcal_profile::MethodInfo::split_qualified(method) else {
             continue;
         };
         profile.methods.push(jopcal_profile::MethodInfo {
-            class: class.replace('.', "/"),
+            class,
             name: name.to_string(),
-            descriptor: format!("({rest}"),
+            descriptor: descriptor.to_string(),
             bytecode_len: words * 4,
             native: false,
             synchronized: false,

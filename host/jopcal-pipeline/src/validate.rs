@@ -688,6 +688,19 @@ struct FitStart {
     params: Vec<String>,
 }
 
+impl FitStart {
+    /// What a fit from this table moves: `groups` (`impl_java`, ...) and the
+    /// library methods' parameters.
+    fn spec(&self, groups: &[&str]) -> String {
+        groups
+            .iter()
+            .copied()
+            .chain(self.params.iter().map(String::as_str))
+            .collect::<Vec<_>>()
+            .join(",")
+    }
+}
+
 /// The [`FitStart`] over the table `model` (at `model_path`) for the
 /// library methods `library` (sorted here), written into `dir`.
 fn fit_start(
@@ -761,11 +774,6 @@ fn routines_table(
         Some(b)
     };
     let on_board = board.as_ref().unwrap_or(&set.micro);
-    let groups: Vec<String> = ["impl_java", "collector"]
-        .into_iter()
-        .map(String::from)
-        .chain(start.params.iter().cloned())
-        .collect();
     interrupt::stage("derive: fit");
     let out = dir.join("derived-model.toml");
     let fitted = run_calibration(
@@ -774,7 +782,7 @@ fn routines_table(
             measured: std::slice::from_ref(&on_board.csv),
             profiles: &[set.micro.out.path.join("profiles")],
             model_path: &start.path,
-            groups: &groups.join(","),
+            groups: &start.spec(&["impl_java", "collector"]),
             cache: on_board
                 .method_cache
                 .as_deref()
@@ -821,7 +829,6 @@ fn calibrate_stage(
     if m.method_cache.is_none() {
         groups.push("cache");
     }
-    let base_spec = groups.join(",");
     if known_wait_states {
         s.say(&format!(
             "  validate the target's wait states are known ({}): the fit keeps them{}",
@@ -835,11 +842,7 @@ fn calibrate_stage(
             }
         ));
     }
-    let fit_model = start.path.clone();
-    let fit_spec = std::iter::once(base_spec)
-        .chain(start.params.iter().cloned())
-        .collect::<Vec<_>>()
-        .join(",");
+    let fit_spec = start.spec(&groups);
     failures.extend(micro.failures.iter().cloned());
     failures.extend(micro_prof.failures.iter().cloned());
     let mut measured = vec![m.csv.clone(), micro.csv.clone()];
@@ -866,7 +869,7 @@ fn calibrate_stage(
         &CalibrationRun {
             measured: &measured,
             profiles: &profiles,
-            model_path: &fit_model,
+            model_path: &start.path,
             groups: &fit_spec,
             cache: m.method_cache.as_deref().unwrap_or("fifo:1024:16"),
             loo: true,
@@ -931,7 +934,7 @@ fn calibrate_stage(
                 // The library methods' costs too, where the micro-benchmarks
                 // call them (an exception's constructor); a method only the
                 // suite calls keeps its host code's price (its cost unfitted).
-                model_path: &fit_model,
+                model_path: &start.path,
                 groups: &fit_spec,
                 cache: m.method_cache.as_deref().unwrap_or("fifo:1024:16"),
                 loo: false,

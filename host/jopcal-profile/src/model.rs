@@ -52,6 +52,15 @@ impl MethodInfo {
         format!("{}.{}{}", self.class.replace('/', "."), self.name, self.descriptor)
     }
 
+    /// The parts of a method named as [`MethodInfo::qualified`] names it
+    /// (`java.lang.System.currentTimeMillis()J`): the class's internal name
+    /// (`java/lang/System`), the method's name and its descriptor.
+    pub fn split_qualified(method: &str) -> Option<(String, &str, &str)> {
+        let (head, descriptor) = method.split_at(method.find('(')?);
+        let (class, name) = head.rsplit_once('.')?;
+        Some((class.replace('.', "/"), name, descriptor))
+    }
+
     /// The return opcode this method's normal returns execute (by its descriptor).
     pub fn return_opcode(&self) -> u8 {
         match self.descriptor.rsplit(')').next().and_then(|r| r.chars().next()) {
@@ -371,6 +380,25 @@ impl Profile {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_qualified_name_splits_back_into_its_parts() {
+        let m = MethodInfo {
+            class: "a/b/C".into(),
+            name: "<init>".into(),
+            descriptor: "(Ljava/lang/String;)V".into(),
+            bytecode_len: 1,
+            native: false,
+            synchronized: false,
+        };
+        let q = m.qualified();
+        assert_eq!(
+            MethodInfo::split_qualified(&q),
+            Some(("a/b/C".to_string(), "<init>", "(Ljava/lang/String;)V"))
+        );
+        assert_eq!(MethodInfo::split_qualified("code at word 3602"), None);
+        assert_eq!(MethodInfo::split_qualified("f()V"), None, "no class");
+    }
 
     #[test]
     fn return_opcode_from_descriptor() {

@@ -47,13 +47,7 @@ pub fn is_clock(class: &str, name: &str) -> bool {
 /// Whether `method`, as a JOP link map names it
 /// (`java.lang.System.currentTimeMillis()J`), is one of JOP's clock methods.
 pub fn is_clock_named(method: &str) -> bool {
-    let Some((owner_and_name, _)) = method.split_once('(') else {
-        return false;
-    };
-    let Some((owner, name)) = owner_and_name.rsplit_once('.') else {
-        return false;
-    };
-    is_clock(&owner.replace('.', "/"), name)
+    crate::MethodInfo::split_qualified(method).is_some_and(|(class, name, _)| is_clock(&class, name))
 }
 
 /// The host's stand-in for JOP's serial line (a tree suite's host run,

@@ -820,64 +820,55 @@ impl TimingModel {
 
 /// `pkg.Class.name(descriptor)`: a dotted class, a method name, a descriptor.
 fn is_qualified_method(m: &str) -> bool {
-    let Some((head, descriptor)) = m.split_once('(') else {
-        return false;
-    };
-    let Some((class, name)) = head.rsplit_once('.') else {
-        return false;
-    };
-    !class.is_empty() && !name.is_empty() && descriptor.contains(')')
+    jopcal_profile::MethodInfo::split_qualified(m)
+        .is_some_and(|(class, name, descriptor)| !class.is_empty() && !name.is_empty() && descriptor.contains(')'))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    /// The closed costs give, to the bit, what evaluating the formulas
-    /// gives, for every opcode and method size of the shipped tables (with
-    /// their wait states changed, as a run's overrides do).
+    /// A table of `sections` over the shipped `jop-wcet.toml`.
+    fn on_wcet(sections: &str) -> Result<TimingModel, ModelError> {
+        let base = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../calibration/jop-wcet.toml");
+        let text = format!("[model]\nname = \"m\"\nbase = \"{}\"\n{sections}", base.display());
+        TimingModel::parse(&text, Path::new("/tmp/m.toml"))
+    }
+
     #[test]
     fn routines_name_bytecodes_run_in_java_and_their_methods() {
-        let base = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../calibration/jop-wcet.toml");
-        let with = |sections: &str| {
-            let text = format!("[model]\nname = \"m\"\nbase = \"{}\"\n{sections}", base.display());
-            TimingModel::parse(&text, Path::new("/tmp/m.toml"))
-        };
-        let m = with("[routines]\nnew = [\"a.B.f(I)I\"]\n").unwrap();
+        let m = on_wcet("[routines]\nnew = [\"a.B.f(I)I\"]\n").unwrap();
         assert_eq!(m.routine_methods(0xbb), ["a.B.f(I)I"]);
         assert!(m.routine_methods(0x60).is_empty());
-        let e = with("[routines]\niadd = [\"a.B.f(I)I\"]\n").unwrap_err().to_string();
+        let e = on_wcet("[routines]\niadd = [\"a.B.f(I)I\"]\n").unwrap_err().to_string();
         assert!(
             e.contains("'iadd': not a bytecode this table implements in Java"),
             "{e}"
         );
-        let e = with("[routines]\nnew = [\"f\"]\n").unwrap_err().to_string();
+        let e = on_wcet("[routines]\nnew = [\"f\"]\n").unwrap_err().to_string();
         assert!(e.contains("'f' is not a method"), "{e}");
     }
 
     #[test]
     fn an_operands_cost_may_name_the_bytecodes_dispatch() {
-        let base = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../calibration/jop-wcet.toml");
-        let text = format!(
-            "[model]\nname = \"m\"\nbase = \"{}\"\n[params]\nimpl_instanceof = 10\nstep = 3\n[operands.instanceof]\n\"0-254\" = \"dispatch + impl_instanceof + step * n\"\n",
-            base.display()
-        );
-        let m = TimingModel::parse(&text, Path::new("/tmp/m.toml")).unwrap();
+        let sections = "[params]\nimpl_instanceof = 10\nstep = 3\n[operands.instanceof]\n\"0-254\" = \"dispatch + impl_instanceof + step * n\"\n";
+        let m = on_wcet(sections).unwrap();
         let (dispatch, routine) = m.cost_parts(0xc1, m.load_cost(true, 0), 0);
         assert_eq!(routine, 10.0);
         assert_eq!(m.operand_cost(0xc1, 0), Some(dispatch + 10.0));
         assert_eq!(m.operand_cost(0xc1, 2), Some(dispatch + 16.0));
         // Elsewhere `dispatch` is no name.
-        let bad = text.replace(
+        let bad = sections.replace(
             "[operands.instanceof]",
             "[formulas]\nx = \"dispatch\"\n[operands.instanceof]",
         );
-        let e = TimingModel::parse(&bad, Path::new("/tmp/m.toml"))
-            .unwrap_err()
-            .to_string();
+        let e = on_wcet(&bad).unwrap_err().to_string();
         assert!(e.contains("unknown name 'dispatch'"), "{e}");
     }
 
+    /// The closed costs give, to the bit, what evaluating the formulas
+    /// gives, for every opcode and method size of the shipped tables (with
+    /// their wait states changed, as a run's overrides do).
     #[test]
     fn closed_costs_are_the_formulas_values() {
         let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../calibration");

@@ -54,6 +54,7 @@ const GROUPS: &[Group] = &[
 /// collector, its monitors as its microcode times them).
 const TREE_GROUPS: &[&[Group]] = &[
     FLOAT_GROUPS,
+    TYPE_CHECK_GROUPS,
     REFERENCE_GROUPS,
     MONITOR_GROUPS,
     SWITCH_GROUPS,
@@ -129,14 +130,11 @@ const FLOAT_GROUPS: &[Group] = &[
     },
 ];
 
-/// Stores of references into a field and a static, which JOP's linker
-/// turns into `putfield_ref` and `putstatic_ref`, run by the runtime's Java
-/// routines (its write barrier) on the original tree: with the
-/// floating-point groups, only where a JOP tree's images run.
-const REFERENCE_GROUPS: &[Group] = &[
-    // The type checks' other paths in JOP's routine: a class the object is
-    // not (the walk past all three of its classes fails), and an interface
-    // (the object's class has an interface table to read).
+/// The type checks' other paths in JOP's routine (beside the climb to a
+/// superclass the base groups time): a class the object is not (the climb
+/// past all three of its classes fails), and an interface (the object's
+/// class has an interface table to read). Only where a JOP tree's images run.
+const TYPE_CHECK_GROUPS: &[Group] = &[
     Group {
         name: "InstanceofFail",
         what: "instanceof of a class it is not",
@@ -151,6 +149,13 @@ const REFERENCE_GROUPS: &[Group] = &[
         body: "if (o instanceof Runnable) { s++; }",
         result: "s",
     },
+];
+
+/// Stores of references into a field and a static, which JOP's linker
+/// turns into `putfield_ref` and `putstatic_ref`, run by the runtime's Java
+/// routines (its write barrier) on the original tree: with the
+/// floating-point groups, only where a JOP tree's images run.
+const REFERENCE_GROUPS: &[Group] = &[
     Group {
         name: "Putref",
         what: "putfield of a reference",
