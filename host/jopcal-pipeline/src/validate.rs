@@ -381,24 +381,31 @@ pub fn validate(s: Session, a: &ValidateOptions, plan: &Plan) -> Result<Validate
     } else {
         None
     };
-    // The derived table's Java routines, timed on the virtual board.
-    let model_path = match (&derived, &micro) {
+    // The derived table's Java routines, timed on the virtual board, and
+    // the method cache they were timed in.
+    let (model_path, routines_cache) = match (&derived, &micro) {
         (Some(_), Some((set, fs))) if m.runs_tree_images => {
             match routines_table(s, a, plan, &m, set, (fs, &format!("{}+routines", start.name))) {
-                Ok(p) => p,
+                Ok((p, cache)) => (p, Some(cache)),
                 Err(e) => {
                     s.say(&format!(
                         "  validate warning: the derived table's Java routines could not be timed on the virtual board ({e:#}): it prices them at 0"
                     ));
-                    start_path.clone()
+                    (start_path.clone(), None)
                 }
             }
         }
-        _ => start_path.clone(),
+        _ => (start_path.clone(), None),
     };
     interrupt::stage("estimate");
     let model = TimingModel::load(&model_path)?;
-    let modes = cache_modes(s, a, &m)?;
+    let mut modes = cache_modes(s, a, &m)?;
+    // Where the target reports no method cache (the RTL bench), the table is
+    // also estimated in the cache its routines were timed in (the virtual
+    // board's, the processor's configuration).
+    if let Some(cache) = routines_cache.filter(|c| !modes.contains(c)) {
+        modes.push(cache);
+    }
     let estimates = estimate_all(s, &profiled.profiles, &model, &modes);
     run.failures = m.failures.iter().chain(&profiled.failures).cloned().collect();
     // A workload left out of the build fails both the measurement and the profile: name it once.
@@ -731,8 +738,9 @@ fn fit_start(
     Ok(FitStart { path: file, params })
 }
 
-/// The derived table (`derived`, named `name`) with JOP's Java-implemented
-/// bytecodes priced. The microcode cannot time them: `new`, the switches,
+/// The derived table (`start`: it, or the library's table over it), named
+/// `name`, with JOP's Java-implemented bytecodes priced, and the method
+/// cache they were timed in. The microcode cannot time them: `new`, the switches,
 /// the type checks, `athrow` and the rest jump to the runtime's Java
 /// (`JVM.f_*`, the collector). So the run's micro-benchmarks are measured on
 /// the virtual board built from the same microcode and runtime (on
@@ -748,7 +756,7 @@ fn routines_table(
     m: &Measured,
     set: &MicroSet,
     (start, name): (&FitStart, &str),
-) -> Result<PathBuf> {
+) -> Result<(PathBuf, CacheMode)> {
     let dir = &m.out.path;
     let board = if a.target == TargetKind::Emu {
         None
@@ -795,7 +803,7 @@ fn routines_table(
             name: Some(name),
         },
     )?;
-    Ok(fitted.toml)
+    Ok((fitted.toml, fitted.fit.cache))
 }
 
 /// Fits the table to the suite and the micro-benchmarks of `set` (each
