@@ -557,6 +557,21 @@ fn a_loop_of_fast_path_bytecodes_runs_as_its_handlers_do() {
 }
 
 #[test]
+fn a_long_load_onto_its_own_low_word_reads_it_after_the_push_on_both_ways() {
+    // Found by the property tests (CI): with the top popped down to the
+    // frame's lowest (`vp + 4`), `lload 4` pushes its high word onto local
+    // 5 before it reads it; the fast path read both words first.
+    let mut code = vec![
+        16, b'A', 54, 4, 16, b'B', 54, 5, 88, 88, 88, 22, 4, 89, 17, 255, 145, 210,
+    ];
+    code.extend(exit_code());
+    let img = image(vec![method(&code, 0, 6)], vec![]).build();
+    let _ = runs_alike(img.words.clone(), 50_000);
+    let (_, out) = run(img.words, 50_000);
+    assert!(out.starts_with('A'), "{out:?}");
+}
+
+#[test]
 fn a_method_without_code_bytes_stops_at_its_first_fetch_on_both_ways() {
     // Found by the property tests: a method of no code words left the fast
     // path's bounds wrapping below 0.

@@ -836,10 +836,13 @@ impl<'c> Machine<'c> {
                     if local(d.opd) >= N || local(d.opd + 1) >= N {
                         break false;
                     }
-                    let (h, l) = (stack[w(local(d.opd))], stack[w(local(d.opd + 1))]);
+                    let h = stack[w(local(d.opd))];
                     commit!(2);
+                    // The high word's push comes first, as in the handler:
+                    // a top at the frame's lowest (`vp + 4`) pushes onto the
+                    // local the low word is then read from.
                     stack[w(s + 1)] = h;
-                    stack[w(s + 2)] = l;
+                    stack[w(s + 2)] = stack[w(local(d.opd + 1))];
                     sp += 2;
                     pc = at + $len;
                 }};
