@@ -4,6 +4,14 @@
 //! the read the region's count starts from is the region's start. The
 //! estimate takes from it when JOP's collector runs in the region
 //! (`jopcal_timing::collector`).
+//!
+//! A target that reports no heap (the RTL bench, a board, JopSim) can be
+//! given the virtual board's: `heap-starts.csv` beside its
+//! `measurements.csv` holds the heap each region began with when the same
+//! images ran on the virtual board. What a program allocates before its
+//! region does not depend on the processor's timing, so neither does the
+//! heap the region begins with (unless the program reads the clock to
+//! decide what to allocate).
 
 use anyhow::{anyhow, Result};
 use jopcal_emu::board::parse_heap_reads;
@@ -11,13 +19,30 @@ use jopcal_emu::image::{heap_at_region_start, HeapRead};
 use jopcal_measure::measurements;
 use jopcal_profile::{HeapStart, Profile};
 use std::collections::BTreeMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
+
+/// The file beside a `measurements.csv` that gives its regions' heaps
+/// where the target reported none (see the module's doc).
+pub const HEAP_STARTS_FILE: &str = "heap-starts.csv";
+
+/// One row of [`HEAP_STARTS_FILE`]: a benchmark's [`HeapStart`].
+#[derive(Debug, serde::Serialize, serde::Deserialize)]
+struct HeapStartRow {
+    benchmark: String,
+    free_words: u32,
+    free_handles: u32,
+    refill_words: u32,
+    refill_handles: u32,
+    semi_words: u32,
+    handles: u32,
+}
 
 /// Per benchmark of `measured_csv`, the heap its region began with, where
-/// the target wrote its heap reads and one pair of them spans the region.
+/// the target wrote its heap reads and one pair of them spans the region;
+/// else as [`HEAP_STARTS_FILE`] beside it gives it.
 pub fn heap_starts(measured_csv: &Path) -> Result<BTreeMap<String, HeapStart>> {
     let dir = measured_csv.parent().unwrap_or(Path::new("."));
-    let mut out = BTreeMap::new();
+    let mut out = read_heap_starts(&dir.join(HEAP_STARTS_FILE))?;
     for row in measurements::read(measured_csv).map_err(|e| anyhow!(e))? {
         let path = dir
             .join(crate::clocks::CLOCKS_DIR)
@@ -31,6 +56,52 @@ pub fn heap_starts(measured_csv: &Path) -> Result<BTreeMap<String, HeapStart>> {
         }
     }
     Ok(out)
+}
+
+/// The rows of a [`HEAP_STARTS_FILE`] (none where there is no file); an
+/// error names the file and the line.
+fn read_heap_starts(path: &Path) -> Result<BTreeMap<String, HeapStart>> {
+    let mut out = BTreeMap::new();
+    let Ok(file) = std::fs::File::open(path) else {
+        return Ok(out);
+    };
+    for (i, row) in csv::Reader::from_reader(file).deserialize::<HeapStartRow>().enumerate() {
+        // Line 1 is the header.
+        let r = row.map_err(|e| anyhow!("{}:{}: {e}", path.display(), i + 2))?;
+        out.insert(
+            r.benchmark,
+            HeapStart {
+                free_words: r.free_words,
+                free_handles: r.free_handles,
+                refill_words: r.refill_words,
+                refill_handles: r.refill_handles,
+                semi_words: r.semi_words,
+                handles: r.handles,
+            },
+        );
+    }
+    Ok(out)
+}
+
+/// Writes `starts` as the [`HEAP_STARTS_FILE`] beside `measured_csv`
+/// (through a temporary file: an earlier one stays whole until then).
+pub fn write_heap_starts(measured_csv: &Path, starts: &BTreeMap<String, HeapStart>) -> Result<PathBuf> {
+    let path = measured_csv.parent().unwrap_or(Path::new(".")).join(HEAP_STARTS_FILE);
+    let mut w = csv::Writer::from_writer(Vec::new());
+    for (benchmark, h) in starts {
+        w.serialize(HeapStartRow {
+            benchmark: benchmark.clone(),
+            free_words: h.free_words,
+            free_handles: h.free_handles,
+            refill_words: h.refill_words,
+            refill_handles: h.refill_handles,
+            semi_words: h.semi_words,
+            handles: h.handles,
+        })?;
+    }
+    let bytes = w.into_inner().map_err(|e| anyhow!("{}: {e}", path.display()))?;
+    jopcal_measure::atomic::write_atomic(&path, &bytes).map_err(|e| anyhow!("writing {}: {e}", path.display()))?;
+    Ok(path)
 }
 
 /// The heap at the start of the region `measured` cycles long, with what a
@@ -76,5 +147,50 @@ mod tests {
         assert_eq!((h.free_words, h.free_handles), (700, 60));
         assert_eq!((h.refill_words, h.refill_handles), (990, 98));
         assert_eq!(region_heap(&reads, 7), None, "no read starts a region that long");
+    }
+
+    /// A directory with a `measurements.csv` of no rows (and no heap reads).
+    fn no_measurements() -> (tempfile::TempDir, std::path::PathBuf) {
+        let dir = tempfile::tempdir().unwrap();
+        let csv = dir.path().join("measurements.csv");
+        std::fs::write(
+            &csv,
+            "target,target_config,benchmark,iterations,cycles,value,unit,run,timestamp,tool_version,suite_hash,log\n",
+        )
+        .unwrap();
+        (dir, csv)
+    }
+
+    #[test]
+    fn a_target_without_heap_reads_takes_the_heaps_written_beside_its_measurements() {
+        let (dir, csv) = no_measurements();
+        assert!(heap_starts(&csv).unwrap().is_empty(), "no reads, no file: no heaps");
+        let h = HeapStart {
+            free_words: 700,
+            free_handles: 60,
+            refill_words: 990,
+            refill_handles: 98,
+            semi_words: 1000,
+            handles: 100,
+        };
+        let starts = BTreeMap::from([("Garbage".to_string(), h)]);
+        let path = write_heap_starts(&csv, &starts).unwrap();
+        assert_eq!(path, dir.path().join(HEAP_STARTS_FILE));
+        assert_eq!(heap_starts(&csv).unwrap(), starts);
+    }
+
+    #[test]
+    fn a_damaged_heaps_file_is_an_error_naming_its_line() {
+        let (dir, csv) = no_measurements();
+        std::fs::write(
+            dir.path().join(HEAP_STARTS_FILE),
+            "benchmark,free_words,free_handles,refill_words,refill_handles,semi_words,handles\nA,1,2,3,4,5,6\nB,1,x,3,4,5,6\n",
+        )
+        .unwrap();
+        let e = heap_starts(&csv).unwrap_err().to_string();
+        assert!(
+            e.contains(&format!("{}:3:", dir.path().join(HEAP_STARTS_FILE).display())),
+            "{e}"
+        );
     }
 }

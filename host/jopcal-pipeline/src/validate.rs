@@ -352,7 +352,9 @@ pub fn validate(s: Session, a: &ValidateOptions, plan: &Plan) -> Result<Validate
     }));
     let mut run = Run::default();
     let (m, mut profiled, library) = measure_and_profile(s, &root, a, plan, &a.benches, "", &out)?;
-    // The collector's trigger: the heap each region began with on the target.
+    // The collector's trigger: the heap each region began with on the
+    // target, or, where it reports none, on the virtual board.
+    heap_from_board(s, a, plan, (&m, &profiled), &root);
     crate::heap::attach(&mut profiled.profiles, &crate::heap::heap_starts(&m.csv)?);
     let dir = m.out.path.clone();
     run.stage("build", "done");
@@ -463,6 +465,53 @@ pub fn validate(s: Session, a: &ValidateOptions, plan: &Plan) -> Result<Validate
         summary: path,
         failures,
     })
+}
+
+/// Where the target reports no heap (the RTL bench, a board, JopSim) and
+/// the profiles allocate, the heap each region began with on the virtual
+/// board: the same workloads of `root` run there (`heap-board/`), and its
+/// heaps are written beside `m`'s measurements
+/// ([`crate::heap::HEAP_STARTS_FILE`]), where every later reader of them
+/// (the estimate, the fits, `explain`) finds them. Without them the
+/// collector's work is not estimated: a failure here is a warning.
+fn heap_from_board(
+    s: Session,
+    a: &ValidateOptions,
+    plan: &Plan,
+    (m, profiled): (&Measured, &ProfiledSet),
+    root: &Path,
+) {
+    let allocating = profiled.profiles.iter().any(|p| !p.allocations.is_empty());
+    if a.target == TargetKind::Emu || !allocating || m.rows.iter().any(|r| r.unit != jopcal_measure::Unit::Cycles) {
+        return;
+    }
+    let board_heaps = || -> Result<Option<PathBuf>> {
+        if !crate::heap::heap_starts(&m.csv)?.is_empty() {
+            return Ok(None);
+        }
+        s.say("  validate the target reports no heap: the heap each region begins with (the collector's trigger) is taken from the same workloads on the virtual board");
+        let how = Measure {
+            target: TargetKind::Emu,
+            benches: &a.benches,
+            runs: 1,
+            timeout: plan.timeout,
+            jvm_args: &[],
+            on: &a.on,
+            tree_suite: a.suite != "builtin",
+        };
+        let b = measure_on(s, root, &how, &m.out.path.join("heap-board"), &plan.stamp)?;
+        let measured: std::collections::HashSet<&str> = m.rows.iter().map(|r| r.benchmark.as_str()).collect();
+        let mut starts = crate::heap::heap_starts(&b.csv)?;
+        starts.retain(|bench, _| measured.contains(bench.as_str()));
+        Ok(Some(crate::heap::write_heap_starts(&m.csv, &starts)?))
+    };
+    match board_heaps() {
+        Ok(None) => {}
+        Ok(Some(path)) => s.say(&format!("  validate the virtual board's heaps: {}", path.display())),
+        Err(e) => s.say(&format!(
+            "  validate warning: the heaps on the virtual board ({e:#}): the collector's work is not estimated"
+        )),
+    }
 }
 
 /// What the stages of a validate run said, gathered for `summary.json`.
@@ -773,6 +822,11 @@ fn routines_table(
             tree_suite: a.suite != "builtin",
         };
         let b = measure_on(s, &set.src, &how, &dir.join("micro-board"), &plan.stamp)?;
+        // The calibrated tables' fits of the collector on the target's own
+        // micro-benchmarks take the board's heaps where the target has none.
+        if crate::heap::heap_starts(&set.micro.csv)?.is_empty() {
+            crate::heap::write_heap_starts(&set.micro.csv, &crate::heap::heap_starts(&b.csv)?)?;
+        }
         if m.wait_states.is_some() && b.wait_states != m.wait_states {
             s.say(&format!(
                 "  validate warning: the virtual board runs at wait states {:?}, the target at {:?}: the derived routines are the board's",
