@@ -69,6 +69,9 @@ pub struct BoardOptions {
     pub dtr_rts: bool,
     /// Seconds of silence after which a running image is given up.
     pub line_timeout: u64,
+    /// The tree's Quartus project whose processor the board holds (its
+    /// UART and wait states then known).
+    pub top: Option<String>,
     /// How a classic download to a board is paced (default [`jopcal_link::Pace::line`]).
     pub pace: Option<jopcal_link::Pace>,
 }
@@ -84,6 +87,7 @@ impl Default for BoardOptions {
             retries: 2,
             dtr_rts: false,
             line_timeout: 30,
+            top: None,
             pace: None,
         }
     }
@@ -312,6 +316,7 @@ fn run_args(s: Session, root: &Path, how: &Measure) -> Result<Vec<String>> {
         }
     }
     a.extend(on.emu.top.iter().map(|t| format!("--top={t}")));
+    a.extend(on.board.top.iter().map(|t| format!("--board-top={t}")));
     a.extend(on.emu.generics.iter().map(|(n, v)| format!("--emu-generic={n}={v}")));
     a.extend(on.emu.params.iter().map(|p| format!("--emu-param={p}")));
     if on.emu.trace {
@@ -519,6 +524,9 @@ fn open_target(
             let Some(port) = on.board.port.clone() else {
                 bail!("--target board needs --port DEV or --port tcp://HOST:PORT");
             };
+            if let (Some(top), None) = (&on.board.top, jop_home) {
+                bail!("--board-top {top} names a project of a JOP tree: give the tree with --jop-home");
+            }
             let images = images(root, jop_home, how)?;
             let target = BoardTarget::new(
                 jopcal_targets::TargetKind::Board,
@@ -528,8 +536,29 @@ fn open_target(
                 limit,
                 None,
             );
-            Box::new(match on.board.pace {
+            let target = match on.board.pace {
                 Some(pace) => target.with_pace(pace),
+                None => target,
+            };
+            // The tree's processor the board holds: its UART and memory.
+            let Some(top) = on.board.top.as_deref() else {
+                return Ok(Box::new(target));
+            };
+            let home = jop_home.expect("checked before the images were built");
+            let known = crate::processor::board_processor(Some(root), home, top)?;
+            progress.say(&format!(
+                "the board holds quartus/{top} of the tree: its UART sends a character in {} cycles{}",
+                known.serial_char,
+                match known.wait_states {
+                    Some((r, w)) => format!(", its memory reads with {r} and writes with {w} wait states"),
+                    None => String::new(),
+                }
+            ));
+            let target = target
+                .with_serial_char(known.serial_char)
+                .with_serial_free(known.serial_free);
+            Box::new(match known.wait_states {
+                Some(rw) => target.with_wait_states(rw),
                 None => target,
             })
         }
@@ -547,13 +576,15 @@ fn open_target(
                 limit,
                 on.emu.trace.then(|| out.join("traces")),
             );
-            // A tree's JOP that `sim build` made: its memory's wait states are known.
-            let target = match crate::processor::bench_serial_char(sim)? {
-                Some(c) => target.with_serial_char(c),
-                None => target,
-            };
-            match crate::processor::bench_wait_states(Some(root), sim)? {
-                Some(rw) => Box::new(target.with_wait_states(rw)),
+            // A tree's JOP that `sim build` made: its UART and memory are known.
+            match crate::processor::bench_processor(Some(root), sim)? {
+                Some(known) => {
+                    let target = target.with_serial_char(known.serial_char);
+                    Box::new(match known.wait_states {
+                        Some(rw) => target.with_wait_states(rw),
+                        None => target,
+                    })
+                }
                 None => Box::new(target),
             }
         }

@@ -364,19 +364,22 @@ pub fn image_board(s: Session, b: &ImageBoard) -> Result<(BoardConfig, String)> 
     board_config(s, &home, &spec, b.params)
 }
 
-/// The cycles of one character on the UART of the JOP a tree build made in
-/// `sim` (`None` for a bench of the user's own RTL).
-pub fn bench_serial_char(sim: &Path) -> Result<Option<f64>> {
-    let built = jopcal_sim::jop::describe::Built::read(sim).map_err(|e| anyhow!(e))?;
-    Ok(built.map(|b| jopcal_emu::uart_frame_cycles(b.top.uart_tick()) as f64))
+/// What a tree's processor (`top`: the facts of its VHDL) tells of a
+/// target that is it: its serial line and its memory.
+pub struct KnownProcessor {
+    /// Cycles of one character its UART sends.
+    pub serial_char: f64,
+    /// Characters its UART takes without the program waiting (the
+    /// transmit FIFO and the one being sent).
+    pub serial_free: f64,
+    /// Its memory's read and write wait states, where the access table
+    /// (`calibration/jop-microcode.toml`, found from `firmware`) knows its
+    /// controller.
+    pub wait_states: Option<(f64, f64)>,
 }
 
-/// The read and write wait states of the JOP a tree build made in `sim`
-/// (`None` for a bench of the user's own RTL).
-pub fn bench_wait_states(firmware: Option<&Path>, sim: &Path) -> Result<Option<(f64, f64)>> {
-    let Some(built) = jopcal_sim::jop::describe::Built::read(sim).map_err(|e| anyhow!(e))? else {
-        return Ok(None);
-    };
+/// The [`KnownProcessor`] of `top`.
+pub fn known_processor(firmware: Option<&Path>, top: &TopFacts) -> Result<KnownProcessor> {
     let access_path = locate::calibration_path(
         None,
         firmware,
@@ -385,10 +388,24 @@ pub fn bench_wait_states(firmware: Option<&Path>, sim: &Path) -> Result<Option<(
         "reinstall jopcal",
     )?;
     let access = AccessTiming::load(&access_path)?;
-    Ok(access
-        .controllers
-        .get(&built.top.controller)
-        .map(|ws| ws.at(built.top.ram_cnt)))
+    Ok(KnownProcessor {
+        serial_char: jopcal_emu::uart_frame_cycles(top.uart_tick()) as f64,
+        serial_free: f64::from(top.tx_fifo_depth + 1),
+        wait_states: access.controllers.get(&top.controller).map(|ws| ws.at(top.ram_cnt)),
+    })
+}
+
+/// The [`KnownProcessor`] of the JOP a tree build made in `sim` (`None`
+/// for a bench of the user's own RTL).
+pub fn bench_processor(firmware: Option<&Path>, sim: &Path) -> Result<Option<KnownProcessor>> {
+    let built = jopcal_sim::jop::describe::Built::read(sim).map_err(|e| anyhow!(e))?;
+    built.map(|b| known_processor(firmware, &b.top)).transpose()
+}
+
+/// The [`KnownProcessor`] of the tree at `home`'s Quartus project `top`,
+/// which a board's FPGA holds (`--board-top`).
+pub fn board_processor(firmware: Option<&Path>, home: &Path, top: &str) -> Result<KnownProcessor> {
+    known_processor(firmware, &describe(home, top, &[]).map_err(|e| anyhow!(e))?)
 }
 
 /// The RTL keeps no clock reads (`--target verilator`): the virtual board

@@ -424,6 +424,12 @@ pub struct BoardArgs {
     /// Seconds of silence after which a running image is given up.
     #[arg(long, default_value_t = 30)]
     pub line_timeout: u64,
+    /// The tree's Quartus project whose processor the board's FPGA holds (built from
+    /// this tree, e.g. cycmin): its UART's character time and memory wait states are
+    /// then known, as they are to the virtual board, and printing in a timed region is
+    /// priced by them. Without it a board's printing is priced without its UART.
+    #[arg(long, value_name = "PROJECT")]
+    pub board_top: Option<String>,
     /// Classic download to a board: `line` (default: paced for JOP's transmitter, 11 bit
     /// times a byte, up to 3.5% slow, each burst when all but 2 echoes of the one before have
     /// come), `line:10` (a UART with one stop bit), `word`, `window:N`.
@@ -925,6 +931,7 @@ impl TryFrom<TargetArgs> for jopcal_pipeline::measure::TargetOptions {
                 retries: b.retries,
                 dtr_rts: b.dtr_rts,
                 line_timeout: b.line_timeout,
+                top: b.board_top,
                 pace: b
                     .pace
                     .map(|p| jopcal_link::Pace::parse(&p, b.baud))

@@ -277,6 +277,28 @@ fn bad_images_and_ports_are_one_line_errors() {
         .output()
         .unwrap();
     assert!(stderr(&o).contains("--target board needs --port"), "{}", stderr(&o));
+    // A board's processor named as a tree's project needs the tree.
+    let o = jopcal()
+        .env_remove("JOPCAL_JOP_HOME")
+        .current_dir(dir.path())
+        .args([
+            "run",
+            "--target",
+            "board",
+            "--port",
+            "/dev/no-such-tty",
+            "--board-top",
+            "cycmin",
+            "--image",
+        ])
+        .arg(&good)
+        .output()
+        .unwrap();
+    assert!(!o.status.success());
+    assert_eq!(
+        stderr(&o).trim(),
+        "jopcal: error: --board-top cycmin names a project of a JOP tree: give the tree with --jop-home"
+    );
 }
 
 #[test]
