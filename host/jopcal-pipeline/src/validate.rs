@@ -482,7 +482,13 @@ fn heap_from_board(
     root: &Path,
 ) {
     let allocating = profiled.profiles.iter().any(|p| !p.allocations.is_empty());
-    if a.target == TargetKind::Emu || !allocating || m.rows.iter().any(|r| r.unit != jopcal_measure::Unit::Cycles) {
+    // Only a tree's images tell their heap (their link map locates the
+    // collector's statics).
+    if a.target == TargetKind::Emu
+        || !m.runs_tree_images
+        || !allocating
+        || m.rows.iter().any(|r| r.unit != jopcal_measure::Unit::Cycles)
+    {
         return;
     }
     let board_heaps = || -> Result<Option<PathBuf>> {
@@ -503,6 +509,9 @@ fn heap_from_board(
         let measured: std::collections::HashSet<&str> = m.rows.iter().map(|r| r.benchmark.as_str()).collect();
         let mut starts = crate::heap::heap_starts(&b.csv)?;
         starts.retain(|bench, _| measured.contains(bench.as_str()));
+        if starts.is_empty() {
+            bail!("it reported none for these workloads");
+        }
         Ok(Some(crate::heap::write_heap_starts(&m.csv, &starts)?))
     };
     match board_heaps() {
