@@ -354,9 +354,6 @@ pub fn validate(s: Session, a: &ValidateOptions, plan: &Plan) -> Result<Validate
     let (m, mut profiled, library) = measure_and_profile(s, &root, a, plan, &a.benches, "", &out)?;
     // The collector's trigger: the heap each region began with on the
     // target, or, where it reports none, on the virtual board.
-    if plan.profiler == crate::instrumenter::ProfilerKind::Instrument && m.runs_tree_images {
-        s.say("  validate warning: the instrumenting profiler records no allocations yet: JOP's collector is not estimated (--profiler step records them)");
-    }
     heap_from_board(s, a, plan, (&m, &profiled), &root);
     crate::heap::attach(&mut profiled.profiles, &crate::heap::heap_starts(&m.csv)?);
     let dir = m.out.path.clone();

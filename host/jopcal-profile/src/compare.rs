@@ -80,8 +80,8 @@ pub fn first_difference(a: &Profile, b: &Profile, scope: Scope) -> Option<String
     if a.region != b.region {
         return Some(format!("region: {} against {}", a.region, b.region));
     }
-    // Allocations, where both profilers recorded them (the instrumenting
-    // profiler does not yet).
+    // Allocations, where both profilers recorded them (a JVM without
+    // heap sampling gives the single-step agent none).
     if !a.allocations.is_empty() && !b.allocations.is_empty() && a.allocations != b.allocations {
         let (na, wa) = crate::allocation_totals(&a.allocations);
         let (nb, wb) = crate::allocation_totals(&b.allocations);

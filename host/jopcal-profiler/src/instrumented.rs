@@ -13,7 +13,7 @@
 //! as the single-step agent reads them from the JVM.
 //!
 //! ```text
-//! magic "JOPCALR\n", version i32 (1), complete u8, why, benchmark, region
+//! magic "JOPCALR\n", version i32 (2), complete u8, why, benchmark, region
 //! (strings: i32 length, UTF-8), region_nanos i64
 //! classes i32, each: name, bytes (i32 length, the class file as loaded)
 //! methods i32, each: class index i32 (-1: none kept), class, name,
@@ -26,6 +26,8 @@
 //!   each), operands (i32 count, (i32 opcode << 8 | operand, i64 count) each)
 //! region_start i32, events (i32 count, i32 each: 0 return, 1 unwind,
 //!   k + 2 invoke entering node k)
+//! allocations i32, each: words in JOP's heap i32, count i64 (the region's
+//!   `new`, `newarray` and `anewarray` in counted frames)
 //! ```
 //! All integers are big-endian (Java's `DataOutputStream`).
 
@@ -138,8 +140,8 @@ pub fn read_raw(bytes: &[u8]) -> Result<(Profile, RawFacts), RawError> {
         return r.fail("not a raw profile of jopcal's instrumenting profiler");
     }
     let version = r.i32()?;
-    if version != 1 {
-        return r.fail(format!("version {version}; this jopcal reads version 1"));
+    if version != 2 {
+        return r.fail(format!("version {version}; this jopcal reads version 2"));
     }
     let complete = r.u8()? != 0;
     let why = r.string()?;
@@ -240,8 +242,17 @@ pub fn read_raw(bytes: &[u8]) -> Result<(Profile, RawFacts), RawError> {
             k => return r.fail(format!("event {k} names no node")),
         });
     }
+    let mut allocations = Vec::new();
+    for _ in 0..r.count()? {
+        let words = r.i32()?;
+        let count = r.i64()?;
+        let (Ok(words), Ok(count)) = (u32::try_from(words), u64::try_from(count)) else {
+            return r.fail(format!("{count} allocations of {words} words"));
+        };
+        allocations.push((words, count));
+    }
     if r.at != bytes.len() {
-        return r.fail("bytes after the events");
+        return r.fail("bytes after the allocations");
     }
     if nodes.is_empty() {
         return r.fail("no contexts: the region never began");
@@ -312,6 +323,9 @@ pub fn read_raw(bytes: &[u8]) -> Result<(Profile, RawFacts), RawError> {
             Event::Invoke(n) => Event::Invoke(ids[n as usize]),
             other => other,
         });
+    }
+    for (words, count) in allocations {
+        tree.count_allocation_n(words, count);
     }
     let mut profile = tree.into_profile(&benchmark, &region, complete);
     profile.region_nanos = region_nanos;
@@ -391,7 +405,7 @@ mod tests {
     /// A raw file of one context of a method kept without a class file (a native).
     fn one_native() -> Vec<u8> {
         let mut b = MAGIC.to_vec();
-        b.extend(be32(1));
+        b.extend(be32(2)); // version
         b.push(1);
         string(&mut b, "");
         string(&mut b, "B");
@@ -418,6 +432,7 @@ mod tests {
         b.extend(be32(0));
         b.extend(be32(0)); // region start
         b.extend(be32(0)); // events
+        b.extend(be32(0)); // allocations
         b
     }
 
@@ -430,13 +445,28 @@ mod tests {
         assert_eq!(p.nodes.len(), 1);
         assert!(p.methods[0].native);
         p.validate().unwrap();
+        assert!(p.allocations.is_empty());
+        // Two sizes of allocation after the events.
+        let mut b = one_native();
+        b.truncate(b.len() - 4);
+        b.extend(be32(2));
+        for (words, count) in [(3, 7i64), (12, 1)] {
+            b.extend(be32(words));
+            b.extend(count.to_be_bytes());
+        }
+        let (p, _) = read_raw(&b).unwrap();
+        assert_eq!(p.allocations, BTreeMap::from([(3, 7), (12, 1)]));
     }
 
     #[test]
     fn a_bad_raw_file_names_the_byte() {
         let b = one_native();
         let e = read_raw(&b[..b.len() - 2]).unwrap_err();
-        assert_eq!(e.offset, b.len() - 4, "the events count, two of its bytes missing");
+        assert_eq!(
+            e.offset,
+            b.len() - 4,
+            "the allocations' count, two of its bytes missing"
+        );
         assert!(e.message.contains("truncated"), "{e}");
         let e = read_raw(b"JOPCALP\n").unwrap_err();
         assert_eq!(
@@ -444,12 +474,21 @@ mod tests {
             (0, "not a raw profile of jopcal's instrumenting profiler")
         );
         let mut newer = b.clone();
-        newer[11] = 2;
-        assert!(read_raw(&newer).unwrap_err().message.contains("version 2"));
-        let mut bad_event = b.clone();
-        let n = bad_event.len();
-        bad_event[n - 4..].copy_from_slice(&be32(1));
+        newer[11] = 3;
+        assert!(read_raw(&newer).unwrap_err().message.contains("version 3"));
+        // The events' count (before the allocations') made 1, its event 9.
+        let mut bad_event = b[..b.len() - 8].to_vec();
+        bad_event.extend(be32(1));
         bad_event.extend(be32(9));
+        bad_event.extend(be32(0));
         assert!(read_raw(&bad_event).unwrap_err().message.contains("names no node"));
+        let mut negative = b[..b.len() - 4].to_vec();
+        negative.extend(be32(1));
+        negative.extend(be32(5));
+        negative.extend((-1i64).to_be_bytes());
+        assert!(read_raw(&negative)
+            .unwrap_err()
+            .message
+            .contains("-1 allocations of 5 words"));
     }
 }

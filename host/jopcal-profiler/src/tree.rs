@@ -391,6 +391,11 @@ impl Tree {
         *self.allocations.entry(words).or_insert(0) += 1;
     }
 
+    /// `times` objects or arrays of `words` words each were allocated.
+    pub fn count_allocation_n(&mut self, words: u32, times: u64) {
+        *self.allocations.entry(words).or_insert(0) += times;
+    }
+
     pub fn event(&mut self, e: Event) {
         self.events.push(e);
     }

@@ -569,6 +569,24 @@ public final class Agent implements ClassFileTransformer {
                 pre.add(new MethodInsnNode(Opcodes.INVOKESTATIC, RT, "typeCheck",
                         "(Ljava/lang/Object;Ljava/lang/Class;" + TS_DESC + "I)V", false));
                 insns.insertBefore(i, pre);
+            } else if (op == Opcodes.NEW && classConstants) {
+                // The object's size in JOP's heap (see Rt.allocObject).
+                InsnList pre = new InsnList();
+                pre.add(new LdcInsnNode(Type.getObjectType(((TypeInsnNode) i).desc)));
+                pre.add(new VarInsnNode(Opcodes.ALOAD, tsVar));
+                pre.add(new MethodInsnNode(Opcodes.INVOKESTATIC, RT, "allocObject",
+                        "(Ljava/lang/Class;" + TS_DESC + ")V", false));
+                insns.insertBefore(i, pre);
+            } else if (op == Opcodes.NEWARRAY || op == Opcodes.ANEWARRAY) {
+                // The array's size in JOP's heap: its length, a word an element (two for long, double).
+                boolean wide = op == Opcodes.NEWARRAY
+                        && (((IntInsnNode) i).operand == Opcodes.T_LONG || ((IntInsnNode) i).operand == Opcodes.T_DOUBLE);
+                InsnList pre = new InsnList();
+                pre.add(new InsnNode(Opcodes.DUP));
+                push(pre, wide ? 2 : 1);
+                pre.add(new VarInsnNode(Opcodes.ALOAD, tsVar));
+                pre.add(new MethodInsnNode(Opcodes.INVOKESTATIC, RT, "allocArray", "(II" + TS_DESC + ")V", false));
+                insns.insertBefore(i, pre);
             } else if (stores.containsKey(i)) {
                 FieldInsnNode f = (FieldInsnNode) i;
                 InsnList pre = new InsnList();

@@ -713,6 +713,69 @@ public final class Rt {
         }
     }
 
+    /** The region's allocations: words in JOP's heap, and how many. */
+    static final java.util.TreeMap<Integer, long[]> ALLOCATIONS = new java.util.TreeMap<>();
+    /** Words of each class's instances in JOP's heap. */
+    static final java.util.HashMap<Class<?>, Integer> INSTANCE_WORDS = new java.util.HashMap<>();
+
+    /**
+     * A new of class c in a counted frame: its instance's words in JOP's heap
+     * (its and its superclasses' fields, two for a long or a double), as the
+     * single-step agent sizes the JVM's allocation event.
+     */
+    public static void allocObject(Class<?> c, TS ts) {
+        if (ts.sink || ts.busy || ts.depth == 0 || !counting) {
+            return;
+        }
+        // Reflection is JDK code: not the program's.
+        ts.busy = true;
+        try {
+            Integer words;
+            synchronized (INSTANCE_WORDS) {
+                words = INSTANCE_WORDS.get(c);
+                if (words == null) {
+                    int w = 0;
+                    for (Class<?> k = c; k != null; k = k.getSuperclass()) {
+                        for (java.lang.reflect.Field f : k.getDeclaredFields()) {
+                            if (!Modifier.isStatic(f.getModifiers())) {
+                                w += f.getType() == long.class || f.getType() == double.class ? 2 : 1;
+                            }
+                        }
+                    }
+                    words = w;
+                    INSTANCE_WORDS.put(c, words);
+                }
+            }
+            allocated(words);
+        } finally {
+            ts.busy = false;
+        }
+    }
+
+    /** A newarray or anewarray of length elements of elementWords words each, in a counted frame. */
+    public static void allocArray(int length, int elementWords, TS ts) {
+        if (length < 0 || ts.sink || ts.busy || ts.depth == 0 || !counting) {
+            return;
+        }
+        ts.busy = true;
+        try {
+            allocated(length * elementWords);
+        } finally {
+            ts.busy = false;
+        }
+    }
+
+    static void allocated(int words) {
+        synchronized (ALLOCATIONS) {
+            long[] n = ALLOCATIONS.get(words);
+            if (n == null) {
+                ALLOCATIONS.put(words, new long[] {1});
+            } else {
+                n[0]++;
+            }
+        }
+    }
+
     /** jopcal_profile::routed's type check operands. */
     private static final int TYPE_STEPS_MAX = 127, TYPE_FAILED = 128, TYPE_INTERFACE = 255;
 
@@ -892,7 +955,7 @@ public final class Rt {
         }
         try (DataOutputStream o = new DataOutputStream(new BufferedOutputStream(new FileOutputStream(tmp), 1 << 16))) {
             o.writeBytes("JOPCALR\n");
-            o.writeInt(1);
+            o.writeInt(2);
             o.writeByte(complete ? 1 : 0);
             str(o, why);
             str(o, benchmark);
@@ -955,6 +1018,13 @@ public final class Rt {
             o.writeInt(ts == null ? 0 : ts.events);
             for (int i = 0; ts != null && i < ts.events; i++) {
                 o.writeInt(ts.ev[i]);
+            }
+            synchronized (ALLOCATIONS) {
+                o.writeInt(ALLOCATIONS.size());
+                for (java.util.Map.Entry<Integer, long[]> e : ALLOCATIONS.entrySet()) {
+                    o.writeInt(e.getKey());
+                    o.writeLong(e.getValue()[0]);
+                }
             }
         }
         if (!tmp.renameTo(dest)) {
