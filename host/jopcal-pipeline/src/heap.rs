@@ -104,6 +104,22 @@ pub fn write_heap_starts(measured_csv: &Path, starts: &BTreeMap<String, HeapStar
     Ok(path)
 }
 
+/// Lends the target measured in `target_csv` the heaps the virtual board
+/// reported for the same workloads (`board_csv`), those `keep` names: the
+/// [`HEAP_STARTS_FILE`] it writes, or `None` where there is nothing to lend
+/// (the target has heaps of its own, or the board reported none).
+pub fn lend_heap_starts(board_csv: &Path, target_csv: &Path, keep: impl Fn(&str) -> bool) -> Result<Option<PathBuf>> {
+    if !heap_starts(target_csv)?.is_empty() {
+        return Ok(None);
+    }
+    let mut starts = heap_starts(board_csv)?;
+    starts.retain(|bench, _| keep(bench));
+    if starts.is_empty() {
+        return Ok(None);
+    }
+    write_heap_starts(target_csv, &starts).map(Some)
+}
+
 /// The heap at the start of the region `measured` cycles long, with what a
 /// collection leaves free: what the heap held at the run's first read
 /// (the runtime's own objects, the program's static data) survives.
@@ -177,6 +193,35 @@ mod tests {
         let path = write_heap_starts(&csv, &starts).unwrap();
         assert_eq!(path, dir.path().join(HEAP_STARTS_FILE));
         assert_eq!(heap_starts(&csv).unwrap(), starts);
+    }
+
+    #[test]
+    fn the_boards_heaps_are_lent_only_to_a_target_without_its_own() {
+        let (_board_dir, board) = no_measurements();
+        let (target_dir, target) = no_measurements();
+        let h = |free_words| HeapStart {
+            free_words,
+            free_handles: 60,
+            refill_words: 990,
+            refill_handles: 98,
+            semi_words: 1000,
+            handles: 100,
+        };
+        assert_eq!(
+            lend_heap_starts(&board, &target, |_| true).unwrap(),
+            None,
+            "the board has none"
+        );
+        write_heap_starts(&board, &BTreeMap::from([("A".into(), h(1)), ("B".into(), h(2))])).unwrap();
+        let lent = lend_heap_starts(&board, &target, |b| b == "B").unwrap();
+        assert_eq!(lent, Some(target_dir.path().join(HEAP_STARTS_FILE)));
+        assert_eq!(heap_starts(&target).unwrap(), BTreeMap::from([("B".into(), h(2))]));
+        assert_eq!(
+            lend_heap_starts(&board, &target, |_| true).unwrap(),
+            None,
+            "it has its own now"
+        );
+        assert_eq!(heap_starts(&target).unwrap().len(), 1);
     }
 
     #[test]

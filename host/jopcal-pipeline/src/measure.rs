@@ -524,9 +524,14 @@ fn open_target(
             let Some(port) = on.board.port.clone() else {
                 bail!("--target board needs --port DEV or --port tcp://HOST:PORT");
             };
-            if let (Some(top), None) = (&on.board.top, jop_home) {
-                bail!("--board-top {top} names a project of a JOP tree: give the tree with --jop-home");
-            }
+            // The tree's processor the board holds, where named.
+            let board_top = match (on.board.top.as_deref(), jop_home) {
+                (Some(top), Some(home)) => Some((top, home)),
+                (Some(top), None) => {
+                    bail!("--board-top {top} names a project of a JOP tree: give the tree with --jop-home")
+                }
+                (None, _) => None,
+            };
             let images = images(root, jop_home, how)?;
             let target = BoardTarget::new(
                 jopcal_targets::TargetKind::Board,
@@ -540,11 +545,10 @@ fn open_target(
                 Some(pace) => target.with_pace(pace),
                 None => target,
             };
-            // The tree's processor the board holds: its UART and memory.
-            let Some(top) = on.board.top.as_deref() else {
+            // Its UART and memory.
+            let Some((top, home)) = board_top else {
                 return Ok(Box::new(target));
             };
-            let home = jop_home.expect("checked before the images were built");
             let known = crate::processor::board_processor(Some(root), home, top)?;
             progress.say(&format!(
                 "the board holds quartus/{top} of the tree: its UART sends a character in {} cycles{}",

@@ -496,23 +496,13 @@ fn heap_from_board(
             return Ok(None);
         }
         s.say("  validate the target reports no heap: the heap each region begins with (the collector's trigger) is taken from the same workloads on the virtual board");
-        let how = Measure {
-            target: TargetKind::Emu,
-            benches: &a.benches,
-            runs: 1,
-            timeout: plan.timeout,
-            jvm_args: &[],
-            on: &a.on,
-            tree_suite: a.suite != "builtin",
-        };
+        let how = on_virtual_board(a, plan, &a.benches);
         let b = measure_on(s, root, &how, &m.out.path.join("heap-board"), &plan.stamp)?;
         let measured: std::collections::HashSet<&str> = m.rows.iter().map(|r| r.benchmark.as_str()).collect();
-        let mut starts = crate::heap::heap_starts(&b.csv)?;
-        starts.retain(|bench, _| measured.contains(bench.as_str()));
-        if starts.is_empty() {
-            bail!("it reported none for these workloads");
+        match crate::heap::lend_heap_starts(&b.csv, &m.csv, |bench| measured.contains(bench))? {
+            Some(path) => Ok(Some(path)),
+            None => bail!("it reported none for these workloads"),
         }
-        Ok(Some(crate::heap::write_heap_starts(&m.csv, &starts)?))
     };
     match board_heaps() {
         Ok(None) => {}
@@ -520,6 +510,21 @@ fn heap_from_board(
         Err(e) => s.say(&format!(
             "  validate warning: the heaps on the virtual board ({e:#}): the collector's work is not estimated"
         )),
+    }
+}
+
+/// How `a`'s workloads `benches` (all: empty) are measured once on the
+/// virtual board, whatever the run's target: its heaps, and the
+/// derived table's routines, come from there.
+fn on_virtual_board<'a>(a: &'a ValidateOptions, plan: &Plan, benches: &'a [String]) -> Measure<'a> {
+    Measure {
+        target: TargetKind::Emu,
+        benches,
+        runs: 1,
+        timeout: plan.timeout,
+        jvm_args: &[],
+        on: &a.on,
+        tree_suite: a.suite != "builtin",
     }
 }
 
@@ -821,21 +826,16 @@ fn routines_table(
     } else {
         s.say("  validate the derived table's Java routines: the micro-benchmarks on the virtual board");
         interrupt::stage("derive: measure");
-        let how = Measure {
-            target: TargetKind::Emu,
-            benches: &[],
-            runs: 1,
-            timeout: plan.timeout,
-            jvm_args: &[],
-            on: &a.on,
-            tree_suite: a.suite != "builtin",
-        };
-        let b = measure_on(s, &set.src, &how, &dir.join("micro-board"), &plan.stamp)?;
+        let b = measure_on(
+            s,
+            &set.src,
+            &on_virtual_board(a, plan, &[]),
+            &dir.join("micro-board"),
+            &plan.stamp,
+        )?;
         // The calibrated tables' fits of the collector on the target's own
         // micro-benchmarks take the board's heaps where the target has none.
-        if crate::heap::heap_starts(&set.micro.csv)?.is_empty() {
-            crate::heap::write_heap_starts(&set.micro.csv, &crate::heap::heap_starts(&b.csv)?)?;
-        }
+        crate::heap::lend_heap_starts(&b.csv, &set.micro.csv, |_| true)?;
         if m.wait_states.is_some() && b.wait_states != m.wait_states {
             s.say(&format!(
                 "  validate warning: the virtual board runs at wait states {:?}, the target at {:?}: the derived routines are the board's",
