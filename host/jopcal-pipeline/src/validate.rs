@@ -92,12 +92,7 @@ fn measure_and_profile(
     let stamp = plan.stamp.as_str();
     let how = Measure {
         target: a.target,
-        benches,
-        runs: 1,
-        timeout: plan.timeout,
-        jvm_args: &[],
-        on: &a.on,
-        tree_suite: a.suite != "builtin",
+        ..on_virtual_board(a, plan, benches)
     };
     interrupt::stage(&format!("{stage}measure"));
     let m = measure_on(s, root, &how, out, stamp)?;
@@ -514,8 +509,9 @@ fn heap_from_board(
 }
 
 /// How `a`'s workloads `benches` (all: empty) are measured once on the
-/// virtual board, whatever the run's target: its heaps, and the
-/// derived table's routines, come from there.
+/// virtual board, whatever the run's target (its heaps, and the derived
+/// table's routines, come from there); with the run's target, as the run
+/// measures them.
 fn on_virtual_board<'a>(a: &'a ValidateOptions, plan: &Plan, benches: &'a [String]) -> Measure<'a> {
     Measure {
         target: TargetKind::Emu,
