@@ -14,6 +14,11 @@ pub enum EmuError {
     CycleLimit { limit: u64, at: String },
     #[error("{at}: {what}")]
     Fault { at: String, what: String },
+    /// A `goto` to itself: a loop nothing can leave, since the virtual
+    /// board simulates no interrupts (JOP's runtime parks a program this
+    /// way when it cannot go on, e.g. in `JVMHelp.noim`).
+    #[error("the program waits forever in {at}, a jump to itself (after {cycles} cycles)")]
+    Hang { at: String, cycles: u64 },
     /// The processor's stack overflowed: its pointer reached its overflow
     /// mark in the bytecode named (the method's code address, the bytecode's
     /// index and opcode), where the processor raises its exception.

@@ -95,10 +95,12 @@ pub fn shadow(
     let jdk = jopcal_workloads::Jdk::detect()?;
     let manifest = jopcal_workloads::suite::Suite::load(root).map_err(|e| anyhow!("{e}"))?;
     let src = root.join("src");
-    let roots: Vec<PathBuf> = std::iter::once(src.clone())
+    let mut roots: Vec<PathBuf> = std::iter::once(src.clone())
         .chain(manifest.sourcepath.iter().cloned())
         .chain(TREE_ROOTS.iter().map(|r| home.join(r)).filter(|r| r.is_dir()))
         .collect();
+    let config = tree_config(home, &locate::cache_root()?)?;
+    roots.extend(config.clone());
     // The workloads' main classes, and what they reach through the source
     // path, as the tree's build compiles one image (a file of the user's
     // that no workload reaches does not stop the others).
@@ -170,6 +172,65 @@ pub fn shadow(
         library,
         classes,
     })
+}
+
+/// Where the tree's build writes the runtime's options (`Config.USE_SCOPES`, ...,
+/// which the collector reads), relative to the tree.
+const CONFIG_SOURCE: &str = "java/target/src/common/com/jopdesign/sys/Config.java";
+
+/// A source root holding the tree's `Config.java` when the tree has none of
+/// its own, else `None`. The Makefile's `jop_config` target writes it into
+/// the tree's sources as the first step of every image build; jopcal builds
+/// images in private copies of the tree, so a tree nobody built an image in
+/// by hand has none, and the tree's library does not compile without it.
+/// It is made here as the Makefile makes it (`make jop_config`, its output
+/// sent to `cache` by `TARGET`), once per Makefile.
+fn tree_config(home: &Path, cache: &Path) -> Result<Option<PathBuf>> {
+    let makefile = home.join("Makefile");
+    if home.join(CONFIG_SOURCE).is_file() || !makefile.is_file() || !home.join(TREE_ROOTS[0]).is_dir() {
+        return Ok(None);
+    }
+    let mut h = Sha256::new();
+    h.update(std::fs::read(&makefile).with_context(|| format!("reading {}", makefile.display()))?);
+    let key: String = h.finalize().iter().take(8).map(|b| format!("{b:02x}")).collect();
+    let dir = cache.join("tree-config").join(key);
+    let root = dir.join("src/common");
+    if root.join("com/jopdesign/sys/Config.java").is_file() {
+        return Ok(Some(root));
+    }
+    let tmp = dir.with_extension(format!("tmp{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&tmp);
+    std::fs::create_dir_all(tmp.join("src/common/com/jopdesign/sys"))?;
+    let o = std::process::Command::new("make")
+        .arg("-s")
+        .arg("-C")
+        .arg(home)
+        .arg(format!("TARGET={}", tmp.display()))
+        .arg("jop_config")
+        .output()
+        .context("running make jop_config in the tree")?;
+    let made = tmp.join("src/common/com/jopdesign/sys/Config.java");
+    let ok = o.status.success() && std::fs::metadata(&made).is_ok_and(|m| m.len() > 0);
+    if !ok {
+        let _ = std::fs::remove_dir_all(&tmp);
+        let text = String::from_utf8_lossy(&o.stderr);
+        let line = text
+            .lines()
+            .find(|l| !l.trim().is_empty())
+            .unwrap_or("no Config.java written");
+        bail!(
+            "the tree has no {CONFIG_SOURCE} and `make -C {} jop_config` did not make one: {line}",
+            home.display()
+        );
+    }
+    if let Some(parent) = dir.parent() {
+        std::fs::create_dir_all(parent)?;
+    }
+    if std::fs::rename(&tmp, &dir).is_err() && !root.join("com/jopdesign/sys/Config.java").is_file() {
+        bail!("cannot move {} to {}", tmp.display(), dir.display());
+    }
+    let _ = std::fs::remove_dir_all(&tmp);
+    Ok(Some(root))
 }
 
 /// The outer classes of `classes`, for a log line.
@@ -249,4 +310,59 @@ fn build(tmp: &Path, b: &Build) -> Result<()> {
     let _ = std::fs::remove_dir_all(&compiled);
     let _ = std::fs::remove_dir_all(&tool);
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A tree whose Makefile's `jop_config` writes a `Config` into `$(TARGET)`, as JOP's does.
+    fn tree(dir: &Path, recipe: &str) -> PathBuf {
+        let home = dir.join("tree");
+        std::fs::create_dir_all(home.join(TREE_ROOTS[0])).unwrap();
+        std::fs::write(
+            home.join("Makefile"),
+            format!("TARGET=java/target\njop_config:\n\t{recipe}\n"),
+        )
+        .unwrap();
+        home
+    }
+
+    #[test]
+    fn a_tree_without_its_config_gets_one_made_by_its_makefile_and_a_tree_with_one_keeps_its_own() {
+        let dir = tempfile::tempdir().unwrap();
+        let home = tree(
+            dir.path(),
+            "echo 'package com.jopdesign.sys; public class Config { public static final boolean USE_SCOPES=false; }' > $(TARGET)/src/common/com/jopdesign/sys/Config.java",
+        );
+        let cache = dir.path().join("cache");
+        let root = tree_config(&home, &cache)
+            .unwrap()
+            .expect("a root with the made Config");
+        let made = std::fs::read_to_string(root.join("com/jopdesign/sys/Config.java")).unwrap();
+        assert!(made.contains("USE_SCOPES=false"), "{made}");
+        assert!(
+            root.starts_with(&cache),
+            "made in the cache, not in the tree: {}",
+            root.display()
+        );
+        assert!(!home.join(CONFIG_SOURCE).exists(), "the tree is left as it was");
+        assert_eq!(tree_config(&home, &cache).unwrap(), Some(root), "made once");
+        std::fs::create_dir_all(home.join(CONFIG_SOURCE).parent().unwrap()).unwrap();
+        std::fs::write(home.join(CONFIG_SOURCE), "package com.jopdesign.sys; class Config {}").unwrap();
+        assert_eq!(tree_config(&home, &cache).unwrap(), None, "the tree's own is used");
+    }
+
+    #[test]
+    fn a_makefile_that_makes_no_config_is_an_error_that_names_the_file_and_the_target() {
+        let dir = tempfile::tempdir().unwrap();
+        let home = tree(dir.path(), "@echo 'no such tool' >&2; exit 2");
+        let e = tree_config(&home, &dir.path().join("cache")).unwrap_err().to_string();
+        assert!(
+            e.contains("Config.java") && e.contains("jop_config") && e.contains("no such tool"),
+            "{e}"
+        );
+        let left = std::fs::read_dir(dir.path().join("cache/tree-config")).map_or(0, |d| d.count());
+        assert_eq!(left, 0, "nothing half-made is left in the cache");
+    }
 }

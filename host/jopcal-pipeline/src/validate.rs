@@ -119,7 +119,40 @@ fn measure_and_profile(
         a.on.jobs,
     )?;
     let library = use_image_sizes(s, &m.out.path, &mut profiled, &run.tree_library)?;
+    warn_of_other_outputs(s, &m.out.path, &m.rows, &profiled.dir);
     Ok((m, profiled, library))
+}
+
+/// Says which programs printed differently on the target than in their
+/// host profile's run: the host then profiled another run than the one
+/// measured (a processor that raises another exception, a library that
+/// computes otherwise), and its estimate is not of the measured run.
+fn warn_of_other_outputs(s: Session, out: &Path, rows: &[measurements::Measurement], profiles: &Path) {
+    let mut seen = std::collections::BTreeSet::new();
+    for r in rows {
+        if !seen.insert(r.benchmark.as_str()) {
+            continue;
+        }
+        let host = profiles.join("logs").join(format!("{}.log", r.benchmark));
+        let (Ok(target_log), Ok(host_log)) = (
+            std::fs::read_to_string(out.join(&r.log)),
+            std::fs::read_to_string(&host),
+        ) else {
+            continue;
+        };
+        use jopcal_measure::transcript::{first_difference, program_lines};
+        if let Some((line, t, h)) = first_difference(&program_lines(&target_log), &program_lines(&host_log)) {
+            let shown = |l: Option<&str>| l.map_or("nothing".to_string(), |l| format!("`{}`", l.trim_end()));
+            s.say(&format!(
+                "  validate warning: {} printed differently on the target than on the host JVM, line {line}: the target {}, the host {} ({}, {}): the host profiled another run than the one measured, so its estimate is not of that run",
+                r.benchmark,
+                shown(t),
+                shown(h),
+                r.log,
+                host.strip_prefix(out).unwrap_or(&host).display()
+            ));
+        }
+    }
 }
 
 /// The library methods of `p` to price per call against an image with

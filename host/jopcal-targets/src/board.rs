@@ -508,12 +508,23 @@ impl Target for BoardTarget {
     }
 }
 
-/// The uncaught exception a JOP runtime reported in `output`, its methods
+/// Why a JOP runtime stopped the program, as it reported in `output` (an
+/// uncaught exception, or something it does not implement), its methods
 /// named from the link map beside `image` (`<image>.link.txt`) where there is one.
 pub(crate) fn uncaught_exception(output: &str, image: &Path) -> Option<String> {
-    let u = jopcal_jop::uncaught::parse(output)?;
-    let map = std::fs::read_to_string(jopcal_jop::linkmap::beside(image))
-        .ok()
-        .and_then(|t| jopcal_jop::linkmap::LinkMap::parse(&t).ok());
-    Some(u.describe(map.as_ref()))
+    use jopcal_jop::uncaught;
+    let map = || {
+        std::fs::read_to_string(jopcal_jop::linkmap::beside(image))
+            .ok()
+            .and_then(|t| jopcal_jop::linkmap::LinkMap::parse(&t).ok())
+    };
+    // The later of the two reports is the one that stopped it.
+    let thrown = output.rfind("Uncaught exception:");
+    let lacking = output.rfind("JOP: bytecode ");
+    if lacking > thrown {
+        if let Some(n) = uncaught::parse_not_implemented(output) {
+            return Some(n.describe(map().as_ref()));
+        }
+    }
+    uncaught::parse(output).map(|u| u.describe(map().as_ref()))
 }

@@ -720,6 +720,19 @@ fn the_corpus_runs_on_the_processor_and_its_limits_are_named() {
         err.contains("DeepRecursion: FAILED: ") && err.contains("stack overflowed"),
         "{err}"
     );
+    // The processor's invokesuper tests the first argument for null: the
+    // exception is raised in the overriding method, at the super call's return pc.
+    assert!(
+        err.contains("SuperCallZero: FAILED: the program stopped on an uncaught exception thrown in com.jopdesign.sys.JVMHelp.monitorState()V at pc 4, called from jopcal.limits.SuperCallZero$Twice.scale(I)I at pc 5"),
+        "{err}"
+    );
+    // The runtime's multianewarray makes two dimensions only, and then waits
+    // forever: named at once, not at the time limit.
+    assert!(
+        err.contains("Cube: FAILED: the processor's runtime stopped the program: it does not implement what jopcal.limits.Cube.main([Ljava/lang/String;)V at pc")
+            && err.contains("\"3dimensions not supported\""),
+        "{err}"
+    );
 }
 
 /// The table derived from the tree's microcode prices the bytecodes the

@@ -169,11 +169,26 @@ fn invokevirtual_dispatches_through_the_objects_method_table_and_fields_go_throu
 
 #[test]
 fn an_endless_loop_stops_at_the_cycle_limit_naming_the_method() {
-    let img = image(vec![method(&[167, 0, 0], 0, 0)], vec![]).build();
+    // nop; goto -1: a loop the board cannot tell from a long one.
+    let img = image(vec![method(&[0, 167, 0xff, 0xff], 0, 0)], vec![]).build();
     let boot_struct = img.struct_of[0];
     let e = run(img.words, 100_000).0.unwrap_err();
     assert!(matches!(e, EmuError::CycleLimit { limit: 100_000, .. }), "{e}");
     assert!(e.to_string().contains(&format!("method at word {boot_struct}")), "{e}");
+}
+
+#[test]
+fn a_jump_to_itself_stops_at_once_as_a_hang_naming_the_method() {
+    // JOP's runtime parks a program it cannot go on with in `for (;;);`.
+    let img = image(vec![method(&[0, 167, 0, 0], 0, 0)], vec![]).build();
+    let boot_struct = img.struct_of[0];
+    let e = run(img.words, 1 << 40).0.unwrap_err();
+    assert!(matches!(e, EmuError::Hang { .. }), "{e}");
+    let text = e.to_string();
+    assert!(
+        text.contains(&format!("method at word {boot_struct}")) && text.contains("bytecode index 1"),
+        "{text}"
+    );
 }
 
 #[test]

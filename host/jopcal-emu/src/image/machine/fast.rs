@@ -1018,6 +1018,8 @@ impl<'c> Machine<'c> {
                 Form::IfCmpGe => branch!(interp::branches(162, stack[w(s - 1)], stack[w(s)]), 2),
                 Form::IfCmpGt => branch!(interp::branches(163, stack[w(s - 1)], stack[w(s)]), 2),
                 Form::IfCmpLe => branch!(interp::branches(164, stack[w(s - 1)], stack[w(s)]), 2),
+                // A jump to itself is the slow path's to report (a hang).
+                Form::Goto if d.opd == 0 => break false,
                 Form::Goto => branch!(true, 0),
                 Form::GetStatic => {
                     let Some(v) = ext.read(mem, d.opd) else { break false };

@@ -4,17 +4,35 @@
 use super::*;
 use crate::config::Step;
 
+/// `goto`: checked for a jump to itself before it runs.
+const GOTO: u8 = 167;
+
 impl<'c> Machine<'c> {
     // ---- the interpreter ----
 
     /// Executes bytecode `op` fetched at `at`, through its own handler.
     #[inline(always)]
     pub(super) fn execute(&mut self, op: u8, at: i32) -> Result<(), EmuError> {
+        if op == GOTO && self.jumps_to_itself(at) {
+            return Err(EmuError::Hang {
+                at: self.place(at),
+                cycles: self.cycles,
+            });
+        }
         if (self.handlers[op as usize])(self, at) {
             Ok(())
         } else {
             Err(self.stopped_by())
         }
+    }
+
+    /// Whether the `goto` at `at` jumps to itself: no interrupt is
+    /// simulated, so nothing can ever leave it.
+    #[cold]
+    fn jumps_to_itself(&self, at: i32) -> bool {
+        let base = self.code_at + at as u32 as usize;
+        let pc = at as u32 as usize;
+        pc + 2 < self.code_len && self.code[base + 1] == 0 && self.code[base + 2] == 0
     }
 
     /// The error a handler stopped with (see [`Handler`]).
@@ -544,7 +562,20 @@ impl<'c> Machine<'c> {
                 let args = entry & 0xff;
                 let off = ((entry as u32) >> 8) as i32;
                 let r = self.st(self.sp - args)?;
-                if self.null_check(r) {
+                // The processor's `invokesuper` keeps a copy of cp on the
+                // stack while it reads the object reference, and its address
+                // (`ldsp + 1 - args`) does not count the copy: it tests the
+                // word one above the reference, the first argument, or with
+                // no argument the copy of cp (never 0). So a super call whose
+                // first argument is 0 raises a NullPointerException there,
+                // and one on a null reference does not (measured on the
+                // cycmin RTL with `jopcal diff`).
+                let tested = match (op, self.processor.is_some()) {
+                    (INVOKESUPER, true) if args == 0 => self.cp,
+                    (INVOKESUPER, true) => self.st(self.sp + 1 - args)?,
+                    _ => r,
+                };
+                if self.null_check(tested) {
                     let target = match op {
                         182 => self.rd(r + 1)? + off,
                         185 => {
@@ -559,6 +590,10 @@ impl<'c> Machine<'c> {
                     };
                     let (hit, words) = self.invoke(target)?;
                     self.charge_cache(op, hit, words, true);
+                } else if op == INVOKESUPER && self.processor.is_some() {
+                    // Its way to the exception leaves the copy of cp on top.
+                    let cp = self.cp;
+                    push!(cp);
                 }
             }
             183 | 184 => {
