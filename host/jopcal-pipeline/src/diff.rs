@@ -520,18 +520,24 @@ fn cache_word(flags: u8) -> &'static str {
     }
 }
 
-/// The first differing line of two outputs (1-based) and the two lines.
+/// The first differing line of two outputs (1-based) and the two lines (a
+/// line one output lacks is empty); where the bytes differ and no line does
+/// but for trailing blanks, the last line.
 fn first_output_difference(a: &[u8], b: &[u8]) -> Option<(usize, String, String)> {
     if a == b {
         return None;
     }
     let (ta, tb) = (String::from_utf8_lossy(a), String::from_utf8_lossy(b));
     let (la, lb): (Vec<&str>, Vec<&str>) = (ta.lines().collect(), tb.lines().collect());
-    let n = la.len().max(lb.len());
-    (0..n).find_map(|i| {
-        let (x, y) = (la.get(i).copied().unwrap_or(""), lb.get(i).copied().unwrap_or(""));
-        (x.trim_end() != y.trim_end() || i + 1 == n).then(|| (i + 1, x.to_string(), y.to_string()))
-    })
+    let owned = |l: Option<&str>| l.unwrap_or("").to_string();
+    match jopcal_measure::transcript::first_difference(&la, &lb) {
+        Some((line, x, y)) => Some((line, owned(x), owned(y))),
+        None => {
+            let n = la.len().max(lb.len());
+            let last = n.checked_sub(1)?;
+            Some((n, owned(la.get(last).copied()), owned(lb.get(last).copied())))
+        }
+    }
 }
 
 fn end_word(e: &Option<EndReason>, name: &dyn Fn(u32) -> String) -> String {

@@ -155,20 +155,7 @@ pub fn library_dir(home: &Path, classes: &[String], how: &How, say: &dyn Fn(&str
     }
     let key: String = h.finalize().iter().take(8).map(|b| format!("{b:02x}")).collect();
     let dir = locate::cache_root()?.join("host-library").join(key);
-    if !dir.join(".complete").is_file() {
-        let tmp = dir.with_extension(format!("tmp{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&tmp);
-        let built = build(&tmp, &jdk, &asm, &sources, &runtime, how);
-        if let Err(e) = built {
-            let _ = std::fs::remove_dir_all(&tmp);
-            return Err(e);
-        }
-        atomic::write_atomic(&tmp.join(".complete"), b"")?;
-        if std::fs::rename(&tmp, &dir).is_err() && !dir.join(".complete").is_file() {
-            return Err(anyhow!("cannot move {} to {}", tmp.display(), dir.display()));
-        }
-        let _ = std::fs::remove_dir_all(&tmp);
-    }
+    locate::build_once(&dir, |tmp| build(tmp, &jdk, &asm, &sources, &runtime, how))?;
     let merged = std::fs::read_to_string(dir.join(crate::host_routines::MERGED_LIST)).unwrap_or_default();
     let described: Vec<String> = classes
         .iter()

@@ -24,7 +24,7 @@
 
 use crate::locate;
 use anyhow::{anyhow, bail, Context, Result};
-use jopcal_measure::atomic;
+use jopcal_tree::copies::CONFIG_SOURCE;
 use sha2::{Digest, Sha256};
 use std::path::{Path, PathBuf};
 
@@ -132,29 +132,21 @@ pub fn shadow(
     }
     let key: String = h.finalize().iter().take(8).map(|b| format!("{b:02x}")).collect();
     let dir = locate::cache_root()?.join("host-shadow").join(key);
-    if !dir.join(".complete").is_file() {
-        let tmp = dir.with_extension(format!("tmp{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&tmp);
-        let how = Build {
-            jdk: &jdk,
-            asm: &asm,
-            commons: &commons,
-            compiler,
-            roots: &roots,
-            sources: &sources,
-            concatenation: Some(home.join(CONCATENATION)).filter(|p| p.is_file()),
-            library,
-        };
-        if let Err(e) = build(&tmp, &how) {
-            let _ = std::fs::remove_dir_all(&tmp);
-            return Err(e);
-        }
-        atomic::write_atomic(&tmp.join(".complete"), b"")?;
-        if std::fs::rename(&tmp, &dir).is_err() && !dir.join(".complete").is_file() {
-            bail!("cannot move {} to {}", tmp.display(), dir.display());
-        }
-        let _ = std::fs::remove_dir_all(&tmp);
-    }
+    locate::build_once(&dir, |tmp| {
+        build(
+            tmp,
+            &Build {
+                jdk: &jdk,
+                asm: &asm,
+                commons: &commons,
+                compiler,
+                roots: &roots,
+                sources: &sources,
+                concatenation: Some(home.join(CONCATENATION)).filter(|p| p.is_file()),
+                library,
+            },
+        )
+    })?;
     let library = dir.join("library");
     let classes: Vec<String> = std::fs::read_to_string(library.join(SHADOWED_LIST))
         .with_context(|| format!("reading {}", library.join(SHADOWED_LIST).display()))?
@@ -174,9 +166,8 @@ pub fn shadow(
     })
 }
 
-/// Where the tree's build writes the runtime's options (`Config.USE_SCOPES`, ...,
-/// which the collector reads), relative to the tree.
-const CONFIG_SOURCE: &str = "java/target/src/common/com/jopdesign/sys/Config.java";
+/// [`CONFIG_SOURCE`] below its source root.
+const CONFIG_IN_ROOT: &str = "com/jopdesign/sys/Config.java";
 
 /// A source root holding the tree's `Config.java` when the tree has none of
 /// its own, else `None`. The Makefile's `jop_config` target writes it into
@@ -194,43 +185,31 @@ fn tree_config(home: &Path, cache: &Path) -> Result<Option<PathBuf>> {
     h.update(std::fs::read(&makefile).with_context(|| format!("reading {}", makefile.display()))?);
     let key: String = h.finalize().iter().take(8).map(|b| format!("{b:02x}")).collect();
     let dir = cache.join("tree-config").join(key);
-    let root = dir.join("src/common");
-    if root.join("com/jopdesign/sys/Config.java").is_file() {
-        return Ok(Some(root));
-    }
-    let tmp = dir.with_extension(format!("tmp{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&tmp);
-    std::fs::create_dir_all(tmp.join("src/common/com/jopdesign/sys"))?;
-    let o = std::process::Command::new("make")
-        .arg("-s")
-        .arg("-C")
-        .arg(home)
-        .arg(format!("TARGET={}", tmp.display()))
-        .arg("jop_config")
-        .output()
-        .context("running make jop_config in the tree")?;
-    let made = tmp.join("src/common/com/jopdesign/sys/Config.java");
-    let ok = o.status.success() && std::fs::metadata(&made).is_ok_and(|m| m.len() > 0);
-    if !ok {
-        let _ = std::fs::remove_dir_all(&tmp);
-        let text = String::from_utf8_lossy(&o.stderr);
-        let line = text
-            .lines()
-            .find(|l| !l.trim().is_empty())
-            .unwrap_or("no Config.java written");
-        bail!(
-            "the tree has no {CONFIG_SOURCE} and `make -C {} jop_config` did not make one: {line}",
-            home.display()
-        );
-    }
-    if let Some(parent) = dir.parent() {
-        std::fs::create_dir_all(parent)?;
-    }
-    if std::fs::rename(&tmp, &dir).is_err() && !root.join("com/jopdesign/sys/Config.java").is_file() {
-        bail!("cannot move {} to {}", tmp.display(), dir.display());
-    }
-    let _ = std::fs::remove_dir_all(&tmp);
-    Ok(Some(root))
+    locate::build_once(&dir, |tmp| {
+        let made = tmp.join("src/common").join(CONFIG_IN_ROOT);
+        std::fs::create_dir_all(made.parent().unwrap_or(tmp))?;
+        let o = std::process::Command::new("make")
+            .arg("-s")
+            .arg("-C")
+            .arg(home)
+            .arg(format!("TARGET={}", tmp.display()))
+            .arg("jop_config")
+            .output()
+            .context("running make jop_config in the tree")?;
+        if !(o.status.success() && std::fs::metadata(&made).is_ok_and(|m| m.len() > 0)) {
+            let text = String::from_utf8_lossy(&o.stderr);
+            let line = text
+                .lines()
+                .find(|l| !l.trim().is_empty())
+                .unwrap_or("no Config.java written");
+            bail!(
+                "the tree has no {CONFIG_SOURCE} and `make -C {} jop_config` did not make one: {line}",
+                home.display()
+            );
+        }
+        Ok(())
+    })?;
+    Ok(Some(dir.join("src/common")))
 }
 
 /// The outer classes of `classes`, for a log line.
@@ -339,7 +318,7 @@ mod tests {
         let root = tree_config(&home, &cache)
             .unwrap()
             .expect("a root with the made Config");
-        let made = std::fs::read_to_string(root.join("com/jopdesign/sys/Config.java")).unwrap();
+        let made = std::fs::read_to_string(root.join(CONFIG_IN_ROOT)).unwrap();
         assert!(made.contains("USE_SCOPES=false"), "{made}");
         assert!(
             root.starts_with(&cache),

@@ -60,6 +60,29 @@ pub fn cache_root() -> Result<PathBuf> {
     }
 }
 
+/// Builds the cache directory `dir` once: `build` writes into a private
+/// directory beside it, which is marked complete and renamed into place, so
+/// a run that fails or is killed half-way leaves nothing that looks done,
+/// and two runs that build it at once both end with a complete one.
+pub(crate) fn build_once(dir: &Path, build: impl FnOnce(&Path) -> Result<()>) -> Result<()> {
+    const COMPLETE: &str = ".complete";
+    if dir.join(COMPLETE).is_file() {
+        return Ok(());
+    }
+    let tmp = dir.with_extension(format!("tmp{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&tmp);
+    if let Err(e) = build(&tmp) {
+        let _ = std::fs::remove_dir_all(&tmp);
+        return Err(e);
+    }
+    jopcal_measure::atomic::write_atomic(&tmp.join(COMPLETE), b"")?;
+    if std::fs::rename(&tmp, dir).is_err() && !dir.join(COMPLETE).is_file() {
+        bail!("cannot move {} to {}", tmp.display(), dir.display());
+    }
+    let _ = std::fs::remove_dir_all(&tmp);
+    Ok(())
+}
+
 /// `--out` if given, else `out/<verb>-<stamp>` (a new directory per run);
 /// checked before any work starts, and not created yet (a run that fails
 /// early leaves no empty directory behind).

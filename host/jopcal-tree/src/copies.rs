@@ -18,6 +18,11 @@ use std::io;
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
+/// Where the tree's build writes the runtime's options (`Config.USE_SCOPES`,
+/// ..., which the collector reads): its Makefile's `jop_config` target, the
+/// first step of every image build, relative to the tree.
+pub const CONFIG_SOURCE: &str = "java/target/src/common/com/jopdesign/sys/Config.java";
+
 /// At most this many copies of one tree: more jobs than this wait for a lease.
 const MAX_COPIES: usize = 32;
 
@@ -30,7 +35,7 @@ pub fn is_build_output(rel: &Path) -> bool {
         || s.starts_with(".git/")
         || s == "java/target/dist"
         || s.starts_with("java/target/dist/")
-        || s == "java/target/src/common/com/jopdesign/sys/Config.java"
+        || s == CONFIG_SOURCE
         // jop2dat writes mem_main.dat (and its kin) in the root, then copies it to modelsim/.
         || ((!s.contains('/') || s.starts_with("modelsim/") && s.matches('/').count() == 1)
             && s.ends_with(".dat"))
