@@ -593,6 +593,7 @@ fn step(jvmti: &Jvmti, jni: Option<&JniEnv>, event: LocationEvent, by_breakpoint
                         let b = unsafe { jvmti.get_local_long(ptr::null_mut(), 0, 2) }.ok()?;
                         routed::long_compare_class(a, b)
                     }
+                    routed::Operand::OldElement => old_element_of_locals(jvmti, jni?)?,
                 };
                 let caller = ts.frames.len().checked_sub(2).map(|i| ts.frames[i].node)?;
                 Some((caller, o.opcode, value))
@@ -619,6 +620,36 @@ fn step(jvmti: &Jvmti, jni: Option<&JniEnv>, event: LocationEvent, by_breakpoint
             }
         }
     });
+}
+
+/// Whether the element an `aastore` bridge replaces (the array in local 0
+/// of the current frame, the index in local 1) holds a reference:
+/// `routed::REF_OLD_HELD` or `REF_OLD_NULL`; none where the store will fail.
+fn old_element_of_locals(jvmti: &Jvmti, jni: &JniEnv) -> Option<u8> {
+    // SAFETY: a null thread is the current one; frame 0 is the bridge
+    // method at its first bytecode, with its parameters in slots 0 and 1.
+    let array = unsafe { jvmti.get_local_object(ptr::null_mut(), 0, 0) }.ok()?;
+    let index = unsafe { jvmti.get_local_int(ptr::null_mut(), 0, 1) }.ok()?;
+    if array.is_null() {
+        return None;
+    }
+    // SAFETY: `array` is a local reference of this callback to an object
+    // array (the bridge's parameter type); the index is checked first.
+    let length = unsafe { jni.get_array_length(array) };
+    if index < 0 || index >= length {
+        return None;
+    }
+    let old = unsafe { jni.get_object_array_element(array, index) };
+    let held = !old.is_null();
+    if held {
+        unsafe { jni.delete_local_ref(old) };
+    }
+    unsafe { jni.delete_local_ref(array) };
+    Some(if held {
+        routed::REF_OLD_HELD
+    } else {
+        routed::REF_OLD_NULL
+    })
 }
 
 /// The operand of a type check of the object in local `slot` of the

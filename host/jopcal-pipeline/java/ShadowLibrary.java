@@ -263,14 +263,112 @@ public final class ShadowLibrary {
             Files.write(file, w.toByteArray());
             init.add(SHADOW_SYSTEM.replace('/', '.'));
         }
+        List<String> merged = new ArrayList<>();
+        List<String> mergedClasses = mergeConstructors(libraryOut, merged);
         Path strings = libraryOut.resolve(STRINGS + ".class");
         Files.createDirectories(strings.getParent());
         Files.write(strings, strings());
         Files.createDirectories(programOut);
         Files.write(libraryOut.resolve("shadowed.txt"), lines(shadow));
+        Files.write(libraryOut.resolve("constructors.txt"), lines(merged));
         Files.write(programOut.resolve("init.txt"), lines(init));
         PrintStream o = System.out;
         o.println("shadowed " + shadow.size() + " classes of the tree's library");
+        if (!mergedClasses.isEmpty()) {
+            o.println("the tree's constructors of " + String.join(", ", mergedClasses) + " run in the JDK's classes");
+        }
+    }
+
+    /**
+     * The JDK keeps its exception classes (the JVM throws and catches its
+     * own), but a constructor of the tree's that builds its message from a
+     * number (ArrayIndexOutOfBoundsException(int): "Array index out of
+     * range: " + index, in the tree's StringBuilder and Integer) does work on
+     * JOP that the JDK's does differently. Each such constructor (its
+     * parameters all primitive, the JDK's class having one of the same
+     * descriptor) replaces the JDK's in a copy of the JDK's class for
+     * java.base, converted as the program's code is: the profile counts the
+     * tree's bytecodes. The JDK's other members stay. Returns the classes
+     * written, dotted; adds each constructor taken to `methods`, as
+     * jopcal_profile names a method (java.lang.X.<init>(I)V).
+     */
+    List<String> mergeConstructors(Path libraryOut, List<String> methods) throws IOException {
+        List<String> done = new ArrayList<>();
+        List<String> names = new ArrayList<>(classes.keySet());
+        Collections.sort(names);
+        for (String name : names) {
+            if (!isLibrary(name) || !keep(name) || !isThrowable(name) || name.equals("java/lang/Throwable")) {
+                continue;
+            }
+            byte[] jdkBytes;
+            try (java.io.InputStream in = Object.class.getResourceAsStream("/" + name + ".class")) {
+                if (in == null) {
+                    continue;
+                }
+                jdkBytes = in.readAllBytes();
+            }
+            Set<String> jdkConstructors = new HashSet<>();
+            new ClassReader(jdkBytes).accept(new ClassVisitor(Opcodes.ASM9) {
+                @Override
+                public MethodVisitor visitMethod(int access, String n, String d, String sig, String[] ex) {
+                    if (n.equals("<init>")) {
+                        jdkConstructors.add(d);
+                    }
+                    return null;
+                }
+            }, ClassReader.SKIP_CODE);
+            Set<String> replaced = new HashSet<>();
+            classes.get(name).accept(new ClassVisitor(Opcodes.ASM9) {
+                @Override
+                public MethodVisitor visitMethod(int access, String n, String d, String sig, String[] ex) {
+                    Type[] args = Type.getArgumentTypes(d);
+                    boolean primitive = args.length > 0;
+                    for (Type t : args) {
+                        primitive &= t.getSort() != Type.OBJECT && t.getSort() != Type.ARRAY;
+                    }
+                    if (n.equals("<init>") && primitive && jdkConstructors.contains(d)) {
+                        replaced.add(d);
+                    }
+                    return null;
+                }
+            }, ClassReader.SKIP_CODE);
+            if (replaced.isEmpty()) {
+                continue;
+            }
+            ClassWriter w = new ClassWriter(ClassWriter.COMPUTE_MAXS);
+            // Only the constructors taken, as the program's code is converted.
+            ClassVisitor taken = new ClassVisitor(Opcodes.ASM9) {
+                @Override
+                public MethodVisitor visitMethod(int access, String n, String d, String sig, String[] ex) {
+                    return n.equals("<init>") && replaced.contains(d) ? w.visitMethod(access, n, d, sig, ex) : null;
+                }
+            };
+            new ClassReader(jdkBytes).accept(new ClassVisitor(Opcodes.ASM9, w) {
+                @Override
+                public MethodVisitor visitMethod(int access, String n, String d, String sig, String[] ex) {
+                    if (n.equals("<init>") && replaced.contains(d)) {
+                        return null;
+                    }
+                    return super.visitMethod(access, n, d, sig, ex);
+                }
+
+                @Override
+                public void visitEnd() {
+                    classes.get(name).accept(new Converting(new ClassRemapper(taken, remapper)), 0);
+                    super.visitEnd();
+                }
+            }, 0);
+            Path file = libraryOut.resolve(name + ".class");
+            Files.createDirectories(file.getParent());
+            Files.write(file, w.toByteArray());
+            done.add(name.replace('/', '.'));
+            List<String> descs = new ArrayList<>(replaced);
+            Collections.sort(descs);
+            for (String d : descs) {
+                methods.add(name.replace('/', '.') + ".<init>" + d);
+            }
+        }
+        return done;
     }
 
     static byte[] lines(List<String> l) {

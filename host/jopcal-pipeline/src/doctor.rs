@@ -189,7 +189,7 @@ fn routines_finding(s: Session, home: &Path, root: &Path) -> Finding {
             if run.tree_library.is_empty() {
                 String::new()
             } else {
-                let outer: Vec<&str> = run.tree_library.iter().filter(|c| !c.contains('$')).map(String::as_str).collect();
+                let outer: Vec<&str> = run.tree_library.iter().filter(|c| !c.contains('$') && !c.contains('(')).map(String::as_str).collect();
                 format!(", and the tree's {} in place of the JDK's", outer.join(", "))
             }
         )),

@@ -37,12 +37,20 @@ pub fn default_classes(home: &Path) -> Vec<String> {
         .collect()
 }
 
-/// Whether the host ran the tree's version of `m`, a method of a class of
-/// `tree_library` (dotted names): of `java.lang.System` only its clock.
+/// Whether the host ran the tree's version of `m`: a method of a class of
+/// `tree_library` (dotted names; of `java.lang.System` only its clock), or
+/// a method the list names itself (qualified: a tree constructor the host
+/// ran in the JDK's class, `host_shadow::CONSTRUCTORS_LIST`).
 pub fn runs_trees(m: &jopcal_profile::MethodInfo, tree_library: &[String]) -> bool {
     use jopcal_profile::routed::{is_clock, CLOCK_CLASS};
-    tree_library.iter().any(|c| c.replace('.', "/") == m.class)
-        && (m.class != CLOCK_CLASS || is_clock(&m.class, &m.name))
+    let named = |c: &String| {
+        if c.contains('(') {
+            *c == m.qualified()
+        } else {
+            c.replace('.', "/") == m.class
+        }
+    };
+    tree_library.iter().any(named) && (m.class != CLOCK_CLASS || is_clock(&m.class, &m.name))
 }
 
 /// The options that run the profiled JVM with the library in `dir` (from
@@ -290,4 +298,42 @@ fn write_merger(dir: &Path) -> Result<PathBuf> {
     let p = dir.join("MergeStatics.java");
     std::fs::write(&p, MERGER_SOURCE)?;
     Ok(p)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn method(class: &str, name: &str, descriptor: &str) -> jopcal_profile::MethodInfo {
+        jopcal_profile::MethodInfo {
+            class: class.into(),
+            name: name.into(),
+            descriptor: descriptor.into(),
+            bytecode_len: 10,
+            native: false,
+            synchronized: false,
+        }
+    }
+
+    #[test]
+    fn a_class_runs_all_its_methods_as_the_trees_and_a_named_method_only_itself() {
+        let library = vec![
+            "java.util.Vector".to_string(),
+            "java.lang.System".to_string(),
+            "java.lang.ArrayIndexOutOfBoundsException.<init>(I)V".to_string(),
+        ];
+        assert!(runs_trees(&method("java/util/Vector", "size", "()I"), &library));
+        assert!(runs_trees(
+            &method("java/lang/System", "currentTimeMillis", "()J"),
+            &library
+        ));
+        assert!(!runs_trees(&method("java/lang/System", "arraycopy", "()V"), &library));
+        let aioobe = "java/lang/ArrayIndexOutOfBoundsException";
+        assert!(runs_trees(&method(aioobe, "<init>", "(I)V"), &library));
+        assert!(!runs_trees(
+            &method(aioobe, "<init>", "(Ljava/lang/String;)V"),
+            &library
+        ));
+        assert!(!runs_trees(&method("java/util/Hashtable", "size", "()I"), &library));
+    }
 }

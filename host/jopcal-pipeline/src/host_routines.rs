@@ -157,16 +157,16 @@ pub fn bridge_source(routines: &[Routine]) -> String {
             params.join(", ")
         ));
     }
-    // The long shifts run as the host runs them: the call only shows the
-    // profiler the count (jopcal_profile::routed::OBSERVED).
+    // The long shifts, lcmp and aastore run as the host runs them: the call
+    // only shows the profiler the operands (jopcal_profile::routed::OBSERVED).
     for o in OBSERVED {
-        let body = match o.mnemonic {
-            "lshl" => "long a, int b) {\n        return a << b;",
-            "lshr" => "long a, int b) {\n        return a >> b;",
-            "lushr" => "long a, int b) {\n        return a >>> b;",
-            _ => "long a, long b) {\n        return a < b ? -1 : a == b ? 0 : 1;",
+        let (result, body) = match o.mnemonic {
+            "lshl" => ("long", "long a, int b) {\n        return a << b;"),
+            "lshr" => ("long", "long a, int b) {\n        return a >> b;"),
+            "lushr" => ("long", "long a, int b) {\n        return a >>> b;"),
+            "aastore" => ("void", "Object[] a, int i, Object v) {\n        a[i] = v;"),
+            _ => ("int", "long a, long b) {\n        return a < b ? -1 : a == b ? 0 : 1;"),
         };
-        let result = if o.host.ends_with('I') { "int" } else { "long" };
         s.push_str(&format!("\n    public static {result} {}({body}\n    }}\n", o.mnemonic));
     }
     s.push_str("}\n");
@@ -334,7 +334,7 @@ pub fn route(home: &Path, suite: &Suite, say: &dyn Fn(&str)) -> Result<Option<Ro
 
 fn routed_line(mnemonics: &[&str], summary: &str) -> String {
     format!(
-        "  profile routines: {} run as the tree's own routines on their operands, and the counts of {} are recorded ({})",
+        "  profile routines: {} run as the tree's own routines on their operands, and the operands of {} are recorded ({})",
         mnemonics.join(", "),
         OBSERVED.iter().map(|o| o.mnemonic).collect::<Vec<_>>().join(", "),
         summary.trim()

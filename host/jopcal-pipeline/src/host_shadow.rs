@@ -44,6 +44,9 @@ const CONCATENATION: &str = "java/target/src/jdk_base/java/lang/StringBuilder.ja
 const SHADOW_SOURCE: &str = include_str!("../java/ShadowLibrary.java");
 /// In the library directory: the tree classes that run under their shadow names.
 pub const SHADOWED_LIST: &str = "shadowed.txt";
+/// In the library directory: the tree's constructors that run in place of
+/// the JDK's in the JDK's own exception classes (qualified method names).
+pub const CONSTRUCTORS_LIST: &str = "constructors.txt";
 /// In the program directory: the classes JOP initializes before `main`.
 pub const INIT_LIST: &str = "init.txt";
 
@@ -58,6 +61,9 @@ pub struct Shadowed {
     pub library: PathBuf,
     /// The tree classes that run shadowed (dotted tree names).
     pub classes: Vec<String>,
+    /// The tree's constructors that run in the JDK's exception classes
+    /// (`java.lang.ArrayIndexOutOfBoundsException.<init>(I)V`).
+    pub constructors: Vec<String>,
 }
 
 impl Shadowed {
@@ -154,15 +160,28 @@ pub fn shadow(
         .filter(|l| !l.is_empty())
         .map(str::to_string)
         .collect();
+    // Absent from a library made before the constructors were merged.
+    let constructors: Vec<String> = std::fs::read_to_string(library.join(CONSTRUCTORS_LIST))
+        .unwrap_or_default()
+        .lines()
+        .filter(|l| !l.is_empty())
+        .map(str::to_string)
+        .collect();
     say(&format!(
-        "  profile host library: the program compiled against the tree's library; {} of its classes run on the host as the tree's ({})",
+        "  profile host library: the program compiled against the tree's library; {} of its classes run on the host as the tree's ({}){}",
         classes.len(),
-        summary(&classes)
+        summary(&classes),
+        if constructors.is_empty() {
+            String::new()
+        } else {
+            format!(", and the tree's constructors {} in the JDK's exception classes", constructors.join(", "))
+        }
     ));
     Ok(Shadowed {
         program: dir.join("program"),
         library,
         classes,
+        constructors,
     })
 }
 

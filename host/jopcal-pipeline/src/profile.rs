@@ -320,7 +320,7 @@ pub fn tree_host_run(s: Session, root: &Path, setup: &HostSetup, tree_suite: boo
         None => (routed(None)?, None),
     };
     if let Some(sh) = &shadow {
-        tree_library.extend(sh.classes.iter().cloned());
+        tree_library.extend(sh.classes.iter().chain(&sh.constructors).cloned());
     }
     Ok(match routed {
         // The routed classes print through jopcal's serial line stand-in.

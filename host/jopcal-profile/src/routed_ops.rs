@@ -90,6 +90,10 @@ pub enum Operand {
     Count { slot: u8, mask: u8 },
     /// The two long locals (slots 0 and 2): their [`long_compare_class`].
     LongCompare,
+    /// The element the store replaces, of the array in slot 0 at the index
+    /// in slot 1: [`REF_OLD_NULL`] or [`REF_OLD_HELD`] (JOP's write barrier
+    /// reads the old reference's state only when there is one).
+    OldElement,
 }
 
 impl Observed {
@@ -98,6 +102,7 @@ impl Observed {
         match self.operand {
             Operand::Count { mask, .. } => mask,
             Operand::LongCompare => LONG_COMPARE_CLASSES - 1,
+            Operand::OldElement => REF_OLD_HELD,
         }
     }
 }
@@ -118,9 +123,11 @@ pub fn long_compare_class(a: i64, b: i64) -> u8 {
     6 * u8::from(a < 0) + 3 * u8::from(b < 0) + order
 }
 
-/// The long shifts (the count is the top operand, after the long: slot 2)
-/// and `lcmp`.
-pub const OBSERVED: [Observed; 4] = [
+/// The long shifts (the count is the top operand, after the long: slot 2),
+/// `lcmp`, and `aastore`, which JOP runs as a Java routine whose write
+/// barrier takes longer when the slot held a reference (the store itself
+/// is the host's).
+pub const OBSERVED: [Observed; 5] = [
     Observed {
         opcode: 0x79,
         mnemonic: "lshl",
@@ -144,6 +151,12 @@ pub const OBSERVED: [Observed; 4] = [
         mnemonic: "lcmp",
         host: "(JJ)I",
         operand: Operand::LongCompare,
+    },
+    Observed {
+        opcode: 0x53,
+        mnemonic: "aastore",
+        host: "([Ljava/lang/Object;ILjava/lang/Object;)V",
+        operand: Operand::OldElement,
     },
 ];
 

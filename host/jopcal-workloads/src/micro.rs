@@ -34,9 +34,10 @@ const GROUPS: &[Group] = &[
     Group { name: "Multianewarray", what: "multianewarray", decl: "int[][] m = null; int s = 0;", body: "m = new int[2][2]; s += m.length;", result: "s" },
     // Half the stores fill an empty slot (as appending to a Vector or a
     // Stack does), half replace a reference (as a swap does): JOP's write
-    // barrier costs more over a reference, which the host profile cannot see
-    // for an array element (docs/notes/jop-tree.md section 22), so aastore
-    // is priced halfway, off by at most half the barrier either way.
+    // barrier costs more over a reference. A tree's host profile records
+    // which (its bridge reads the slot, docs/notes/jop-tree.md section 26),
+    // so the fit separates impl_aastore from the barrier the field stores
+    // fit; without the record aastore is priced halfway.
     Group { name: "Aastore", what: "aastore into an empty slot and over a reference", decl: "Object[] arr = new Object[4]; Object o = arr; int s = 0;", body: "arr[s & 3] = o; arr[s & 3] = null; s++;", result: "s" },
     Group { name: "Larray", what: "laload, lastore", decl: "long[] la = new long[4]; la[1] = iterations; int s = 0;", body: "la[(s + 1) & 3] = la[s & 3] + 1; s++;", result: "(int) la[s & 3]" },
     // checkcast and instanceof apart, and the superclass step of their

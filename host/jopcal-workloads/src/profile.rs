@@ -71,6 +71,7 @@ pub fn instrument_arguments(
         let (slot, mask) = match o.operand {
             jopcal_profile::routed::Operand::Count { slot, mask } => (i32::from(slot), mask),
             jopcal_profile::routed::Operand::LongCompare => (-1, 0),
+            jopcal_profile::routed::Operand::OldElement => (-2, 0),
         };
         observe.push_str(&format!(";{}:{}:{slot}:{mask}", o.mnemonic, o.opcode));
     }

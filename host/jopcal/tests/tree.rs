@@ -929,7 +929,7 @@ fn the_host_profile_runs_the_trees_own_routine_on_each_operand() {
 
     let (p, err) = profile("routed", None);
     assert!(
-        err.contains("profile routines: idiv run as the tree's own routines on their operands, and the counts of lshl, lshr, lushr, lcmp are recorded ("),
+        err.contains("profile routines: idiv run as the tree's own routines on their operands, and the operands of lshl, lshr, lushr, lcmp, aastore are recorded ("),
         "{err}"
     );
     let perform = p

@@ -194,6 +194,9 @@ fn operand_samples(o: &jopcal_profile::routed::Observed) -> Vec<Sample> {
                 })
                 .collect()
         }
+        // A Java routine's path (`aastore`'s write barrier), which its
+        // micro-benchmarks time, not the microcode.
+        Operand::OldElement => Vec::new(),
     }
 }
 

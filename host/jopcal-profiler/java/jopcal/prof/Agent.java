@@ -78,6 +78,14 @@ public final class Agent implements ClassFileTransformer {
     static String markerClass = "";
     /** A directory where the rewritten classes are kept (for looking at them with javap). */
     static String dump;
+    /**
+     * Loaded with this class, before the transformer is added, so that the
+     * retransformation of the classes loaded at start-up rewrites them: a
+     * class first loaded while a transformer runs (the exception a rewrite
+     * throws when it cannot rewrite a class) is never rewritten, and a
+     * program that uses it would go uncounted there.
+     */
+    static final Class<?>[] THROWN_BY_THE_REWRITE = {IllegalStateException.class};
 
     public static void premain(String args, Instrumentation inst) throws Exception {
         Map<String, String> o = new HashMap<>();
@@ -103,7 +111,8 @@ public final class Agent implements ClassFileTransformer {
         markerClass = o.getOrDefault("marker", "jopcal/harness/Harness");
         dump = o.get("keep-rewritten");
         Agent a = new Agent();
-        // observe=<class>;<name>:<opcode>:<slot>:<mask>;... (slot -1: an lcmp's two longs)
+        // observe=<class>;<name>:<opcode>:<slot>:<mask>;... (slot -1: an lcmp's two longs;
+        // -2: the element an aastore replaces, of the array in slot 0 at the index in slot 1)
         String obs = o.get("observe");
         if (obs != null && !obs.isEmpty()) {
             String[] parts = obs.split(";");
@@ -129,6 +138,7 @@ public final class Agent implements ClassFileTransformer {
         Rt.loaded = inst::getAllLoadedClasses;
         // Loaded now: the region's clock.
         Rt.now();
+
         inst.addTransformer(a, true);
         if (clockOnly) {
             Runtime.getRuntime().addShutdownHook(new Thread(Rt::shutdown, "jopcal-profile-writer"));
@@ -371,6 +381,13 @@ public final class Agent implements ClassFileTransformer {
         // the code the rewrite adds at a jump target or handler gets one.
         boolean frames = (cn.version & 0xffff) >= 50;
         InsnList insns = m.instructions;
+        // A class the JVM does not verify (the boot loader's, parsed without
+        // class data sharing) comes back to a retransformation without its
+        // stack maps: its methods jump with no frame, and their rewrite adds
+        // none either (nothing checks them).
+        if (frames && !hasFrames(insns) && (jumps(insns) || !m.tryCatchBlocks.isEmpty())) {
+            frames = false;
+        }
         // Each real instruction's original pc.
         IdentityHashMap<AbstractInsnNode, Integer> pcOf = new IdentityHashMap<>();
         List<AbstractInsnNode> real = new ArrayList<>();
@@ -665,6 +682,11 @@ public final class Agent implements ClassFileTransformer {
                 entry.add(new VarInsnNode(Opcodes.ILOAD, obs[1]));
                 push(entry, obs[0] << 16 | obs[2]);
                 entry.add(new MethodInsnNode(Opcodes.INVOKESTATIC, RT, "observeCount", "(" + TS_DESC + "II)V", false));
+            } else if (obs[1] == -2) {
+                entry.add(new VarInsnNode(Opcodes.ALOAD, 0));
+                entry.add(new VarInsnNode(Opcodes.ILOAD, 1));
+                push(entry, obs[0]);
+                entry.add(new MethodInsnNode(Opcodes.INVOKESTATIC, RT, "observeElement", "(" + TS_DESC + "[Ljava/lang/Object;II)V", false));
             } else {
                 entry.add(new VarInsnNode(Opcodes.LLOAD, 0));
                 entry.add(new VarInsnNode(Opcodes.LLOAD, 2));
@@ -729,6 +751,24 @@ public final class Agent implements ClassFileTransformer {
     }
 
     /** The frame at a label (the frame node that follows it before any instruction). */
+    static boolean hasFrames(InsnList insns) {
+        for (AbstractInsnNode i = insns.getFirst(); i != null; i = i.getNext()) {
+            if (i instanceof FrameNode) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    static boolean jumps(InsnList insns) {
+        for (AbstractInsnNode i = insns.getFirst(); i != null; i = i.getNext()) {
+            if (i instanceof JumpInsnNode || i instanceof TableSwitchInsnNode || i instanceof LookupSwitchInsnNode) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     static FrameNode frameAfter(LabelNode l) {
         for (AbstractInsnNode n = l.getNext(); n != null && n.getOpcode() < 0; n = n.getNext()) {
             if (n instanceof FrameNode) {

@@ -799,6 +799,18 @@ public final class Rt {
         ts.stack[ts.depth - 2].operand(spec >>> 16, count & (spec & 0xff));
     }
 
+    /**
+     * A bridge method's aastore: whether the slot it stores into held a
+     * reference (JOP's write barrier reads the old one's state), for its
+     * caller; nothing where the store will fail (the JVM's exception).
+     */
+    public static void observeElement(TS ts, Object[] array, int index, int opcode) {
+        if (ts.sink || ts.depth < 2 || !counting || array == null || index < 0 || index >= array.length) {
+            return;
+        }
+        ts.stack[ts.depth - 2].operand(opcode, array[index] == null ? 0 : 1);
+    }
+
     /** A bridge method's lcmp operands, as the class JOP's microcode path depends on, for its caller. */
     public static void observeCompare(TS ts, long a, long b, int opcode) {
         if (ts.sink || ts.depth < 2 || !counting) {
