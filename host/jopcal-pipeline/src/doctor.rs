@@ -190,7 +190,14 @@ fn routines_finding(s: Session, home: &Path, root: &Path) -> Finding {
                 String::new()
             } else {
                 let outer: Vec<&str> = run.tree_library.iter().filter(|c| !c.contains('$') && !c.contains('(')).map(String::as_str).collect();
-                format!(", and the tree's {} in place of the JDK's", outer.join(", "))
+                // A tree constructor run inside the JDK's exception class is named as a method.
+                let constructors: Vec<&str> = run.tree_library.iter().filter(|c| c.contains('(')).map(String::as_str).collect();
+                let inside = if constructors.is_empty() {
+                    String::new()
+                } else {
+                    format!(" (and its constructors {} inside the JDK's classes)", constructors.join(", "))
+                };
+                format!(", and the tree's {} in place of the JDK's{inside}", outer.join(", "))
             }
         )),
         Ok(_) => problem(
