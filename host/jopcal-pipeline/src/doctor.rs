@@ -189,9 +189,8 @@ fn routines_finding(s: Session, home: &Path, root: &Path) -> Finding {
             if run.tree_library.is_empty() {
                 String::new()
             } else {
-                let outer: Vec<&str> = run.tree_library.iter().filter(|c| !c.contains('$') && !c.contains('(')).map(String::as_str).collect();
-                // A tree constructor run inside the JDK's exception class is named as a method.
-                let constructors: Vec<&str> = run.tree_library.iter().filter(|c| c.contains('(')).map(String::as_str).collect();
+                let outer: Vec<&str> = run.tree_library.classes.iter().filter(|c| !c.contains('$')).map(String::as_str).collect();
+                let constructors = &run.tree_library.constructors;
                 let inside = if constructors.is_empty() {
                     String::new()
                 } else {

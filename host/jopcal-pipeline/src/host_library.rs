@@ -37,20 +37,30 @@ pub fn default_classes(home: &Path) -> Vec<String> {
         .collect()
 }
 
-/// Whether the host ran the tree's version of `m`: a method of a class of
-/// `tree_library` (dotted names; of `java.lang.System` only its clock), or
-/// a method the list names itself (qualified: a tree constructor the host
-/// ran in the JDK's class, `host_shadow::CONSTRUCTORS_LIST`).
-pub fn runs_trees(m: &jopcal_profile::MethodInfo, tree_library: &[String]) -> bool {
+/// What of the tree's library the host runs in place of the JDK's.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct TreeLibrary {
+    /// Whole classes (dotted names; of `java.lang.System` only its clock).
+    pub classes: Vec<String>,
+    /// Constructors run inside the JDK's own exception classes (qualified,
+    /// `java.lang.ArrayIndexOutOfBoundsException.<init>(I)V`;
+    /// `host_shadow::CONSTRUCTORS_LIST`).
+    pub constructors: Vec<String>,
+}
+
+impl TreeLibrary {
+    pub fn is_empty(&self) -> bool {
+        self.classes.is_empty() && self.constructors.is_empty()
+    }
+}
+
+/// Whether the host ran the tree's version of `m`: a method of one of the
+/// library's classes, or one of its constructors.
+pub fn runs_trees(m: &jopcal_profile::MethodInfo, tree_library: &TreeLibrary) -> bool {
     use jopcal_profile::routed::{is_clock, CLOCK_CLASS};
-    let named = |c: &String| {
-        if c.contains('(') {
-            *c == m.qualified()
-        } else {
-            c.replace('.', "/") == m.class
-        }
-    };
-    tree_library.iter().any(named) && (m.class != CLOCK_CLASS || is_clock(&m.class, &m.name))
+    let of_a_class = tree_library.classes.iter().any(|c| c.replace('.', "/") == m.class)
+        && (m.class != CLOCK_CLASS || is_clock(&m.class, &m.name));
+    of_a_class || tree_library.constructors.contains(&m.qualified())
 }
 
 /// The options that run the profiled JVM with the library in `dir` (from
@@ -317,11 +327,10 @@ mod tests {
 
     #[test]
     fn a_class_runs_all_its_methods_as_the_trees_and_a_named_method_only_itself() {
-        let library = vec![
-            "java.util.Vector".to_string(),
-            "java.lang.System".to_string(),
-            "java.lang.ArrayIndexOutOfBoundsException.<init>(I)V".to_string(),
-        ];
+        let library = TreeLibrary {
+            classes: vec!["java.util.Vector".to_string(), "java.lang.System".to_string()],
+            constructors: vec!["java.lang.ArrayIndexOutOfBoundsException.<init>(I)V".to_string()],
+        };
         assert!(runs_trees(&method("java/util/Vector", "size", "()I"), &library));
         assert!(runs_trees(
             &method("java/lang/System", "currentTimeMillis", "()J"),

@@ -154,19 +154,8 @@ pub fn shadow(
         )
     })?;
     let library = dir.join("library");
-    let classes: Vec<String> = std::fs::read_to_string(library.join(SHADOWED_LIST))
-        .with_context(|| format!("reading {}", library.join(SHADOWED_LIST).display()))?
-        .lines()
-        .filter(|l| !l.is_empty())
-        .map(str::to_string)
-        .collect();
-    // Absent from a library made before the constructors were merged.
-    let constructors: Vec<String> = std::fs::read_to_string(library.join(CONSTRUCTORS_LIST))
-        .unwrap_or_default()
-        .lines()
-        .filter(|l| !l.is_empty())
-        .map(str::to_string)
-        .collect();
+    let classes = read_list(&library.join(SHADOWED_LIST))?;
+    let constructors = read_list(&library.join(CONSTRUCTORS_LIST))?;
     say(&format!(
         "  profile host library: the program compiled against the tree's library; {} of its classes run on the host as the tree's ({}){}",
         classes.len(),
@@ -183,6 +172,16 @@ pub fn shadow(
         classes,
         constructors,
     })
+}
+
+/// The names `ShadowLibrary` listed in `path`, one a line.
+fn read_list(path: &Path) -> Result<Vec<String>> {
+    Ok(std::fs::read_to_string(path)
+        .with_context(|| format!("reading {}", path.display()))?
+        .lines()
+        .filter(|l| !l.is_empty())
+        .map(str::to_string)
+        .collect())
 }
 
 /// [`CONFIG_SOURCE`] below its source root.

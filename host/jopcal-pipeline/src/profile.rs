@@ -237,10 +237,9 @@ pub struct HostRun {
     pub classpath: Vec<PathBuf>,
     pub jvm_args: Vec<String>,
     pub launcher: Option<String>,
-    /// The JDK classes the host runs the tree's versions of (internal
-    /// names, `java/lang/Math`): JOP's own code, whatever size its linker
-    /// gives their methods.
-    pub tree_library: Vec<String>,
+    /// What of the JDK the host runs the tree's versions of: JOP's own
+    /// code, whatever size its linker gives their methods.
+    pub tree_library: crate::host_library::TreeLibrary,
 }
 
 /// How the host runs the suite in `root` (built in `setup`). For a tree's
@@ -254,7 +253,7 @@ pub fn tree_host_run(s: Session, root: &Path, setup: &HostSetup, tree_suite: boo
         classpath: vec![setup.built.classes.clone()],
         jvm_args: Vec::new(),
         launcher: None,
-        tree_library: Vec::new(),
+        tree_library: Default::default(),
     };
     if !tree_suite {
         return Ok(plain);
@@ -289,7 +288,10 @@ pub fn tree_host_run(s: Session, root: &Path, setup: &HostSetup, tree_suite: boo
         Err(e) => return Err(e),
     };
     // The classes the host runs the tree's versions of.
-    let mut tree_library = if library.is_some() { classes } else { Vec::new() };
+    let mut tree_library = crate::host_library::TreeLibrary {
+        classes: if library.is_some() { classes } else { Vec::new() },
+        constructors: Vec::new(),
+    };
     // The rest of the tree's library, under names of its own.
     let shadow = match crate::host_shadow::shadow(&home, root, &compiler, library.as_deref(), &|m| s.say(m)) {
         Ok(shadow) => Some(shadow),
@@ -320,7 +322,8 @@ pub fn tree_host_run(s: Session, root: &Path, setup: &HostSetup, tree_suite: boo
         None => (routed(None)?, None),
     };
     if let Some(sh) = &shadow {
-        tree_library.extend(sh.classes.iter().chain(&sh.constructors).cloned());
+        tree_library.classes.extend(sh.classes.iter().cloned());
+        tree_library.constructors.extend(sh.constructors.iter().cloned());
     }
     Ok(match routed {
         // The routed classes print through jopcal's serial line stand-in.

@@ -162,12 +162,12 @@ fn warn_of_other_outputs(s: Session, out: &Path, rows: &[measurements::Measureme
 /// only where called by a bytecode (not entered by the JVM itself). Where
 /// the host printed through jopcal's serial line stand-in, the printing is
 /// priced by its characters (`serial_char`), not per call. The classes of
-/// `tree_library` (dotted) ran as the tree has them: only a method the image
+/// `tree_library` ran as the tree has them: only a method the image
 /// lacks is priced per call.
 fn library_calls(
     p: &jopcal_profile::Profile,
     sizes: &jopcal_jop::sizes::MethodSizes,
-    tree_library: &[String],
+    tree_library: &crate::host_library::TreeLibrary,
 ) -> Vec<String> {
     let serial = p.methods.iter().any(jopcal_profile::routed::is_serial_write);
     let printing = if serial {
@@ -221,7 +221,7 @@ pub(crate) fn use_image_sizes(
     s: Session,
     out: &Path,
     profiled: &mut ProfiledSet,
-    tree_library: &[String],
+    tree_library: &crate::host_library::TreeLibrary,
 ) -> Result<Vec<String>> {
     let host_dir = profiled.dir.join("host-sizes");
     let mut library = std::collections::BTreeSet::new();
@@ -1167,7 +1167,7 @@ mod tests {
             ("java.lang.Object.<init>()V".to_string(), 1),
         ]);
         assert_eq!(
-            library_calls(&p, &sizes, &[]),
+            library_calls(&p, &sizes, &Default::default()),
             ["app.Helper.gone()V", "java.util.Random.nextInt()I"],
             "AtomicLong.get runs inside Random.nextInt: priced with it"
         );
@@ -1218,7 +1218,7 @@ mod tests {
             profiles: vec![profile.clone()],
             failures: Vec::new(),
         };
-        let library = use_image_sizes(session(), out, &mut set, &[]).unwrap();
+        let library = use_image_sizes(session(), out, &mut set, &Default::default()).unwrap();
         assert_eq!(
             library,
             ["a.B.hostOnly()V"],
@@ -1240,7 +1240,9 @@ mod tests {
             profiles: vec![profile.clone()],
             failures: Vec::new(),
         };
-        assert!(use_image_sizes(session(), out, &mut again, &[]).unwrap().is_empty());
+        assert!(use_image_sizes(session(), out, &mut again, &Default::default())
+            .unwrap()
+            .is_empty());
         assert_eq!(again.profiles[0], profile);
     }
 }

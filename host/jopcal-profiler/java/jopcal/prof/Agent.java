@@ -138,7 +138,6 @@ public final class Agent implements ClassFileTransformer {
         Rt.loaded = inst::getAllLoadedClasses;
         // Loaded now: the region's clock.
         Rt.now();
-
         inst.addTransformer(a, true);
         if (clockOnly) {
             Runtime.getRuntime().addShutdownHook(new Thread(Rt::shutdown, "jopcal-profile-writer"));
@@ -381,21 +380,18 @@ public final class Agent implements ClassFileTransformer {
         // the code the rewrite adds at a jump target or handler gets one.
         boolean frames = (cn.version & 0xffff) >= 50;
         InsnList insns = m.instructions;
-        // A class the JVM does not verify (the boot loader's, parsed without
-        // class data sharing) comes back to a retransformation without its
-        // stack maps: its methods jump with no frame, and their rewrite adds
-        // none either (nothing checks them).
-        if (frames && !hasFrames(insns) && (jumps(insns) || !m.tryCatchBlocks.isEmpty())) {
-            frames = false;
-        }
         // Each real instruction's original pc.
         IdentityHashMap<AbstractInsnNode, Integer> pcOf = new IdentityHashMap<>();
         List<AbstractInsnNode> real = new ArrayList<>();
         int pc = 0;
+        boolean framed = false;
+        boolean jumps = !m.tryCatchBlocks.isEmpty();
         for (AbstractInsnNode i = insns.getFirst(); i != null; i = i.getNext()) {
             if (i.getOpcode() < 0) {
+                framed |= i instanceof FrameNode;
                 continue;
             }
+            jumps |= i instanceof JumpInsnNode || i instanceof TableSwitchInsnNode || i instanceof LookupSwitchInsnNode;
             if (pc >= code.length) {
                 throw new IllegalStateException(m.name + ": more instructions than code");
             }
@@ -413,6 +409,13 @@ public final class Agent implements ClassFileTransformer {
         }
         if (pc != code.length) {
             throw new IllegalStateException(m.name + ": code and instructions differ in length");
+        }
+        // A class the JVM does not verify (the boot loader's, parsed without
+        // class data sharing) comes back to a retransformation without its
+        // stack maps: its methods jump with no frame, and their rewrite adds
+        // none either (nothing checks them).
+        if (jumps && !framed) {
+            frames = false;
         }
         // Segment leaders.
         IdentityHashMap<AbstractInsnNode, Boolean> leader = new IdentityHashMap<>();
@@ -751,24 +754,6 @@ public final class Agent implements ClassFileTransformer {
     }
 
     /** The frame at a label (the frame node that follows it before any instruction). */
-    static boolean hasFrames(InsnList insns) {
-        for (AbstractInsnNode i = insns.getFirst(); i != null; i = i.getNext()) {
-            if (i instanceof FrameNode) {
-                return true;
-            }
-        }
-        return false;
-    }
-
-    static boolean jumps(InsnList insns) {
-        for (AbstractInsnNode i = insns.getFirst(); i != null; i = i.getNext()) {
-            if (i instanceof JumpInsnNode || i instanceof TableSwitchInsnNode || i instanceof LookupSwitchInsnNode) {
-                return true;
-            }
-        }
-        return false;
-    }
-
     static FrameNode frameAfter(LabelNode l) {
         for (AbstractInsnNode n = l.getNext(); n != null && n.getOpcode() < 0; n = n.getNext()) {
             if (n instanceof FrameNode) {
