@@ -156,6 +156,9 @@ mod tests {
     /// A shell's background job (a grandchild) ends with the group.
     #[test]
     fn a_timeout_kill_ends_the_grandchildren_too() {
+        // An interrupt test's `finish` ends every registered group, this
+        // test's shell among them, if the two run at once.
+        let _serial = crate::interrupt::test_serial();
         let dir = tempfile::tempdir().unwrap();
         let pidfile = dir.path().join("pid");
         let mut c = spawn(

@@ -215,8 +215,9 @@ fn remove_temporaries(dir: &Path) {
 }
 
 /// The registry is one per process and tests run on threads: a test that
-/// registers a directory (through [`crate::OutDir::prepare`] too) holds this
-/// while it runs and leaves the registry empty.
+/// registers a directory (through [`crate::OutDir::prepare`] too), or starts
+/// a child group that [`finish`] would end, holds this while it runs and
+/// leaves the registry empty.
 #[cfg(test)]
 pub(crate) fn test_serial() -> std::sync::MutexGuard<'static, ()> {
     static SERIAL: Mutex<()> = Mutex::new(());

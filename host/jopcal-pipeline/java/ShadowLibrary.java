@@ -45,12 +45,15 @@ import org.objectweb.asm.commons.Remapper;
  * one into the other; a string literal becomes the tree's String once.
  * toString (and an exception's getMessage) gets a bridge with the JDK's
  * signature, so that the JDK's virtual calls reach the tree's methods.
+ * Inside the JDK's Throwable and exception classes the tree's code runs
+ * where it differs and can (mergeThrowable, mergeConstructors).
  *
  * Usage: ShadowLibrary COMPILED PROGRAM_OUT LIBRARY_OUT
  *   COMPILED: the program and the tree's library as the tree's compiler
  *   built them; PROGRAM_OUT gets the program's classes, LIBRARY_OUT the
- *   shadow classes (for java.base) and shadowed.txt (their tree names, one
- *   a line); PROGRAM_OUT/init.txt lists the classes JOP initializes before
+ *   shadow classes (for java.base), shadowed.txt (their tree names, one
+ *   a line) and tree-methods.txt (the tree's methods that run inside the
+ *   JDK's classes, as jopcal_profile names them); PROGRAM_OUT/init.txt lists the classes JOP initializes before
  *   main. On a reference the shadow cannot carry, it exits 1 with one line
  *   on standard error naming the class, the method and the reference.
  */
@@ -265,17 +268,20 @@ public final class ShadowLibrary {
         }
         List<String> merged = new ArrayList<>();
         List<String> mergedClasses = mergeConstructors(libraryOut, merged);
+        if (mergeThrowable(libraryOut, merged)) {
+            mergedClasses.add(0, "java.lang.Throwable");
+        }
         Path strings = libraryOut.resolve(STRINGS + ".class");
         Files.createDirectories(strings.getParent());
         Files.write(strings, strings());
         Files.createDirectories(programOut);
         Files.write(libraryOut.resolve("shadowed.txt"), lines(shadow));
-        Files.write(libraryOut.resolve("constructors.txt"), lines(merged));
+        Files.write(libraryOut.resolve("tree-methods.txt"), lines(merged));
         Files.write(programOut.resolve("init.txt"), lines(init));
         PrintStream o = System.out;
         o.println("shadowed " + shadow.size() + " classes of the tree's library");
         if (!mergedClasses.isEmpty()) {
-            o.println("the tree's constructors of " + String.join(", ", mergedClasses) + " run in the JDK's classes");
+            o.println("the tree's methods of " + String.join(", ", mergedClasses) + " run in the JDK's classes");
         }
     }
 
@@ -369,6 +375,258 @@ public final class ShadowLibrary {
             }
         }
         return done;
+    }
+
+    /** The name of the host's stack-trace filling, which the profile drops (jopcal_profile::routed). */
+    static final String HOST_FILL = "fillInStackTrace";
+    static final String HOST_FILL_DESC = "(Ljava/lang/Throwable;)Ljava/lang/Throwable;";
+    static final String THROWABLE = "java/lang/Throwable";
+
+    /**
+     * The JDK keeps its Throwable (the JVM fills its fields), but the
+     * tree's constructors of it, and the tree's fillInStackTrace, do on JOP
+     * what the JDK's do otherwise: the JDK's fillInStackTrace is
+     * synchronized and walks the stack, the tree's returns this. Where the
+     * tree's versions only move references between the fields the JDK's
+     * Throwable has (a message handed in is the JDK's String, never
+     * looked into), they replace the JDK's in a copy of it for java.base,
+     * so that the profile counts the tree's bytecodes. The host still
+     * fills the stack trace (a failing run's report needs it): the tree's
+     * fillInStackTrace calls, just before it returns this, a static
+     * fillInStackTrace(Throwable) of the copy's own that calls the JDK's
+     * native one, and the profile drops that call with all it ran, as it
+     * drops the string conversions. The name keeps the JVM's trace free of
+     * jopcal's frames: it leaves out the frames of methods so named, as it
+     * leaves out the constructors. Adds the methods taken to `methods`;
+     * false (and the JDK's Throwable whole) where the tree's cannot move.
+     */
+    boolean mergeThrowable(Path libraryOut, List<String> methods) throws IOException {
+        ClassReader tree = classes.get(THROWABLE);
+        if (tree == null) {
+            return false;
+        }
+        byte[] jdkBytes;
+        try (java.io.InputStream in = Object.class.getResourceAsStream("/" + THROWABLE + ".class")) {
+            jdkBytes = in.readAllBytes();
+        }
+        Set<String> jdkMethods = new HashSet<>();
+        Set<String> jdkFields = new HashSet<>();
+        new ClassReader(jdkBytes).accept(new ClassVisitor(Opcodes.ASM9) {
+            @Override
+            public org.objectweb.asm.FieldVisitor visitField(int access, String n, String d, String sig, Object v) {
+                jdkFields.add(n + " " + d);
+                return null;
+            }
+
+            @Override
+            public MethodVisitor visitMethod(int access, String n, String d, String sig, String[] ex) {
+                jdkMethods.add(n + d);
+                return null;
+            }
+        }, ClassReader.SKIP_CODE);
+        String fill = "fillInStackTrace()L" + THROWABLE + ";";
+        if (jdkMethods.contains(HOST_FILL + HOST_FILL_DESC)) {
+            return false;
+        }
+        // The constructors the JDK has too, and fillInStackTrace, each only
+        // where its code stays within what the JDK's Throwable offers.
+        Set<String> taken = new HashSet<>();
+        boolean[] returnsThis = {false};
+        tree.accept(new ClassVisitor(Opcodes.ASM9) {
+            @Override
+            public MethodVisitor visitMethod(int access, String n, String d, String sig, String[] ex) {
+                String m = n + d;
+                if (!jdkMethods.contains(m) || !(n.equals("<init>") || m.equals(fill))) {
+                    return null;
+                }
+                return new Movable(m, jdkMethods, jdkFields, taken, returnsThis);
+            }
+        }, 0);
+        if (!taken.contains(fill) || !returnsThis[0]) {
+            return false;
+        }
+        ClassWriter w = new ClassWriter(ClassWriter.COMPUTE_MAXS);
+        ClassVisitor treeMethods = new ClassVisitor(Opcodes.ASM9) {
+            @Override
+            public MethodVisitor visitMethod(int access, String n, String d, String sig, String[] ex) {
+                if (!taken.contains(n + d)) {
+                    return null;
+                }
+                MethodVisitor mv = w.visitMethod(access, n, d, sig, ex);
+                if (!(n + d).equals(fill)) {
+                    return mv;
+                }
+                return new MethodVisitor(Opcodes.ASM9, mv) {
+                    @Override
+                    public void visitInsn(int op) {
+                        if (op == Opcodes.ARETURN) {
+                            super.visitMethodInsn(Opcodes.INVOKESTATIC, THROWABLE, HOST_FILL, HOST_FILL_DESC, false);
+                        }
+                        super.visitInsn(op);
+                    }
+                };
+            }
+        };
+        new ClassReader(jdkBytes).accept(new ClassVisitor(Opcodes.ASM9, w) {
+            @Override
+            public MethodVisitor visitMethod(int access, String n, String d, String sig, String[] ex) {
+                return taken.contains(n + d) ? null : super.visitMethod(access, n, d, sig, ex);
+            }
+
+            @Override
+            public void visitEnd() {
+                tree.accept(treeMethods, 0);
+                MethodVisitor mv = w.visitMethod(Opcodes.ACC_PRIVATE | Opcodes.ACC_STATIC | Opcodes.ACC_SYNTHETIC,
+                        HOST_FILL, HOST_FILL_DESC, null, null);
+                mv.visitCode();
+                mv.visitVarInsn(Opcodes.ALOAD, 0);
+                mv.visitFieldInsn(Opcodes.GETSTATIC, THROWABLE, "UNASSIGNED_STACK", "[Ljava/lang/StackTraceElement;");
+                mv.visitFieldInsn(Opcodes.PUTFIELD, THROWABLE, "stackTrace", "[Ljava/lang/StackTraceElement;");
+                mv.visitVarInsn(Opcodes.ALOAD, 0);
+                mv.visitInsn(Opcodes.ICONST_0);
+                mv.visitMethodInsn(Opcodes.INVOKEVIRTUAL, THROWABLE, "fillInStackTrace", "(I)L" + THROWABLE + ";", false);
+                mv.visitInsn(Opcodes.ARETURN);
+                mv.visitMaxs(0, 0);
+                mv.visitEnd();
+                super.visitEnd();
+            }
+        }, 0);
+        Path file = libraryOut.resolve(THROWABLE + ".class");
+        Files.createDirectories(file.getParent());
+        Files.write(file, w.toByteArray());
+        List<String> sorted = new ArrayList<>(taken);
+        Collections.sort(sorted);
+        for (String m : sorted) {
+            int paren = m.indexOf('(');
+            methods.add("java.lang.Throwable." + m.substring(0, paren) + m.substring(paren));
+        }
+        return true;
+    }
+
+    /**
+     * Adds `method` to `taken` at its end if its code refers to nothing but
+     * the classes the host keeps as the JDK's, the fields and methods the
+     * JDK's Throwable has, and the JDK's String only as a reference moved
+     * about (no literal, no call of String's); notes whether it returns this.
+     */
+    final class Movable extends MethodVisitor {
+        final String method;
+        final Set<String> jdkMethods;
+        final Set<String> jdkFields;
+        final Set<String> taken;
+        final boolean[] returnsThis;
+        boolean movable = true;
+        boolean thisOnTop;
+        boolean onlyThis = true;
+
+        Movable(String method, Set<String> jdkMethods, Set<String> jdkFields, Set<String> taken, boolean[] returnsThis) {
+            super(Opcodes.ASM9);
+            this.method = method;
+            this.jdkMethods = jdkMethods;
+            this.jdkFields = jdkFields;
+            this.taken = taken;
+            this.returnsThis = returnsThis;
+        }
+
+        boolean kept(String type) {
+            Type t = Type.getObjectType(type);
+            if (t.getSort() == Type.ARRAY) {
+                t = t.getElementType();
+            }
+            return t.getSort() != Type.OBJECT || t.getInternalName().equals(STRING) || keep(t.getInternalName());
+        }
+
+        boolean keptDesc(String desc) {
+            for (Type t : Type.getArgumentTypes(desc)) {
+                movable &= t.getSort() != Type.OBJECT && t.getSort() != Type.ARRAY || kept(t.getInternalName());
+            }
+            Type r = Type.getReturnType(desc);
+            return r.getSort() != Type.OBJECT && r.getSort() != Type.ARRAY || kept(r.getInternalName());
+        }
+
+        @Override
+        public void visitVarInsn(int op, int var) {
+            thisOnTop = op == Opcodes.ALOAD && var == 0;
+        }
+
+        @Override
+        public void visitInsn(int op) {
+            if (op == Opcodes.ARETURN) {
+                onlyThis &= thisOnTop;
+            }
+            thisOnTop = false;
+        }
+
+        @Override
+        public void visitLdcInsn(Object value) {
+            movable &= !(value instanceof String) && !(value instanceof Type);
+            thisOnTop = false;
+        }
+
+        @Override
+        public void visitIntInsn(int op, int operand) {
+            thisOnTop = false;
+        }
+
+        @Override
+        public void visitJumpInsn(int op, Label label) {
+            thisOnTop = false;
+        }
+
+        @Override
+        public void visitIincInsn(int var, int increment) {
+            thisOnTop = false;
+        }
+
+        @Override
+        public void visitTableSwitchInsn(int min, int max, Label dflt, Label... labels) {
+            thisOnTop = false;
+        }
+
+        @Override
+        public void visitLookupSwitchInsn(Label dflt, int[] keys, Label[] labels) {
+            thisOnTop = false;
+        }
+
+        @Override
+        public void visitMultiANewArrayInsn(String desc, int dims) {
+            movable = false;
+        }
+
+        @Override
+        public void visitTypeInsn(int op, String type) {
+            movable &= kept(type) && !type.equals(STRING);
+            thisOnTop = false;
+        }
+
+        @Override
+        public void visitFieldInsn(int op, String owner, String n, String desc) {
+            movable &= owner.equals(THROWABLE) && jdkFields.contains(n + " " + desc);
+            thisOnTop = false;
+        }
+
+        @Override
+        public void visitMethodInsn(int op, String owner, String n, String desc, boolean itf) {
+            movable &= !owner.equals(STRING) && kept(owner) && keptDesc(desc)
+                    && (!owner.equals(THROWABLE) || jdkMethods.contains(n + desc));
+            thisOnTop = false;
+        }
+
+        @Override
+        public void visitInvokeDynamicInsn(String n, String desc, org.objectweb.asm.Handle h, Object... args) {
+            movable = false;
+        }
+
+        @Override
+        public void visitEnd() {
+            movable &= keptDesc(method.substring(method.indexOf('(')));
+            if (movable) {
+                taken.add(method);
+                if (method.startsWith("fillInStackTrace")) {
+                    returnsThis[0] = onlyThis;
+                }
+            }
+        }
     }
 
     static byte[] lines(List<String> l) {

@@ -190,11 +190,11 @@ fn routines_finding(s: Session, home: &Path, root: &Path) -> Finding {
                 String::new()
             } else {
                 let outer: Vec<&str> = run.tree_library.classes.iter().filter(|c| !c.contains('$')).map(String::as_str).collect();
-                let constructors = &run.tree_library.constructors;
-                let inside = if constructors.is_empty() {
+                let merged = &run.tree_library.merged;
+                let inside = if merged.is_empty() {
                     String::new()
                 } else {
-                    format!(" (and its constructors {} inside the JDK's classes)", constructors.join(", "))
+                    format!(" (and its methods {} inside the JDK's classes)", merged.join(", "))
                 };
                 format!(", and the tree's {} in place of the JDK's{inside}", outer.join(", "))
             }

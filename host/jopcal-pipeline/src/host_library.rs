@@ -42,25 +42,26 @@ pub fn default_classes(home: &Path) -> Vec<String> {
 pub struct TreeLibrary {
     /// Whole classes (dotted names; of `java.lang.System` only its clock).
     pub classes: Vec<String>,
-    /// Constructors run inside the JDK's own exception classes (qualified,
+    /// Methods run inside the JDK's own classes: `Throwable`'s constructors
+    /// and `fillInStackTrace`, exception classes' constructors (qualified,
     /// `java.lang.ArrayIndexOutOfBoundsException.<init>(I)V`;
-    /// `host_shadow::CONSTRUCTORS_LIST`).
-    pub constructors: Vec<String>,
+    /// `host_shadow::TREE_METHODS_LIST`).
+    pub merged: Vec<String>,
 }
 
 impl TreeLibrary {
     pub fn is_empty(&self) -> bool {
-        self.classes.is_empty() && self.constructors.is_empty()
+        self.classes.is_empty() && self.merged.is_empty()
     }
 }
 
 /// Whether the host ran the tree's version of `m`: a method of one of the
-/// library's classes, or one of its constructors.
+/// library's classes, or one of its methods merged into the JDK's classes.
 pub fn runs_trees(m: &jopcal_profile::MethodInfo, tree_library: &TreeLibrary) -> bool {
     use jopcal_profile::routed::{is_clock, CLOCK_CLASS};
     let of_a_class = tree_library.classes.iter().any(|c| c.replace('.', "/") == m.class)
         && (m.class != CLOCK_CLASS || is_clock(&m.class, &m.name));
-    of_a_class || tree_library.constructors.contains(&m.qualified())
+    of_a_class || tree_library.merged.contains(&m.qualified())
 }
 
 /// The options that run the profiled JVM with the library in `dir` (from
@@ -329,7 +330,7 @@ mod tests {
     fn a_class_runs_all_its_methods_as_the_trees_and_a_named_method_only_itself() {
         let library = TreeLibrary {
             classes: vec!["java.util.Vector".to_string(), "java.lang.System".to_string()],
-            constructors: vec!["java.lang.ArrayIndexOutOfBoundsException.<init>(I)V".to_string()],
+            merged: vec!["java.lang.ArrayIndexOutOfBoundsException.<init>(I)V".to_string()],
         };
         assert!(runs_trees(&method("java/util/Vector", "size", "()I"), &library));
         assert!(runs_trees(

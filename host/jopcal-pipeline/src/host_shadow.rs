@@ -44,9 +44,10 @@ const CONCATENATION: &str = "java/target/src/jdk_base/java/lang/StringBuilder.ja
 const SHADOW_SOURCE: &str = include_str!("../java/ShadowLibrary.java");
 /// In the library directory: the tree classes that run under their shadow names.
 pub const SHADOWED_LIST: &str = "shadowed.txt";
-/// In the library directory: the tree's constructors that run in place of
-/// the JDK's in the JDK's own exception classes (qualified method names).
-pub const CONSTRUCTORS_LIST: &str = "constructors.txt";
+/// In the library directory: the tree's methods that run in place of the
+/// JDK's in the JDK's own classes (`Throwable`'s constructors and
+/// `fillInStackTrace`, exception classes' constructors; qualified names).
+pub const TREE_METHODS_LIST: &str = "tree-methods.txt";
 /// In the program directory: the classes JOP initializes before `main`.
 pub const INIT_LIST: &str = "init.txt";
 
@@ -61,9 +62,9 @@ pub struct Shadowed {
     pub library: PathBuf,
     /// The tree classes that run shadowed (dotted tree names).
     pub classes: Vec<String>,
-    /// The tree's constructors that run in the JDK's exception classes
+    /// The tree's methods that run in the JDK's classes
     /// (`java.lang.ArrayIndexOutOfBoundsException.<init>(I)V`).
-    pub constructors: Vec<String>,
+    pub merged: Vec<String>,
 }
 
 impl Shadowed {
@@ -155,22 +156,22 @@ pub fn shadow(
     })?;
     let library = dir.join("library");
     let classes = read_list(&library.join(SHADOWED_LIST))?;
-    let constructors = read_list(&library.join(CONSTRUCTORS_LIST))?;
+    let merged = read_list(&library.join(TREE_METHODS_LIST))?;
     say(&format!(
         "  profile host library: the program compiled against the tree's library; {} of its classes run on the host as the tree's ({}){}",
         classes.len(),
         summary(&classes),
-        if constructors.is_empty() {
+        if merged.is_empty() {
             String::new()
         } else {
-            format!(", and the tree's constructors {} in the JDK's exception classes", constructors.join(", "))
+            format!(", and the tree's {} in the JDK's classes", merged.join(", "))
         }
     ));
     Ok(Shadowed {
         program: dir.join("program"),
         library,
         classes,
-        constructors,
+        merged,
     })
 }
 

@@ -290,7 +290,7 @@ pub fn tree_host_run(s: Session, root: &Path, setup: &HostSetup, tree_suite: boo
     // The classes the host runs the tree's versions of.
     let mut tree_library = crate::host_library::TreeLibrary {
         classes: if library.is_some() { classes } else { Vec::new() },
-        constructors: Vec::new(),
+        merged: Vec::new(),
     };
     // The rest of the tree's library, under names of its own.
     let shadow = match crate::host_shadow::shadow(&home, root, &compiler, library.as_deref(), &|m| s.say(m)) {
@@ -323,7 +323,7 @@ pub fn tree_host_run(s: Session, root: &Path, setup: &HostSetup, tree_suite: boo
     };
     if let Some(sh) = &shadow {
         tree_library.classes.extend(sh.classes.iter().cloned());
-        tree_library.constructors.extend(sh.constructors.iter().cloned());
+        tree_library.merged.extend(sh.merged.iter().cloned());
     }
     Ok(match routed {
         // The routed classes print through jopcal's serial line stand-in.

@@ -229,6 +229,20 @@ fn prune(p: &mut Profile, kept: &[bool], lifted: &[Option<u8>]) {
 /// jopcal's conversions between the host JDK's strings and the tree's
 /// (`ShadowLibrary`'s `jopcal$tree$Strings`): not the program's work.
 pub const SHADOW_STRINGS: &str = "java/lang/jopcal$tree$Strings";
+/// The host's filling of a stack trace that `ShadowLibrary` puts into the
+/// tree's `Throwable.fillInStackTrace` where it runs in the JDK's
+/// `Throwable` (`java.lang.Throwable.fillInStackTrace(Throwable)`, static):
+/// JOP's returns `this`, so the call is host work, dropped as a conversion.
+pub const HOST_FILL: (&str, &str, &str) = (
+    "java/lang/Throwable",
+    "fillInStackTrace",
+    "(Ljava/lang/Throwable;)Ljava/lang/Throwable;",
+);
+
+fn is_host_work(m: &crate::MethodInfo) -> bool {
+    m.class == SHADOW_STRINGS || (m.class == HOST_FILL.0 && m.name == HOST_FILL.1 && m.descriptor == HOST_FILL.2)
+}
+
 /// The methods a shadowed class gets a bridge of with the JDK's signature
 /// (`()Ljava/lang/String;`), through which the JDK's virtual calls reach it.
 const SHADOW_BRIDGED: [&str; 3] = ["toString", "getMessage", "getLocalizedMessage"];
@@ -266,16 +280,16 @@ fn is_shadow_bridge(m: &crate::MethodInfo) -> bool {
 
 /// Rewrites a profile of a run with the tree's library under shadow names
 /// (jopcal_pipeline::host_shadow) into what JOP runs: the conversions
-/// vanish with everything they called (and their `invokestatic` from the
-/// caller), a bridge gives its place to the method it calls, and the
+/// and the host's stack-trace filling ([`HOST_FILL`]) vanish with
+/// everything they called (and their `invokestatic` from the caller), a bridge gives its place to the method it calls, and the
 /// classes and descriptors lose the shadow prefix. Methods no node runs
 /// any more are dropped. Returns the conversions dropped; a profile without
 /// shadow classes is left as it is.
 pub fn unshadow(p: &mut Profile) -> u64 {
-    if !p.methods.iter().any(|m| is_shadow_class(&m.class)) {
+    if !p.methods.iter().any(|m| is_shadow_class(&m.class) || is_host_work(m)) {
         return 0;
     }
-    let conversion: Vec<bool> = p.methods.iter().map(|m| m.class == SHADOW_STRINGS).collect();
+    let conversion: Vec<bool> = p.methods.iter().map(is_host_work).collect();
     let bridge: Vec<bool> = p.methods.iter().map(is_shadow_bridge).collect();
     let n = p.nodes.len();
     let mut dead = vec![false; n];
@@ -517,6 +531,59 @@ mod tests {
         let before = plain.clone();
         assert_eq!(unshadow(&mut plain), 0);
         assert_eq!(plain, before);
+    }
+
+    /// main builds an exception (no shadow class in the profile): the
+    /// tree's constructor calls the tree's fillInStackTrace, which hands
+    /// `this` to the host's filling, which calls the JVM's native.
+    #[test]
+    fn the_hosts_stack_trace_filling_is_dropped_with_its_invokestatic() {
+        let (class, name, descriptor) = HOST_FILL;
+        let mut p = Profile {
+            benchmark: "b".into(),
+            region: "main".into(),
+            complete: true,
+            methods: vec![
+                method("Main", "main", "([Ljava/lang/String;)V"),
+                method(class, "<init>", "()V"),
+                method(class, "fillInStackTrace", "()Ljava/lang/Throwable;"),
+                method(class, name, descriptor),
+                method(class, "fillInStackTrace", "(I)Ljava/lang/Throwable;"),
+            ],
+            nodes: vec![
+                node(None, 0, -1, 0, 1, &[(0xbb, 1), (0xb7, 1), (0xb1, 1)]),
+                node(Some(0), 1, 4, 0xb7, 1, &[(0x2a, 2), (0xb6, 1), (0xb1, 1)]),
+                node(Some(1), 2, 9, 0xb6, 1, &[(0x2a, 1), (0xb8, 1), (0xb0, 1)]),
+                node(Some(2), 3, 1, 0xb8, 1, &[(0x2a, 2), (0xb6, 1), (0xb0, 1)]),
+                node(Some(3), 4, 5, 0xb6, 1, &[]),
+            ],
+            entry_stack: vec![0],
+            region_start: 0,
+            region_nanos: 0,
+            allocations: Default::default(),
+            heap_start: None,
+            events: vec![
+                Event::Invoke(1),
+                Event::Invoke(2),
+                Event::Invoke(3),
+                Event::Invoke(4),
+                Event::Return,
+                Event::Return,
+                Event::Return,
+                Event::Return,
+            ],
+        };
+        assert_eq!(unshadow(&mut p), 1);
+        p.validate().unwrap();
+        assert_eq!(p.nodes.len(), 3, "{:?}", p.nodes);
+        let fill = &p.nodes[2];
+        assert_eq!(p.methods[fill.method as usize].descriptor, "()Ljava/lang/Throwable;");
+        assert_eq!(fill.opcodes.get(&0xb8), None, "the host's call is gone");
+        assert_eq!((fill.opcodes.get(&0x2a), fill.opcodes.get(&0xb0)), (Some(&1), Some(&1)));
+        assert_eq!(
+            p.events,
+            [Event::Invoke(1), Event::Invoke(2), Event::Return, Event::Return]
+        );
     }
 
     #[test]
