@@ -102,8 +102,13 @@ public final class RouteBytecodes {
                         return new MethodVisitor(Opcodes.ASM9, super.visitMethod(access, name, desc, sig, ex)) {
                             @Override
                             public void visitMethodInsn(int opcode, String owner, String callee, String calleeDesc, boolean itf) {
+                                // A merged method's call of the JDK method it
+                                // stands for (jopcal's arraycopy, which copies
+                                // with the JDK's) stays the JDK's.
+                                boolean itself = owner.equals(self) && method.equals(prefix + callee)
+                                        && desc.equals(calleeDesc);
                                 if (opcode == Opcodes.INVOKESTATIC && methods.contains(owner + " " + callee + " " + calleeDesc)
-                                        && (!owner.equals(self) || treeMethod)) {
+                                        && (!owner.equals(self) || treeMethod) && !itself) {
                                     count[0]++;
                                     callee = prefix + callee;
                                 }

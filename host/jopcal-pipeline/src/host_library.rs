@@ -160,6 +160,7 @@ pub fn library_dir(home: &Path, classes: &[String], how: &How, say: &dyn Fn(&str
     }
     h.update(TREE_METHOD_PREFIX.as_bytes());
     h.update(MERGER_SOURCE.as_bytes());
+    h.update(ARRAYCOPY_STAND_IN.as_bytes());
     if stubs.is_dir() {
         h.update(locate::content_hash(stubs)?.as_bytes());
     }
@@ -227,6 +228,7 @@ fn build(
             let text = std::fs::read_to_string(file).with_context(|| format!("reading {}", file.display()))?;
             let clock = jopcal_tree::runtime::clock_methods(&text, CLOCK_CLASS)
                 .map_err(|e| anyhow!("host_library {SYSTEM}: {}: {e}", file.display()))?;
+            let clock = with_arraycopy(&clock);
             atomic::write_atomic(&to, clock.as_bytes())?;
         } else {
             std::fs::copy(file, &to).with_context(|| format!("copying {}", file.display()))?;
@@ -302,6 +304,29 @@ fn build(
     let _ = std::fs::remove_dir_all(&tool);
     atomic::write_atomic(&tmp.join(crate::host_routines::MERGED_LIST), &merged)?;
     Ok(())
+}
+
+/// JOP copies an array in a Java loop of the tree's `System.arraycopy`
+/// (`Native.rdMem`/`wrMem` over the handles), which the host cannot run.
+/// jopcal's stand-in, merged beside the clock: the JDK's copy, then one
+/// `iinc` per element, which the profile reads as the elements copied
+/// (`jopcal_profile::routed::copied_elements`); the timing model prices the
+/// call by them, never by the stand-in's bytecodes.
+const ARRAYCOPY_STAND_IN: &str = "
+    public static void arraycopy(Object src, int srcOffset, Object dst, int dstOffset, int length) {
+        System.arraycopy(src, srcOffset, dst, dstOffset, length);
+        for (int i = 0; i < length; i++) {
+        }
+    }
+";
+
+/// `clock` (the class of the tree's clock methods) with
+/// [`ARRAYCOPY_STAND_IN`] added.
+fn with_arraycopy(clock: &str) -> String {
+    match clock.rfind('}') {
+        Some(end) => format!("{}{ARRAYCOPY_STAND_IN}{}", &clock[..end], &clock[end..]),
+        None => clock.to_string(),
+    }
 }
 
 /// Writes the merger's source into `dir`; its path.

@@ -182,10 +182,12 @@ fn library_calls(
             let q = m.qualified();
             let jdk = ["java.", "javax.", "jdk.", "sun."].iter().any(|pre| q.starts_with(pre))
                 && !crate::host_library::runs_trees(m, tree_library);
-            // A call of Native is one of JOP's own bytecodes, priced as such.
+            // A call of Native is one of JOP's own bytecodes, priced as such;
+            // System.arraycopy is priced by the elements it copies.
             let jop_bytecode = m.class == jopcal_timing::estimate::JOP_NATIVE_CLASS;
             !m.native
                 && !jop_bytecode
+                && !jopcal_profile::routed::is_arraycopy(m)
                 && m.class != jopcal_profile::routed::SERIAL_LINE_CLASS
                 && match sizes.get(&q) {
                     None => true,

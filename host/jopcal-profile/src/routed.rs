@@ -50,6 +50,36 @@ pub fn is_clock_named(method: &str) -> bool {
     crate::MethodInfo::split_qualified(method).is_some_and(|(class, name, _)| is_clock(&class, name))
 }
 
+/// `System.arraycopy`, which JOP runs as a Java loop of its runtime over the
+/// elements (`Native.rdMem`/`wrMem`), the host as a native. Where the host
+/// runs a tree's library, jopcal's stand-in of it (merged into the JDK's
+/// `System` beside the clock, `jopcal_pipeline::host_library`) copies with
+/// the JDK's and then runs one `iinc` per element, so that the profile's
+/// count of the stand-in's `iinc` is the elements copied
+/// ([`copied_elements`]); the timing model prices the call as a whole by
+/// them.
+pub const ARRAYCOPY: (&str, &str, &str) = (
+    "java/lang/System",
+    "arraycopy",
+    "(Ljava/lang/Object;ILjava/lang/Object;II)V",
+);
+
+/// Whether `m` is [`ARRAYCOPY`].
+pub fn is_arraycopy(m: &crate::MethodInfo) -> bool {
+    (m.class.as_str(), m.name.as_str(), m.descriptor.as_str()) == ARRAYCOPY
+}
+
+/// The elements the calls of `node` copied, where it is jopcal's stand-in
+/// of [`ARRAYCOPY`] (the JDK's native counts none: 0).
+pub fn copied_elements(p: &Profile, node: &crate::Node) -> u64 {
+    const IINC: u8 = 0x84;
+    if is_arraycopy(&p.methods[node.method as usize]) {
+        node.opcodes.get(&IINC).copied().unwrap_or(0)
+    } else {
+        0
+    }
+}
+
 /// The host's stand-in for JOP's serial line (a tree suite's host run,
 /// `jopcal.host.SerialMain`): `System.out` prints through it, and its
 /// `write(int)` runs once per character, which JOP's UART sends one by one.

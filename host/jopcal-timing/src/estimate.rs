@@ -79,6 +79,9 @@ pub struct Estimate {
 /// The parameter a frame left by an exception costs (JOP's `athrow` routine
 /// walks each frame's handlers), where the model has it.
 pub const IMPL_UNWIND: &str = "impl_unwind";
+/// The parameters of `System.arraycopy`'s cost on JOP (a call, an element
+/// copied), where a model prices it (`[methods]`, fitted with the routines).
+pub const IMPL_ARRAYCOPY: [&str; 2] = ["impl_arraycopy", "impl_arraycopy_element"];
 /// The estimate's entry of the frames left by exceptions.
 pub const UNWIND_KEY: &str = "frames left by an exception";
 /// The estimate's entry of the method cache's misses of JOP's runtime
@@ -130,13 +133,31 @@ impl CacheState {
 /// (`Native.rd` is `jopsys_rd`) or a `[methods]` entry; `None` when its
 /// bytecodes are charged one by one.
 fn whole_cost(model: &TimingModel, m: &jopcal_profile::MethodInfo) -> Option<f64> {
+    whole_cost_at(model, m, 0.0)
+}
+
+/// [`whole_cost`] of a call that worked on `n` elements (`n` in the
+/// `[methods]` formula: `System.arraycopy`'s elements copied, see
+/// [`jopcal_profile::routed::copied_elements`]; 0 for every other method).
+fn whole_cost_at(model: &TimingModel, m: &jopcal_profile::MethodInfo, n: f64) -> Option<f64> {
     if is_serial_write(m) {
         return Some(serial_char(model).unwrap_or(0.0));
     }
     (m.class == JOP_NATIVE_CLASS)
         .then(|| model.native_cost(&crate::jop::native_method_bytecode(&m.name)))
         .flatten()
-        .or_else(|| model.method_cost(&m.qualified()))
+        .or_else(|| model.method_cost_at(&m.qualified(), n))
+}
+
+/// The elements one call of `node` worked on, on average over its calls
+/// (priced by a `[methods]` formula linear in them, the sum is exact).
+fn elements_per_call(profile: &Profile, node: &jopcal_profile::Node) -> f64 {
+    let copied = jopcal_profile::routed::copied_elements(profile, node);
+    if copied == 0 || node.calls == 0 {
+        0.0
+    } else {
+        copied as f64 / node.calls as f64
+    }
 }
 
 /// The cycles one printed character takes on the target's serial line,
@@ -926,7 +947,14 @@ pub fn estimate_sized(
             };
             let c = match (is_serial_write(mi), serial_char(model)) {
                 (true, Some(frame)) => line.write(clock, frame),
-                _ => whole_costs[n.method as usize],
+                _ => {
+                    let k = elements_per_call(profile, n);
+                    if k > 0.0 {
+                        whole_cost_at(model, mi, k).unwrap_or(0.0)
+                    } else {
+                        whole_costs[n.method as usize]
+                    }
+                }
             };
             clock += c;
             let entry = jop_ops.entry(name).or_insert((0, 0.0));
@@ -1028,8 +1056,9 @@ pub struct Tally {
     /// `((opcode, words, hit, routine), executions)`; `routine`: the entry
     /// of a runtime routine by its bytecode (priced by its dispatch alone).
     buckets: Vec<((u8, u32, bool, bool), u64)>,
-    /// `(method, calls)` of the whole-priced methods.
-    wholes: Vec<(jopcal_profile::MethodInfo, u64)>,
+    /// `(method, calls, elements)` of the whole-priced methods (elements:
+    /// what their calls worked on, `n` of their formula; see [`whole_cost_at`]).
+    wholes: Vec<(jopcal_profile::MethodInfo, u64, f64)>,
     /// `((opcode, operand), executions)` priced by their operand.
     operands: Vec<((u8, u8), u64)>,
     /// The printed characters' waits on the serial line, in frames
@@ -1073,7 +1102,7 @@ impl Tally {
             _ => 0.0,
         };
         let mut buckets: std::collections::HashMap<(u8, u32, bool, bool), u64> = std::collections::HashMap::new();
-        let mut wholes: BTreeMap<u32, u64> = BTreeMap::new();
+        let mut wholes: BTreeMap<u32, (u64, f64)> = BTreeMap::new();
         for (_, op, count) in layout.plain(profile) {
             *buckets.entry((op, 0, true, false)).or_default() += count;
         }
@@ -1094,9 +1123,11 @@ impl Tally {
                     .or_default() += 1;
             }
             Charge::Whole { node } => {
-                let m = profile.nodes[node].method;
-                if !(by_line && is_serial_write(&profile.methods[m as usize])) {
-                    *wholes.entry(m).or_default() += 1;
+                let n = &profile.nodes[node];
+                if !(by_line && is_serial_write(&profile.methods[n.method as usize])) {
+                    let w = wholes.entry(n.method).or_default();
+                    w.0 += 1;
+                    w.1 += elements_per_call(profile, n);
                 }
             }
             Charge::Return { node, to, unwind } => {
@@ -1127,7 +1158,7 @@ impl Tally {
             buckets,
             wholes: wholes
                 .into_iter()
-                .map(|(m, n)| (profile.methods[m as usize].clone(), n))
+                .map(|(m, (n, k))| (profile.methods[m as usize].clone(), n, k))
                 .collect(),
             operands: operands.into_iter().collect(),
             serial_frames,
@@ -1152,7 +1183,7 @@ impl Tally {
         let wholes: f64 = self
             .wholes
             .iter()
-            .map(|(m, n)| *n as f64 * whole_cost(model, m).unwrap_or(0.0))
+            .map(|(m, n, k)| *n as f64 * whole_cost_at(model, m, k / *n as f64).unwrap_or(0.0))
             .sum();
         let operands: f64 = self
             .operands
@@ -1177,7 +1208,7 @@ impl Tally {
     /// that way. A model that prices some of them by their host code again
     /// (a whole-call parameter nothing could fit) needs a tally of its own.
     pub fn fits(&self, model: &TimingModel) -> bool {
-        self.wholes.iter().all(|(m, _)| whole_cost(model, m).is_some())
+        self.wholes.iter().all(|(m, _, _)| whole_cost(model, m).is_some())
     }
 
     /// Charged executions of `op` (invokes and returns included) that its
@@ -1334,6 +1365,43 @@ mod tests {
         // run's iadd (1) plus two calls of f at 501 each: no invoke, return or body costs.
         assert_eq!(e.cycles, 1.0 + 2.0 * 501.0);
         assert_eq!(e.per_opcode["method t.T.f(I)I"], (2, 1002.0));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// two_calls with f as jopcal's stand-in of System.arraycopy, whose 2
+    /// calls copied 10 elements (its `iinc`s): each call is priced by the
+    /// elements it copied, the sum exact for a formula linear in them.
+    #[test]
+    fn an_arraycopy_is_priced_by_the_elements_it_copied() {
+        let dir = std::env::temp_dir().join(format!("jopcal-arraycopy-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let base = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../calibration/jop-wcet.toml");
+        let file = dir.join("m.toml");
+        let (class, name, descriptor) = jopcal_profile::routed::ARRAYCOPY;
+        std::fs::write(
+            &file,
+            format!(
+                "[model]\nname = \"m\"\nbase = \"{}\"\n[params]\nimpl_arraycopy = 300\nimpl_arraycopy_element = 9\n[methods]\n\"java.lang.System.arraycopy{descriptor}\" = \"impl_arraycopy + impl_arraycopy_element * n\"\n",
+                base.display()
+            ),
+        )
+        .unwrap();
+        let m = TimingModel::load(&file).unwrap();
+        let mut p = two_calls();
+        p.methods[1].class = class.into();
+        p.methods[1].name = name.into();
+        p.methods[1].descriptor = descriptor.into();
+        p.nodes[1].opcodes.insert(0x84, 10);
+        for mode in [CacheMode::Hit, CacheMode::Miss] {
+            let e = estimate(&p, &m, mode);
+            // run's iadd (1) plus two calls at 300 and 10 elements at 9.
+            assert_eq!(e.cycles, 1.0 + 2.0 * 300.0 + 10.0 * 9.0, "{mode:?}");
+            let tally = Tally::new(&p, &m, mode, &|_| None);
+            assert_eq!(tally.price(&m), e.cycles, "{mode:?}");
+        }
+        // The JDK's native (no stand-in's iinc): the calls alone.
+        p.nodes[1].opcodes.remove(&0x84);
+        assert_eq!(estimate(&p, &m, CacheMode::Hit).cycles, 1.0 + 2.0 * 300.0);
         let _ = std::fs::remove_dir_all(&dir);
     }
 

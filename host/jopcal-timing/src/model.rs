@@ -774,7 +774,13 @@ impl TimingModel {
 
     /// The whole-call cost the model gives a method (`[methods]`), if any.
     pub fn method_cost(&self, qualified: &str) -> Option<f64> {
-        self.methods.get(qualified).map(|e| self.eval(e, 0.0, 0))
+        self.method_cost_at(qualified, 0.0)
+    }
+
+    /// [`TimingModel::method_cost`] of a call that worked on `n` elements
+    /// (`n` in the formula: `System.arraycopy`'s elements copied).
+    pub fn method_cost_at(&self, qualified: &str, n: f64) -> Option<f64> {
+        self.methods.get(qualified).map(|e| e.eval(&|x| self.lookup(x, 0.0, n)))
     }
 
     /// The cost of one of JOP's own bytecodes (`jopsys_rd`, ...), if the model has it.

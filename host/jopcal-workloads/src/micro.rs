@@ -61,6 +61,7 @@ const TREE_GROUPS: &[&[Group]] = &[
     SWITCH_GROUPS,
     COLLECTOR_GROUPS,
     EXCEPTION_GROUPS,
+    COPY_GROUPS,
 ];
 
 /// Floating point, which JOP runs in software (Java routines of its
@@ -260,6 +261,26 @@ const EXCEPTION_GROUPS: &[Group] = &[
         decl: "int s = 0;",
         body: "s = caughtNew(s);",
         result: "s",
+    },
+];
+
+/// `System.arraycopy`, a loop of JOP's library over the elements (the host
+/// profile counts them): copies of two lengths tell the call's cost from
+/// the element's. Only where a JOP tree's images run.
+const COPY_GROUPS: &[Group] = &[
+    Group {
+        name: "CopyShort",
+        what: "System.arraycopy of 4 ints",
+        decl: "int[] from = new int[40]; int[] to = new int[40]; int s = 0;",
+        body: "System.arraycopy(from, s & 3, to, 1, 4); s++;",
+        result: "s + to[1]",
+    },
+    Group {
+        name: "CopyLong",
+        what: "System.arraycopy of 32 ints",
+        decl: "int[] from = new int[40]; int[] to = new int[40]; int s = 0;",
+        body: "System.arraycopy(from, s & 3, to, 1, 32); s++;",
+        result: "s + to[1]",
     },
 ];
 

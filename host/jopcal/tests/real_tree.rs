@@ -764,9 +764,12 @@ fn the_derived_table_times_the_runtimes_java_routines_on_the_virtual_board() {
     assert!(error.abs() < 1.0, "Shapes with the derived table: {error}%");
 }
 
-/// Three programs the write barrier and the tree's exception code used to
-/// put off. EventQueue's swaps store references over references, which the
-/// profile now records per `aastore` (its slot held one or not): within 1%.
+/// Four programs the write barrier, array copies and the tree's exception
+/// code used to put off. EventQueue's swaps store references over
+/// references, which the profile now records per `aastore` (its slot held
+/// one or not): within 1%. Inventory's `Vector` grows by
+/// `System.arraycopy`, a loop on JOP, which the estimate now prices by the
+/// elements copied: within 1%, and the log names no per-call price for it.
 /// ErrorLevels builds `ArrayIndexOutOfBoundsException(int)`, whose message
 /// JOP builds in the tree's constructor, and ParseNumbers
 /// `IllegalArgumentException("bad digit")`, whose `Throwable(String)` JOP runs
@@ -777,7 +780,7 @@ fn the_derived_table_times_the_runtimes_java_routines_on_the_virtual_board() {
 /// docs/notes/jop-tree.md section 27).
 #[test]
 #[ignore = "needs a JOP tree: set JOPCAL_JOP_HOME (docs/notes/jop-tree.md)"]
-fn array_stores_and_the_trees_exception_code_are_estimated_closely() {
+fn array_stores_copies_and_the_trees_exception_code_are_estimated_closely() {
     let _turn = TREE_BUILDS.lock().unwrap_or_else(|e| e.into_inner());
     let out = tempfile::tempdir().unwrap();
     let (summary, err) = validate_corpus(
@@ -789,8 +792,11 @@ fn array_stores_and_the_trees_exception_code_are_estimated_closely() {
             "ErrorLevels",
             "--bench",
             "ParseNumbers",
+            "--bench",
+            "Inventory",
         ],
     );
+    assert!(!err.contains("System.arraycopy(Ljava"), "{err}");
     for merged in [
         "java.lang.ArrayIndexOutOfBoundsException.<init>(I)V",
         "java.lang.Throwable.<init>(Ljava/lang/String;)V",
@@ -802,10 +808,11 @@ fn array_stores_and_the_trees_exception_code_are_estimated_closely() {
         );
     }
     let benchmarks = summary["benchmarks"].as_array().unwrap();
-    assert_eq!(benchmarks.len(), 3, "{summary}");
+    assert_eq!(benchmarks.len(), 4, "{summary}");
     for b in benchmarks {
         let error = derived_error(b);
-        let bound = if b["name"] == "EventQueue" { 1.0 } else { 4.0 };
+        let close = ["EventQueue", "Inventory"].contains(&b["name"].as_str().unwrap_or(""));
+        let bound = if close { 1.0 } else { 4.0 };
         assert!(error.abs() < bound, "{} with the derived table: {error}%", b["name"]);
     }
 }
