@@ -53,8 +53,8 @@ import org.objectweb.asm.commons.Remapper;
  *   built them; PROGRAM_OUT gets the program's classes, LIBRARY_OUT the
  *   shadow classes (for java.base), shadowed.txt (their tree names, one
  *   a line) and tree-methods.txt (the tree's methods that run inside the
- *   JDK's classes, as jopcal_profile names them); PROGRAM_OUT/init.txt lists the classes JOP initializes before
- *   main. On a reference the shadow cannot carry, it exits 1 with one line
+ *   JDK's classes, as jopcal_profile names them); PROGRAM_OUT/init.txt
+ *   lists the classes JOP initializes before main. On a reference the shadow cannot carry, it exits 1 with one line
  *   on standard error naming the class, the method and the reference.
  */
 public final class ShadowLibrary {

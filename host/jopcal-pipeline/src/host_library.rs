@@ -177,19 +177,30 @@ pub fn library_dir(home: &Path, classes: &[String], how: &How, say: &dyn Fn(&str
     let dir = locate::cache_root()?.join("host-library").join(key);
     locate::build_once(&dir, |tmp| build(tmp, &jdk, &asm, &sources, &runtime, how))?;
     let merged = std::fs::read_to_string(dir.join(crate::host_routines::MERGED_LIST)).unwrap_or_default();
+    let (class, name, descriptor) = jopcal_profile::routed::ARRAYCOPY;
+    let stand_in = format!("{class} {name} {descriptor}");
     let described: Vec<String> = classes
         .iter()
         .map(|c| {
             let owner = format!("{} ", c.replace('.', "/"));
-            match merged.lines().filter(|l| l.starts_with(&owner)).count() {
+            match merged
+                .lines()
+                .filter(|l| l.starts_with(&owner) && *l != stand_in)
+                .count()
+            {
                 0 => c.clone(),
                 n => format!("{c} (its {n} methods beside the JDK's, where the program calls them)"),
             }
         })
         .collect();
     say(&format!(
-        "  profile host library: the tree's {} on the host JVM instead of its own ({})",
+        "  profile host library: the tree's {} on the host JVM instead of its own{} ({})",
         described.join(", "),
+        if merged.lines().any(|l| l == stand_in) {
+            ", and jopcal's stand-in of System.arraycopy, which counts the elements it copies"
+        } else {
+            ""
+        },
         dir.display()
     ));
     Ok(Some(dir))

@@ -11,7 +11,8 @@
 //! bytecodes (`Native.rd` is `jopsys_rd`): they are charged as such, and the
 //! host stand-in's code behind them is not. A method the model prices as a
 //! whole (`[methods]`: library code JOP implements differently from the host
-//! JDK) is charged that cost per call, and its host bytecodes are not. Contexts the JVM entered on its
+//! JDK) is charged that cost per call (`System.arraycopy`'s by the elements
+//! the call copied), and its host bytecodes are not. Contexts the JVM entered on its
 //! own (static initializers, class loading, exception constructors; invoke
 //! opcode 0 in the profile) are not charged at all, nor anything below them:
 //! JOP runs static initializers at boot and never loads classes, so that work
