@@ -69,6 +69,15 @@ pub fn shell(cmd: &str, dir: &Path, timeout: Duration) -> Result<(String, String
 /// error or Java exception (a make run ends with make's own `Error 1`, which
 /// says nothing), else the last line.
 pub fn telling_line(stdout: &str, stderr: &str) -> String {
+    // ecj (a tree's compiler) says where on one line and what on a later
+    // one: read as javac's `FILE:LINE: error: message`.
+    if let Some(first) = jopcal_workloads::build::ecj_errors(stderr)
+        .into_iter()
+        .chain(jopcal_workloads::build::ecj_errors(stdout))
+        .next()
+    {
+        return first;
+    }
     let lines = || {
         stderr
             .lines()
@@ -508,6 +517,14 @@ mod tests {
             "LoopKfl.java:3: error: ';' expected"
         );
         assert_eq!(telling_line("last words\n", ""), "last words");
+        // ecj's block: where, then the source and a caret, then what.
+        assert_eq!(
+            telling_line(
+                "----------\n1. ERROR in /s/T.java (at line 27)\n\tif (Character.isLetter(c))\n\t              ^^^^^^^^\nThe method isLetter(char) is undefined for the type Character\n----------\n",
+                "make: *** [Makefile:437: java_app] Error 2\n"
+            ),
+            "/s/T.java:27: error: The method isLetter(char) is undefined for the type Character"
+        );
         assert_eq!(
             telling_line(
                 "make: Entering directory '/j'\nmake: Leaving directory '/j'\n",
