@@ -536,12 +536,17 @@ public final class ShadowLibrary {
             return t.getSort() != Type.OBJECT || t.getInternalName().equals(STRING) || keep(t.getInternalName());
         }
 
+        /** Whether every parameter and the result of `desc` is a type the host keeps. */
         boolean keptDesc(String desc) {
+            boolean all = keptType(Type.getReturnType(desc));
             for (Type t : Type.getArgumentTypes(desc)) {
-                movable &= t.getSort() != Type.OBJECT && t.getSort() != Type.ARRAY || kept(t.getInternalName());
+                all &= keptType(t);
             }
-            Type r = Type.getReturnType(desc);
-            return r.getSort() != Type.OBJECT && r.getSort() != Type.ARRAY || kept(r.getInternalName());
+            return all;
+        }
+
+        boolean keptType(Type t) {
+            return t.getSort() != Type.OBJECT && t.getSort() != Type.ARRAY || kept(t.getInternalName());
         }
 
         @Override

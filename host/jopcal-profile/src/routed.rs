@@ -64,9 +64,14 @@ pub const ARRAYCOPY: (&str, &str, &str) = (
     "(Ljava/lang/Object;ILjava/lang/Object;II)V",
 );
 
+/// Whether `m` is the method `(class, name, descriptor)` names.
+fn is_method(m: &crate::MethodInfo, (class, name, descriptor): (&str, &str, &str)) -> bool {
+    m.class == class && m.name == name && m.descriptor == descriptor
+}
+
 /// Whether `m` is [`ARRAYCOPY`].
 pub fn is_arraycopy(m: &crate::MethodInfo) -> bool {
-    (m.class.as_str(), m.name.as_str(), m.descriptor.as_str()) == ARRAYCOPY
+    is_method(m, ARRAYCOPY)
 }
 
 /// The elements the calls of `node` copied, where it is jopcal's stand-in
@@ -270,7 +275,7 @@ pub const HOST_FILL: (&str, &str, &str) = (
 );
 
 fn is_host_work(m: &crate::MethodInfo) -> bool {
-    m.class == SHADOW_STRINGS || (m.class == HOST_FILL.0 && m.name == HOST_FILL.1 && m.descriptor == HOST_FILL.2)
+    m.class == SHADOW_STRINGS || is_method(m, HOST_FILL)
 }
 
 /// The methods a shadowed class gets a bridge of with the JDK's signature
@@ -311,8 +316,9 @@ fn is_shadow_bridge(m: &crate::MethodInfo) -> bool {
 /// Rewrites a profile of a run with the tree's library under shadow names
 /// (jopcal_pipeline::host_shadow) into what JOP runs: the conversions
 /// and the host's stack-trace filling ([`HOST_FILL`]) vanish with
-/// everything they called (and their `invokestatic` from the caller), a bridge gives its place to the method it calls, and the
-/// classes and descriptors lose the shadow prefix. Methods no node runs
+/// everything they called (and their `invokestatic` from the caller), a
+/// bridge gives its place to the method it calls, and the classes and
+/// descriptors lose the shadow prefix. Methods no node runs
 /// any more are dropped. Returns the conversions dropped; a profile without
 /// shadow classes is left as it is.
 pub fn unshadow(p: &mut Profile) -> u64 {
@@ -588,10 +594,6 @@ mod tests {
                 node(Some(3), 4, 5, 0xb6, 1, &[]),
             ],
             entry_stack: vec![0],
-            region_start: 0,
-            region_nanos: 0,
-            allocations: Default::default(),
-            heap_start: None,
             events: vec![
                 Event::Invoke(1),
                 Event::Invoke(2),
@@ -602,6 +604,7 @@ mod tests {
                 Event::Return,
                 Event::Return,
             ],
+            ..Profile::default()
         };
         assert_eq!(unshadow(&mut p), 1);
         p.validate().unwrap();

@@ -66,8 +66,9 @@ pub fn shell(cmd: &str, dir: &Path, timeout: Duration) -> Result<(String, String
 }
 
 /// The line of a failed command's output that says why: the first compiler
-/// error or Java exception (a make run ends with make's own `Error 1`, which
-/// says nothing), else the last line.
+/// error (ecj's block read as one line, `jopcal_workloads::build::ecj_errors`)
+/// or Java exception (a make run ends with make's own `Error 1`, which says
+/// nothing), else the last line.
 pub fn telling_line(stdout: &str, stderr: &str) -> String {
     // ecj (a tree's compiler) says where on one line and what on a later
     // one: read as javac's `FILE:LINE: error: message`.

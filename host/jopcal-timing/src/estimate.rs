@@ -150,15 +150,21 @@ fn whole_cost_at(model: &TimingModel, m: &jopcal_profile::MethodInfo, n: f64) ->
         .or_else(|| model.method_cost_at(&m.qualified(), n))
 }
 
-/// The elements one call of `node` worked on, on average over its calls
-/// (priced by a `[methods]` formula linear in them, the sum is exact).
-fn elements_per_call(profile: &Profile, node: &jopcal_profile::Node) -> f64 {
-    let copied = jopcal_profile::routed::copied_elements(profile, node);
-    if copied == 0 || node.calls == 0 {
-        0.0
-    } else {
-        copied as f64 / node.calls as f64
-    }
+/// Per node, the elements one of its calls worked on, on average over its
+/// calls (priced by a `[methods]` formula linear in them, the sum is
+/// exact); 0 where the profile counts none. Made once, before a replay
+/// charges the calls one by one.
+fn elements_per_call_by_node(profile: &Profile) -> Vec<f64> {
+    profile
+        .nodes
+        .iter()
+        .map(
+            |node| match (jopcal_profile::routed::copied_elements(profile, node), node.calls) {
+                (0, _) | (_, 0) => 0.0,
+                (copied, calls) => copied as f64 / calls as f64,
+            },
+        )
+        .collect()
 }
 
 /// The cycles one printed character takes on the target's serial line,
@@ -869,6 +875,7 @@ pub fn estimate_sized(
         .iter()
         .map(|m| whole_cost(model, m).unwrap_or(0.0))
         .collect();
+    let elements = elements_per_call_by_node(profile);
     let b_hit = model.load_cost(true, 0);
     // Accumulators indexed by opcode byte; JOP's own bytecodes are kept by name.
     let mut op_count = [0u64; 256];
@@ -948,14 +955,8 @@ pub fn estimate_sized(
             };
             let c = match (is_serial_write(mi), serial_char(model)) {
                 (true, Some(frame)) => line.write(clock, frame),
-                _ => {
-                    let k = elements_per_call(profile, n);
-                    if k > 0.0 {
-                        whole_cost_at(model, mi, k).unwrap_or(0.0)
-                    } else {
-                        whole_costs[n.method as usize]
-                    }
-                }
+                _ if elements[node] > 0.0 => whole_cost_at(model, mi, elements[node]).unwrap_or(0.0),
+                _ => whole_costs[n.method as usize],
             };
             clock += c;
             let entry = jop_ops.entry(name).or_insert((0, 0.0));
@@ -1104,6 +1105,7 @@ impl Tally {
         };
         let mut buckets: std::collections::HashMap<(u8, u32, bool, bool), u64> = std::collections::HashMap::new();
         let mut wholes: BTreeMap<u32, (u64, f64)> = BTreeMap::new();
+        let elements = elements_per_call_by_node(profile);
         for (_, op, count) in layout.plain(profile) {
             *buckets.entry((op, 0, true, false)).or_default() += count;
         }
@@ -1128,7 +1130,7 @@ impl Tally {
                 if !(by_line && is_serial_write(&profile.methods[n.method as usize])) {
                     let w = wholes.entry(n.method).or_default();
                     w.0 += 1;
-                    w.1 += elements_per_call(profile, n);
+                    w.1 += elements[node];
                 }
             }
             Charge::Return { node, to, unwind } => {
@@ -1349,24 +1351,30 @@ mod tests {
         }
     }
 
-    #[test]
-    fn methods_priced_as_a_whole_replace_their_host_code() {
-        let dir = std::env::temp_dir().join(format!("jopcal-methods-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
+    /// A table over jop-wcet.toml with `params` and `methods` (TOML lines).
+    fn over_wcet(params: &str, methods: &str) -> TimingModel {
+        let dir = tempfile::tempdir().unwrap();
         let base = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../calibration/jop-wcet.toml");
-        let file = dir.join("m.toml");
+        let file = dir.path().join("m.toml");
         std::fs::write(
             &file,
-            format!("[model]\nname = \"m\"\nbase = \"{}\"\n[params]\nf_cost = 500\n[methods]\n\"t.T.f(I)I\" = \"f_cost + r\"\n", base.display()),
+            format!(
+                "[model]\nname = \"m\"\nbase = \"{}\"\n[params]\n{params}\n[methods]\n{methods}\n",
+                base.display()
+            ),
         )
         .unwrap();
-        let m = TimingModel::load(&file).unwrap();
+        TimingModel::load(&file).unwrap()
+    }
+
+    #[test]
+    fn methods_priced_as_a_whole_replace_their_host_code() {
+        let m = over_wcet("f_cost = 500", "\"t.T.f(I)I\" = \"f_cost + r\"");
         let p = two_calls();
         let e = estimate(&p, &m, CacheMode::Hit);
         // run's iadd (1) plus two calls of f at 501 each: no invoke, return or body costs.
         assert_eq!(e.cycles, 1.0 + 2.0 * 501.0);
         assert_eq!(e.per_opcode["method t.T.f(I)I"], (2, 1002.0));
-        let _ = std::fs::remove_dir_all(&dir);
     }
 
     /// two_calls with f as jopcal's stand-in of System.arraycopy, whose 2
@@ -1374,20 +1382,11 @@ mod tests {
     /// elements it copied, the sum exact for a formula linear in them.
     #[test]
     fn an_arraycopy_is_priced_by_the_elements_it_copied() {
-        let dir = std::env::temp_dir().join(format!("jopcal-arraycopy-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let base = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../calibration/jop-wcet.toml");
-        let file = dir.join("m.toml");
         let (class, name, descriptor) = jopcal_profile::routed::ARRAYCOPY;
-        std::fs::write(
-            &file,
-            format!(
-                "[model]\nname = \"m\"\nbase = \"{}\"\n[params]\nimpl_arraycopy = 300\nimpl_arraycopy_element = 9\n[methods]\n\"java.lang.System.arraycopy{descriptor}\" = \"impl_arraycopy + impl_arraycopy_element * n\"\n",
-                base.display()
-            ),
-        )
-        .unwrap();
-        let m = TimingModel::load(&file).unwrap();
+        let m = over_wcet(
+            "impl_arraycopy = 300\nimpl_arraycopy_element = 9",
+            &format!("\"java.lang.System.arraycopy{descriptor}\" = \"impl_arraycopy + impl_arraycopy_element * n\""),
+        );
         let mut p = two_calls();
         p.methods[1].class = class.into();
         p.methods[1].name = name.into();
@@ -1403,7 +1402,6 @@ mod tests {
         // The JDK's native (no stand-in's iinc): the calls alone.
         p.nodes[1].opcodes.remove(&0x84);
         assert_eq!(estimate(&p, &m, CacheMode::Hit).cycles, 1.0 + 2.0 * 300.0);
-        let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[test]
