@@ -34,10 +34,10 @@
 //! profile is then written (temporary file, then rename). If the JVM dies
 //! inside the region the profile is written marked incomplete.
 
-use jopcal_classfile::{opcode::is_invoke, parse_constant_pool};
+use jopcal_classfile::{opcode::is_invoke, parse_class, parse_constant_pool};
 use jopcal_profile::agent_options::{AgentOptions, Region};
 use jopcal_profile::{encode, routed, Event, FieldKind, MethodInfo};
-use jopcal_profiler::tree::{MethodCode, Tree};
+use jopcal_profiler::tree::{handler_entries, MethodCode, Tree};
 use jvmti_bindings::prelude::*;
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -111,6 +111,10 @@ struct ThreadState {
     /// methods not yet left): JOP's lock count, whose reaching 0 decides
     /// the path of a `monitorexit` (`routed::MONITOREXIT`).
     held: u32,
+    /// The exception in flight: its class's ancestry (the class, then its
+    /// superclasses) and where it arose in the top frame (the `athrow`, or
+    /// the invoke whose callee it left).
+    in_flight: Option<(Arc<[String]>, u32)>,
     /// Whether the thread is the program's (in the `main` thread group), not
     /// one of the JVM's own (reference handling, cleaners, signals), whose
     /// work has no counterpart on JOP and depends on the host's timing.
@@ -148,6 +152,43 @@ fn class_name(signature: &str) -> &str {
         .strip_prefix('L')
         .and_then(|s| s.strip_suffix(';'))
         .unwrap_or(signature)
+}
+
+/// Exception tables by (class, name, descriptor), read from the class files
+/// as the JVM loads them: JVMTI has no call that gives one.
+static TABLES: LazyLock<Mutex<HashMap<MethodName, Vec<jopcal_profile::HandlerEntry>>>> =
+    LazyLock::new(|| Mutex::new(HashMap::new()));
+
+/// A method by (class, name, descriptor).
+type MethodName = (String, String, String);
+
+/// The exception tables of the class file `bytes`, kept for its methods
+/// that have one.
+fn keep_tables(bytes: &[u8]) {
+    let Ok(cf) = parse_class(bytes) else { return };
+    let mut tables = TABLES.lock().unwrap_or_else(|e| e.into_inner());
+    for m in &cf.methods {
+        if let Some(code) = m.code.as_ref().filter(|c| !c.exception_table.is_empty()) {
+            let key = (cf.this_class.clone(), m.name.clone(), m.descriptor.clone());
+            tables.insert(key, handler_entries(&code.exception_table, &cf.constant_pool));
+        }
+    }
+}
+
+/// The superclass chain of `object`'s class, its own first (internal names).
+fn ancestry(jvmti: &Jvmti, jni: &JniEnv, object: jni::jobject) -> Option<Arc<[String]>> {
+    if object.is_null() {
+        return None;
+    }
+    let mut names = Vec::new();
+    // SAFETY: `object` and the classes are local references of this callback.
+    let mut at = Some(unsafe { jni.get_object_class(object) });
+    while let Some(c) = at.filter(|c| !c.is_null()) {
+        let (signature, _) = unsafe { jvmti.get_class_signature(c) }.ok()?;
+        names.push(class_name(&signature).to_string());
+        at = unsafe { jni.get_superclass(c) };
+    }
+    Some(names.into())
 }
 
 /// The code of method `mid`, read once through JVMTI and kept.
@@ -198,7 +239,14 @@ fn method_code(jvmti: &Jvmti, mid: jni::jmethodID) -> Option<Arc<MethodCode>> {
         return Some(c.clone());
     }
     let index = s.codes.len() as u32;
-    let c = Arc::new(MethodCode::new(index, info, code, &pool));
+    let named = (info.class.clone(), info.name.clone(), info.descriptor.clone());
+    let handlers = TABLES
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .get(&named)
+        .cloned()
+        .unwrap_or_default();
+    let c = Arc::new(MethodCode::new(index, info, code, &pool).with_handlers(handlers));
     s.codes.insert(key, c.clone());
     Some(c)
 }
@@ -291,17 +339,19 @@ fn current(jvmti: &Jvmti, ts: &mut ThreadState, depth: i32) -> bool {
 /// Events on while the region is open (SingleStep is already on; see
 /// [`enable_single_step`]; field modifications where the JVM offers them,
 /// see [`watch_reference_fields`]).
-const REGION_EVENTS: [jvmti::jvmtiEvent; 3] = [
+const REGION_EVENTS: [jvmti::jvmtiEvent; 4] = [
     jvmti::JVMTI_EVENT_METHOD_ENTRY,
     jvmti::JVMTI_EVENT_METHOD_EXIT,
+    jvmti::JVMTI_EVENT_EXCEPTION,
     jvmti::JVMTI_EVENT_EXCEPTION_CATCH,
 ];
 
 /// Everything the agent turns off when the region closes.
-const ALL_EVENTS: [jvmti::jvmtiEvent; 6] = [
+const ALL_EVENTS: [jvmti::jvmtiEvent; 7] = [
     jvmti::JVMTI_EVENT_SINGLE_STEP,
     jvmti::JVMTI_EVENT_METHOD_ENTRY,
     jvmti::JVMTI_EVENT_METHOD_EXIT,
+    jvmti::JVMTI_EVENT_EXCEPTION,
     jvmti::JVMTI_EVENT_EXCEPTION_CATCH,
     jvmti::JVMTI_EVENT_BREAKPOINT,
     jvmti::JVMTI_EVENT_FIELD_MODIFICATION,
@@ -795,6 +845,9 @@ impl Agent for Profiler {
             c.set_can_generate_exception_events(true);
             c.set_can_get_bytecodes(true);
             c.set_can_get_constant_pool(true);
+            // Exception tables, from the class files as they load (the
+            // JDK's first classes load before the VM starts).
+            c.set_can_generate_early_class_hook_events(true);
             // The count of a long shift, read in jopcal's bridge (`routed`).
             c.set_can_access_local_variables(true);
         });
@@ -824,6 +877,7 @@ impl Agent for Profiler {
             jvmti
                 .enable_events_global(&[
                     jvmti::JVMTI_EVENT_CLASS_PREPARE,
+                    jvmti::JVMTI_EVENT_CLASS_FILE_LOAD_HOOK,
                     jvmti::JVMTI_EVENT_BREAKPOINT,
                     jvmti::JVMTI_EVENT_FRAME_POP,
                     jvmti::JVMTI_EVENT_VM_DEATH,
@@ -1033,6 +1087,19 @@ impl Agent for Profiler {
                 ts.frames.clear();
                 return false;
             }
+            if event.was_popped_by_exception() {
+                // The exception found no handler here; in the caller it
+                // arose at the invoke of this frame (its last bytecode).
+                let caller_pc = ts.frames.last().and_then(|f| u32::try_from(f.last).ok());
+                if let Some((thrown, pc)) = ts.in_flight.take() {
+                    if counting {
+                        if let Some(tree) = shared().tree.as_mut() {
+                            tree.count_arrival_n(top.node, pc, &thrown, None, 1);
+                        }
+                    }
+                    ts.in_flight = caller_pc.map(|at| (thrown, at));
+                }
+            }
             // A synchronized method's return runs the linker's monitorexit on JOP
             // (an exception leaves without one).
             let exit = top.code.info.synchronized.then(|| ts.release());
@@ -1144,6 +1211,30 @@ impl Agent for Profiler {
         step(context.jvmti(), context.jni().map(|j| -> &JniEnv { j }), event, false);
     }
 
+    fn class_file_load_hook<'c>(&self, _context: CallbackContext<'c>, event: ClassFileLoadHookEvent<'c>) {
+        keep_tables(event.class_data());
+    }
+
+    fn exception(&self, context: CallbackContext<'_>, event: ExceptionEvent) {
+        let jvmti = context.jvmti();
+        let Some(jni) = context.jni() else { return };
+        if !ACTIVE.load(Ordering::Acquire) {
+            return;
+        }
+        THREAD.with(|t| {
+            let mut ts = t.borrow_mut();
+            if !current(jvmti, &mut ts, 0) {
+                return;
+            }
+            if ts.frames.last().is_none_or(|f| f.method != event.method() as usize) {
+                ts.in_flight = None;
+                return;
+            }
+            let at = u32::try_from(event.location()).ok();
+            ts.in_flight = ancestry(jvmti, jni, event.exception()).zip(at);
+        });
+    }
+
     fn exception_catch(&self, context: CallbackContext<'_>, event: ExceptionCatchEvent) {
         let jvmti = context.jvmti();
         THREAD.with(|t| {
@@ -1151,9 +1242,15 @@ impl Agent for Profiler {
             if !current(jvmti, &mut ts, 0) {
                 return;
             }
+            let in_flight = ts.in_flight.take();
             let Some(top) = ts.frames.last_mut() else { return };
             if top.method != event.method() as usize {
                 return;
+            }
+            if let (Some((thrown, pc)), true) = (in_flight, ACTIVE.load(Ordering::Acquire)) {
+                if let Some(tree) = shared().tree.as_mut() {
+                    tree.count_arrival_n(top.node, pc, &thrown, u32::try_from(event.location()).ok(), 1);
+                }
             }
             top.pending = None;
             let at = event.location() as u32;

@@ -69,6 +69,12 @@ impl FitSpec {
                     routine_params(model).iter().for_each(|p| add(p));
                     // With the routines, the athrow routine's walk per frame left.
                     present(&[jopcal_timing::estimate::IMPL_UNWIND]).for_each(|p| add(p));
+                    // And its search of each frame's exception table.
+                    present(&[
+                        jopcal_timing::estimate::IMPL_HANDLER_ENTRY,
+                        jopcal_timing::estimate::IMPL_HANDLER_TEST,
+                    ])
+                    .for_each(|p| add(p));
                     // And System.arraycopy's loop, a routine of JOP's library.
                     present(&jopcal_timing::estimate::IMPL_ARRAYCOPY).for_each(|p| add(p));
                 }

@@ -215,7 +215,7 @@ pub(crate) fn clock_finding(dir: &Path, p: &Profile) -> Result<Option<(bool, Str
 
 /// A virtual board's per-method trace (`<bench>.methods.csv`): method,
 /// calls, exclusive cycles.
-fn read_trace(path: &Path) -> Result<Vec<(String, u64, u64)>> {
+fn read_trace(path: &Path) -> Result<Vec<jopcal_report::explain::TracedMethod>> {
     let mut rd = csv::Reader::from_path(path).with_context(|| format!("{}: cannot read", path.display()))?;
     let mut rows = Vec::new();
     for (i, rec) in rd.records().enumerate() {
@@ -224,7 +224,17 @@ fn read_trace(path: &Path) -> Result<Vec<(String, u64, u64)>> {
         let bad = |what: &str| anyhow!("{}:{}: {what} is not a whole number", path.display(), i + 2);
         let calls = field(1).parse().map_err(|_| bad("calls"))?;
         let cycles = field(2).parse().map_err(|_| bad("exclusive_cycles"))?;
-        rows.push((field(0).to_string(), calls, cycles));
+        // (Empty where the target does not see its method cache.)
+        let loads = match field(5) {
+            "" => None,
+            l => Some(l.parse().map_err(|_| bad("cache_loads"))?),
+        };
+        rows.push(jopcal_report::explain::TracedMethod {
+            name: field(0).to_string(),
+            calls,
+            cycles,
+            loads,
+        });
     }
     Ok(rows)
 }

@@ -13,6 +13,9 @@ use std::fmt::Debug;
 /// descriptor`, invoke opcode).
 type Path = Vec<(i32, String, u8)>;
 
+/// Where an exception arrived, by path: (context, pc, class, handler).
+type ArrivalAt = (String, u32, String, Option<u32>);
+
 fn method_name(p: &Profile, m: u32) -> String {
     p.methods.get(m as usize).map_or_else(
         || format!("method #{m}"),
@@ -125,6 +128,32 @@ pub fn first_difference(a: &Profile, b: &Profile, scope: Scope) -> Option<String
         if let Some(d) = found {
             return Some(format!("{}: {d}", at()));
         }
+    }
+    // Where exceptions arrived, and the tables searched there.
+    let arrivals = |p: &Profile, paths: &[Path]| -> BTreeMap<ArrivalAt, (u64, usize)> {
+        let x = &p.exceptions;
+        x.arrivals
+            .iter()
+            .map(|(a, c)| {
+                let path = paths.get(a.node as usize).map(show).unwrap_or_default();
+                let class = x
+                    .thrown
+                    .get(a.thrown as usize)
+                    .and_then(|t| t.first())
+                    .cloned()
+                    .unwrap_or_default();
+                let method = p.nodes.get(a.node as usize).map_or(0, |n| n.method);
+                let entries = x.tables.get(&method).map_or(0, Vec::len);
+                ((path, a.pc, class, a.handler), (*c, entries))
+            })
+            .collect()
+    };
+    if let Some(d) = differ(
+        "exception arrival (count, table entries)",
+        &arrivals(a, &pa),
+        &arrivals(b, &pb),
+    ) {
+        return Some(d);
     }
     if let Some((j, path)) = pb
         .iter()

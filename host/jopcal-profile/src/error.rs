@@ -32,6 +32,12 @@ pub enum InvalidProfile {
         /// Its parent.
         parent: u32,
     },
+    /// An exception's arrival names a node past the tree.
+    #[error("an exception's arrival names node {0}, past the tree")]
+    ArrivalNode(u32),
+    /// An exception table names a method past the method table.
+    #[error("an exception table names method {0}, past the method table")]
+    TableMethod(u32),
     /// The root was entered by an invoke.
     #[error("the root node has invoke opcode {0}, not 0")]
     RootInvoke(u8),

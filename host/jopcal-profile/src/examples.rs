@@ -44,6 +44,7 @@ pub fn two_calls() -> Profile {
         region_nanos: 0,
         allocations: Default::default(),
         heap_start: None,
+        exceptions: Default::default(),
         events: vec![Event::Invoke(1), Event::Return, Event::Invoke(1), Event::Return],
     }
 }

@@ -1,11 +1,11 @@
-//! The `.jopprof` binary format, version 9 (versions 2, without the `iinc`
+//! The `.jopprof` binary format, version 10 (versions 2, without the `iinc`
 //! operand counts, 3, without the field kinds, 4, without the operands
 //! of bytecodes whose microcode path depends on one, 5, without the
 //! region's wall time, 6, without the allocations, and 7, whose
 //! `lookupswitch` operands do not tell a default from a match and which
 //! has no `checkcast` and `instanceof` operands, and 8, whose `checkcast`
 //! and `instanceof` operands are superclass steps only, no failed walk nor
-//! interface, still read). All integers are unsigned LEB128
+//! interface, and 9, without the exceptions' arrivals, still read). All integers are unsigned LEB128
 //! varints unless said otherwise; strings are a varint byte length and UTF-8.
 //!
 //! ```text
@@ -40,6 +40,16 @@
 //!              (0: not recorded; version 6 on)
 //! allocations  varint count, then (words varint, count varint)...: the
 //!              region's allocations by their size in JOP's heap (version 7 on)
+//! thrown       varint count, then per class thrown: varint count, then
+//!              names (the class, its superclasses up to java/lang/Object)
+//!              (version 10 on, as the two below)
+//! arrivals     varint count, then (node varint, pc varint, thrown varint,
+//!              handler varint (0: none, else its pc + 1), count varint)...:
+//!              the frames an exception arrived in, where, and the handler
+//!              the JVM entered there
+//! tables       varint count, then (method varint, entries varint count,
+//!              then (start varint, end varint, handler varint, catch string
+//!              (empty: every exception))...): the exception tables searched
 //! events       varint count, then per event: 0 = return, 1 = unwind,
 //!                k + 2 = invoke entering node k
 //! ```
@@ -52,7 +62,7 @@ use serde_json::{json, Map, Value};
 use std::path::{Path, PathBuf};
 
 pub const MAGIC: &[u8; 8] = b"JOPCALP\n";
-pub const FORMAT_VERSION: u64 = 9;
+pub const FORMAT_VERSION: u64 = 10;
 /// The oldest version this reader accepts.
 pub const OLDEST_VERSION: u64 = 2;
 /// File extension of binary profiles.
@@ -96,6 +106,36 @@ fn put_events(o: &mut Vec<u8>, events: &[Event]) {
                 Event::Invoke(k) => u64::from(*k) + 2,
             },
         );
+    }
+}
+
+/// The exceptions' sections (version 10).
+fn put_exceptions(o: &mut Vec<u8>, x: &crate::model::Exceptions) {
+    put(o, x.thrown.len() as u64);
+    for names in &x.thrown {
+        put(o, names.len() as u64);
+        for n in names {
+            put_str(o, n);
+        }
+    }
+    put(o, x.arrivals.len() as u64);
+    for (a, c) in &x.arrivals {
+        put(o, u64::from(a.node));
+        put(o, u64::from(a.pc));
+        put(o, u64::from(a.thrown));
+        put(o, a.handler.map_or(0, |h| u64::from(h) + 1));
+        put(o, *c);
+    }
+    put(o, x.tables.len() as u64);
+    for (m, entries) in &x.tables {
+        put(o, u64::from(*m));
+        put(o, entries.len() as u64);
+        for e in entries {
+            put(o, u64::from(e.start));
+            put(o, u64::from(e.end));
+            put(o, u64::from(e.handler));
+            put_str(o, e.catch.as_deref().unwrap_or(""));
+        }
     }
 }
 
@@ -178,6 +218,7 @@ pub fn encode(p: &Profile) -> Vec<u8> {
         put(&mut o, u64::from(*words));
         put(&mut o, *c);
     }
+    put_exceptions(&mut o, &p.exceptions);
     put_events(&mut o, &p.events);
     o
 }
@@ -395,6 +436,11 @@ fn decode_at(data: &[u8]) -> R<Profile> {
             allocations.insert(words, r.var()?);
         }
     }
+    let exceptions = if version >= 10 {
+        read_exceptions(&mut r)?
+    } else {
+        crate::model::Exceptions::default()
+    };
     let n_events = r.count("event", 1)?;
     let mut events = Vec::with_capacity(n_events);
     for _ in 0..n_events {
@@ -422,9 +468,67 @@ fn decode_at(data: &[u8]) -> R<Profile> {
         region_nanos,
         allocations,
         heap_start: None,
+        exceptions,
     };
     p.validate().map_err(|m| (data.len(), m.to_string()))?;
     Ok(p)
+}
+
+/// The exceptions' sections (version 10).
+fn read_exceptions(r: &mut Reader<'_>) -> R<crate::model::Exceptions> {
+    let mut x = crate::model::Exceptions::default();
+    for _ in 0..r.count("thrown class", 1)? {
+        let n = r.count("thrown class name", 1)?;
+        let mut names = Vec::with_capacity(n);
+        for _ in 0..n {
+            names.push(r.string("thrown class name")?);
+        }
+        x.thrown.push(names);
+    }
+    for _ in 0..r.count("arrival", 5)? {
+        let node = r.u32("arrival node")?;
+        let pc = r.u32("arrival pc")?;
+        let at = r.pos;
+        let thrown = r.u32("arrival class")?;
+        if thrown as usize >= x.thrown.len() {
+            return Err((at, format!("arrival names thrown class {thrown} of {}", x.thrown.len())));
+        }
+        let handler = match r.u32("arrival handler")? {
+            0 => None,
+            h => Some(h - 1),
+        };
+        let arrival = crate::model::Arrival {
+            node,
+            pc,
+            thrown,
+            handler,
+        };
+        let at = r.pos;
+        if x.arrivals.insert(arrival, r.var()?).is_some() {
+            return Err((at, "an arrival recorded twice".to_string()));
+        }
+    }
+    for _ in 0..r.count("exception table", 2)? {
+        let method = r.u32("exception table method")?;
+        let mut entries = Vec::new();
+        for _ in 0..r.count("exception table entry", 4)? {
+            let start = r.u32("handler start")?;
+            let end = r.u32("handler end")?;
+            let handler = r.u32("handler pc")?;
+            let catch = Some(r.string("handler class")?).filter(|c| !c.is_empty());
+            entries.push(crate::model::HandlerEntry {
+                start,
+                end,
+                handler,
+                catch,
+            });
+        }
+        let at = r.pos;
+        if x.tables.insert(method, entries).is_some() {
+            return Err((at, format!("the exception table of method {method} recorded twice")));
+        }
+    }
+    Ok(x)
 }
 
 /// Reads one `.jopprof` file.
@@ -497,6 +601,13 @@ pub fn to_json(p: &Profile) -> Value {
         "events": p.events.len(),
         "region_nanos": p.region_nanos,
         "allocations": p.allocations.iter().map(|(w, c)| json!([w, c])).collect::<Vec<Value>>(),
+        "exceptions": p.exceptions.arrivals.iter().map(|(a, c)| json!({
+            "node": a.node,
+            "pc": a.pc,
+            "class": p.exceptions.thrown.get(a.thrown as usize).and_then(|t| t.first()),
+            "handler": a.handler,
+            "count": c,
+        })).collect::<Vec<Value>>(),
         "root": built[0].take().unwrap_or(Value::Null),
     })
 }
@@ -642,14 +753,65 @@ mod tests {
         let mut without = Vec::new();
         let plain = encode(&sample());
         // Version 7 writes an empty allocation table as one 0 byte after the
-        // region's wall time: the version 6 file is the same bytes without it.
+        // region's wall time, version 10 three empty exception tables after
+        // it: the version 6 file is the same bytes without all four.
         let events = plain.len() - sample_events_len();
-        without.extend_from_slice(&plain[..events - 1]);
+        without.extend_from_slice(&plain[..events - 4]);
         without.extend_from_slice(&plain[events..]);
         without[8] = 6;
         let old = decode(&without).unwrap();
         assert!(old.allocations.is_empty());
         assert_eq!(old.nodes, sample().nodes);
+    }
+
+    #[test]
+    fn exceptions_round_trip_and_version_9_reads_with_none() {
+        let mut p = sample();
+        let t = p
+            .exceptions
+            .thrown_index(&["t/E".to_string(), "java/lang/Object".to_string()]);
+        p.exceptions.arrivals.insert(
+            crate::model::Arrival {
+                node: 1,
+                pc: 4,
+                thrown: t,
+                handler: Some(9),
+            },
+            3,
+        );
+        p.exceptions.arrivals.insert(
+            crate::model::Arrival {
+                node: 0,
+                pc: 2,
+                thrown: t,
+                handler: None,
+            },
+            1,
+        );
+        p.exceptions.tables.insert(
+            p.nodes[1].method,
+            vec![crate::model::HandlerEntry {
+                start: 0,
+                end: 8,
+                handler: 9,
+                catch: Some("t/E".into()),
+            }],
+        );
+        let back = decode(&encode(&p)).unwrap();
+        assert_eq!(back.exceptions, p.exceptions);
+        assert_eq!(to_json(&p)["exceptions"][1]["handler"], json!(9));
+        // Version 9 has none of the three sections.
+        let plain = encode(&sample());
+        let events = plain.len() - sample_events_len();
+        let mut v9 = plain[..events - 3].to_vec();
+        v9.extend_from_slice(&plain[events..]);
+        v9[8] = 9;
+        assert_eq!(decode(&v9).unwrap().exceptions, Default::default());
+        // An arrival of a class the file does not have names the byte.
+        let mut bad = p.clone();
+        bad.exceptions.thrown.clear();
+        let e = decode(&encode(&bad)).unwrap_err();
+        assert!(e.to_string().contains("thrown class 0 of 0"), "{e}");
     }
 
     /// The bytes of `sample()`'s event count and events.

@@ -22,4 +22,7 @@ pub mod routed;
 pub mod routed_ops;
 
 pub use format::{decode, encode, read_dir, read_file, to_json, DecodeError, ProfileError, EXTENSION, FORMAT_VERSION};
-pub use model::{allocation_totals, Event, FieldKind, HeapStart, MethodInfo, Node, Profile};
+pub use model::{
+    allocation_totals, search_table, Arrival, Event, Exceptions, FieldKind, FrameSearch, HandlerEntry, HeapStart,
+    MethodInfo, Node, Profile,
+};

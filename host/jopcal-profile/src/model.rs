@@ -170,6 +170,109 @@ pub struct Profile {
     /// it (the virtual board does): not part of the profile's file, set by
     /// whoever estimates the profile for that target.
     pub heap_start: Option<HeapStart>,
+    /// The region's exceptions as JOP's athrow routine searches for their
+    /// handlers (format 10 on; empty before).
+    pub exceptions: Exceptions,
+}
+
+/// One frame an exception arrived in: JOP's athrow routine searches the
+/// frame's exception table, entry by entry, for one that covers `pc` and
+/// whose class the exception is an instance of (a typed entry costs a
+/// call of the runtime's instanceof routine).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Arrival {
+    /// The frame's context.
+    pub node: u32,
+    /// Where in the frame the exception arose: the `athrow`, or the invoke
+    /// whose callee it left.
+    pub pc: u32,
+    /// The exception's class: an index into [`Exceptions::thrown`].
+    pub thrown: u32,
+    /// The handler the JVM entered in this frame; none when the exception
+    /// left it.
+    pub handler: Option<u32>,
+}
+
+/// One entry of a method's exception table.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct HandlerEntry {
+    /// The covered pcs, `start..end`.
+    pub start: u32,
+    pub end: u32,
+    pub handler: u32,
+    /// The class caught (internal name); none for every exception (`finally`).
+    pub catch: Option<String>,
+}
+
+/// What an estimate needs of the region's exceptions: where each arrived,
+/// the classes thrown, and the exception tables searched.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Exceptions {
+    /// Per class thrown: its internal name and its superclasses', up to
+    /// `java/lang/Object` (the walk of JOP's instanceof routine).
+    pub thrown: Vec<Vec<String>>,
+    /// Arrivals in the region's frames and how often each happened.
+    pub arrivals: std::collections::BTreeMap<Arrival, u64>,
+    /// The exception tables of the methods the arrivals name, by method.
+    pub tables: std::collections::BTreeMap<u32, Vec<HandlerEntry>>,
+}
+
+impl Exceptions {
+    pub fn is_empty(&self) -> bool {
+        self.arrivals.is_empty()
+    }
+
+    /// The index of the class whose ancestry is `names` (added if new).
+    pub fn thrown_index(&mut self, names: &[String]) -> u32 {
+        match self.thrown.iter().position(|t| t.as_slice() == names) {
+            Some(i) => i as u32,
+            None => {
+                self.thrown.push(names.to_vec());
+                (self.thrown.len() - 1) as u32
+            }
+        }
+    }
+}
+
+/// How JOP's athrow routine searches one frame's table for an exception
+/// that arrived at `pc`: the entries it reads, the class tests it makes
+/// (each entry that covers `pc` and names a class, by the operand of an
+/// `instanceof` that walks the same way, `routed::type_check_operand`),
+/// and the handler it finds (none: it leaves the frame).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct FrameSearch {
+    pub entries: u32,
+    pub tests: Vec<u8>,
+    pub handler: Option<u32>,
+}
+
+/// JOP's search of `table` for an exception of `ancestry` (its class first)
+/// arriving at `pc`: the entries in order, the first that covers `pc` and is
+/// untyped or names one of the ancestry's classes is the handler.
+pub fn search_table(table: &[HandlerEntry], pc: u32, ancestry: &[String]) -> FrameSearch {
+    let mut s = FrameSearch::default();
+    for e in table {
+        s.entries += 1;
+        if pc < e.start || pc >= e.end {
+            continue;
+        }
+        match &e.catch {
+            None => {
+                s.handler = Some(e.handler);
+                return s;
+            }
+            Some(class) => {
+                let op = crate::routed::type_check_operand(ancestry.iter().map(String::as_str), class, false);
+                let found = op.is_some_and(|o| o < 128);
+                s.tests.extend(op);
+                if found {
+                    s.handler = Some(e.handler);
+                    return s;
+                }
+            }
+        }
+    }
+    s
 }
 
 /// The objects and arrays of an allocation table ((words, count), as
@@ -373,6 +476,16 @@ impl Profile {
                 return Err(InvalidProfile::EntryStackNode(*id));
             }
         }
+        for a in self.exceptions.arrivals.keys() {
+            if a.node as usize >= self.nodes.len() {
+                return Err(InvalidProfile::ArrivalNode(a.node));
+            }
+        }
+        for m in self.exceptions.tables.keys() {
+            if *m as usize >= self.methods.len() {
+                return Err(InvalidProfile::TableMethod(*m));
+            }
+        }
         Ok(())
     }
 }
@@ -418,5 +531,44 @@ mod tests {
         assert_eq!(m("(Ljava/lang/String;)Ljava/lang/Object;").return_opcode(), 176);
         assert_eq!(m("()D").return_opcode(), 175);
         assert_eq!(m("()V").qualified(), "a.B.m()V");
+    }
+
+    fn entry(start: u32, end: u32, handler: u32, catch: Option<&str>) -> HandlerEntry {
+        HandlerEntry {
+            start,
+            end,
+            handler,
+            catch: catch.map(String::from),
+        }
+    }
+
+    #[test]
+    fn a_table_is_searched_entry_by_entry_as_jops_athrow_does() {
+        let ancestry: Vec<String> = [
+            "t/Range",
+            "t/App",
+            "java/lang/Exception",
+            "java/lang/Throwable",
+            "java/lang/Object",
+        ]
+        .map(String::from)
+        .to_vec();
+        let table = vec![
+            entry(0, 4, 40, Some("t/Other")),  // does not cover pc 10
+            entry(8, 20, 50, Some("t/Parse")), // covers it, a class not among the ancestry's
+            entry(8, 20, 60, Some("t/App")),   // covers it: one superclass step
+            entry(0, 30, 70, None),            // never read
+        ];
+        let s = search_table(&table, 10, &ancestry);
+        assert_eq!(s.entries, 3);
+        assert_eq!(s.tests, vec![crate::routed::TYPE_FAILED + 5, 1]);
+        assert_eq!(s.handler, Some(60));
+        // A pc only the untyped entry covers: every entry read, no test.
+        let s = search_table(&table, 25, &ancestry);
+        assert_eq!((s.entries, s.tests.len(), s.handler), (4, 0, Some(70)));
+        // No entry covers it: the routine leaves the frame after reading all.
+        let s = search_table(&table[..3], 30, &ancestry);
+        assert_eq!((s.entries, s.tests.len(), s.handler), (3, 0, None));
+        assert_eq!(search_table(&[], 3, &ancestry), FrameSearch::default());
     }
 }

@@ -259,6 +259,14 @@ fn prune(p: &mut Profile, kept: &[bool], lifted: &[Option<u8>]) {
         .filter(|&&x| (x as usize) < n && kept[x as usize])
         .map(|&x| new_id[x as usize])
         .collect();
+    // The exceptions' arrivals in the kept nodes.
+    let arrivals = std::mem::take(&mut p.exceptions.arrivals);
+    for (mut a, c) in arrivals {
+        if (a.node as usize) < n && kept[a.node as usize] {
+            a.node = new_id[a.node as usize];
+            *p.exceptions.arrivals.entry(a).or_default() += c;
+        }
+    }
 }
 
 /// jopcal's conversions between the host JDK's strings and the tree's
@@ -386,6 +394,24 @@ pub fn unshadow(p: &mut Profile) -> u64 {
     for node in &mut p.nodes {
         node.method = new_index[node.method as usize];
     }
+    let x = &mut p.exceptions;
+    x.tables = std::mem::take(&mut x.tables)
+        .into_iter()
+        .filter(|(m, _)| used.get(*m as usize) == Some(&true))
+        .map(|(m, mut entries)| {
+            for e in &mut entries {
+                if let Some(c) = &mut e.catch {
+                    *c = c.replace(TREE_METHOD_PREFIX, "");
+                }
+            }
+            (new_index[m as usize], entries)
+        })
+        .collect();
+    for names in &mut x.thrown {
+        for c in names.iter_mut() {
+            *c = c.replace(TREE_METHOD_PREFIX, "");
+        }
+    }
     dropped
 }
 
@@ -448,6 +474,7 @@ mod tests {
             region_nanos: 0,
             allocations: Default::default(),
             heap_start: None,
+            exceptions: Default::default(),
             events: vec![
                 Event::Invoke(1),
                 Event::Invoke(2),
@@ -509,6 +536,7 @@ mod tests {
             region_nanos: 0,
             allocations: Default::default(),
             heap_start: None,
+            exceptions: Default::default(),
             events: vec![
                 Event::Invoke(1),
                 Event::Invoke(2),

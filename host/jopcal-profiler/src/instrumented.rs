@@ -13,7 +13,7 @@
 //! as the single-step agent reads them from the JVM.
 //!
 //! ```text
-//! magic "JOPCALR\n", version i32 (2), complete u8, why, benchmark, region
+//! magic "JOPCALR\n", version i32 (3), complete u8, why, benchmark, region
 //! (strings: i32 length, UTF-8), region_nanos i64
 //! classes i32, each: name, bytes (i32 length, the class file as loaded)
 //! methods i32, each: class index i32 (-1: none kept), class, name,
@@ -28,10 +28,14 @@
 //!   k + 2 invoke entering node k)
 //! allocations i32, each: words in JOP's heap i32, count i64 (the region's
 //!   `new`, `newarray` and `anewarray` in counted frames)
+//! thrown i32, each: names i32 count, then strings (a class thrown, its
+//!   superclasses up to java/lang/Object)
+//! arrivals i32, each: node i32, pc i32, thrown i32, handler i32 (-1: the
+//!   exception left the frame), count i64 (`jopcal_profile::Arrival`)
 //! ```
 //! All integers are big-endian (Java's `DataOutputStream`).
 
-use crate::tree::{MethodCode, Tree};
+use crate::tree::{handler_entries, MethodCode, Tree};
 use jopcal_classfile::{decode, parse_class};
 use jopcal_profile::{routed, Event, MethodInfo, Profile};
 use std::collections::{BTreeMap, HashMap};
@@ -140,8 +144,8 @@ pub fn read_raw(bytes: &[u8]) -> Result<(Profile, RawFacts), RawError> {
         return r.fail("not a raw profile of jopcal's instrumenting profiler");
     }
     let version = r.i32()?;
-    if version != 2 {
-        return r.fail(format!("version {version}; this jopcal reads version 2"));
+    if version != 3 {
+        return r.fail(format!("version {version}; this jopcal reads version 3"));
     }
     let complete = r.u8()? != 0;
     let why = r.string()?;
@@ -251,8 +255,28 @@ pub fn read_raw(bytes: &[u8]) -> Result<(Profile, RawFacts), RawError> {
         };
         allocations.push((words, count));
     }
+    let mut thrown = Vec::new();
+    for _ in 0..r.count()? {
+        let mut names = Vec::new();
+        for _ in 0..r.count()? {
+            names.push(r.string()?);
+        }
+        thrown.push(names);
+    }
+    let mut arrivals = Vec::new();
+    for _ in 0..r.count()? {
+        let (node, pc, class, handler, count) = (r.i32()?, r.i32()?, r.i32()?, r.i32()?, r.i64()?);
+        let known = usize::try_from(node).is_ok_and(|n| n < nodes.len())
+            && usize::try_from(class).is_ok_and(|c| c < thrown.len());
+        let (true, Ok(pc), Ok(count)) = (known, u32::try_from(pc), u64::try_from(count)) else {
+            return r.fail(format!(
+                "an arrival of thrown class {class} at pc {pc} of context {node}, {count} times"
+            ));
+        };
+        arrivals.push((node as usize, pc, class as usize, u32::try_from(handler).ok(), count));
+    }
     if r.at != bytes.len() {
-        return r.fail("bytes after the allocations");
+        return r.fail("bytes after the arrivals");
     }
     if nodes.is_empty() {
         return r.fail("no contexts: the region never began");
@@ -269,21 +293,28 @@ pub fn read_raw(bytes: &[u8]) -> Result<(Profile, RawFacts), RawError> {
             continue;
         }
         let mut info = m.info.clone();
-        let (code, pool) = match m.class.map(|c| &classes[c]) {
+        let (code, pool, handlers) = match m.class.map(|c| &classes[c]) {
             Some(cf) => match cf.method(&info.name, &info.descriptor) {
                 Some(found) => {
                     info.native = found.access & ACC_NATIVE != 0;
                     info.synchronized = found.access & ACC_SYNCHRONIZED != 0;
                     let code = found.code.as_ref().map(|c| c.bytecode.clone()).unwrap_or_default();
-                    (code, cf.constant_pool.clone())
+                    let handlers = found
+                        .code
+                        .as_ref()
+                        .map(|c| handler_entries(&c.exception_table, &cf.constant_pool))
+                        .unwrap_or_default();
+                    (code, cf.constant_pool.clone(), handlers)
                 }
-                None => (Vec::new(), Vec::new()),
+                None => (Vec::new(), Vec::new(), Vec::new()),
             },
-            None => (Vec::new(), Vec::new()),
+            None => (Vec::new(), Vec::new(), Vec::new()),
         };
         info.bytecode_len = code.len() as u32;
         let k = codes.len();
-        codes.push(std::sync::Arc::new(MethodCode::new(k as u32, info, code, &pool)));
+        codes.push(std::sync::Arc::new(
+            MethodCode::new(k as u32, info, code, &pool).with_handlers(handlers),
+        ));
         by_name.insert(key, k);
         code_of.push(k);
     }
@@ -326,6 +357,9 @@ pub fn read_raw(bytes: &[u8]) -> Result<(Profile, RawFacts), RawError> {
     }
     for (words, count) in allocations {
         tree.count_allocation_n(words, count);
+    }
+    for (node, pc, class, handler, count) in arrivals {
+        tree.count_arrival_n(ids[node], pc, &thrown[class], handler, count);
     }
     let mut profile = tree.into_profile(&benchmark, &region, complete);
     profile.region_nanos = region_nanos;
@@ -405,7 +439,7 @@ mod tests {
     /// A raw file of one context of a method kept without a class file (a native).
     fn one_native() -> Vec<u8> {
         let mut b = MAGIC.to_vec();
-        b.extend(be32(2)); // version
+        b.extend(be32(3)); // version
         b.push(1);
         string(&mut b, "");
         string(&mut b, "B");
@@ -433,8 +467,12 @@ mod tests {
         b.extend(be32(0)); // region start
         b.extend(be32(0)); // events
         b.extend(be32(0)); // allocations
+        b.extend(TAIL);
         b
     }
+
+    /// The thrown classes' and arrivals' counts, both 0: the file's end.
+    const TAIL: [u8; 8] = [0; 8];
 
     #[test]
     fn a_raw_file_reads_into_a_profile_with_its_region_time() {
@@ -448,25 +486,44 @@ mod tests {
         assert!(p.allocations.is_empty());
         // Two sizes of allocation after the events.
         let mut b = one_native();
-        b.truncate(b.len() - 4);
+        b.truncate(b.len() - 12);
         b.extend(be32(2));
         for (words, count) in [(3, 7i64), (12, 1)] {
             b.extend(be32(words));
             b.extend(count.to_be_bytes());
         }
+        b.extend(TAIL);
         let (p, _) = read_raw(&b).unwrap();
         assert_eq!(p.allocations, BTreeMap::from([(3, 7), (12, 1)]));
+        // One class thrown, arriving twice at pc 4 of the root and caught at 9.
+        b.truncate(b.len() - 8);
+        b.extend(be32(1));
+        b.extend(be32(2));
+        string(&mut b, "t/E");
+        string(&mut b, "java/lang/Object");
+        b.extend(be32(1));
+        for v in [0, 4, 0, 9] {
+            b.extend(be32(v));
+        }
+        b.extend(2i64.to_be_bytes());
+        let (p, _) = read_raw(&b).unwrap();
+        assert_eq!(
+            p.exceptions.thrown,
+            vec![vec!["t/E".to_string(), "java/lang/Object".to_string()]]
+        );
+        let (a, n) = p.exceptions.arrivals.iter().next().unwrap();
+        assert_eq!((a.node, a.pc, a.thrown, a.handler, *n), (0, 4, 0, Some(9), 2));
+        // An arrival of a class never thrown.
+        let at = b.len() - 16;
+        b[at..at + 4].copy_from_slice(&be32(5));
+        assert!(read_raw(&b).unwrap_err().message.contains("thrown class 5"));
     }
 
     #[test]
     fn a_bad_raw_file_names_the_byte() {
         let b = one_native();
         let e = read_raw(&b[..b.len() - 2]).unwrap_err();
-        assert_eq!(
-            e.offset,
-            b.len() - 4,
-            "the allocations' count, two of its bytes missing"
-        );
+        assert_eq!(e.offset, b.len() - 4, "the arrivals' count, two of its bytes missing");
         assert!(e.message.contains("truncated"), "{e}");
         let e = read_raw(b"JOPCALP\n").unwrap_err();
         assert_eq!(
@@ -474,18 +531,20 @@ mod tests {
             (0, "not a raw profile of jopcal's instrumenting profiler")
         );
         let mut newer = b.clone();
-        newer[11] = 3;
-        assert!(read_raw(&newer).unwrap_err().message.contains("version 3"));
+        newer[11] = 4;
+        assert!(read_raw(&newer).unwrap_err().message.contains("version 4"));
         // The events' count (before the allocations') made 1, its event 9.
-        let mut bad_event = b[..b.len() - 8].to_vec();
+        let mut bad_event = b[..b.len() - 16].to_vec();
         bad_event.extend(be32(1));
         bad_event.extend(be32(9));
         bad_event.extend(be32(0));
+        bad_event.extend(TAIL);
         assert!(read_raw(&bad_event).unwrap_err().message.contains("names no node"));
-        let mut negative = b[..b.len() - 4].to_vec();
+        let mut negative = b[..b.len() - 12].to_vec();
         negative.extend(be32(1));
         negative.extend(be32(5));
         negative.extend((-1i64).to_be_bytes());
+        negative.extend(TAIL);
         assert!(read_raw(&negative)
             .unwrap_err()
             .message

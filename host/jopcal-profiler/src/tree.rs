@@ -6,7 +6,7 @@ use jopcal_classfile::{
     basic_blocks, decode, opcode::is_invoke, pool_class_name, pool_member_ref, BlockMode, Constant,
 };
 use jopcal_profile::routed::{lookupswitch_operand, LOOKUPSWITCH, TYPE_CHECKS};
-use jopcal_profile::{Event, FieldKind, MethodInfo, Node, Profile};
+use jopcal_profile::{Arrival, Event, Exceptions, FieldKind, HandlerEntry, MethodInfo, Node, Profile};
 use std::collections::{BTreeMap, HashMap};
 
 /// Marks a bytecode index that does not start a basic block.
@@ -34,6 +34,24 @@ pub struct MethodCode {
     type_targets: HashMap<u32, String>,
     /// Bytecode index of every instruction.
     starts: Box<[u32]>,
+    /// The method's exception table (empty where the profiler has no class
+    /// file for it: JVMTI gives none).
+    pub handlers: Vec<HandlerEntry>,
+}
+
+/// A class file's exception table (`(start, end, handler, catch type)`,
+/// the catch type a constant-pool index, 0 for every exception) as a
+/// profile keeps it.
+pub fn handler_entries(table: &[(u16, u16, u16, u16)], pool: &[Constant]) -> Vec<HandlerEntry> {
+    table
+        .iter()
+        .map(|&(start, end, handler, catch)| HandlerEntry {
+            start: u32::from(start),
+            end: u32::from(end),
+            handler: u32::from(handler),
+            catch: (catch != 0).then(|| pool_class_name(pool, catch).unwrap_or("?").to_string()),
+        })
+        .collect()
 }
 
 impl MethodCode {
@@ -95,7 +113,14 @@ impl MethodCode {
             field_kinds,
             type_targets,
             starts: starts.into_boxed_slice(),
+            handlers: Vec::new(),
         }
+    }
+
+    /// The same, with the exception table its class file gives.
+    pub fn with_handlers(mut self, handlers: Vec<HandlerEntry>) -> MethodCode {
+        self.handlers = handlers;
+        self
     }
 
     /// Bytecode index of every instruction (empty when the code does not decode).
@@ -259,6 +284,11 @@ pub struct Tree {
     region_start: usize,
     /// The region's allocations: (words in JOP's heap, count).
     allocations: BTreeMap<u32, u64>,
+    /// Per method: its exception table.
+    tables: Vec<Vec<HandlerEntry>>,
+    /// The region's exceptions: where they arrived (the tables are added
+    /// when the profile is made).
+    exceptions: Exceptions,
 }
 
 impl Tree {
@@ -272,6 +302,8 @@ impl Tree {
             events: Vec::new(),
             region_start: 0,
             allocations: BTreeMap::new(),
+            tables: Vec::new(),
+            exceptions: Exceptions::default(),
         };
         t.register(root_method);
         t.nodes.push(NodeCounts::new(None, root_method, -1, 0));
@@ -296,10 +328,12 @@ impl Tree {
                 },
             );
             self.leaders.resize(i + 1, Box::new([]));
+            self.tables.resize(i + 1, Vec::new());
         }
         if self.methods[i].name.is_empty() {
             self.methods[i] = m.info.clone();
             self.leaders[i] = m.leaders.clone();
+            self.tables[i] = m.handlers.clone();
         }
     }
 
@@ -396,6 +430,20 @@ impl Tree {
         *self.allocations.entry(words).or_insert(0) += times;
     }
 
+    /// An exception of the class `ancestry` names (then its superclasses)
+    /// arrived at `pc` in the frame of `node`, `times` times, and the JVM
+    /// entered `handler` there (none: it left the frame).
+    pub fn count_arrival_n(&mut self, node: u32, pc: u32, ancestry: &[String], handler: Option<u32>, times: u64) {
+        let thrown = self.exceptions.thrown_index(ancestry);
+        let a = Arrival {
+            node,
+            pc,
+            thrown,
+            handler,
+        };
+        *self.exceptions.arrivals.entry(a).or_insert(0) += times;
+    }
+
     pub fn event(&mut self, e: Event) {
         self.events.push(e);
     }
@@ -408,6 +456,14 @@ impl Tree {
     /// The finished profile.
     pub fn into_profile(self, benchmark: &str, region: &str, complete: bool) -> Profile {
         let leaders = self.leaders;
+        let mut exceptions = self.exceptions;
+        for a in exceptions.arrivals.keys() {
+            let m = self.nodes[a.node as usize].method;
+            let table = &self.tables[m as usize];
+            if !table.is_empty() {
+                exceptions.tables.insert(m, table.clone());
+            }
+        }
         let nodes = self
             .nodes
             .into_iter()
@@ -455,6 +511,7 @@ impl Tree {
             region_nanos: 0,
             allocations: self.allocations,
             heap_start: None,
+            exceptions,
         }
     }
 }

@@ -34,6 +34,17 @@ pub struct Compared {
     pub target: f64,
 }
 
+/// One method of a target's trace: its calls, its exclusive cycles, and its
+/// method-cache loads where the target sees them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TracedMethod {
+    /// As `pkg.Class.name(descriptor)`.
+    pub name: String,
+    pub calls: u64,
+    pub cycles: u64,
+    pub loads: Option<u64>,
+}
+
 /// One method in the estimate and in the target's trace (the virtual board's
 /// per-method exclusive cycles of the whole run).
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
@@ -43,6 +54,10 @@ pub struct MethodCompared {
     pub calls_target: u64,
     pub cycles_estimate: f64,
     pub cycles_target: f64,
+    /// Method-cache loads of the method: the estimate's replay (the region)
+    /// and the target's (the whole run), where its trace has them.
+    pub loads_estimate: u64,
+    pub loads_target: Option<u64>,
 }
 
 /// One benchmark's estimate, taken apart.
@@ -543,9 +558,8 @@ fn percent(est: f64, measured: f64) -> String {
 
 impl Explanation {
     /// The explanation as a Markdown section.
-    /// Adds the per-method comparison with a trace of the target: `(method
-    /// as `pkg.Class.name(descriptor)`, calls, exclusive cycles)` per method.
-    pub fn compare_methods(&mut self, e: &Estimate, p: &Profile, trace: &[(String, u64, u64)]) {
+    /// Adds the per-method comparison with a trace of the target.
+    pub fn compare_methods(&mut self, e: &Estimate, p: &Profile, trace: &[TracedMethod]) {
         let mut by: BTreeMap<String, MethodCompared> = BTreeMap::new();
         let blank = |m: &str| MethodCompared {
             method: m.to_string(),
@@ -553,7 +567,15 @@ impl Explanation {
             calls_target: 0,
             cycles_estimate: 0.0,
             cycles_target: 0.0,
+            loads_estimate: 0,
+            loads_target: None,
         };
+        for (k, loads) in e.loads_by_method.iter().enumerate().filter(|(_, l)| **l > 0) {
+            if let Some(m) = p.methods.get(k) {
+                let name = m.qualified();
+                by.entry(name.clone()).or_insert_with(|| blank(&name)).loads_estimate += loads;
+            }
+        }
         for (i, n) in p.nodes.iter().enumerate() {
             let Some(m) = p.methods.get(n.method as usize) else {
                 continue;
@@ -563,14 +585,17 @@ impl Explanation {
             row.calls_estimate += n.calls;
             row.cycles_estimate += e.per_node.get(i).copied().unwrap_or(0.0);
         }
-        for (name, calls, cycles) in trace {
-            let row = by.entry(name.clone()).or_insert_with(|| blank(name));
-            row.calls_target += calls;
-            row.cycles_target += *cycles as f64;
+        for t in trace {
+            let row = by.entry(t.name.clone()).or_insert_with(|| blank(&t.name));
+            row.calls_target += t.calls;
+            row.cycles_target += t.cycles as f64;
+            if let Some(l) = t.loads {
+                *row.loads_target.get_or_insert(0) += l;
+            }
         }
         let mut rows: Vec<MethodCompared> = by
             .into_values()
-            .filter(|r| r.cycles_estimate != 0.0 || r.cycles_target != 0.0)
+            .filter(|r| r.cycles_estimate != 0.0 || r.cycles_target != 0.0 || r.loads_estimate != 0)
             .collect();
         rows.sort_by(|a, b| {
             (b.cycles_estimate - b.cycles_target)
@@ -663,17 +688,19 @@ impl Explanation {
             );
         }
         if !self.methods.is_empty() {
-            s.push_str("| per method, against the target's trace (whole run) | calls | target calls | cycles | target cycles | difference |\n|---|---:|---:|---:|---:|---:|\n");
+            s.push_str("| per method, against the target's trace (whole run) | calls | target calls | cycles | target cycles | difference | cache loads | target cache loads |\n|---|---:|---:|---:|---:|---:|---:|---:|\n");
             for m in self.methods.iter().take(15) {
                 let _ = writeln!(
                     s,
-                    "| {} | {} | {} | {} | {} | {} |",
+                    "| {} | {} | {} | {} | {} | {} | {} | {} |",
                     m.method,
                     thousands(m.calls_estimate as f64),
                     thousands(m.calls_target as f64),
                     thousands(m.cycles_estimate),
                     thousands(m.cycles_target),
-                    thousands(m.cycles_estimate - m.cycles_target)
+                    thousands(m.cycles_estimate - m.cycles_target),
+                    thousands(m.loads_estimate as f64),
+                    m.loads_target.map_or_else(|| "-".to_string(), |l| thousands(l as f64)),
                 );
             }
             let only_target = self

@@ -86,6 +86,7 @@ fn synthetic(name: &str, methods: u32, nodes: u32, calls: u32, seed: u64) -> Pro
         region_nanos: 0,
         allocations: Default::default(),
         heap_start: None,
+        exceptions: Default::default(),
         events,
     }
 }

@@ -75,6 +75,10 @@ pub struct Estimate {
     pub collections: crate::collector::Collections,
     /// Its cycles (in `cycles`; 0 with a model without `gc_collection`).
     pub collector_cycles: f64,
+    /// The method cache's loads (misses) in the region, by the profile's
+    /// method index: the program's methods, and JOP's runtime routines
+    /// where the table names them (`[routines]`).
+    pub loads_by_method: Vec<u64>,
 }
 
 /// The parameter a frame left by an exception costs (JOP's `athrow` routine
@@ -85,6 +89,64 @@ pub const IMPL_UNWIND: &str = "impl_unwind";
 pub const IMPL_ARRAYCOPY: [&str; 2] = ["impl_arraycopy", "impl_arraycopy_element"];
 /// The estimate's entry of the frames left by exceptions.
 pub const UNWIND_KEY: &str = "frames left by an exception";
+/// The parameters of JOP's search of a frame's exception table, where the
+/// model has them: each entry read, and beyond the runtime's instanceof
+/// routine (priced as an `instanceof` that walks the same way) each test of
+/// an entry that covers the pc and names a class.
+pub const IMPL_HANDLER_ENTRY: &str = "impl_handler_entry";
+pub const IMPL_HANDLER_TEST: &str = "impl_handler_test";
+/// The estimate's entry of the exception tables' searches.
+pub const HANDLER_SEARCH_KEY: &str = "exception table searches";
+
+/// What JOP's athrow routine reads of the exception tables in `profile`'s
+/// region, per node: `(entries read, class tests by their instanceof
+/// operand)` (`jopcal_profile::search_table` on each recorded arrival).
+pub fn handler_searches(profile: &Profile) -> BTreeMap<usize, (u64, BTreeMap<u8, u64>)> {
+    let x = &profile.exceptions;
+    let mut by_node: BTreeMap<usize, (u64, BTreeMap<u8, u64>)> = BTreeMap::new();
+    for (a, &count) in &x.arrivals {
+        let Some(node) = profile.nodes.get(a.node as usize) else {
+            continue;
+        };
+        let table = x.tables.get(&node.method).map_or(&[][..], Vec::as_slice);
+        let ancestry = x.thrown.get(a.thrown as usize).map_or(&[][..], Vec::as_slice);
+        let search = jopcal_profile::search_table(table, a.pc, ancestry);
+        let entry = by_node.entry(a.node as usize).or_default();
+        entry.0 += u64::from(search.entries) * count;
+        for k in search.tests {
+            *entry.1.entry(k).or_default() += count;
+        }
+    }
+    by_node
+}
+
+/// The cycles of `entries` table entries read and `tests` class tests
+/// (by operand), where `model` prices the search (else 0).
+fn handler_search_cost(model: &TimingModel, entries: u64, tests: &BTreeMap<u8, u64>) -> f64 {
+    let Some(per_entry) = model.params().get(IMPL_HANDLER_ENTRY).copied() else {
+        return 0.0;
+    };
+    let per_test = model.params().get(IMPL_HANDLER_TEST).copied().unwrap_or(0.0);
+    entries as f64 * per_entry
+        + tests
+            .iter()
+            .map(|(&k, &n)| n as f64 * (operand_priced(model, INSTANCEOF, k) + per_test))
+            .sum::<f64>()
+}
+
+const INSTANCEOF: u8 = 0xc1;
+/// The athrow routine's return (`f_athrow` returns the exception).
+const ARETURN: u8 = 0xb0;
+
+/// What the athrow routine's return into the frame that catches an
+/// exception adds when that frame's method (`(words, hit)`) missed the
+/// method cache: a hit is part of the routine's fitted cost.
+fn unwind_miss(model: &TimingModel, to: Option<(u32, bool)>) -> f64 {
+    match to {
+        Some((words, false)) => routine_miss_cost(model, ARETURN, words, false),
+        _ => 0.0,
+    }
+}
 /// The estimate's entry of the method cache's misses of JOP's runtime
 /// routines (`[routines]`): their count and what they add to hits.
 pub const ROUTINE_MISSES_KEY: &str = "method cache misses of JOP's runtime routines";
@@ -428,7 +490,17 @@ impl Layout {
             .plain(profile)
             .chain(self.by_operand(profile).map(|(i, op, _, c)| (i, op, c)))
             .collect::<Vec<_>>();
-        for (i, op, count) in runs {
+        // The instanceof routine the athrow routine calls for each class test
+        // of its search of an exception table.
+        let searches = if model.params().contains_key(IMPL_HANDLER_ENTRY) {
+            handler_searches(profile)
+        } else {
+            BTreeMap::new()
+        };
+        let tests = searches
+            .into_iter()
+            .map(|(i, (_, tests))| (i, INSTANCEOF, tests.values().sum::<u64>()));
+        for (i, op, count) in runs.into_iter().chain(tests) {
             let Some(methods) = resolved.entry(op).or_insert_with(|| methods_of(op)).clone() else {
                 continue;
             };
@@ -681,7 +753,7 @@ fn replay_routines(
     seen: &mut [u64],
     cache: &mut CacheState,
     counted: bool,
-    tell: &mut dyn FnMut(bool, bool),
+    tell: &mut dyn FnMut(bool, bool, u32),
     charge: &mut dyn FnMut(Charge),
 ) {
     let Some(uses) = layout.routine_uses.get(node).filter(|u| !u.is_empty() && counted) else {
@@ -698,7 +770,7 @@ fn replay_routines(
     let mut access = |method: u32, op: u8, routine: bool, cache: &mut CacheState| {
         let w = words[method as usize];
         let hit = cache.access(method, w);
-        tell(true, hit);
+        tell(true, hit, method);
         if !hit {
             charge(Charge::RoutineLoad {
                 node,
@@ -736,7 +808,15 @@ fn replay_routines(
 /// starts with the entry stack's methods loaded, outermost first; the events
 /// before `region_start` change its state only. Returns the region's cache
 /// `(hits, misses)`.
-fn replay(profile: &Profile, layout: &Layout, mode: CacheMode, mut charge: impl FnMut(Charge)) -> (u64, u64) {
+/// What a replay saw of the method cache in the region: its hits and
+/// misses, and the misses (loads) by the profile's method index.
+struct Replayed {
+    hits: u64,
+    misses: u64,
+    loads: Vec<u64>,
+}
+
+fn replay(profile: &Profile, layout: &Layout, mode: CacheMode, mut charge: impl FnMut(Charge)) -> Replayed {
     let mut cache = match mode {
         CacheMode::Hit => CacheState::Hit,
         CacheMode::Miss => CacheState::Miss,
@@ -754,9 +834,15 @@ fn replay(profile: &Profile, layout: &Layout, mode: CacheMode, mut charge: impl 
     }
     let region_start = profile.region_start as usize;
     let (mut hits, mut misses) = (0u64, 0u64);
-    let mut tell = |counted: bool, hit: bool| {
+    let mut loads = vec![0u64; profile.methods.len()];
+    let mut tell = |counted: bool, hit: bool, method: u32| {
         if counted {
             *(if hit { &mut hits } else { &mut misses }) += 1;
+            if !hit {
+                if let Some(l) = loads.get_mut(method as usize) {
+                    *l += 1;
+                }
+            }
         }
     };
     let mut seen = vec![0u64; profile.nodes.len()];
@@ -800,7 +886,7 @@ fn replay(profile: &Profile, layout: &Layout, mode: CacheMode, mut charge: impl 
                     continue;
                 }
                 let hit = cache.access(m, words[m as usize]);
-                tell(counted, hit);
+                tell(counted, hit, m);
                 if counted {
                     charge(Charge::Invoke { node, hit });
                 }
@@ -812,10 +898,17 @@ fn replay(profile: &Profile, layout: &Layout, mode: CacheMode, mut charge: impl 
                 if layout.skipped[node] || layout.whole[profile.nodes[node].method as usize] {
                     continue;
                 }
+                // An exception leaves frames without returning into them:
+                // JOP's athrow routine returns into the frame that catches
+                // it only (the one below the last frame left).
+                let passed = matches!(ev, Event::Unwind) && matches!(profile.events.get(k + 1), Some(Event::Unwind));
                 let to = stack.last().map(|&top| {
+                    if passed {
+                        return (top, true);
+                    }
                     let m = profile.nodes[top as usize].method;
                     let hit = cache.access(m, words[m as usize]);
-                    tell(counted, hit);
+                    tell(counted, hit, m);
                     (top, hit)
                 });
                 if counted {
@@ -831,7 +924,7 @@ fn replay(profile: &Profile, layout: &Layout, mode: CacheMode, mut charge: impl 
             }
         }
     }
-    (hits, misses)
+    Replayed { hits, misses, loads }
 }
 
 /// Estimates `profile` with `model` under `mode`.
@@ -868,6 +961,7 @@ pub fn estimate_sized(
         complete: profile.complete,
         collections,
         collector_cycles: collector_cycles(&collections, model),
+        loads_by_method: Vec::new(),
     };
     let words = &layout.words;
     let whole_costs: Vec<f64> = profile
@@ -900,6 +994,16 @@ pub fn estimate_sized(
         op_cycles[op as usize] += c;
         e.per_node[i] += c;
     }
+    // 1c. JOP's athrow routine reads each frame's exception table.
+    if model.params().contains_key(IMPL_HANDLER_ENTRY) {
+        for (i, (entries, tests)) in handler_searches(profile) {
+            let c = handler_search_cost(model, entries, &tests);
+            let entry = jop_ops.entry(HANDLER_SEARCH_KEY.to_string()).or_insert((0, 0.0));
+            entry.0 += entries;
+            entry.1 += c;
+            e.per_node[i] += c;
+        }
+    }
     // 2. Invokes and returns, event by event. Costs depend only on the node and
     // on hit or miss, so they are resolved once per node: [miss, hit].
     let mut invoke_cost = vec![[0.0f64; 2]; profile.nodes.len()];
@@ -928,7 +1032,7 @@ pub fn estimate_sized(
         .collect();
     let mut clock = 0.0f64;
     let mut line = SerialLine::new(layout.serial_free);
-    let (hits, misses) = replay(profile, &layout, mode, |ch| match ch {
+    let replayed = replay(profile, &layout, mode, |ch| match ch {
         Charge::Invoke { node, hit } => {
             let n = &profile.nodes[node];
             let c = invoke_cost[node][usize::from(hit)];
@@ -1005,17 +1109,24 @@ pub fn estimate_sized(
                 e.per_node[node] += c;
             } else if let Some(per_frame) = model.params().get(IMPL_UNWIND).copied() {
                 // JOP's athrow routine walks the frame, searches its handlers
-                // and leaves it: a cost of its own per frame left.
-                clock += per_frame;
+                // and leaves it: a cost of its own per frame left; its return
+                // into the frame that catches may miss the method cache.
+                let miss = unwind_miss(
+                    model,
+                    to.map(|(top, hit)| (words[profile.nodes[top as usize].method as usize], hit)),
+                );
+                clock += per_frame + miss;
+                e.cache_load_cycles += miss;
                 let entry = jop_ops.entry(UNWIND_KEY.to_string()).or_insert((0, 0.0));
                 entry.0 += 1;
-                entry.1 += per_frame;
+                entry.1 += per_frame + miss;
                 e.per_node[node] += per_frame;
             }
         }
     });
-    e.cache_hits = hits;
-    e.cache_misses = misses;
+    e.cache_hits = replayed.hits;
+    e.cache_misses = replayed.misses;
+    e.loads_by_method = replayed.loads;
     for op in 0..=255u8 {
         let i = op as usize;
         if op_count[i] > 0 || op_cycles[i] != 0.0 {
@@ -1072,6 +1183,10 @@ pub struct Tally {
     collections: crate::collector::Collections,
     /// Frames left by an exception (priced by `impl_unwind` where the model has it).
     unwinds: u64,
+    /// The exception tables' entries read and class tests by operand
+    /// ([`handler_searches`]).
+    handler_entries: u64,
+    handler_tests: BTreeMap<u8, u64>,
     /// `((op, words, routine), misses)` of JOP's runtime routines in the
     /// method cache, each priced as what it adds to a hit.
     routine_misses: Vec<((u8, u32, bool), u64)>,
@@ -1114,8 +1229,16 @@ impl Tally {
             *operands.entry((op, v)).or_default() += count;
         }
         let mut unwinds = 0u64;
+        let prices_unwinds = model.params().contains_key(IMPL_UNWIND);
+        let (mut handler_entries, mut handler_tests) = (0u64, BTreeMap::<u8, u64>::new());
+        for (entries, tests) in handler_searches(profile).into_values() {
+            handler_entries += entries;
+            for (k, n) in tests {
+                *handler_tests.entry(k).or_default() += n;
+            }
+        }
         let mut routine_misses: BTreeMap<(u8, u32, bool), u64> = BTreeMap::new();
-        let (hits, misses) = replay(profile, &layout, mode, |ch| match ch {
+        let Replayed { hits, misses, .. } = replay(profile, &layout, mode, |ch| match ch {
             Charge::RoutineLoad { op, words, routine, .. } => {
                 *routine_misses.entry((op, words, routine)).or_default() += 1
             }
@@ -1143,6 +1266,9 @@ impl Tally {
                     *buckets.entry((op, key.0, key.1, false)).or_default() += 1;
                 } else {
                     unwinds += 1;
+                    if !key.1 && prices_unwinds {
+                        *routine_misses.entry((ARETURN, key.0, false)).or_default() += 1;
+                    }
                 }
             }
         });
@@ -1168,6 +1294,8 @@ impl Tally {
             op_counts,
             collections: collector_work(profile, model),
             unwinds,
+            handler_entries,
+            handler_tests,
             routine_misses: routine_misses.into_iter().collect(),
             cache_hits: hits,
             cache_misses: misses,
@@ -1205,6 +1333,7 @@ impl Tally {
             + self.serial_frames * serial_char(model).unwrap_or(0.0)
             + collector_cycles(&self.collections, model)
             + self.unwinds as f64 * model.params().get(IMPL_UNWIND).copied().unwrap_or(0.0)
+            + handler_search_cost(model, self.handler_entries, &self.handler_tests)
     }
 
     /// Whether `model` still prices as a whole every call this tally counted
@@ -1648,6 +1777,55 @@ mod tests {
             proptest::prop_assert_eq!((tally.cache_hits, tally.cache_misses), (e.cache_hits, e.cache_misses));
             proptest::prop_assert_eq!(tally.executions(0x6c), 3);
         }
+    }
+
+    #[test]
+    fn a_search_of_exception_tables_is_priced_by_entries_read_and_classes_tested() {
+        let base = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../calibration/jop-wcet.toml");
+        let text = format!(
+            "[model]\nname = \"t\"\nbase = \"{}\"\n[params]\nimpl_handler_entry = 10\nimpl_handler_test = 100\n\
+             impl_type_fail = 50\nimpl_type_step = 3\n[operands.instanceof]\n\"0-127\" = \"7 + impl_type_step * n\"\n\
+             \"128-254\" = \"impl_type_fail + impl_type_step * (n - 128)\"\n",
+            base.canonicalize().unwrap().display()
+        );
+        let m = TimingModel::parse(&text, Path::new("/tmp/t.toml")).unwrap();
+        let mut p = two_calls();
+        let plain = estimate(&p, &m, CacheMode::Hit).cycles;
+        let x = &mut p.exceptions;
+        let t = x.thrown_index(&["t/E", "java/lang/Throwable", "java/lang/Object"].map(String::from));
+        let entry = |handler, catch: Option<&str>| jopcal_profile::HandlerEntry {
+            start: 0,
+            end: 10,
+            handler,
+            catch: catch.map(String::from),
+        };
+        // In f: a failed test (3 classes walked), then a match one step up.
+        x.tables.insert(
+            p.nodes[1].method,
+            vec![entry(20, Some("t/Other")), entry(30, Some("java/lang/Throwable"))],
+        );
+        x.arrivals.insert(
+            jopcal_profile::Arrival {
+                node: 1,
+                pc: 5,
+                thrown: t,
+                handler: Some(30),
+            },
+            2,
+        );
+        let e = estimate(&p, &m, CacheMode::Hit);
+        let per_search = 2.0 * 10.0 + (50.0 + 3.0 * 3.0 + 100.0) + (7.0 + 3.0 + 100.0);
+        assert_eq!(e.per_opcode[HANDLER_SEARCH_KEY], (4, 2.0 * per_search));
+        assert!((e.cycles - plain - 2.0 * per_search).abs() < 1e-9);
+        let tally = Tally::new(&p, &m, CacheMode::Hit, &|_| None);
+        assert!((tally.price(&m) - e.cycles).abs() < 1e-9);
+        // A table without the parameters prices no search.
+        assert_eq!(
+            estimate(&p, &jop("r=1"), CacheMode::Hit)
+                .per_opcode
+                .get(HANDLER_SEARCH_KEY),
+            None
+        );
     }
 
     #[test]

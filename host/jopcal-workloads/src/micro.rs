@@ -262,6 +262,23 @@ const EXCEPTION_GROUPS: &[Group] = &[
         body: "s = caughtNew(s);",
         result: "s",
     },
+    // The routine's search of the table, entry by entry: three entries
+    // before the one that covers the throw, and three that cover it, two
+    // naming a class the exception is not (each a failed instanceof).
+    Group {
+        name: "ThrowScan",
+        what: "athrow caught by a method's fourth handler, the first three not covering it",
+        decl: "RuntimeException x = new RuntimeException(); int s = 0;",
+        body: "s = caughtLate(s, x);",
+        result: "s",
+    },
+    Group {
+        name: "ThrowTest",
+        what: "athrow caught by the third of three handlers that cover it",
+        decl: "RuntimeException x = new RuntimeException(); int s = 0;",
+        body: "s = caughtTested(s, x);",
+        result: "s",
+    },
 ];
 
 /// `System.arraycopy`, a loop of JOP's library over the elements (the host
@@ -385,6 +402,47 @@ public final class {class} extends Workload {{
     static int caughtFromCall(int s, RuntimeException x) {{
         try {{
             raise(x);
+        }} catch (RuntimeException e) {{
+            s++;
+        }}
+        return s;
+    }}
+
+    static int caughtLate(int s, RuntimeException x) {{
+        try {{
+            s += 1;
+        }} catch (IllegalStateException e) {{
+            s--;
+        }}
+        try {{
+            s += 2;
+        }} catch (IllegalArgumentException e) {{
+            s--;
+        }}
+        try {{
+            s -= 3;
+        }} catch (ArithmeticException e) {{
+            s--;
+        }}
+        try {{
+            if (s >= 0) {{
+                throw x;
+            }}
+        }} catch (RuntimeException e) {{
+            s++;
+        }}
+        return s;
+    }}
+
+    static int caughtTested(int s, RuntimeException x) {{
+        try {{
+            if (s >= 0) {{
+                throw x;
+            }}
+        }} catch (IllegalStateException e) {{
+            s--;
+        }} catch (IllegalArgumentException e) {{
+            s -= 2;
         }} catch (RuntimeException e) {{
             s++;
         }}

@@ -75,6 +75,16 @@ public class Tricky {
         sink += k;
     }
 
+    /** A finally that catches and throws again, two frames above the throw. */
+    static int rethrown(int k) {
+        try {
+            thrower(k);
+            return 1;
+        } finally {
+            sink += 7;
+        }
+    }
+
     public static void run() throws Exception {
         int[] a = new int[4];
         Object none = null;
@@ -101,6 +111,13 @@ public class Tricky {
                 sink += 5;
             } finally {
                 sink += 6;
+            }
+            try {
+                sink += rethrown(i);
+            } catch (IllegalArgumentException e) {
+                sink -= 1;
+            } catch (RuntimeException e) {
+                sink += 8;
             }
             sink += look(i * 50) + look(i == 5 ? 70000 : i) + table(i % 5)
                     + look(1000) + lookAt(new int[] {1000, 1, 3}, i % 3);

@@ -548,7 +548,14 @@ public final class Agent implements ClassFileTransformer {
             int ipc = pcOf.get(i);
             if (leader.containsKey(i)) {
                 if (handler.containsKey(i)) {
-                    insns.insertBefore(i, hook(tsVar, "caught"));
+                    // The exception on the stack, and where its handler is.
+                    InsnList h = new InsnList();
+                    h.add(new InsnNode(Opcodes.DUP));
+                    push(h, ipc);
+                    h.add(new VarInsnNode(Opcodes.ALOAD, tsVar));
+                    h.add(new MethodInsnNode(Opcodes.INVOKESTATIC, RT, "caught",
+                            "(Ljava/lang/Throwable;I" + TS_DESC + ")V", false));
+                    insns.insertBefore(i, h);
                 }
                 insns.insertBefore(i, counter(cVar, slotOf.get(i)));
             }
@@ -578,6 +585,13 @@ public final class Agent implements ClassFileTransformer {
                 insns.insertBefore(i, pre);
                 // (No branch here: a branch target would need a stack map frame.)
                 insns.insert(i, hook(tsVar, "noEntry"));
+            } else if (op == Opcodes.ATHROW) {
+                // Where the exception arises in this frame (see Rt.arrivalPc).
+                InsnList pre = new InsnList();
+                pre.add(new VarInsnNode(Opcodes.ALOAD, tsVar));
+                push(pre, ipc);
+                pre.add(new FieldInsnNode(Opcodes.PUTFIELD, TS_TYPE, "arrivalPc", "I"));
+                insns.insertBefore(i, pre);
             } else if (tested.containsKey(i)) {
                 // The path JOP's routine takes for the object tested (see Rt.typeCheck).
                 InsnList pre = new InsnList();
@@ -716,7 +730,9 @@ public final class Agent implements ClassFileTransformer {
             Object[] locals = withOurs(new ArrayList<>(), m.maxLocals).toArray();
             insns.add(new FrameNode(Opcodes.F_NEW, locals.length, locals, 1, new Object[] {"java/lang/Throwable"}));
         }
-        insns.add(hook(tsVar, "unwind"));
+        insns.add(new InsnNode(Opcodes.DUP));
+        insns.add(new VarInsnNode(Opcodes.ALOAD, tsVar));
+        insns.add(new MethodInsnNode(Opcodes.INVOKESTATIC, RT, "unwind", "(Ljava/lang/Throwable;" + TS_DESC + ")V", false));
         insns.add(new InsnNode(Opcodes.ATHROW));
         m.tryCatchBlocks.add(new TryCatchBlockNode(begin, end, unwind, null));
         // Debug tables would name slots the rewrite reuses: dropped.

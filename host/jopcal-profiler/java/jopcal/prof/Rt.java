@@ -428,6 +428,7 @@ public final class Rt {
                 // An exception's constructor: the bytecode at pc raised it, and what
                 // follows it in its segment did not run.
                 parent.exit(pc, counting);
+                ts.arrivalPc = pc;
             }
         }
         Node n = parent.child(pc, mid, op);
@@ -500,13 +501,17 @@ public final class Rt {
         }
     }
 
-    /** An exception leaves the frame on top of {@code ts}. */
-    public static void unwind(TS ts) {
+    /** An exception, {@code t}, leaves the frame on top of {@code ts}. */
+    public static void unwind(Throwable t, TS ts) {
         if (ts.sink || ts.depth == 0) {
             return;
         }
+        int pc = arrivalPc(ts);
         settle(ts, 1);
+        arrived(ts, t, pc, -1);
         Node n = ts.pop();
+        // In the caller, the exception arose at the invoke of the frame left.
+        ts.arrivalPc = n.pc;
         if ((mFlags[n.mid] & SYNCHRONIZED) != 0) {
             ts.release();
         }
@@ -519,12 +524,64 @@ public final class Rt {
         }
     }
 
-    /** An exception handler of the frame on top of {@code ts} was entered. */
-    public static void caught(TS ts) {
+    /** The handler at {@code handler} of the frame on top of {@code ts} was entered with {@code t}. */
+    public static void caught(Throwable t, int handler, TS ts) {
         if (ts.sink || ts.depth == 0) {
             return;
         }
+        int pc = arrivalPc(ts);
         settle(ts, 1);
+        arrived(ts, t, pc, handler);
+    }
+
+    /**
+     * Where the exception in flight arose in the top frame: at the invoke
+     * still pending (its callee never ran, or was a native), else where the
+     * frame's athrow, or its callee's unwind, said.
+     */
+    static int arrivalPc(TS ts) {
+        int s = ts.pending;
+        return s != 0 ? sPc[s] : ts.arrivalPc;
+    }
+
+    /** Per class thrown: its index in {@link #THROWN_NAMES}. */
+    static final java.util.HashMap<Class<?>, Integer> THROWN = new java.util.HashMap<>();
+    /** Per class thrown: its internal name and its superclasses'. */
+    static final java.util.ArrayList<String[]> THROWN_NAMES = new java.util.ArrayList<>();
+    /** The region's arrivals of exceptions: {node, pc, thrown, handler (-1: none)} and how many. */
+    static final java.util.HashMap<java.util.List<Integer>, long[]> ARRIVALS = new java.util.HashMap<>();
+
+    /** {@code t} arrived at {@code pc} in the top frame, which entered {@code handler} (-1: left it). */
+    static void arrived(TS ts, Throwable t, int pc, int handler) {
+        if (!counting || ts.busy || t == null) {
+            return;
+        }
+        Node n = ts.stack[ts.depth - 1];
+        // The maps are JDK code: not the program's.
+        ts.busy = true;
+        try {
+            synchronized (ARRIVALS) {
+                Integer k = THROWN.get(t.getClass());
+                if (k == null) {
+                    java.util.ArrayList<String> names = new java.util.ArrayList<>();
+                    for (Class<?> c = t.getClass(); c != null; c = c.getSuperclass()) {
+                        names.add(c.getName().replace('.', '/'));
+                    }
+                    k = THROWN_NAMES.size();
+                    THROWN_NAMES.add(names.toArray(new String[0]));
+                    THROWN.put(t.getClass(), k);
+                }
+                java.util.List<Integer> key = java.util.Arrays.asList(n.id, pc, k, handler);
+                long[] c = ARRIVALS.get(key);
+                if (c == null) {
+                    c = new long[1];
+                    ARRIVALS.put(key, c);
+                }
+                c[0]++;
+            }
+        } finally {
+            ts.busy = false;
+        }
     }
 
     /** After an invoke whose callee did not take its pending site: a native (or unrewritten) method ran. */
@@ -967,7 +1024,7 @@ public final class Rt {
         }
         try (DataOutputStream o = new DataOutputStream(new BufferedOutputStream(new FileOutputStream(tmp), 1 << 16))) {
             o.writeBytes("JOPCALR\n");
-            o.writeInt(2);
+            o.writeInt(3);
             o.writeByte(complete ? 1 : 0);
             str(o, why);
             str(o, benchmark);
@@ -1035,6 +1092,22 @@ public final class Rt {
                 o.writeInt(ALLOCATIONS.size());
                 for (java.util.Map.Entry<Integer, long[]> e : ALLOCATIONS.entrySet()) {
                     o.writeInt(e.getKey());
+                    o.writeLong(e.getValue()[0]);
+                }
+            }
+            synchronized (ARRIVALS) {
+                o.writeInt(THROWN_NAMES.size());
+                for (String[] names : THROWN_NAMES) {
+                    o.writeInt(names.length);
+                    for (String name : names) {
+                        str(o, name);
+                    }
+                }
+                o.writeInt(ARRIVALS.size());
+                for (java.util.Map.Entry<java.util.List<Integer>, long[]> e : ARRIVALS.entrySet()) {
+                    for (int v : e.getKey()) {
+                        o.writeInt(v);
+                    }
                     o.writeLong(e.getValue()[0]);
                 }
             }

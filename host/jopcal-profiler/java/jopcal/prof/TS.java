@@ -15,6 +15,11 @@ public final class TS {
     public int pending;
     /** A site whose invoke raised an exception itself (no callee ran). */
     int failed;
+    /**
+     * Where the exception in flight arose in the top frame: the pc of the
+     * athrow that threw it there, or of the invoke whose callee it left.
+     */
+    public int arrivalPc;
     /** Monitors held: JOP's lock count, which decides a monitorexit's path. */
     int held;
     /** The thread runs jopcal's own work: nothing it calls is counted. */
