@@ -134,7 +134,10 @@ pub fn group(mnemonic: &str) -> &'static str {
         "invoke and return"
     } else if m.starts_with("if") || BRANCH.contains(&m) {
         "branches and switches"
-    } else if OBJECT.contains(&m) || m == jopcal_timing::estimate::UNWIND_KEY {
+    } else if OBJECT.contains(&m)
+        || m == jopcal_timing::estimate::UNWIND_KEY
+        || m == jopcal_timing::estimate::HANDLER_SEARCH_KEY
+    {
         "objects, allocation and monitors"
     } else if matches!(m, "getfield" | "putfield" | "getstatic" | "putstatic") {
         "fields and statics"
@@ -265,7 +268,37 @@ pub fn explain(
     };
     x.findings = findings(&x, e, counts);
     x.findings.extend(collector_finding(e, p, model));
+    x.findings.extend(exceptions_finding(e));
     x
+}
+
+/// What the region's exceptions cost: the athrow routine's entries, and
+/// where the table prices them, the frames it left and the exception-table
+/// entries it read (with its class tests).
+fn exceptions_finding(e: &Estimate) -> Option<String> {
+    use jopcal_timing::estimate::{HANDLER_SEARCH_KEY, UNWIND_KEY};
+    let (throws, thrown) = e.per_opcode.get("athrow").copied()?;
+    let mut parts = vec![format!("the athrow routine {}", thousands(thrown))];
+    let mut all = thrown;
+    if let Some((left, c)) = e.per_opcode.get(UNWIND_KEY) {
+        parts.push(format!("{} frames left {}", thousands(*left as f64), thousands(*c)));
+        all += c;
+    }
+    if let Some((entries, c)) = e.per_opcode.get(HANDLER_SEARCH_KEY) {
+        parts.push(format!(
+            "{} exception-table entries read with their class tests {} (`{HANDLER_SEARCH_KEY}`)",
+            thousands(*entries as f64),
+            thousands(*c)
+        ));
+        all += c;
+    }
+    Some(format!(
+        "{} throws cost {} cycles ({:.1}% of the estimate): {}",
+        thousands(throws as f64),
+        thousands(all),
+        100.0 * all / e.cycles.max(1.0),
+        parts.join(", ")
+    ))
 }
 
 /// What the region's allocations make JOP's collector do, in words: the
@@ -769,9 +802,39 @@ mod tests {
             ("dcmpl", "float and double"),
             ("dup_x1", "stack"),
             ("jopsys_rd", "JOP's own bytecodes and whole-priced methods"),
+            (
+                jopcal_timing::estimate::HANDLER_SEARCH_KEY,
+                "objects, allocation and monitors",
+            ),
+            (jopcal_timing::estimate::UNWIND_KEY, "objects, allocation and monitors"),
         ] {
             assert_eq!(group(m), g, "{m}");
         }
+    }
+
+    #[test]
+    fn a_region_that_throws_says_what_its_throws_cost() {
+        let mut p = jopcal_profile::examples::two_calls();
+        assert_eq!(
+            exceptions_finding(&jopcal_timing::estimate::estimate(
+                &p,
+                &jop_wcet(),
+                jopcal_timing::cache::CacheMode::Hit
+            )),
+            None
+        );
+        p.nodes[1].opcodes.insert(0xbf, 1); // athrow
+        *p.events.last_mut().unwrap() = jopcal_profile::Event::Unwind;
+        let e = jopcal_timing::estimate::estimate(&p, &jop_wcet(), jopcal_timing::cache::CacheMode::Hit);
+        let f = exceptions_finding(&e).unwrap();
+        assert!(f.starts_with("1 throws cost "), "{f}");
+        // A table that does not price the frames left does not name them.
+        assert!(!f.contains("frames left"), "{f}");
+        let mut priced = e.clone();
+        priced
+            .per_opcode
+            .insert(jopcal_timing::estimate::UNWIND_KEY.into(), (1, 40.0));
+        assert!(exceptions_finding(&priced).unwrap().contains(", 1 frames left 40"));
     }
 
     fn jop_wcet() -> TimingModel {

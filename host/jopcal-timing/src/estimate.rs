@@ -323,6 +323,56 @@ struct RoutineUse {
     methods: Vec<u32>,
     /// Executions in the region.
     count: u64,
+    /// Of them, those the replay runs where they happen (a `new` at the
+    /// invoke of its constructor, an `athrow` at the unwind of its frame,
+    /// [`Anchors`]); the rest are spread over the context's segments.
+    anchored: u64,
+}
+
+/// Where the event stream shows a routine's execution itself: a `new` just
+/// before the invoke of the constructor of its object (an `invokespecial`
+/// of an `<init>`, but for the first a constructor makes: its superclass's
+/// or its own other constructor), an `athrow` at the unwind of the frame
+/// that threw (every unwind of a frame that has `athrow`s, up to their
+/// number: the replay cannot tell a frame an exception passes through from
+/// one that caught and threw again).
+#[derive(Default)]
+struct Anchors {
+    /// Per open frame: whether its method is a constructor that has made
+    /// its first constructor call.
+    first_init: Vec<bool>,
+}
+
+const NEW: u8 = 0xbb;
+const ATHROW: u8 = 0xbf;
+const INVOKESPECIAL: u8 = 0xb7;
+
+impl Anchors {
+    /// A frame of `node` opens; true where its entry is the constructor
+    /// call of a `new` of the frame below (`parent`).
+    fn enter(&mut self, profile: &Profile, parent: Option<u32>, node: u32) -> bool {
+        let n = &profile.nodes[node as usize];
+        let is_init = |m: u32| profile.methods[m as usize].name == "<init>";
+        let constructs = n.invoke_opcode == INVOKESPECIAL
+            && is_init(n.method)
+            && parent.is_some_and(|p| {
+                let top = self.first_init.last_mut();
+                match top {
+                    // A constructor's first constructor call is its super().
+                    Some(done) if is_init(profile.nodes[p as usize].method) && !*done => {
+                        *done = true;
+                        false
+                    }
+                    _ => true,
+                }
+            });
+        self.first_init.push(false);
+        constructs
+    }
+
+    fn leave(&mut self) {
+        self.first_init.pop();
+    }
 }
 
 /// JOP's linker's replacement of `iinc local, c` (the original tree's
@@ -506,14 +556,66 @@ impl Layout {
             };
             match uses[i].iter_mut().find(|u| u.op == op) {
                 Some(u) => u.count += count,
-                None => uses[i].push(RoutineUse { op, methods, count }),
+                None => uses[i].push(RoutineUse {
+                    op,
+                    methods,
+                    count,
+                    anchored: 0,
+                }),
             }
         }
         if uses.iter().all(Vec::is_empty) {
             return;
         }
+        let (news, unwinds) = self.anchor_points(profile);
+        for (i, node_uses) in uses.iter_mut().enumerate() {
+            for u in node_uses {
+                u.anchored = match u.op {
+                    NEW => u.count.min(news[i]),
+                    ATHROW => u.count.min(unwinds[i]),
+                    _ => 0,
+                };
+            }
+        }
         self.routine_uses = uses;
         self.segments = self.segment_points(profile);
+    }
+
+    /// Per node, the constructor calls of its `new`s and its unwinds in the
+    /// region, as [`replay`] meets them ([`Anchors`]).
+    fn anchor_points(&self, profile: &Profile) -> (Vec<u64>, Vec<u64>) {
+        let (mut news, mut unwinds) = (vec![0u64; profile.nodes.len()], vec![0u64; profile.nodes.len()]);
+        let mut stack: Vec<u32> = if profile.entry_stack.is_empty() {
+            vec![0]
+        } else {
+            profile.entry_stack.clone()
+        };
+        let mut anchors = Anchors {
+            first_init: vec![true; stack.len()],
+        };
+        let region_start = profile.region_start as usize;
+        for (k, ev) in profile.events.iter().enumerate() {
+            let counted = k >= region_start;
+            match *ev {
+                Event::Invoke(n) => {
+                    let parent = stack.last().copied();
+                    if anchors.enter(profile, parent, n) && counted {
+                        if let Some(p) = parent.filter(|p| !self.skipped[*p as usize]) {
+                            news[p as usize] += 1;
+                        }
+                    }
+                    stack.push(n);
+                }
+                Event::Return | Event::Unwind => {
+                    let Some(done) = stack.pop() else { continue };
+                    anchors.leave();
+                    if counted && matches!(ev, Event::Unwind) && !self.skipped[done as usize] {
+                        unwinds[done as usize] += 1;
+                    }
+                }
+            }
+        }
+        (news, unwinds)
     }
 
     /// Per node, the points of the region where its method runs again, as
@@ -739,8 +841,9 @@ const INVOKESTATIC: u8 = 0xb8;
 
 /// At a point where `node`'s method runs again (an entry, a return into
 /// it, the region's start), replays through `cache` the runtime routines
-/// its bytecodes ran: the region's executions of each are spread evenly
-/// over the node's [`Layout::segments`], and each point that has one or
+/// its bytecodes ran: the region's executions of each that the stream does
+/// not place ([`Anchors`], [`run_anchored`]) are spread evenly over the
+/// node's [`Layout::segments`], and each point that has one or
 /// more enters the routine (its dispatch), calls and returns from each of
 /// its callees, and returns to the node's method; more than one at a point
 /// hit (FIFO: nothing else ran between them), except with every access a
@@ -765,10 +868,41 @@ fn replay_routines(
     if i >= segments {
         return;
     }
-    let words = &layout.words;
-    let home = profile.nodes[node].method;
+    for u in uses {
+        let count = u128::from(u.count - u.anchored);
+        let due = (i + 1) * count / segments - i * count / segments;
+        let times = if matches!(cache, CacheState::Miss) {
+            due
+        } else {
+            due.min(1)
+        };
+        for _ in 0..times {
+            run_routine(profile, layout, node, u, true, cache, tell, charge);
+        }
+    }
+}
+
+/// One execution of `node`'s routine `u` through `cache`: the routine (the
+/// bytecode's dispatch enters it), each callee and the return from it, and
+/// the return to the context's method where `back` (an `athrow`'s routine
+/// returns into the frame that catches instead). Misses are charged as
+/// [`Charge::RoutineLoad`].
+#[allow(clippy::too_many_arguments)]
+fn run_routine(
+    profile: &Profile,
+    layout: &Layout,
+    node: usize,
+    u: &RoutineUse,
+    back: bool,
+    cache: &mut CacheState,
+    tell: &mut dyn FnMut(bool, bool, u32),
+    charge: &mut dyn FnMut(Charge),
+) {
+    let Some((&routine, callees)) = u.methods.split_first() else {
+        return;
+    };
     let mut access = |method: u32, op: u8, routine: bool, cache: &mut CacheState| {
-        let w = words[method as usize];
+        let w = layout.words[method as usize];
         let hit = cache.access(method, w);
         tell(true, hit, method);
         if !hit {
@@ -781,26 +915,44 @@ fn replay_routines(
         }
     };
     let return_of = |m: u32| profile.methods[m as usize].return_opcode();
-    for u in uses {
-        let count = u128::from(u.count);
-        let due = (i + 1) * count / segments - i * count / segments;
-        let times = if matches!(cache, CacheState::Miss) {
-            due
-        } else {
-            due.min(1)
-        };
-        let Some((&routine, callees)) = u.methods.split_first() else {
-            continue;
-        };
-        for _ in 0..times {
-            access(routine, u.op, true, cache);
-            for &c in callees {
-                access(c, INVOKESTATIC, false, cache);
-                access(routine, return_of(c), false, cache);
-            }
-            access(home, return_of(routine), false, cache);
-        }
+    access(routine, u.op, true, cache);
+    for &c in callees {
+        access(c, INVOKESTATIC, false, cache);
+        access(routine, return_of(c), false, cache);
     }
+    if back {
+        access(profile.nodes[node].method, return_of(routine), false, cache);
+    }
+}
+
+/// One execution of `node`'s routine for `op` where the stream shows it
+/// ([`Anchors`]), while the context has anchored executions left: the
+/// routine, its callees, and (but for `athrow`, whose routine returns into
+/// the frame that catches) the return to the context's method.
+#[allow(clippy::too_many_arguments)]
+fn run_anchored(
+    profile: &Profile,
+    layout: &Layout,
+    node: usize,
+    op: u8,
+    left: &mut [Vec<u64>],
+    cache: &mut CacheState,
+    tell: &mut dyn FnMut(bool, bool, u32),
+    charge: &mut dyn FnMut(Charge),
+) {
+    let Some(k) = layout
+        .routine_uses
+        .get(node)
+        .and_then(|uses| uses.iter().position(|u| u.op == op))
+    else {
+        return;
+    };
+    if left[node][k] == 0 {
+        return;
+    }
+    left[node][k] -= 1;
+    let u = &layout.routine_uses[node][k];
+    run_routine(profile, layout, node, u, op != ATHROW, cache, tell, charge);
 }
 
 /// Replays the profile's call/return stream through the method cache of
@@ -846,6 +998,28 @@ fn replay(profile: &Profile, layout: &Layout, mode: CacheMode, mut charge: impl 
         }
     };
     let mut seen = vec![0u64; profile.nodes.len()];
+    let mut left: Vec<Vec<u64>> = layout
+        .routine_uses
+        .iter()
+        .map(|uses| uses.iter().map(|u| u.anchored).collect())
+        .collect();
+    let mut anchors = Anchors {
+        first_init: vec![true; stack.len()],
+    };
+    macro_rules! anchored {
+        ($node:expr, $op:expr) => {
+            run_anchored(
+                profile,
+                layout,
+                $node,
+                $op,
+                &mut left,
+                &mut cache,
+                &mut tell,
+                &mut charge,
+            )
+        };
+    }
     // A point where `node`'s method runs again: its share of the routines.
     macro_rules! routines_at {
         ($node:expr, $counted:expr) => {
@@ -874,6 +1048,12 @@ fn replay(profile: &Profile, layout: &Layout, mode: CacheMode, mut charge: impl 
         match *ev {
             Event::Invoke(n) => {
                 let node = n as usize;
+                let parent = stack.last().copied();
+                if anchors.enter(profile, parent, n) && counted {
+                    if let Some(p) = parent.filter(|p| !layout.skipped[*p as usize]) {
+                        anchored!(p as usize, NEW);
+                    }
+                }
                 stack.push(n);
                 if layout.skipped[node] {
                     continue;
@@ -894,7 +1074,11 @@ fn replay(profile: &Profile, layout: &Layout, mode: CacheMode, mut charge: impl 
             }
             Event::Return | Event::Unwind => {
                 let Some(done) = stack.pop() else { continue };
+                anchors.leave();
                 let node = done as usize;
+                if counted && matches!(ev, Event::Unwind) && !layout.skipped[node] {
+                    anchored!(node, ATHROW);
+                }
                 if layout.skipped[node] || layout.whole[profile.nodes[node].method as usize] {
                     continue;
                 }
@@ -1687,6 +1871,68 @@ mod tests {
         let mut bare = allocating(60);
         bare.methods.pop();
         assert_eq!(estimate(&bare, &m, CacheMode::Miss).cycles, without.cycles);
+    }
+
+    #[test]
+    fn a_new_runs_its_routine_at_its_constructors_invoke_and_an_athrow_at_its_unwind() {
+        let m = wcet_with(
+            "anchored",
+            "[routines]\nnew = [\"t.T.g(I)I\"]\nathrow = [\"t.T.g(I)I\"]\n",
+        );
+        // run() makes two objects (f as their constructor, entered by
+        // invokespecial), and f throws once, leaving its frame.
+        let mut p = allocating(60);
+        p.methods[1].name = "<init>".into();
+        p.nodes[1].invoke_opcode = INVOKESPECIAL;
+        p.nodes[1].opcodes.insert(ATHROW, 1);
+        *p.events.last_mut().unwrap() = Event::Unwind;
+        p.validate().unwrap();
+        let layout = Layout::new(&p, &m, &|_| None);
+        let anchored = |node: usize, op: u8| {
+            layout.routine_uses[node]
+                .iter()
+                .find(|u| u.op == op)
+                .map(|u| (u.count, u.anchored))
+        };
+        assert_eq!(anchored(0, NEW), Some((2, 2)));
+        assert_eq!(anchored(1, ATHROW), Some((1, 1)));
+        // A constructor's first constructor call is its super(): no `new`.
+        // f, entered once, calls a constructor (node 2, method g) twice.
+        let mut within = allocating(60);
+        within.methods[1].name = "<init>".into();
+        within.methods.push(MethodInfo {
+            name: "<init>".into(),
+            descriptor: "()V".into(),
+            ..within.methods[1].clone()
+        });
+        within.nodes[0].opcodes.remove(&NEW);
+        within.nodes[1].calls = 1;
+        within.nodes[1].opcodes.insert(NEW, 1);
+        within.nodes.push(jopcal_profile::Node {
+            parent: Some(1),
+            method: 3,
+            callsite: 5,
+            invoke_opcode: INVOKESPECIAL,
+            calls: 2,
+            ..jopcal_profile::Node::default()
+        });
+        within.events = vec![
+            Event::Invoke(1),
+            Event::Invoke(2),
+            Event::Return,
+            Event::Invoke(2),
+            Event::Return,
+            Event::Return,
+        ];
+        within.validate().unwrap();
+        let l = Layout::new(&within, &m, &|_| None);
+        assert_eq!((l.routine_uses[1][0].count, l.routine_uses[1][0].anchored), (1, 1));
+        // Each anchored run loads g where the cache holds run and f alone.
+        let small = CacheMode::Fifo(CacheConfig { bytes: 256, blocks: 2 });
+        let e = estimate(&p, &m, small);
+        assert_eq!(e.loads_by_method[2], 3, "{:?}", e.loads_by_method);
+        let tally = Tally::new(&p, &m, small, &|_| None);
+        assert!((tally.price(&m) - e.cycles).abs() < 1e-9);
     }
 
     #[test]

@@ -774,10 +774,13 @@ fn the_derived_table_times_the_runtimes_java_routines_on_the_virtual_board() {
 /// JOP builds in the tree's constructor, and ParseNumbers
 /// `IllegalArgumentException("bad digit")`, whose `Throwable(String)` JOP runs
 /// as the tree has it: the host now runs both inside the JDK's classes, and
-/// the log says so. Those two stay within 4% (ParseNumbers was +5.35% with the
-/// JDK's `Throwable` priced; both are below the processor now by the search
-/// of the handler tables, which the estimate does not follow:
-/// docs/notes/jop-tree.md section 27).
+/// the log says so. Both throw through methods of several handlers, whose
+/// search the estimate follows (docs/notes/jop-tree.md section 29; they were
+/// -3.17% and -1.49% before), and Validator throws from a loop whose
+/// methods do not fit the method cache together, which the estimate's replay
+/// follows by running each `new`'s and `athrow`'s routine where the stream
+/// shows it (-1.62% before): all five within 1%, and the profile's arrivals
+/// priced (`exception table searches`).
 #[test]
 #[ignore = "needs a JOP tree: set JOPCAL_JOP_HOME (docs/notes/jop-tree.md)"]
 fn array_stores_copies_and_the_trees_exception_code_are_estimated_closely() {
@@ -794,6 +797,8 @@ fn array_stores_copies_and_the_trees_exception_code_are_estimated_closely() {
             "ParseNumbers",
             "--bench",
             "Inventory",
+            "--bench",
+            "Validator",
         ],
     );
     assert!(!err.contains("System.arraycopy(Ljava"), "{err}");
@@ -808,13 +813,13 @@ fn array_stores_copies_and_the_trees_exception_code_are_estimated_closely() {
         );
     }
     let benchmarks = summary["benchmarks"].as_array().unwrap();
-    assert_eq!(benchmarks.len(), 4, "{summary}");
+    assert_eq!(benchmarks.len(), 5, "{summary}");
     for b in benchmarks {
         let error = derived_error(b);
-        let close = ["EventQueue", "Inventory"].contains(&b["name"].as_str().unwrap_or(""));
-        let bound = if close { 1.0 } else { 4.0 };
-        assert!(error.abs() < bound, "{} with the derived table: {error}%", b["name"]);
+        assert!(error.abs() < 1.0, "{} with the derived table: {error}%", b["name"]);
     }
+    let explain = std::fs::read_to_string(out.path().join("v/explain.md")).unwrap();
+    assert!(explain.contains("exception table searches"), "{explain}");
 }
 
 /// `jopcal validate --cp corpus/src` with `select` (`--main`, `--bench`)
