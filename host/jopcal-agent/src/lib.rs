@@ -30,6 +30,10 @@
 //! and those breakpoints count in frames where no SingleStep arrives. The
 //! call/return stream is that of the thread
 //! that opened the region; other threads' work is counted under the root.
+//! Each exception is followed from its Exception event (its class, where it
+//! arose) through the frames it leaves to the handler that catches it: the
+//! profile's arrivals, with the exception tables of those frames' methods,
+//! which the agent reads from the class files as the JVM loads them.
 //! The region closes when `Harness.stop()` is entered or `main` returns; the
 //! profile is then written (temporary file, then rename). If the JVM dies
 //! inside the region the profile is written marked incomplete.

@@ -597,6 +597,45 @@ mod tests {
         assert_eq!(plain, before);
     }
 
+    #[test]
+    fn exceptions_follow_their_contexts_and_lose_the_shadow_names() {
+        let mut p = shadowed();
+        let shadow = |c: &str| format!("java/lang/jopcal$tree${c}");
+        let t = p
+            .exceptions
+            .thrown_index(&[shadow("RuntimeException"), "java/lang/Object".into()]);
+        let at = |node, handler| crate::model::Arrival {
+            node,
+            pc: 1,
+            thrown: t,
+            handler,
+        };
+        // In the tree's toString (node 4, lifted to node 1), and in the
+        // tree's String constructor under a conversion (node 2, dropped).
+        p.exceptions.arrivals.insert(at(4, Some(5)), 3);
+        p.exceptions.arrivals.insert(at(2, None), 1);
+        let entry = crate::model::HandlerEntry {
+            start: 0,
+            end: 4,
+            handler: 5,
+            catch: Some(shadow("RuntimeException")),
+        };
+        p.exceptions.tables.insert(4, vec![entry.clone()]);
+        p.exceptions.tables.insert(2, vec![entry]);
+        unshadow(&mut p);
+        p.validate().unwrap();
+        assert_eq!(
+            p.exceptions.arrivals.into_iter().collect::<Vec<_>>(),
+            [(at(1, Some(5)), 3)]
+        );
+        assert_eq!(p.exceptions.tables.keys().collect::<Vec<_>>(), [&1]);
+        assert_eq!(
+            p.exceptions.tables[&1][0].catch.as_deref(),
+            Some("java/lang/RuntimeException")
+        );
+        assert_eq!(p.exceptions.thrown[0][0], "java/lang/RuntimeException");
+    }
+
     /// main builds an exception (no shadow class in the profile): the
     /// tree's constructor calls the tree's fillInStackTrace, which hands
     /// `this` to the host's filling, which calls the JVM's native.

@@ -34,8 +34,9 @@ pub struct MethodCode {
     type_targets: HashMap<u32, String>,
     /// Bytecode index of every instruction.
     starts: Box<[u32]>,
-    /// The method's exception table (empty where the profiler has no class
-    /// file for it: JVMTI gives none).
+    /// The method's exception table (empty where the profiler had no class
+    /// file of it: JVMTI gives no table, the single-step agent reads them
+    /// from the class files as they load).
     pub handlers: Vec<HandlerEntry>,
 }
 

@@ -47,7 +47,10 @@ import org.objectweb.asm.tree.VarInsnNode;
  * enters and leaves its context (returns, and a handler for everything
  * that unwinds it), names each invoke's site before it runs (so that the
  * callee's context knows its call site, and a native callee, which has no
- * code to rewrite, is seen by the site staying pending), tracks monitors,
+ * code to rewrite, is seen by the site staying pending), notes the pc of
+ * each athrow and hands each exception a handler or the unwind receives to
+ * {@link Rt} (where it arrived, for JOP's search of the exception tables),
+ * tracks monitors,
  * counts each lookupswitch arm apart (how many cases JOP's routine
  * compares), and reads the operands of jopcal's bridge methods.
  *

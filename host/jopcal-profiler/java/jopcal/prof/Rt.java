@@ -23,9 +23,10 @@ import java.lang.reflect.Modifier;
  * What it records is raw: per calling context, one counter per straight
  * run of the method's original code (a segment, as {@link Agent} cut it),
  * the original pcs where an implicit exception left a segment early, the
- * operands that decide a JOP routine's path; and the owner thread's
- * call/return stream. jopcal (crate jopcal-agent, module instrumented)
- * turns it into the same profile the single-step agent writes.
+ * operands that decide a JOP routine's path; each frame an exception arrived
+ * in (where it arose there, its class, the handler entered or none); and the
+ * owner thread's call/return stream. jopcal (crate jopcal-profiler, module
+ * instrumented) turns it into the same profile the single-step agent writes.
  */
 public final class Rt {
     private Rt() {}
