@@ -311,6 +311,9 @@ struct Layout {
     /// entries, the returns into it and the region's start. A node's
     /// routines are spread evenly over them ([`replay_routines`]).
     segments: Vec<u64>,
+    /// Per node, JOP's search of the exception tables ([`handler_searches`]),
+    /// where the model prices it (`impl_handler_entry`).
+    searches: BTreeMap<usize, (u64, BTreeMap<u8, u64>)>,
 }
 
 /// The executions of one bytecode JOP implements in Java, in one context,
@@ -336,7 +339,6 @@ struct RoutineUse {
 /// that threw (every unwind of a frame that has `athrow`s, up to their
 /// number: the replay cannot tell a frame an exception passes through from
 /// one that caught and threw again).
-#[derive(Default)]
 struct Anchors {
     /// Per open frame: whether its method is a constructor that has made
     /// its first constructor call.
@@ -348,6 +350,14 @@ const ATHROW: u8 = 0xbf;
 const INVOKESPECIAL: u8 = 0xb7;
 
 impl Anchors {
+    /// The state when the stream begins with `open` frames, each taken to
+    /// be past its first constructor call.
+    fn open(open: usize) -> Anchors {
+        Anchors {
+            first_init: vec![true; open],
+        }
+    }
+
     /// A frame of `node` opens; true where its entry is the constructor
     /// call of a `new` of the frame below (`parent`).
     fn enter(&mut self, profile: &Profile, parent: Option<u32>, node: u32) -> bool {
@@ -373,6 +383,13 @@ impl Anchors {
     fn leave(&mut self) {
         self.first_init.pop();
     }
+}
+
+/// What [`Layout::stream_points`] finds per node.
+struct StreamPoints {
+    segments: Vec<u64>,
+    news: Vec<u64>,
+    unwinds: Vec<u64>,
 }
 
 /// JOP's linker's replacement of `iinc local, c` (the original tree's
@@ -509,6 +526,11 @@ impl Layout {
             synchronized_methods: model.linker().synchronized_methods,
             routine_uses: Vec::new(),
             segments: Vec::new(),
+            searches: if model.params().contains_key(IMPL_HANDLER_ENTRY) {
+                handler_searches(profile)
+            } else {
+                BTreeMap::new()
+            },
         };
         layout.place_routines(profile, model);
         layout
@@ -542,14 +564,10 @@ impl Layout {
             .collect::<Vec<_>>();
         // The instanceof routine the athrow routine calls for each class test
         // of its search of an exception table.
-        let searches = if model.params().contains_key(IMPL_HANDLER_ENTRY) {
-            handler_searches(profile)
-        } else {
-            BTreeMap::new()
-        };
-        let tests = searches
-            .into_iter()
-            .map(|(i, (_, tests))| (i, INSTANCEOF, tests.values().sum::<u64>()));
+        let tests = self
+            .searches
+            .iter()
+            .map(|(&i, (_, tests))| (i, INSTANCEOF, tests.values().sum::<u64>()));
         for (i, op, count) in runs.into_iter().chain(tests) {
             let Some(methods) = resolved.entry(op).or_insert_with(|| methods_of(op)).clone() else {
                 continue;
@@ -567,94 +585,75 @@ impl Layout {
         if uses.iter().all(Vec::is_empty) {
             return;
         }
-        let (news, unwinds) = self.anchor_points(profile);
+        let points = self.stream_points(profile);
         for (i, node_uses) in uses.iter_mut().enumerate() {
             for u in node_uses {
                 u.anchored = match u.op {
-                    NEW => u.count.min(news[i]),
-                    ATHROW => u.count.min(unwinds[i]),
+                    NEW => u.count.min(points.news[i]),
+                    ATHROW => u.count.min(points.unwinds[i]),
                     _ => 0,
                 };
             }
         }
         self.routine_uses = uses;
-        self.segments = self.segment_points(profile);
+        self.segments = points.segments;
     }
 
-    /// Per node, the constructor calls of its `new`s and its unwinds in the
-    /// region, as [`replay`] meets them ([`Anchors`]).
-    fn anchor_points(&self, profile: &Profile) -> (Vec<u64>, Vec<u64>) {
-        let (mut news, mut unwinds) = (vec![0u64; profile.nodes.len()], vec![0u64; profile.nodes.len()]);
+    /// Per node, from one pass over the stream as [`replay`] meets it: the
+    /// points of the region where its method runs again (the region's start
+    /// for its innermost context, each charged entry, each return into it
+    /// from a charged callee), and where its routines show ([`Anchors`]):
+    /// the constructor calls of its `new`s and its unwinds.
+    fn stream_points(&self, profile: &Profile) -> StreamPoints {
+        let n = profile.nodes.len();
+        let mut p = StreamPoints {
+            segments: vec![0; n],
+            news: vec![0; n],
+            unwinds: vec![0; n],
+        };
         let mut stack: Vec<u32> = if profile.entry_stack.is_empty() {
             vec![0]
         } else {
             profile.entry_stack.clone()
         };
-        let mut anchors = Anchors {
-            first_init: vec![true; stack.len()],
-        };
-        let region_start = profile.region_start as usize;
-        for (k, ev) in profile.events.iter().enumerate() {
-            let counted = k >= region_start;
-            match *ev {
-                Event::Invoke(n) => {
-                    let parent = stack.last().copied();
-                    if anchors.enter(profile, parent, n) && counted {
-                        if let Some(p) = parent.filter(|p| !self.skipped[*p as usize]) {
-                            news[p as usize] += 1;
-                        }
-                    }
-                    stack.push(n);
-                }
-                Event::Return | Event::Unwind => {
-                    let Some(done) = stack.pop() else { continue };
-                    anchors.leave();
-                    if counted && matches!(ev, Event::Unwind) && !self.skipped[done as usize] {
-                        unwinds[done as usize] += 1;
-                    }
-                }
-            }
-        }
-        (news, unwinds)
-    }
-
-    /// Per node, the points of the region where its method runs again, as
-    /// [`replay`] meets them: the region's start (its innermost context),
-    /// each charged entry, and each return into it from a charged callee.
-    fn segment_points(&self, profile: &Profile) -> Vec<u64> {
-        let mut points = vec![0u64; profile.nodes.len()];
-        let mut stack: Vec<u32> = if profile.entry_stack.is_empty() {
-            vec![0]
-        } else {
-            profile.entry_stack.clone()
-        };
+        let mut anchors = Anchors::open(stack.len());
         let region_start = profile.region_start as usize;
         let charged = |n: u32| !self.skipped[n as usize] && !self.whole[profile.nodes[n as usize].method as usize];
         // (One step past the last event: a region that starts there.)
         for k in 0..=profile.events.len() {
             if k == region_start.min(profile.events.len()) {
                 if let Some(&top) = stack.last() {
-                    points[top as usize] += 1;
+                    p.segments[top as usize] += 1;
                 }
             }
             let Some(ev) = profile.events.get(k) else { break };
             let counted = k >= region_start;
             match *ev {
                 Event::Invoke(n) => {
+                    let parent = stack.last().copied();
+                    if anchors.enter(profile, parent, n) && counted {
+                        if let Some(q) = parent.filter(|q| !self.skipped[*q as usize]) {
+                            p.news[q as usize] += 1;
+                        }
+                    }
                     stack.push(n);
                     if counted && charged(n) {
-                        points[n as usize] += 1;
+                        p.segments[n as usize] += 1;
                     }
                 }
                 Event::Return | Event::Unwind => {
                     let Some(done) = stack.pop() else { continue };
+                    anchors.leave();
+                    if counted && matches!(ev, Event::Unwind) && !self.skipped[done as usize] {
+                        p.unwinds[done as usize] += 1;
+                    }
                     if let (true, true, Some(&top)) = (counted, charged(done), stack.last()) {
-                        points[top as usize] += 1;
+                        p.segments[top as usize] += 1;
                     }
                 }
             }
         }
-        points
+        p
     }
 
     /// Nodes whose bytecodes are charged one by one.
@@ -1003,9 +1002,7 @@ fn replay(profile: &Profile, layout: &Layout, mode: CacheMode, mut charge: impl 
         .iter()
         .map(|uses| uses.iter().map(|u| u.anchored).collect())
         .collect();
-    let mut anchors = Anchors {
-        first_init: vec![true; stack.len()],
-    };
+    let mut anchors = Anchors::open(stack.len());
     macro_rules! anchored {
         ($node:expr, $op:expr) => {
             run_anchored(
@@ -1179,14 +1176,12 @@ pub fn estimate_sized(
         e.per_node[i] += c;
     }
     // 1c. JOP's athrow routine reads each frame's exception table.
-    if model.params().contains_key(IMPL_HANDLER_ENTRY) {
-        for (i, (entries, tests)) in handler_searches(profile) {
-            let c = handler_search_cost(model, entries, &tests);
-            let entry = jop_ops.entry(HANDLER_SEARCH_KEY.to_string()).or_insert((0, 0.0));
-            entry.0 += entries;
-            entry.1 += c;
-            e.per_node[i] += c;
-        }
+    for (&i, (entries, tests)) in &layout.searches {
+        let c = handler_search_cost(model, *entries, tests);
+        let entry = jop_ops.entry(HANDLER_SEARCH_KEY.to_string()).or_insert((0, 0.0));
+        entry.0 += entries;
+        entry.1 += c;
+        e.per_node[i] += c;
     }
     // 2. Invokes and returns, event by event. Costs depend only on the node and
     // on hit or miss, so they are resolved once per node: [miss, hit].
@@ -1304,7 +1299,7 @@ pub fn estimate_sized(
                 let entry = jop_ops.entry(UNWIND_KEY.to_string()).or_insert((0, 0.0));
                 entry.0 += 1;
                 entry.1 += per_frame + miss;
-                e.per_node[node] += per_frame;
+                e.per_node[node] += per_frame + miss;
             }
         }
     });
@@ -1415,10 +1410,10 @@ impl Tally {
         let mut unwinds = 0u64;
         let prices_unwinds = model.params().contains_key(IMPL_UNWIND);
         let (mut handler_entries, mut handler_tests) = (0u64, BTreeMap::<u8, u64>::new());
-        for (entries, tests) in handler_searches(profile).into_values() {
+        for (entries, tests) in layout.searches.values() {
             handler_entries += entries;
             for (k, n) in tests {
-                *handler_tests.entry(k).or_default() += n;
+                *handler_tests.entry(*k).or_default() += n;
             }
         }
         let mut routine_misses: BTreeMap<(u8, u32, bool), u64> = BTreeMap::new();
