@@ -44,6 +44,17 @@ impl Profiler {
     }
 }
 
+/// The JIT and collector the instrumenting profiler's JVM runs with (the
+/// plain JVM it is measured against, `clock`, keeps the JVM's own). A
+/// region is short against the JIT's warm-up, and a rewritten method is
+/// about three times its original size: C2 compiled JemBench's hot routines
+/// only after most of the region had run, and C1 alone (tier 1, no
+/// profiling) reaches compiled code within milliseconds. Its counters and
+/// shadow stack store references at every call, which the serial
+/// collector's barrier makes cheaper than G1's. Measured on JemBench's
+/// region times: docs/notes/profilers.md.
+pub const INSTRUMENT_JIT: [&str; 2] = ["-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC"];
+
 /// The JVM options that run `req` under the instrumenting profiler, which
 /// writes its raw counts to `raw`.
 pub fn instrument_arguments(
@@ -225,6 +236,10 @@ pub fn profile_program(jdk: &Jdk, profiler: &Profiler, req: &ProfileRequest) -> 
             boot,
             clock_only,
         } => {
+            if !*clock_only {
+                // Before the caller's own options, which may override them.
+                jvm_args.splice(0..0, INSTRUMENT_JIT.iter().map(|a| a.to_string()));
+            }
             jvm_args.extend(instrument_arguments(agent_jar, boot, *clock_only, req, &raw));
             agent_jar.clone()
         }

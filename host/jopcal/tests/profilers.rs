@@ -38,11 +38,48 @@ fn both_profilers_count_the_jdk_alike_without_class_data_sharing() {
     both_count_alike("Switchy", &["--jvm-arg=-Xshare:off"]);
 }
 
-/// Compiles `tests/java/<class>.java`, profiles its `run()` under each
-/// profiler (with `extra` options) and expects the same profile.
-fn both_count_alike(class: &str, extra: &[&str]) {
+/// A synchronized block left by an exception, through its handler (whose
+/// hooks the rewrite moves to where the handler's own range ends).
+#[test]
+fn both_profilers_count_the_same_synchronized_blocks() {
+    both_count_alike("Locked", &[]);
+}
+
+/// The instrumenting profiler's JVM compiles with C1 alone (tier 1), which
+/// compiles no method whose exception handler may throw to itself. javac's
+/// handler of a synchronized block covers its own code, and the calls the
+/// rewrite adds there would make it so: the method would stay interpreted.
+/// A hot method with a synchronized block must be compiled.
+#[test]
+fn a_synchronized_block_stays_compilable_under_the_instrumenting_profiler() {
     let tmp = tempfile::tempdir().unwrap();
-    let classes = tmp.path().join("classes");
+    let classes = compile_test_class(tmp.path(), "Locked");
+    let cp = classes.to_string_lossy().into_owned();
+    let out = tmp.path().join("instrument");
+    let args = [
+        "--cp",
+        &cp,
+        "--main",
+        "Locked",
+        "--region",
+        "method",
+        "--method",
+        "Locked.run",
+        "--jvm-arg=-XX:+PrintCompilation",
+    ];
+    let (ok, so, se) = profile("instrument", &args, &out, None);
+    assert!(ok, "profile failed: {so}{se}");
+    let log = std::fs::read_to_string(out.join("logs/Locked.log")).expect("the JVM's log");
+    let bump: Vec<&str> = log.lines().filter(|l| l.contains("Locked::bump")).collect();
+    assert!(!bump.is_empty(), "Locked.bump was never compiled:\n{log}");
+    assert!(
+        bump.iter().all(|l| !l.contains("SKIPPED")),
+        "C1 gave up on Locked.bump: {bump:?}"
+    );
+}
+
+fn compile_test_class(dir: &Path, class: &str) -> std::path::PathBuf {
+    let classes = dir.join("classes");
     let jdk = jopcal_workloads::Jdk::detect().expect("a JDK (run scripts/setup)");
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("tests/java/{class}.java"));
     let o = Command::new(&jdk.javac)
@@ -52,6 +89,14 @@ fn both_count_alike(class: &str, extra: &[&str]) {
         .output()
         .unwrap();
     assert!(o.status.success(), "javac: {}", stderr(&o));
+    classes
+}
+
+/// Compiles `tests/java/<class>.java`, profiles its `run()` under each
+/// profiler (with `extra` options) and expects the same profile.
+fn both_count_alike(class: &str, extra: &[&str]) {
+    let tmp = tempfile::tempdir().unwrap();
+    let classes = compile_test_class(tmp.path(), class);
     let cp = classes.to_string_lossy().into_owned();
     let method = format!("{class}.run");
     let mut args = vec!["--cp", &cp, "--main", class, "--region", "method", "--method", &method];

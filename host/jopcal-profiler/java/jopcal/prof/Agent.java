@@ -546,10 +546,74 @@ public final class Agent implements ClassFileTransformer {
             }
         }
         IdentityHashMap<AbstractInsnNode, LabelNode> at = new IdentityHashMap<>();
+        // javac's handler of a synchronized block (astore, aload, monitorexit,
+        // then aload, athrow; ecj's: aload, monitorexit, athrow) covers its
+        // own first instructions, the lock
+        // still held. C1 compiles no method where such a handler's first block
+        // may throw to the handler itself ("exception handler covers itself"),
+        // which monitorexit does not, for C1, but the calls the rewrite adds
+        // would: the method would stay interpreted. (Nor would an exception
+        // from them that leaves the handler's range with the lock held do:
+        // C1 does not compile unbalanced monitors.) Such a handler's hooks
+        // run where its range ends, the lock released: the exception's (from
+        // the local javac stored it in, or the stack), then its monitorexit's.
+        IdentityHashMap<AbstractInsnNode, AbstractInsnNode> deferredFrom = new IdentityHashMap<>();
+        IdentityHashMap<AbstractInsnNode, AbstractInsnNode> deferredTo = new IdentityHashMap<>();
+        IdentityHashMap<AbstractInsnNode, Boolean> deferredExit = new IdentityHashMap<>();
+        for (TryCatchBlockNode t : m.tryCatchBlocks) {
+            int from = real.indexOf(firstReal(t.start));
+            AbstractInsnNode last = firstReal(t.end);
+            int to = last == null ? real.size() : real.indexOf(last);
+            int h = real.indexOf(firstReal(t.handler));
+            if (from < 0 || h < from || h >= to || to >= real.size() || deferredFrom.containsKey(real.get(h))
+                    || leader.containsKey(real.get(to))) {
+                continue;
+            }
+            // javac stores the exception first; ecj leaves it on the stack.
+            boolean stored = real.get(h).getOpcode() == Opcodes.ASTORE;
+            boolean plain = true;
+            int balance = 0;
+            for (int k = stored ? h + 1 : h; k < to; k++) {
+                int o = real.get(k).getOpcode();
+                plain &= (k == h || !leader.containsKey(real.get(k))) && (o == Opcodes.ALOAD || o == Opcodes.MONITOREXIT);
+                balance += o == Opcodes.ALOAD ? 1 : -1;
+            }
+            if (plain && balance == 0) {
+                deferredFrom.put(real.get(h), real.get(to));
+                deferredTo.put(real.get(to), real.get(h));
+                for (int k = h + 1; k < to; k++) {
+                    if (real.get(k).getOpcode() == Opcodes.MONITOREXIT) {
+                        deferredExit.put(real.get(k), true);
+                    }
+                }
+            }
+        }
         for (AbstractInsnNode i : real) {
             int op = i.getOpcode();
             int ipc = pcOf.get(i);
-            if (leader.containsKey(i)) {
+            AbstractInsnNode caughtAt = deferredTo.get(i);
+            if (caughtAt != null) {
+                InsnList h = new InsnList();
+                if (caughtAt.getOpcode() == Opcodes.ASTORE) {
+                    h.add(new VarInsnNode(Opcodes.ALOAD, ((VarInsnNode) caughtAt).var));
+                } else {
+                    h.add(new InsnNode(Opcodes.DUP));
+                }
+                push(h, pcOf.get(caughtAt));
+                h.add(new VarInsnNode(Opcodes.ALOAD, tsVar));
+                h.add(new MethodInsnNode(Opcodes.INVOKESTATIC, RT, "caught",
+                        "(Ljava/lang/Throwable;I" + TS_DESC + ")V", false));
+                h.add(counter(cVar, slotOf.get(caughtAt)));
+                for (AbstractInsnNode k = caughtAt; k != i; k = k.getNext()) {
+                    if (deferredExit.containsKey(k)) {
+                        h.add(hook(tsVar, "monitorExit"));
+                    }
+                }
+                insns.insertBefore(i, h);
+            }
+            if (leader.containsKey(i) && deferredFrom.containsKey(i)) {
+                // Its hooks run where its range ends (above).
+            } else if (leader.containsKey(i)) {
                 if (handler.containsKey(i)) {
                     // The exception on the stack, and where its handler is.
                     InsnList h = new InsnList();
@@ -643,7 +707,7 @@ public final class Agent implements ClassFileTransformer {
                 insns.insertBefore(i, pre);
             } else if (op == Opcodes.MONITORENTER) {
                 insns.insertBefore(i, hook(tsVar, "monitorEnter"));
-            } else if (op == Opcodes.MONITOREXIT) {
+            } else if (op == Opcodes.MONITOREXIT && !deferredExit.containsKey(i)) {
                 insns.insertBefore(i, hook(tsVar, "monitorExit"));
             } else if (isReturn(op)) {
                 insns.insertBefore(i, hook(tsVar, "exit"));

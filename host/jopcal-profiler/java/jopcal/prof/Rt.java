@@ -585,8 +585,19 @@ public final class Rt {
         }
     }
 
-    /** After an invoke whose callee did not take its pending site: a native (or unrewritten) method ran. */
+    /**
+     * After every invoke. Its callee took the pending site (the common case)
+     * unless it was a native (or unrewritten) method. Small enough for C1 to
+     * inline: the common case is a field read and a branch.
+     */
     public static void noEntry(TS ts) {
+        if (ts.pending != 0) {
+            pendingLeft(ts);
+        }
+    }
+
+    /** An invoke returned and its site is still pending: a native (or unrewritten) method ran. */
+    static void pendingLeft(TS ts) {
         if (ts.sink || ts.depth == 0) {
             ts.pending = 0;
             return;
