@@ -385,6 +385,109 @@ fn run_bench(image: &Path, sim: &Path, extra: &[String], timeout: Duration, scra
 }
 
 /// Runs the image on both sides and compares them.
+/// A target `jopcal diff` runs the image on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum DiffTarget {
+    /// The virtual board.
+    Emu,
+    /// The Verilator bench (--sim DIR, built with --preload).
+    Verilator,
+}
+
+/// What `jopcal diff` runs, on which two targets (the verb's arguments as they are).
+#[derive(Debug, Clone, clap::Args)]
+pub struct DiffRequest {
+    /// A JOP tree's linked image; its link map beside it (IMAGE.jop.link.txt) names the methods.
+    #[arg(value_name = "IMAGE.jop")]
+    pub image: PathBuf,
+    /// The two sides (default: emu, then verilator).
+    #[arg(long = "target", value_enum, value_name = "TARGET")]
+    pub targets: Vec<DiffTarget>,
+    /// The image's link map, if not beside it.
+    #[arg(long, value_name = "FILE")]
+    pub link_map: Option<PathBuf>,
+    /// The bench for verilator (`jopcal sim build --preload`).
+    #[arg(long, value_name = "DIR")]
+    pub sim: Option<PathBuf>,
+    /// Options for the bench (repeatable).
+    #[arg(long = "sim-arg", value_name = "ARG", allow_hyphen_values = true)]
+    pub sim_args: Vec<String>,
+    /// The virtual board's timing table (default: the processor's, derived
+    /// from the tree's microcode for the bench's top).
+    #[arg(long, value_name = "FILE")]
+    pub emu_config: Option<PathBuf>,
+    /// The virtual board's timing: processor (the RTL's) or jopsim (the tree's JopSim).
+    #[arg(long, default_value = "processor")]
+    pub emu_timing: crate::processor::EmuTiming,
+    /// Override one of its parameters (repeatable).
+    #[arg(long = "emu-param", value_name = "NAME=VALUE")]
+    pub emu_params: Vec<String>,
+    /// Seconds each side may run.
+    #[arg(long, default_value_t = 3600)]
+    pub timeout: u64,
+    /// Keep both bytecode event streams in DIR (side1.jopevents, side2.jopevents; docs/formats.md).
+    #[arg(long, value_name = "DIR")]
+    pub keep: Option<PathBuf>,
+}
+
+/// The request's two sides made ready, then [`diff`].
+pub fn diff_request(s: Session, a: &DiffRequest) -> Result<DiffReport> {
+    let targets = match a.targets.as_slice() {
+        [] => vec![DiffTarget::Emu, DiffTarget::Verilator],
+        [x, y] => vec![*x, *y],
+        _ => bail!("--target: give two targets, or none for emu against verilator"),
+    };
+    let mut sides = Vec::new();
+    for t in targets {
+        sides.push(match t {
+            DiffTarget::Emu => {
+                let (cfg, label) = emu_side(s, a)?;
+                Side::Emu {
+                    cfg: Box::new(cfg),
+                    label,
+                }
+            }
+            DiffTarget::Verilator => Side::Verilator {
+                sim: a.sim.clone().ok_or_else(|| {
+                    anyhow!("--target verilator needs --sim DIR (a bench from `jopcal sim build --preload`)")
+                })?,
+                args: a.sim_args.clone(),
+            },
+        });
+    }
+    let opts = DiffOptions {
+        image: a.image.clone(),
+        link_map: a.link_map.clone(),
+        sides: sides.try_into().map_err(|_| anyhow!("two sides"))?,
+        timeout: Duration::from_secs(a.timeout),
+        keep: a.keep.clone(),
+    };
+    diff(s, &opts)
+}
+
+/// The virtual board: the bench's processor (or the tree's default top),
+/// JopSim's timing when asked, or the table given.
+fn emu_side(s: Session, a: &DiffRequest) -> Result<(BoardConfig, String)> {
+    use crate::processor::{image_board, EmuTiming, ImageBoard};
+    let (cfg, _) = image_board(
+        s,
+        &ImageBoard {
+            timing: a.emu_timing,
+            config: a.emu_config.as_deref(),
+            top: None,
+            generics: &[],
+            sim: a.sim.as_deref(),
+            params: &a.emu_params,
+        },
+    )?;
+    let label = match (a.emu_config.as_deref(), a.emu_timing) {
+        (Some(p), _) => format!("emu ({})", p.file_name().unwrap_or_default().to_string_lossy()),
+        (None, EmuTiming::Jopsim) => "emu (jopsim)".into(),
+        (None, EmuTiming::Processor) => "emu (processor)".into(),
+    };
+    Ok((cfg, label))
+}
+
 pub fn diff(session: Session, o: &DiffOptions) -> Result<DiffReport> {
     let image = JopImage::load_checked(&o.image, None).map_err(|e| anyhow!(e))?;
     let map_path = o

@@ -12,24 +12,36 @@ use jopcal_timing::estimate::{estimate as run_estimate, Estimate};
 use jopcal_timing::TimingModel;
 use std::path::{Path, PathBuf};
 
-/// What `jopcal estimate` estimates, with which table, and where it writes.
-#[derive(Debug, Clone, Default)]
+/// What `jopcal estimate` estimates, with which table, and where it writes
+/// (the verb's arguments as they are).
+#[derive(Debug, Clone, Default, clap::Args)]
 pub struct EstimateOptions {
-    /// Directory of `.jopprof` profiles.
+    /// Directory of .jopprof profiles (as written by `jopcal profile`).
+    #[arg(long, value_name = "DIR")]
     pub profiles: PathBuf,
-    /// Timing model file (default: `calibration/jop-wcet.toml`).
+    /// Timing model file (default: calibration/jop-wcet.toml of this checkout).
+    #[arg(long, value_name = "FILE")]
     pub model: Option<PathBuf>,
-    /// `NAME=VALUE` overrides of its parameters.
+    /// Override a model parameter, e.g. --param r=3 (repeatable).
+    #[arg(long = "param", value_name = "NAME=VALUE")]
     pub params: Vec<String>,
-    /// Method-cache modes.
+    /// Method-cache mode: hit, miss or fifo:<bytes>:<blocks> (repeatable).
+    #[arg(long = "cache", value_name = "MODE", default_values_t = ["hit".to_string(), "miss".to_string(), "fifo:1024:16".to_string()])]
     pub caches: Vec<String>,
-    /// A new `.csv` file, or a directory.
+    /// Output: a new .csv file (the JSON breakdown goes beside it), or a directory for
+    /// estimates.csv (an earlier run in it is moved to previous/). Default: out/estimate-<time>/.
+    #[arg(long, value_name = "PATH")]
     pub out: Option<PathBuf>,
-    /// One JOP image whose method sizes every profile takes (with `link_map`).
+    /// JOP's image of the program: method sizes come from its method tables (with --link-map).
+    #[arg(long, value_name = "FILE.jop", requires = "link_map")]
     pub jop_image: Option<PathBuf>,
-    /// The linker's map of `jop_image`.
+    /// The JOP linker's map for --jop-image (<name>.jop.link.txt).
+    #[arg(long, value_name = "FILE", requires = "jop_image")]
     pub link_map: Option<PathBuf>,
-    /// A directory of `<bench>.jop` images with their link maps.
+    /// A directory of JOP images, one per benchmark: <bench>.jop with the linker's
+    /// <bench>.jop.link.txt (as `run` keeps them in images/); each profile takes the
+    /// method sizes of its own image.
+    #[arg(long, value_name = "DIR", conflicts_with = "jop_image")]
     pub images: Option<PathBuf>,
 }
 

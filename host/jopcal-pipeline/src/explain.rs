@@ -13,20 +13,26 @@ use jopcal_timing::cache::CacheMode;
 use jopcal_timing::TimingModel;
 use std::path::{Path, PathBuf};
 
-/// What `jopcal explain` takes apart, and how.
-#[derive(Debug, Clone, Default)]
+/// What `jopcal explain` takes apart, and how (the verb's arguments as they are).
+#[derive(Debug, Clone, Default, clap::Args)]
 pub struct ExplainOptions {
-    /// The directory `jopcal validate` wrote.
+    /// A directory `jopcal validate` wrote (measurements.csv, profiles/, logs/).
+    #[arg(value_name = "DIR")]
     pub dir: PathBuf,
-    /// Only these benchmarks.
+    /// Only these benchmarks (repeatable; default: all).
+    #[arg(long = "bench", value_name = "NAME")]
     pub benches: Vec<String>,
-    /// Another timing model than the run's.
+    /// Timing model (default: the one the run's estimates.json names, else calibration/jop-wcet.toml).
+    #[arg(long, value_name = "FILE")]
     pub model: Option<PathBuf>,
-    /// `NAME=VALUE` overrides of its parameters.
+    /// Override a model parameter, e.g. --param r=3 (repeatable).
+    #[arg(long = "param", value_name = "NAME=VALUE")]
     pub params: Vec<String>,
-    /// Another method cache than the one the target reported.
+    /// Method-cache mode (default: the cache the target reported, else fifo:1024:16).
+    #[arg(long, value_name = "MODE")]
     pub cache: Option<String>,
-    /// Also write the explanation here (Markdown, and JSON beside it).
+    /// Also write the explanation to FILE.md and FILE.json beside it (both must be new files).
+    #[arg(long, value_name = "FILE.md")]
     pub out: Option<PathBuf>,
 }
 

@@ -14,18 +14,17 @@ use jopcal_workloads::Jdk;
 use sha2::{Digest, Sha256};
 use std::path::{Path, PathBuf};
 
-/// Which profiler a session's profiles come from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+/// Which profiler a session's profiles come from (`--profiler`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
 pub enum ProfilerKind {
-    /// The single-step JVMTI agent: the oracle, and the default until the
-    /// instrumenting profiler equals it on every suite.
+    /// The single-step JVMTI agent: the oracle (the default until the
+    /// instrumenting profiler equals it on every suite).
     #[default]
     Step,
-    /// Classes rewritten with ASM as they load (`jopcal_profiler::instrumented`).
+    /// Classes rewritten as they load: about the JVM's speed.
     Instrument,
-    /// Only the region's wall time, the rest of the program not rewritten:
-    /// the baseline of what profiling costs (its profile counts only the
-    /// main and harness classes' own code).
+    /// Only the region's wall time: the baseline of what profiling costs
+    /// (its profile counts only the main and harness classes' own code).
     Clock,
 }
 

@@ -20,6 +20,11 @@
 //! to the [`Progress`] callbacks the caller passes in a [`Session`].
 #![forbid(unsafe_code)]
 
+/// Programs run or profiled at once by default: the machine's cores.
+pub fn default_jobs() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
+}
+
 pub mod cache;
 pub mod calibrate;
 pub mod clocks;

@@ -31,23 +31,43 @@ pub struct TargetOptions {
     pub launcher: jopcal_launch::slurm::Launcher,
 }
 
-/// The virtual board's settings (`--target emu`).
-#[derive(Debug, Clone, Default)]
+/// The virtual board's settings (`--target emu`), as the verbs that measure take them.
+#[derive(Debug, Clone, Default, clap::Args)]
 pub struct EmuOptions {
-    /// Its timing and cache (default: `calibration/emu-board.toml` for class
-    /// bundles; for a JOP tree's images the processor of `top`, or JopSim's
-    /// timing by `timing`).
+    /// The virtual board's timing and cache (default: calibration/emu-board.toml;
+    /// calibration/jop-devel.toml when it runs a JOP tree's images).
+    #[arg(long = "emu-config", value_name = "FILE")]
     pub config: Option<PathBuf>,
-    /// How a tree's images are timed.
+    /// How the virtual board times a JOP tree's images: processor (the RTL's,
+    /// from the tree's microcode and the top's VHDL) or jopsim (the tree's JopSim).
+    #[arg(long = "emu-timing", default_value = "processor")]
     pub timing: crate::processor::EmuTiming,
-    /// The tree's top the board is (default: the one `sim build` uses).
+    /// The tree's processor the virtual board is: a Quartus project (default cycmin).
+    #[arg(long, value_name = "PROJECT")]
     pub top: Option<String>,
-    /// Generics of that top set to other values.
+    /// That processor with a generic of its top set, e.g. --emu-generic block_bits=3
+    /// (repeatable): as `sim build --generic` builds it.
+    #[arg(long = "emu-generic", value_name = "NAME=VALUE", value_parser = parse_generic)]
     pub generics: Vec<(String, i64)>,
-    /// `NAME=VALUE` overrides of its parameters.
+    /// Override one of its parameters, e.g. --emu-param r=2 (repeatable).
+    #[arg(long = "emu-param", value_name = "NAME=VALUE")]
     pub params: Vec<String>,
-    /// Write each run's per-method cycles and call stream into `traces/`.
+    /// Write each run's per-method cycles and call stream into DIR/traces/
+    /// (the virtual board, or the Verilator bench's trace taps).
+    #[arg(long)]
     pub trace: bool,
+}
+
+/// A generic of a top set to a value: `NAME=VALUE` (an integer).
+pub fn parse_generic(s: &str) -> Result<(String, i64)> {
+    let (name, value) = s
+        .split_once('=')
+        .ok_or_else(|| anyhow::anyhow!("`{s}`: expected NAME=VALUE, e.g. jpc_width=11"))?;
+    let v = value
+        .trim()
+        .parse::<i64>()
+        .map_err(|_| anyhow::anyhow!("`{s}`: the value of {name} must be an integer"))?;
+    Ok((name.trim().to_string(), v))
 }
 
 /// How to reach a board and what to send it (`--target board`).

@@ -23,50 +23,74 @@ pub struct ProfiledSet {
 }
 
 /// Which part of a program a profile counts.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum RegionChoice {
-    /// Between the jop-firmware harness's `Harness.start()` and `Harness.stop()`.
+    /// Between the jop-firmware harness's Harness.start() and Harness.stop() (all threads).
     Harness,
-    /// The dynamic extent of the main class's `main(String[])`.
+    /// The dynamic extent of the main class's main(String[]).
     Main,
-    /// The dynamic extent of the first call of a named method.
+    /// The dynamic extent of the first call of --method CLASS.NAME (e.g. a JemBench benchmark's test method).
     Method,
 }
 
 /// Extra files a profiling pass writes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum ProfileFormat {
-    /// Only the binary `.jopprof` files.
+    /// Only the binary .jopprof files.
     Binary,
-    /// Also a JSON view (`<bench>.json`) of each tree.
+    /// Also a JSON view (<bench>.json) of each tree.
     Json,
 }
 
-/// What `jopcal profile` profiles, and how.
-#[derive(Debug, Clone)]
+/// What `jopcal profile` profiles, and how (the verb's arguments as they are).
+#[derive(Debug, Clone, clap::Args)]
 pub struct ProfileOptions {
-    /// `builtin`, `jembench` or `jbe` (not with `cp`/`main`).
+    /// The workload suite to profile: `builtin` (jop-firmware/), or `jembench` / `jbe` (the
+    /// fixed-count harnesses of the JOP tree given by --jop-home: by default jopcal's wrapper
+    /// of each, over the harness region; with --region main|method the tree's harness
+    /// itself). Not with --cp/--main.
+    #[arg(long, value_name = "SUITE", conflicts_with_all = ["cp", "main"])]
     pub suite: Option<String>,
-    /// Only these benchmarks.
+    /// Only these benchmarks of the suite (repeatable; default: all).
+    #[arg(long = "bench", value_name = "NAME")]
     pub benches: Vec<String>,
-    /// Class path of an arbitrary program, with `main`.
+    /// Class path of an arbitrary program (':'-separated), with --main.
+    #[arg(long, value_name = "PATH", requires = "main")]
     pub cp: Option<String>,
     /// Main class of that program.
+    #[arg(long, value_name = "CLASS", requires = "cp")]
     pub main: Option<String>,
-    /// What to count.
+    /// What to count (default: harness for the suite, main for --main programs).
+    #[arg(long, value_enum)]
     pub region: Option<RegionChoice>,
-    /// The method whose first call is the region.
+    /// The method whose first call is the region (with --region method), as pkg.Class.name
+    /// (for --suite jembench|jbe, a bare name means that method of each harness class).
+    #[arg(long, value_name = "CLASS.NAME")]
     pub method: Option<String>,
-    /// Output directory.
+    /// Output directory for <bench>.jopprof (an earlier run in it is moved to previous/).
+    #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
-    /// Also a JSON view.
+    /// Also write a JSON view of each profile.
+    #[arg(long, value_enum, default_value_t = ProfileFormat::Binary)]
     pub format: ProfileFormat,
-    /// Seconds one program may run.
+    /// Seconds one program may run before it is killed (the profiler
+    /// single-steps every bytecode: a tree's Raytrace takes about 3 minutes).
+    #[arg(long, default_value_t = 900)]
     pub timeout: u64,
-    /// Extra JVM options.
+    /// Extra option for the JVM (repeatable).
+    #[arg(long = "jvm-arg", value_name = "ARG", allow_hyphen_values = true)]
     pub jvm_args: Vec<String>,
-    /// Programs profiled at once (0 is taken as 1).
-    pub jobs: usize,
+    /// Programs profiled at once, each in a JVM of its own (default: the machine's cores);
+    /// the profiles are those of --jobs 1.
+    #[arg(long, short = 'j', value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    pub jobs: Option<u32>,
+}
+
+impl ProfileOptions {
+    /// Programs profiled at once.
+    pub fn jobs(&self) -> usize {
+        self.jobs.map_or_else(crate::default_jobs, |n| n as usize)
+    }
 }
 
 /// One program to profile.
@@ -135,7 +159,18 @@ pub fn profile(s: Session, a: &ProfileOptions) -> Result<ProfiledSet> {
             let setup = prepare_host(s, &root, &a.benches)?;
             let mut run = tree_host_run(s, &root, &setup, suite != "builtin")?;
             run.jvm_args.extend(a.jvm_args.iter().cloned());
-            profile_suite(s, &setup, &run, None, &out, &stamp, a.region, a.format, timeout, a.jobs)?
+            profile_suite(
+                s,
+                &setup,
+                &run,
+                None,
+                &out,
+                &stamp,
+                a.region,
+                a.format,
+                timeout,
+                a.jobs(),
+            )?
         }
     };
     Ok(set)
@@ -215,7 +250,7 @@ fn original_harness_jobs(
             })
         })
         .collect::<Result<Vec<_>>>()?;
-    run_jobs(s, &jdk, jobs, out, a.format, a.jobs)
+    run_jobs(s, &jdk, jobs, out, a.format, a.jobs())
 }
 
 fn prepare(s: Session, out: &Path, stamp: &str) -> Result<PathBuf> {

@@ -1,5 +1,6 @@
 //! Reconciling: accuracy tables and plots from measurements and estimates,
-//! re-rendering an earlier validate run, and publishing its reviewable files.
+//! re-rendering an earlier validate run, and publishing its reviewable files;
+//! the regression gate between two measurement sets.
 
 use crate::{locate, Session};
 use anyhow::{anyhow, bail, Context, Result};
@@ -175,4 +176,96 @@ fn publish(s: Session, from: &Path, dest: &Path) -> Result<()> {
         dest.display()
     ));
     Ok(())
+}
+
+/// Two measurement sets compared benchmark by benchmark (`jopcal regress
+/// --baseline --candidate`).
+pub struct SetsCompared {
+    /// One line per benchmark (`!` where it moved past the threshold), then the missing.
+    pub text: String,
+    /// How the targets that measured the two sets differ (a change may be theirs).
+    pub configuration: Vec<String>,
+    /// Why the gate fails, if it does.
+    pub failure: Option<String>,
+}
+
+/// Compares two `measurements.csv`; the JUnit report goes to `junit` (a new
+/// file) if given.
+pub fn regress_sets(
+    baseline: &Path,
+    candidate: &Path,
+    threshold: f64,
+    fail_on: jopcal_report::regress::FailOn,
+    junit: Option<&Path>,
+) -> Result<SetsCompared> {
+    use jopcal_report::regress::{compare, junit as junit_xml};
+    if !(threshold.is_finite() && threshold >= 0.0) {
+        bail!("--threshold must be a non-negative percentage, not {threshold}");
+    }
+    if let Some(j) = junit {
+        jopcal_measure::new_file::ensure_new("--junit", j, &[])?;
+    }
+    let base = measurements::read(baseline).map_err(|e| anyhow!(e))?;
+    let cand = measurements::read(candidate).map_err(|e| anyhow!(e))?;
+    let r = compare(&base, &cand, threshold, fail_on).map_err(|e| anyhow!(e))?;
+    let configuration = configuration_changes(baseline, candidate)?;
+    let mut text = String::new();
+    for d in &r.deltas {
+        text.push_str(&format!(
+            "{}{:<16} {:>14.0} -> {:>14.0} cycles  {:+8.3}%\n",
+            if d.regressed { "! " } else { "  " },
+            d.benchmark,
+            d.baseline,
+            d.candidate,
+            d.delta_pct
+        ));
+    }
+    for m in &r.missing {
+        text.push_str(&format!("! {m}\n"));
+    }
+    if let Some(j) = junit {
+        atomic::write_atomic(j, junit_xml(&r, candidate).as_bytes())
+            .with_context(|| format!("writing {}", j.display()))?;
+    }
+    let failure = r.failed().then(|| {
+        let moved: Vec<String> = r
+            .deltas
+            .iter()
+            .filter(|d| d.regressed)
+            .map(|d| format!("{} {:+.3}%", d.benchmark, d.delta_pct))
+            .chain(r.missing.iter().map(|m| format!("missing {m}")))
+            .collect();
+        let differ = if configuration.is_empty() {
+            String::new()
+        } else {
+            format!(" (and the targets differ: {})", configuration.join("; "))
+        };
+        format!(
+            "{} benchmark(s) {} by more than {threshold}% or are missing: {}{differ}",
+            moved.len(),
+            fail_on.verb(),
+            moved.join(", ")
+        )
+    });
+    Ok(SetsCompared {
+        text,
+        configuration,
+        failure,
+    })
+}
+
+/// How the targets that measured the two sets differ, from the `target.json`
+/// beside each `measurements.csv` (nothing where either lacks one).
+fn configuration_changes(baseline: &Path, candidate: &Path) -> Result<Vec<String>> {
+    let facts = |csv: &Path| {
+        let dir = csv
+            .parent()
+            .filter(|p| !p.as_os_str().is_empty())
+            .unwrap_or(Path::new("."));
+        crate::measure::read_target_facts(dir)
+    };
+    let (Some(b), Some(c)) = (facts(baseline)?, facts(candidate)?) else {
+        return Ok(Vec::new());
+    };
+    Ok(crate::measure::facts_differences(&b, &c))
 }

@@ -8,7 +8,7 @@ use anyhow::{bail, Result};
 use jopcal_jop::microcode::table::Row;
 use jopcal_timing::table::{number, render, Format};
 use jopcal_timing::TimingModel;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// The resolved table of the model at `model` (default: the checkout's
 /// `jop-wcet.toml`) with `params` applied.
@@ -136,4 +136,83 @@ pub fn render_rows(rows: &[Row], base: &TimingModel, format: Format) -> String {
         }
     }
     out
+}
+
+/// `jopcal table`'s formats.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum TableFormat {
+    Csv,
+    Md,
+    Tex,
+}
+
+/// What `jopcal table` shows (the verb's arguments as they are).
+#[derive(Debug, Clone, clap::Args)]
+pub struct TableRequest {
+    /// Timing model file (default: calibration/jop-wcet.toml of this checkout;
+    /// with --microcode, the base of the derived table: calibration/jop-devel.toml).
+    #[arg(long, value_name = "FILE")]
+    pub model: Option<PathBuf>,
+    /// Derive each bytecode's cycles from a JOP microcode source (the tree's
+    /// asm/src/jvm.asm) and compare them with the model's.
+    #[arg(long, value_name = "FILE")]
+    pub microcode: Option<PathBuf>,
+    /// With --microcode: a preprocessor name the tree's build defines (its
+    /// JVM_TYPE, e.g. SERIAL; repeatable).
+    #[arg(long = "define", value_name = "NAME", requires = "microcode")]
+    pub defines: Vec<String>,
+    /// With --microcode: the memory interface's access timing (default:
+    /// calibration/jop-microcode.toml).
+    #[arg(long, value_name = "FILE", requires = "microcode")]
+    pub access: Option<PathBuf>,
+    /// With --microcode: write the derived timing model (a model deriving
+    /// from --model) to FILE, for --model of estimate, validate and calibrate.
+    #[arg(long, value_name = "FILE", requires = "microcode")]
+    pub out: Option<PathBuf>,
+    /// Override a model parameter, e.g. --param r=3 --param w=5 (repeatable).
+    #[arg(long = "param", value_name = "NAME=VALUE")]
+    pub params: Vec<String>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = TableFormat::Csv)]
+    pub format: TableFormat,
+}
+
+/// What `jopcal table` prints: the table, and notes for the terminal.
+pub struct TableShown {
+    pub text: String,
+    pub notes: Vec<String>,
+}
+
+/// The model's table, or with `microcode` the derived one beside it (and
+/// the derived model written to `out`).
+pub fn show(firmware: Option<&Path>, a: &TableRequest) -> Result<TableShown> {
+    let format = match a.format {
+        TableFormat::Csv => Format::Csv,
+        TableFormat::Md => Format::Markdown,
+        TableFormat::Tex => Format::Latex,
+    };
+    let Some(source) = &a.microcode else {
+        let text = model_table(firmware, a.model.as_deref(), &a.params, format)?;
+        return Ok(TableShown {
+            text,
+            notes: Vec::new(),
+        });
+    };
+    let request = microcode::Request {
+        source,
+        defines: &a.defines,
+        model: a.model.as_deref(),
+        params: &a.params,
+        target_params: &[],
+        access: a.access.as_deref(),
+        access_remedy: "pass --access FILE",
+        made_by: "`jopcal table --microcode`",
+    };
+    let c = compare(firmware, &request, a.out.as_deref(), format)?;
+    let mut notes = vec![c.summary];
+    if let Some(out) = &a.out {
+        microcode::write(&c.table.derived, out)?;
+        notes.push(format!("wrote {}", out.display()));
+    }
+    Ok(TableShown { text: c.text, notes })
 }

@@ -21,7 +21,7 @@ pub struct Cli {
     /// (the JVM's speed); `clock` counts nothing but the region's wall time
     /// (the baseline the profilers' cost is measured against).
     #[arg(long, global = true, value_enum, default_value = "step")]
-    pub profiler: ProfilerArg,
+    pub profiler: jopcal_pipeline::instrumenter::ProfilerKind,
 
     #[command(subcommand)]
     pub verb: Verb,
@@ -36,11 +36,11 @@ pub enum Verb {
     /// Profile workloads on the host JVM (calling-context tree, exact bytecode counts).
     Profile(ProfileArgs),
     /// Estimate target cycles from profiles with a timing model.
-    Estimate(EstimateArgs),
+    Estimate(jopcal_pipeline::estimate::EstimateOptions),
     /// Print a timing model's resolved per-opcode cycle table.
-    Table(TableArgs),
+    Table(jopcal_pipeline::table::TableRequest),
     /// Take each benchmark's estimate apart against its measurement and the target's own counts.
-    Explain(ExplainArgs),
+    Explain(jopcal_pipeline::explain::ExplainOptions),
     /// Compare measured and estimated cycles: accuracy tables.
     Reconcile(ReconcileArgs),
     /// Fit a timing model's parameters to measurements.
@@ -62,7 +62,7 @@ pub enum Verb {
     /// Check a JOP tree and its jopcal.toml (harnesses, encoding, host build, one image, JopSim).
     Doctor(DoctorArgs),
     /// Run one image on two targets and compare them bytecode by bytecode.
-    Diff(DiffArgs),
+    Diff(jopcal_pipeline::diff::DiffRequest),
     /// Measure a tree suite at every point of a cross product of its top's generics
     /// (method cache, memory) on the RTL or the virtual board, beside the estimator's prediction.
     Sweep(SweepArgs),
@@ -156,50 +156,6 @@ pub struct SweepArgs {
     pub out: Option<PathBuf>,
     #[command(flatten)]
     pub launch: LauncherArgs,
-}
-
-/// A target `diff` can see inside.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum DiffTarget {
-    /// The virtual board.
-    Emu,
-    /// The Verilator bench (--sim DIR, built with --preload).
-    Verilator,
-}
-
-#[derive(Debug, Args)]
-pub struct DiffArgs {
-    /// A JOP tree's linked image; its link map beside it (IMAGE.jop.link.txt) names the methods.
-    #[arg(value_name = "IMAGE.jop")]
-    pub image: PathBuf,
-    /// The two sides (default: emu, then verilator).
-    #[arg(long = "target", value_enum, value_name = "TARGET")]
-    pub targets: Vec<DiffTarget>,
-    /// The image's link map, if not beside it.
-    #[arg(long, value_name = "FILE")]
-    pub link_map: Option<PathBuf>,
-    /// The bench for verilator (`jopcal sim build --preload`).
-    #[arg(long, value_name = "DIR")]
-    pub sim: Option<PathBuf>,
-    /// Options for the bench (repeatable).
-    #[arg(long = "sim-arg", value_name = "ARG", allow_hyphen_values = true)]
-    pub sim_args: Vec<String>,
-    /// The virtual board's timing table (default: the processor's, derived
-    /// from the tree's microcode for the bench's top).
-    #[arg(long, value_name = "FILE")]
-    pub emu_config: Option<PathBuf>,
-    /// The virtual board's timing: processor (the RTL's) or jopsim (the tree's JopSim).
-    #[arg(long, default_value = "processor")]
-    pub emu_timing: jopcal_pipeline::processor::EmuTiming,
-    /// Override one of its parameters (repeatable).
-    #[arg(long = "emu-param", value_name = "NAME=VALUE")]
-    pub emu_params: Vec<String>,
-    /// Seconds each side may run.
-    #[arg(long, default_value_t = 3600)]
-    pub timeout: u64,
-    /// Keep both bytecode event streams in DIR (side1.jopevents, side2.jopevents; docs/formats.md).
-    #[arg(long, value_name = "DIR")]
-    pub keep: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]
@@ -303,7 +259,7 @@ pub struct TargetArgs {
     #[command(flatten)]
     pub board: BoardArgs,
     #[command(flatten)]
-    pub emu: EmuBoardArgs,
+    pub emu: jopcal_pipeline::measure::EmuOptions,
     /// The built bench for --target verilator (from `jopcal sim build`); with --target emu the virtual board is that bench's processor, its clock and UART included.
     #[arg(long, value_name = "DIR")]
     pub sim: Option<PathBuf>,
@@ -352,49 +308,9 @@ impl ProgramArgs {
     }
 }
 
-/// `NAME=VALUE` of `--generic`, the value an integer.
-fn parse_generic(s: &str) -> Result<(String, i64), String> {
-    let (name, value) = s
-        .split_once('=')
-        .ok_or_else(|| format!("`{s}`: expected NAME=VALUE, e.g. jpc_width=11"))?;
-    let v = value
-        .trim()
-        .parse::<i64>()
-        .map_err(|_| format!("`{s}`: the value of {name} must be an integer"))?;
-    Ok((name.trim().to_string(), v))
-}
+use jopcal_pipeline::measure::parse_generic;
 
-/// The machine's cores, the default of `--jobs`.
-pub fn default_jobs() -> usize {
-    std::thread::available_parallelism().map_or(1, |n| n.get())
-}
-
-/// The virtual board's settings (`--target emu`).
-#[derive(Debug, Args, Clone, Default)]
-pub struct EmuBoardArgs {
-    /// The virtual board's timing and cache (default: calibration/emu-board.toml;
-    /// calibration/jop-devel.toml when it runs a JOP tree's images).
-    #[arg(long, value_name = "FILE")]
-    pub emu_config: Option<PathBuf>,
-    /// Override one of its parameters, e.g. --emu-param r=2 (repeatable).
-    #[arg(long = "emu-param", value_name = "NAME=VALUE")]
-    pub emu_params: Vec<String>,
-    /// How the virtual board times a JOP tree's images: processor (the RTL's,
-    /// from the tree's microcode and the top's VHDL) or jopsim (the tree's JopSim).
-    #[arg(long, default_value = "processor")]
-    pub emu_timing: jopcal_pipeline::processor::EmuTiming,
-    /// The tree's processor the virtual board is: a Quartus project (default cycmin).
-    #[arg(long, value_name = "PROJECT")]
-    pub top: Option<String>,
-    /// That processor with a generic of its top set, e.g. --emu-generic block_bits=3
-    /// (repeatable): as `sim build --generic` builds it.
-    #[arg(long = "emu-generic", value_name = "NAME=VALUE", value_parser = parse_generic)]
-    pub emu_generics: Vec<(String, i64)>,
-    /// Write each run's per-method cycles and call stream into DIR/traces/
-    /// (the virtual board, or the Verilator bench's trace taps).
-    #[arg(long)]
-    pub trace: bool,
-}
+pub use jopcal_pipeline::default_jobs;
 
 /// How to reach a board and what to send it (`--target board`).
 #[derive(Debug, Args, Clone)]
@@ -491,28 +407,6 @@ pub struct EmuArgs {
     pub main: Option<String>,
     /// Bundle file to write (with --classes).
     #[arg(long, value_name = "FILE.jop")]
-    pub out: Option<PathBuf>,
-}
-
-#[derive(Debug, Args)]
-pub struct ExplainArgs {
-    /// A directory `jopcal validate` wrote (measurements.csv, profiles/, logs/).
-    #[arg(value_name = "DIR")]
-    pub dir: PathBuf,
-    /// Only these benchmarks (repeatable; default: all).
-    #[arg(long = "bench", value_name = "NAME")]
-    pub benches: Vec<String>,
-    /// Timing model (default: the one the run's estimates.json names, else calibration/jop-wcet.toml).
-    #[arg(long, value_name = "FILE")]
-    pub model: Option<PathBuf>,
-    /// Override a model parameter, e.g. --param r=3 (repeatable).
-    #[arg(long = "param", value_name = "NAME=VALUE")]
-    pub params: Vec<String>,
-    /// Method-cache mode (default: the cache the target reported, else fifo:1024:16).
-    #[arg(long, value_name = "MODE")]
-    pub cache: Option<String>,
-    /// Also write the explanation to FILE.md and FILE.json beside it (both must be new files).
-    #[arg(long, value_name = "FILE.md")]
     pub out: Option<PathBuf>,
 }
 
@@ -778,141 +672,15 @@ pub struct ValidateArgs {
     pub programs: ProgramArgs,
 }
 
-/// Which part of a program `jopcal profile` counts.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum RegionArg {
-    /// Between the jop-firmware harness's Harness.start() and Harness.stop() (all threads).
-    Harness,
-    /// The dynamic extent of the main class's main(String[]).
-    Main,
-    /// The dynamic extent of the first call of --method CLASS.NAME (e.g. a JemBench benchmark's test method).
-    Method,
-}
-
-/// Extra files `jopcal profile` writes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum ProfileFormat {
-    /// Only the binary .jopprof files.
-    Binary,
-    /// Also a JSON view (<bench>.json) of each tree.
-    Json,
-}
-
 #[derive(Debug, Args)]
 pub struct ProfileArgs {
-    /// The workload suite to profile: `builtin` (jop-firmware/), or `jembench` / `jbe` (the
-    /// fixed-count harnesses of the JOP tree given by --jop-home: by default jopcal's wrapper
-    /// of each, over the harness region; with --region main|method the tree's harness
-    /// itself). Not with --cp/--main.
-    #[arg(long, value_name = "SUITE", conflicts_with_all = ["cp", "main"])]
-    pub suite: Option<String>,
-    /// Only these benchmarks of the suite (repeatable; default: all).
-    #[arg(long = "bench", value_name = "NAME")]
-    pub benches: Vec<String>,
-    /// Class path of an arbitrary program (':'-separated), with --main.
-    #[arg(long, value_name = "PATH", requires = "main")]
-    pub cp: Option<String>,
-    /// Main class of that program.
-    #[arg(long, value_name = "CLASS", requires = "cp")]
-    pub main: Option<String>,
-    /// What to count (default: harness for the suite, main for --main programs).
-    #[arg(long, value_enum)]
-    pub region: Option<RegionArg>,
-    /// The method whose first call is the region (with --region method), as pkg.Class.name
-    /// (for --suite jembench|jbe, a bare name means that method of each harness class).
-    #[arg(long, value_name = "CLASS.NAME")]
-    pub method: Option<String>,
-    /// Output directory for <bench>.jopprof (an earlier run in it is moved to previous/).
-    #[arg(long, value_name = "DIR")]
-    pub out: Option<PathBuf>,
+    #[command(flatten)]
+    pub options: jopcal_pipeline::profile::ProfileOptions,
     /// Compare each profile with the one of the same benchmark in DIR (e.g.
     /// the other profiler's) and name the first difference; fails when any
     /// differ.
     #[arg(long, value_name = "DIR")]
     pub against: Option<PathBuf>,
-    /// Also write a JSON view of each profile.
-    #[arg(long, value_enum, default_value_t = ProfileFormat::Binary)]
-    pub format: ProfileFormat,
-    /// Seconds one program may run before it is killed (the profiler
-    /// single-steps every bytecode: a tree's Raytrace takes about 3 minutes).
-    #[arg(long, default_value_t = 900)]
-    pub timeout: u64,
-    /// Extra option for the JVM (repeatable).
-    #[arg(long = "jvm-arg", value_name = "ARG", allow_hyphen_values = true)]
-    pub jvm_args: Vec<String>,
-    /// Programs profiled at once, each in a JVM of its own (default: the machine's cores);
-    /// the profiles are those of --jobs 1.
-    #[arg(long, short = 'j', value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
-    pub jobs: Option<u32>,
-}
-
-/// Output format of `jopcal table`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum TableFormat {
-    Csv,
-    Md,
-    Tex,
-}
-
-#[derive(Debug, Args)]
-pub struct TableArgs {
-    /// Timing model file (default: calibration/jop-wcet.toml of this checkout;
-    /// with --microcode, the base of the derived table: calibration/jop-devel.toml).
-    #[arg(long, value_name = "FILE")]
-    pub model: Option<PathBuf>,
-    /// Derive each bytecode's cycles from a JOP microcode source (the tree's
-    /// asm/src/jvm.asm) and compare them with the model's.
-    #[arg(long, value_name = "FILE")]
-    pub microcode: Option<PathBuf>,
-    /// With --microcode: a preprocessor name the tree's build defines (its
-    /// JVM_TYPE, e.g. SERIAL; repeatable).
-    #[arg(long = "define", value_name = "NAME", requires = "microcode")]
-    pub defines: Vec<String>,
-    /// With --microcode: the memory interface's access timing (default:
-    /// calibration/jop-microcode.toml).
-    #[arg(long, value_name = "FILE", requires = "microcode")]
-    pub access: Option<PathBuf>,
-    /// With --microcode: write the derived timing model (a model deriving
-    /// from --model) to FILE, for --model of estimate, validate and calibrate.
-    #[arg(long, value_name = "FILE", requires = "microcode")]
-    pub out: Option<PathBuf>,
-    /// Override a model parameter, e.g. --param r=3 --param w=5 (repeatable).
-    #[arg(long = "param", value_name = "NAME=VALUE")]
-    pub params: Vec<String>,
-    /// Output format.
-    #[arg(long, value_enum, default_value_t = TableFormat::Csv)]
-    pub format: TableFormat,
-}
-
-#[derive(Debug, Args)]
-pub struct EstimateArgs {
-    /// Directory of .jopprof profiles (as written by `jopcal profile`).
-    #[arg(long, value_name = "DIR")]
-    pub profiles: PathBuf,
-    /// Timing model file (default: calibration/jop-wcet.toml of this checkout).
-    #[arg(long, value_name = "FILE")]
-    pub model: Option<PathBuf>,
-    /// Override a model parameter, e.g. --param r=3 (repeatable).
-    #[arg(long = "param", value_name = "NAME=VALUE")]
-    pub params: Vec<String>,
-    /// Method-cache mode: hit, miss or fifo:<bytes>:<blocks> (repeatable).
-    #[arg(long = "cache", value_name = "MODE", default_values_t = ["hit".to_string(), "miss".to_string(), "fifo:1024:16".to_string()])]
-    pub caches: Vec<String>,
-    /// Output: a new .csv file (the JSON breakdown goes beside it), or a directory for
-    /// estimates.csv (an earlier run in it is moved to previous/). Default: out/estimate-<time>/.
-    #[arg(long, value_name = "PATH")]
-    pub out: Option<PathBuf>,
-    /// JOP's image of the program: method sizes come from its method tables (with --link-map).
-    #[arg(long, value_name = "FILE.jop", requires = "link_map")]
-    pub jop_image: Option<PathBuf>,
-    /// The JOP linker's map for --jop-image (<name>.jop.link.txt).
-    #[arg(long, value_name = "FILE", requires = "jop_image")]
-    pub link_map: Option<PathBuf>,
-    /// A directory of JOP images, one per benchmark: <bench>.jop with the linker's
-    /// <bench>.jop.link.txt (as `run` keeps them in images/); each profile takes the
-    /// method sizes of its own image.
-    #[arg(long, value_name = "DIR", conflicts_with = "jop_image")]
-    pub images: Option<PathBuf>,
 }
 
 // The arguments as the options of the pipeline's stages.
@@ -938,14 +706,7 @@ impl TryFrom<TargetArgs> for jopcal_pipeline::measure::TargetOptions {
                     .transpose()
                     .map_err(|e| anyhow::anyhow!("--pace: {e}"))?,
             },
-            emu: jopcal_pipeline::measure::EmuOptions {
-                config: a.emu.emu_config,
-                timing: a.emu.emu_timing,
-                top: a.emu.top,
-                generics: a.emu.emu_generics,
-                params: a.emu.emu_params,
-                trace: a.emu.trace,
-            },
+            emu: a.emu,
             sim: a.sim,
             sim_args: a.sim_args,
             jobs: a.jobs.map_or_else(default_jobs, |n| n as usize),
@@ -972,66 +733,4 @@ impl TryFrom<ValidateArgs> for jopcal_pipeline::validate::ValidateOptions {
             microcode: a.microcode,
         })
     }
-}
-
-impl From<ProfileArgs> for jopcal_pipeline::profile::ProfileOptions {
-    fn from(a: ProfileArgs) -> Self {
-        use jopcal_pipeline::profile::{ProfileFormat as Format, RegionChoice};
-        jopcal_pipeline::profile::ProfileOptions {
-            suite: a.suite,
-            benches: a.benches,
-            cp: a.cp,
-            main: a.main,
-            region: a.region.map(|r| match r {
-                RegionArg::Harness => RegionChoice::Harness,
-                RegionArg::Main => RegionChoice::Main,
-                RegionArg::Method => RegionChoice::Method,
-            }),
-            method: a.method,
-            out: a.out,
-            format: match a.format {
-                ProfileFormat::Binary => Format::Binary,
-                ProfileFormat::Json => Format::Json,
-            },
-            timeout: a.timeout,
-            jvm_args: a.jvm_args,
-            jobs: a.jobs.map_or_else(default_jobs, |n| n as usize),
-        }
-    }
-}
-
-impl From<EstimateArgs> for jopcal_pipeline::estimate::EstimateOptions {
-    fn from(a: EstimateArgs) -> Self {
-        jopcal_pipeline::estimate::EstimateOptions {
-            profiles: a.profiles,
-            model: a.model,
-            params: a.params,
-            caches: a.caches,
-            out: a.out,
-            jop_image: a.jop_image,
-            link_map: a.link_map,
-            images: a.images,
-        }
-    }
-}
-
-impl From<ExplainArgs> for jopcal_pipeline::explain::ExplainOptions {
-    fn from(a: ExplainArgs) -> Self {
-        jopcal_pipeline::explain::ExplainOptions {
-            dir: a.dir,
-            benches: a.benches,
-            model: a.model,
-            params: a.params,
-            cache: a.cache,
-            out: a.out,
-        }
-    }
-}
-
-/// `--profiler`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum ProfilerArg {
-    Step,
-    Instrument,
-    Clock,
 }

@@ -23,11 +23,7 @@ pub fn dispatch(cli: Cli) -> Result<()> {
         firmware: cli.firmware.as_deref(),
         jop_home: cli.jop_home.as_deref(),
         progress: &reporter,
-        profiler: match cli.profiler {
-            crate::cli::ProfilerArg::Step => jopcal_pipeline::instrumenter::ProfilerKind::Step,
-            crate::cli::ProfilerArg::Instrument => jopcal_pipeline::instrumenter::ProfilerKind::Instrument,
-            crate::cli::ProfilerArg::Clock => jopcal_pipeline::instrumenter::ProfilerKind::Clock,
-        },
+        profiler: cli.profiler,
     };
     match cli.verb {
         Verb::Validate(a) => stages::validate(s, a),

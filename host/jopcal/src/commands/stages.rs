@@ -2,11 +2,12 @@
 //! `estimate`, `calibrate` and `explain`. Each calls its stage in
 //! `jopcal_pipeline` and prints the path of the main file it wrote.
 
-use crate::cli::{CalibrateArgs, EstimateArgs, ExplainArgs, ProfileArgs, RunArgs, SweepArgs, ValidateArgs};
+use crate::cli::{CalibrateArgs, ProfileArgs, RunArgs, SweepArgs, ValidateArgs};
 use anyhow::{anyhow, bail, Result};
 use jopcal_measure::{atomic, clock};
 use jopcal_pipeline::calibrate::{run_calibration, CalibrationRun};
 use jopcal_pipeline::measure::{measure_on, Measure};
+use jopcal_pipeline::{estimate::EstimateOptions, explain::ExplainOptions};
 use jopcal_pipeline::{locate, Session};
 use std::path::Path;
 
@@ -90,7 +91,7 @@ pub fn sweep(s: Session, a: SweepArgs) -> Result<()> {
         .map(|g| jopcal_pipeline::sweep::parse_generic_values(g))
         .collect::<Result<Vec<_>>>()?;
     let on = jopcal_pipeline::measure::TargetOptions {
-        jobs: a.jobs.map_or_else(crate::cli::default_jobs, |n| n as usize),
+        jobs: a.jobs.map_or_else(jopcal_pipeline::default_jobs, |n| n as usize),
         launcher: a.launch.launcher()?,
         ..Default::default()
     };
@@ -120,7 +121,7 @@ pub fn sweep(s: Session, a: SweepArgs) -> Result<()> {
 
 pub fn profile(s: Session, a: ProfileArgs) -> Result<()> {
     let against = a.against.clone();
-    let set = jopcal_pipeline::profile::profile(s, &a.into())?;
+    let set = jopcal_pipeline::profile::profile(s, &a.options)?;
     println!("{}", set.dir.display());
     fail_on_failures(&set.failures, &set.dir)?;
     if let Some(dir) = against {
@@ -136,14 +137,14 @@ pub fn profile(s: Session, a: ProfileArgs) -> Result<()> {
     Ok(())
 }
 
-pub fn estimate(s: Session, a: EstimateArgs) -> Result<()> {
-    let csv = jopcal_pipeline::estimate::estimate(s, &a.into())?;
+pub fn estimate(s: Session, a: EstimateOptions) -> Result<()> {
+    let csv = jopcal_pipeline::estimate::estimate(s, &a)?;
     println!("{}", csv.display());
     Ok(())
 }
 
-pub fn explain(s: Session, a: ExplainArgs) -> Result<()> {
-    print!("{}", jopcal_pipeline::explain::explain(s, &a.into())?);
+pub fn explain(s: Session, a: ExplainOptions) -> Result<()> {
+    print!("{}", jopcal_pipeline::explain::explain(s, &a)?);
     Ok(())
 }
 
