@@ -15,6 +15,7 @@ import org.objectweb.asm.Opcodes;
 import org.objectweb.asm.tree.AbstractInsnNode;
 import org.objectweb.asm.tree.ClassNode;
 import org.objectweb.asm.tree.FieldInsnNode;
+import org.objectweb.asm.tree.FieldNode;
 import org.objectweb.asm.tree.FrameNode;
 import org.objectweb.asm.tree.InsnList;
 import org.objectweb.asm.tree.InsnNode;
@@ -130,6 +131,7 @@ public final class Agent implements ClassFileTransformer {
         try (java.io.InputStream in = Object.class.getResourceAsStream("Object.class")) {
             Rt.addClass("java/lang/Object", in.readAllBytes(), null);
         }
+        Rt.ownWords("java/lang/Object", 0);
         // Resolved now through the application's class loader, so that the
         // rewritten classes' first use of them asks no class loader's Java
         // code (which the profile would count) for them.
@@ -292,6 +294,7 @@ public final class Agent implements ClassFileTransformer {
         ClassNode cn = new ClassNode();
         r.accept(cn, ClassReader.EXPAND_FRAMES);
         int classIndex = Rt.addClass(name, bytes, loader);
+        Rt.ownWords(name, instanceWords(cn));
         List<Runnable> after = new ArrayList<>();
         for (MethodNode m : cn.methods) {
             if ((m.access & (Opcodes.ACC_ABSTRACT | Opcodes.ACC_NATIVE)) != 0 || m.instructions.size() == 0
@@ -320,6 +323,17 @@ public final class Agent implements ClassFileTransformer {
             a.run();
         }
         return out;
+    }
+
+    /** Words of a class's own instance fields in JOP's heap: one each, two for a long or a double. */
+    static int instanceWords(ClassNode cn) {
+        int w = 0;
+        for (FieldNode f : cn.fields) {
+            if ((f.access & Opcodes.ACC_STATIC) == 0) {
+                w += f.desc.equals("J") || f.desc.equals("D") ? 2 : 1;
+            }
+        }
+        return w;
     }
 
     static void push(InsnList l, int v) {

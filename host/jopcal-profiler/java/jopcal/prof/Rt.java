@@ -784,8 +784,47 @@ public final class Rt {
 
     /** The region's allocations: words in JOP's heap, and how many. */
     static final java.util.TreeMap<Integer, long[]> ALLOCATIONS = new java.util.TreeMap<>();
-    /** Words of each class's instances in JOP's heap. */
-    static final java.util.HashMap<Class<?>, Integer> INSTANCE_WORDS = new java.util.HashMap<>();
+    /** Words of each class's own instance fields, from its class file, by internal name. */
+    static final java.util.HashMap<String, Integer> OWN_WORDS = new java.util.HashMap<>();
+
+    /** The agent read a class's file: its own instance fields take {@code words}. */
+    public static void ownWords(String name, int words) {
+        synchronized (OWN_WORDS) {
+            OWN_WORDS.put(name, words);
+        }
+    }
+
+    /**
+     * Words of each class's instances in JOP's heap: its and its superclasses'
+     * instance fields, two for a long or a double, as their class files declare
+     * them (the single-step agent reads the same from JVMTI; reflection would
+     * hide a few of the JDK's). A class whose file the agent never read (a
+     * hidden class) is sized by reflection.
+     */
+    static final ClassValue<Integer> INSTANCE_WORDS = new ClassValue<Integer>() {
+        @Override
+        protected Integer computeValue(Class<?> c) {
+            int w = 0;
+            for (Class<?> k = c; k != null; k = k.getSuperclass()) {
+                Integer own;
+                synchronized (OWN_WORDS) {
+                    own = OWN_WORDS.get(k.getName().replace('.', '/'));
+                }
+                w += own != null ? own : reflectedWords(k);
+            }
+            return w;
+        }
+    };
+
+    static int reflectedWords(Class<?> k) {
+        int w = 0;
+        for (java.lang.reflect.Field f : k.getDeclaredFields()) {
+            if (!Modifier.isStatic(f.getModifiers())) {
+                w += f.getType() == long.class || f.getType() == double.class ? 2 : 1;
+            }
+        }
+        return w;
+    }
 
     /**
      * A new of class c in a counted frame: its instance's words in JOP's heap
@@ -796,32 +835,16 @@ public final class Rt {
         if (ts.sink || ts.busy || ts.depth == 0 || !counting) {
             return;
         }
-        // Reflection is JDK code: not the program's.
+        // Working them out is jopcal's, not the program's.
         ts.busy = true;
         try {
-            Integer words;
-            synchronized (INSTANCE_WORDS) {
-                words = INSTANCE_WORDS.get(c);
-                if (words == null) {
-                    int w = 0;
-                    for (Class<?> k = c; k != null; k = k.getSuperclass()) {
-                        for (java.lang.reflect.Field f : k.getDeclaredFields()) {
-                            if (!Modifier.isStatic(f.getModifiers())) {
-                                w += f.getType() == long.class || f.getType() == double.class ? 2 : 1;
-                            }
-                        }
-                    }
-                    words = w;
-                    INSTANCE_WORDS.put(c, words);
-                }
-            }
-            allocated(words);
+            allocated(INSTANCE_WORDS.get(c));
         } finally {
             ts.busy = false;
         }
     }
 
-    /** A newarray or anewarray of length elements of elementWords words each, in a counted frame. */
+    /** A newarray or anewarray of {@code length} elements of {@code elementWords} each, in a counted frame. */
     public static void allocArray(int length, int elementWords, TS ts) {
         if (length < 0 || ts.sink || ts.busy || ts.depth == 0 || !counting) {
             return;
