@@ -262,7 +262,7 @@ pub fn search_table(table: &[HandlerEntry], pc: u32, ancestry: &[String]) -> Fra
                 return s;
             }
             Some(class) => {
-                let op = crate::routed::type_check_operand(ancestry.iter().map(String::as_str), class, false);
+                let op = crate::routed_ops::type_check_operand(ancestry.iter().map(String::as_str), class, false);
                 let found = op.is_some_and(|o| o < 128);
                 s.tests.extend(op);
                 if found {
@@ -561,7 +561,7 @@ mod tests {
         ];
         let s = search_table(&table, 10, &ancestry);
         assert_eq!(s.entries, 3);
-        assert_eq!(s.tests, vec![crate::routed::TYPE_FAILED + 5, 1]);
+        assert_eq!(s.tests, vec![crate::routed_ops::TYPE_FAILED + 5, 1]);
         assert_eq!(s.handler, Some(60));
         // A pc only the untyped entry covers: every entry read, no test.
         let s = search_table(&table, 25, &ancestry);
