@@ -562,15 +562,16 @@ public final class Agent implements ClassFileTransformer {
         IdentityHashMap<AbstractInsnNode, LabelNode> at = new IdentityHashMap<>();
         // javac's handler of a synchronized block (astore, aload, monitorexit,
         // then aload, athrow; ecj's: aload, monitorexit, athrow) covers its
-        // own first instructions, the lock
-        // still held. C1 compiles no method where such a handler's first block
-        // may throw to the handler itself ("exception handler covers itself"),
-        // which monitorexit does not, for C1, but the calls the rewrite adds
-        // would: the method would stay interpreted. (Nor would an exception
-        // from them that leaves the handler's range with the lock held do:
-        // C1 does not compile unbalanced monitors.) Such a handler's hooks
-        // run where its range ends, the lock released: the exception's (from
-        // the local javac stored it in, or the stack), then its monitorexit's.
+        // own first instructions, the lock still held. C1 compiles no method
+        // where such a handler's first block may throw to the handler itself
+        // ("exception handler covers itself"), which monitorexit does not,
+        // for C1, but the calls the rewrite adds would: the method would stay
+        // interpreted. (Nor would an exception from them that leaves the
+        // handler's range with the lock held do: C1 does not compile
+        // unbalanced monitors.) Such a handler's hooks run where its range
+        // ends, the lock released: the catch (the exception from the local
+        // javac stored it in, or from the stack), its segment's counter, then
+        // its monitorexit's.
         IdentityHashMap<AbstractInsnNode, AbstractInsnNode> deferredFrom = new IdentityHashMap<>();
         IdentityHashMap<AbstractInsnNode, AbstractInsnNode> deferredTo = new IdentityHashMap<>();
         IdentityHashMap<AbstractInsnNode, Boolean> deferredExit = new IdentityHashMap<>();
@@ -580,7 +581,7 @@ public final class Agent implements ClassFileTransformer {
             int to = last == null ? real.size() : real.indexOf(last);
             int h = real.indexOf(firstReal(t.handler));
             if (from < 0 || h < from || h >= to || to >= real.size() || deferredFrom.containsKey(real.get(h))
-                    || leader.containsKey(real.get(to))) {
+                    || deferredTo.containsKey(real.get(to)) || leader.containsKey(real.get(to))) {
                 continue;
             }
             // javac stores the exception first; ecj leaves it on the stack.
