@@ -189,6 +189,14 @@ pub struct SetsCompared {
     pub failure: Option<String>,
 }
 
+/// A regression threshold: a percentage, not negative.
+pub fn check_threshold(threshold: f64) -> Result<()> {
+    if !(threshold.is_finite() && threshold >= 0.0) {
+        bail!("--threshold must be a non-negative percentage, not {threshold}");
+    }
+    Ok(())
+}
+
 /// Compares two `measurements.csv`; the JUnit report goes to `junit` (a new
 /// file) if given.
 pub fn regress_sets(
@@ -199,9 +207,7 @@ pub fn regress_sets(
     junit: Option<&Path>,
 ) -> Result<SetsCompared> {
     use jopcal_report::regress::{compare, junit as junit_xml};
-    if !(threshold.is_finite() && threshold >= 0.0) {
-        bail!("--threshold must be a non-negative percentage, not {threshold}");
-    }
+    check_threshold(threshold)?;
     if let Some(j) = junit {
         jopcal_measure::new_file::ensure_new("--junit", j, &[])?;
     }

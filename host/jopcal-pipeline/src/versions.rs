@@ -100,9 +100,7 @@ const NAMES: [&str; 2] = ["baseline", "candidate"];
 
 /// Runs the comparison of `o` into one directory.
 pub fn regress_versions(s: Session, o: &VersionsOptions) -> Result<Compared> {
-    if !(o.threshold.is_finite() && o.threshold >= 0.0) {
-        bail!("--threshold must be a non-negative percentage, not {}", o.threshold);
-    }
+    crate::report::check_threshold(o.threshold)?;
     if matches!(o.target, TargetKind::Host | TargetKind::Board) {
         bail!(
             "--target {}: comparing two versions of the processor needs a target each version makes: emu (default), verilator or jopsim",

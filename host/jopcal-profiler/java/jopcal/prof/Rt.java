@@ -804,15 +804,12 @@ public final class Rt {
     static final ClassValue<Integer> INSTANCE_WORDS = new ClassValue<Integer>() {
         @Override
         protected Integer computeValue(Class<?> c) {
-            int w = 0;
-            for (Class<?> k = c; k != null; k = k.getSuperclass()) {
-                Integer own;
-                synchronized (OWN_WORDS) {
-                    own = OWN_WORDS.get(k.getName().replace('.', '/'));
-                }
-                w += own != null ? own : reflectedWords(k);
+            Integer own;
+            synchronized (OWN_WORDS) {
+                own = OWN_WORDS.get(c.getName().replace('.', '/'));
             }
-            return w;
+            Class<?> sup = c.getSuperclass();
+            return (own != null ? own : reflectedWords(c)) + (sup == null ? 0 : get(sup));
         }
     };
 
