@@ -1,7 +1,7 @@
 //! Why a fit could not be specified or made, or a calibration report not read.
 
-pub use crate::report::ReportFileError;
 use jopcal_timing::ModelError;
+use std::path::PathBuf;
 
 /// Why `--fit` does not name what to fit.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -28,4 +28,30 @@ pub enum FitError {
     /// A parameter could not be set in the model.
     #[error(transparent)]
     Model(#[from] ModelError),
+}
+
+/// Why `calibration.json` could not be read.
+#[derive(Debug, thiserror::Error)]
+pub enum ReportFileError {
+    /// The file could not be read.
+    #[error("{path}: {source}")]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// What the system said.
+        #[source]
+        source: std::io::Error,
+    },
+    /// It is not a calibration report.
+    #[error("{path}:{line}:{column}: {message} (is this a calibration.json?)")]
+    Format {
+        /// The file.
+        path: PathBuf,
+        /// 1-based line of the fault.
+        line: usize,
+        /// 1-based column.
+        column: usize,
+        /// What is wrong.
+        message: String,
+    },
 }

@@ -768,13 +768,13 @@ pub fn inconsistencies(
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use jopcal_profile::{MethodInfo, Node};
     use jopcal_timing::estimate::estimate;
 
     /// JOP's published table, the starting point of every fit here.
-    fn table() -> TimingModel {
+    pub(crate) fn table() -> TimingModel {
         let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../calibration/jop-wcet.toml");
         TimingModel::load(&path).unwrap()
     }
@@ -810,7 +810,7 @@ mod tests {
     const LREM: u8 = 0x71;
 
     /// Benchmarks measured on a "board" that is `truth` exactly.
-    fn measured_on(truth: &TimingModel, mixes: &[(&str, Vec<(u8, u64)>)]) -> Vec<Observation> {
+    pub(crate) fn measured_on(truth: &TimingModel, mixes: &[(&str, Vec<(u8, u64)>)]) -> Vec<Observation> {
         mixes
             .iter()
             .map(|(name, ops)| {
@@ -851,7 +851,7 @@ mod tests {
         assert_eq!(suspects(&refs, &t, CacheMode::Hit, 10.0, &routines).len(), 2);
     }
 
-    fn mixes() -> Vec<(&'static str, Vec<(u8, u64)>)> {
+    pub(crate) fn mixes() -> Vec<(&'static str, Vec<(u8, u64)>)> {
         vec![
             (
                 "Reads",
@@ -877,7 +877,7 @@ mod tests {
         ]
     }
 
-    fn spec(params: &[&str]) -> FitSpec {
+    pub(crate) fn spec(params: &[&str]) -> FitSpec {
         FitSpec {
             params: params.iter().map(|p| p.to_string()).collect(),
             integer: vec!["r".into(), "w".into()],
@@ -885,7 +885,7 @@ mod tests {
         }
     }
 
-    fn value(f: &Fit, name: &str) -> f64 {
+    pub(crate) fn value(f: &Fit, name: &str) -> f64 {
         f.params.iter().find(|p| p.name == name).unwrap().value
     }
 
@@ -1025,7 +1025,7 @@ mod tests {
     }
 
     /// `run` calls the library method `java.util.X.f()V` once; `f` adds 100 times.
-    fn calls_library(name: &str) -> Profile {
+    pub(crate) fn calls_library(name: &str) -> Profile {
         let mut p = profile(name, &[(IADD, 50), (0xb8, 1)]);
         p.methods.push(MethodInfo {
             class: "java/util/X".into(),
@@ -1048,56 +1048,6 @@ mod tests {
         p.events = vec![jopcal_profile::Event::Invoke(1), jopcal_profile::Event::Return];
         p.complete = true;
         p
-    }
-
-    #[test]
-    fn a_library_call_no_benchmark_fits_is_priced_by_its_host_code() {
-        let dir = tempfile::tempdir().unwrap();
-        let base = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../calibration/jop-wcet.toml");
-        let (text, _) =
-            crate::output::library_model_toml(&base.display().to_string(), "lib", &["java.util.X.f()V".to_string()]);
-        let file = dir.path().join("lib.toml");
-        std::fs::write(&file, text).unwrap();
-        let start = TimingModel::load(&file).unwrap();
-        let mut truth = start.clone();
-        truth.set_param("impl_ldiv", 500.0).unwrap();
-        let obs = measured_on(&truth, &mixes());
-        let refs: Vec<&Observation> = obs.iter().collect();
-        let memo = Memo::default();
-        let f = fit(&refs, &start, &spec(&["impl_ldiv", "lib0_X_f"]), &memo).unwrap();
-        assert_eq!(value(&f, "lib0_X_f"), 0.0);
-        assert_eq!(
-            f.host_priced(&start),
-            [("java.util.X.f()V".to_string(), "lib0_X_f".to_string())]
-        );
-        // The start prices the call at 0 cycles; the fitted model by f's 100 iadds and its return.
-        let p = calls_library("UsesLib");
-        let o = Observation {
-            benchmark: "UsesLib".into(),
-            measured: 1.0,
-            profile: p.clone(),
-        };
-        let fitted = f.apply(&start);
-        assert_eq!(fitted.method_cost("java.util.X.f()V"), None);
-        let host = estimate(&p, &table(), CacheMode::Hit).cycles;
-        // The replay the fit made prices the call as a whole; the fitted model gets its own.
-        assert!(memo.tally(&o, &start, CacheMode::Hit).fits(&start));
-        assert_eq!(memo.tally(&o, &fitted, CacheMode::Hit).price(&fitted), host);
-        assert!(estimate(&p, &start, CacheMode::Hit).cycles < host - 100.0);
-        // calibrated.toml says so and loads with the call priced by its host code.
-        let carried = jopcal_timing::file::chain(&file).unwrap();
-        let text = crate::output::calibrated_toml(&f, &start, &carried, "lib-calibrated", None, &[]);
-        assert!(
-            text.contains("\"java.util.X.f()V\" = \"host\"    # lib0_X_f not fitted"),
-            "{text}"
-        );
-        // It carries its base: it loads alone, anywhere.
-        let alone = tempfile::tempdir().unwrap();
-        let out = alone.path().join("calibrated.toml");
-        std::fs::write(&out, text).unwrap();
-        let reloaded = TimingModel::load(&out).unwrap();
-        assert_eq!(reloaded.method_cost("java.util.X.f()V"), None);
-        assert_eq!(estimate(&p, &reloaded, CacheMode::Hit).cycles, host);
     }
 
     #[test]

@@ -147,6 +147,60 @@ pub fn library_model_toml(base: &str, name: &str, methods: &[String]) -> (String
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::fit::tests::{calls_library, measured_on, mixes, spec, table, value};
+    use crate::fit::{fit, Memo, Observation};
+    use jopcal_timing::cache::CacheMode;
+    use jopcal_timing::estimate::estimate;
+    use jopcal_timing::TimingModel;
+
+    #[test]
+    fn a_library_call_no_benchmark_fits_is_priced_by_its_host_code() {
+        let dir = tempfile::tempdir().unwrap();
+        let base = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../calibration/jop-wcet.toml");
+        let (text, _) = library_model_toml(&base.display().to_string(), "lib", &["java.util.X.f()V".to_string()]);
+        let file = dir.path().join("lib.toml");
+        std::fs::write(&file, text).unwrap();
+        let start = TimingModel::load(&file).unwrap();
+        let mut truth = start.clone();
+        truth.set_param("impl_ldiv", 500.0).unwrap();
+        let obs = measured_on(&truth, &mixes());
+        let refs: Vec<&Observation> = obs.iter().collect();
+        let memo = Memo::default();
+        let f = fit(&refs, &start, &spec(&["impl_ldiv", "lib0_X_f"]), &memo).unwrap();
+        assert_eq!(value(&f, "lib0_X_f"), 0.0);
+        assert_eq!(
+            f.host_priced(&start),
+            [("java.util.X.f()V".to_string(), "lib0_X_f".to_string())]
+        );
+        // The start prices the call at 0 cycles; the fitted model by f's 100 iadds and its return.
+        let p = calls_library("UsesLib");
+        let o = Observation {
+            benchmark: "UsesLib".into(),
+            measured: 1.0,
+            profile: p.clone(),
+        };
+        let fitted = f.apply(&start);
+        assert_eq!(fitted.method_cost("java.util.X.f()V"), None);
+        let host = estimate(&p, &table(), CacheMode::Hit).cycles;
+        // The replay the fit made prices the call as a whole; the fitted model gets its own.
+        assert!(memo.tally(&o, &start, CacheMode::Hit).fits(&start));
+        assert_eq!(memo.tally(&o, &fitted, CacheMode::Hit).price(&fitted), host);
+        assert!(estimate(&p, &start, CacheMode::Hit).cycles < host - 100.0);
+        // calibrated.toml says so and loads with the call priced by its host code.
+        let carried = jopcal_timing::file::chain(&file).unwrap();
+        let text = calibrated_toml(&f, &start, &carried, "lib-calibrated", None, &[]);
+        assert!(
+            text.contains("\"java.util.X.f()V\" = \"host\"    # lib0_X_f not fitted"),
+            "{text}"
+        );
+        // It carries its base: it loads alone, anywhere.
+        let alone = tempfile::tempdir().unwrap();
+        let out = alone.path().join("calibrated.toml");
+        std::fs::write(&out, text).unwrap();
+        let reloaded = TimingModel::load(&out).unwrap();
+        assert_eq!(reloaded.method_cost("java.util.X.f()V"), None);
+        assert_eq!(estimate(&p, &reloaded, CacheMode::Hit).cycles, host);
+    }
 
     #[test]
     fn library_model_loads_and_prices_each_method_by_its_parameter() {

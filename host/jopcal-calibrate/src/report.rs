@@ -3,9 +3,10 @@
 //! re-draws its residual plot from it). Fields are declared in alphabetical
 //! order, the order the file has always had.
 
+pub use crate::error::ReportFileError;
 use crate::fit::Fit;
 use serde::{Deserialize, Serialize};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 /// The whole file.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -95,32 +96,6 @@ pub struct OpcodeChange {
     pub opcode: String,
     /// Its cost in the starting table.
     pub published: f64,
-}
-
-/// Why `calibration.json` could not be read.
-#[derive(Debug, thiserror::Error)]
-pub enum ReportFileError {
-    /// The file could not be read.
-    #[error("{path}: {source}")]
-    Io {
-        /// The file.
-        path: PathBuf,
-        /// What the system said.
-        #[source]
-        source: std::io::Error,
-    },
-    /// It is not a calibration report.
-    #[error("{path}:{line}:{column}: {message} (is this a calibration.json?)")]
-    Format {
-        /// The file.
-        path: PathBuf,
-        /// 1-based line of the fault.
-        line: usize,
-        /// 1-based column.
-        column: usize,
-        /// What is wrong.
-        message: String,
-    },
 }
 
 fn pct(measured: f64, other: f64) -> f64 {

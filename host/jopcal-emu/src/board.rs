@@ -340,3 +340,23 @@ pub fn write_trace(report: &RunReport, prefix: &std::path::Path) -> io::Result<(
         None => Ok(()),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::image::machine::heap::tests::read;
+
+    #[test]
+    fn heap_reads_are_written_and_read_back_and_a_bad_line_is_named() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("B.heap.txt");
+        let reads = [read(100, 90), read(150, 80)];
+        write_heap_reads(&reads, &path).unwrap();
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert_eq!(parse_heap_reads(&text).unwrap(), reads);
+        let e = parse_heap_reads("1 2 3 4 5\n1 2 x 4 5\n").unwrap_err();
+        assert_eq!(e.line, 2);
+        let e = parse_heap_reads("1 2 3\n").unwrap_err();
+        assert_eq!(e.to_string(), "line 1: expected 5 numbers, found 3");
+    }
+}

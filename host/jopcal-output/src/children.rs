@@ -1,7 +1,7 @@
 //! The programs jopcal starts (the tree's `make`, the JVM, Verilator
 //! benches, a board's configure command) end with it. Each starts as the
 //! leader of a process group of its own, registered here while it lives;
-//! when a signal ends jopcal ([`crate::interrupt::finish`]) every registered
+//! when a signal ends jopcal (the `interrupt` module's `finish`) every registered
 //! group is sent SIGTERM, then SIGKILL: the grandchildren too (`make`'s
 //! compilers, a shell's jobs), which a signal to the child alone would miss.
 //! A timeout's kill ([`GroupChild::kill`]) ends the whole group as well.
@@ -149,6 +149,15 @@ pub fn end_all(grace: Duration) -> usize {
     live.len()
 }
 
+/// Tests that register child groups, or end every registered one (the
+/// `interrupt` module's, through its own `test_serial`), hold this while
+/// they run: the registry is one per process and tests run on threads.
+#[cfg(test)]
+pub(crate) fn test_serial() -> std::sync::MutexGuard<'static, ()> {
+    static SERIAL: Mutex<()> = Mutex::new(());
+    SERIAL.lock().unwrap_or_else(|p| p.into_inner())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -158,7 +167,7 @@ mod tests {
     fn a_timeout_kill_ends_the_grandchildren_too() {
         // An interrupt test's `finish` ends every registered group, this
         // test's shell among them, if the two run at once.
-        let _serial = crate::interrupt::test_serial();
+        let _serial = test_serial();
         let dir = tempfile::tempdir().unwrap();
         let pidfile = dir.path().join("pid");
         let mut c = spawn(

@@ -220,8 +220,7 @@ fn remove_temporaries(dir: &Path) {
 /// leaves the registry empty.
 #[cfg(test)]
 pub(crate) fn test_serial() -> std::sync::MutexGuard<'static, ()> {
-    static SERIAL: Mutex<()> = Mutex::new(());
-    let guard = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
+    let guard = crate::children::test_serial();
     run_finished();
     guard
 }

@@ -178,7 +178,7 @@ pub fn doctor(s: Session, timeout: u64, link: bool) -> Result<()> {
 /// routines for the bytecodes JOP implements in Java (docs/notes/jop-tree.md
 /// section 17); the reason it cannot is in the note printed above.
 fn routines_finding(s: Session, home: &Path, root: &Path) -> Finding {
-    if !home.join(crate::host_routines::RUNTIME_DIR).join("JVM.java").is_file() {
+    if !home.join(jopcal_host::java::RUNTIME_DIR).join("JVM.java").is_file() {
         return Finding::Skipped("the tree has no runtime JVM.java: those bytecodes are priced by constants".into());
     }
     let routed = crate::profile::prepare_host(s, root, &[])

@@ -52,7 +52,7 @@ pub fn profiler(kind: ProfilerKind, jdk: &Jdk) -> Result<Profiler> {
 
 /// ASM's jars the agent needs: the core and the tree API.
 fn asm_jars() -> Result<[PathBuf; 2]> {
-    let Some(asm) = crate::host_routines::asm_jar() else {
+    let Some(asm) = jopcal_host::java::asm_jar() else {
         bail!(
             "the instrumenting profiler rewrites classes with ASM: install Debian's libasm-java (scripts/setup does) or set JOPCAL_ASM_JAR"
         );
@@ -109,10 +109,10 @@ fn build(jdk: &Jdk, jars: &[PathBuf; 2], tmp: &Path) -> Result<()> {
         }
         argv
     };
-    crate::host_routines::compile(&javac(None), &runtime, files(0..JAVA_RUNTIME_SOURCES))
+    jopcal_host::java::compile(&javac(None), &runtime, files(0..JAVA_RUNTIME_SOURCES))
         .context("compiling the instrumenting profiler's run-time")?;
     let cp = std::env::join_paths(jars.iter().map(PathBuf::as_path).chain([runtime.as_path()]))?;
-    crate::host_routines::compile(
+    jopcal_host::java::compile(
         &javac(Some(cp)),
         &agent,
         files(JAVA_RUNTIME_SOURCES..JAVA_SOURCES.len()),

@@ -3,6 +3,7 @@
 //! cache, and the default output directory of a verb.
 
 use anyhow::{bail, Result};
+pub(crate) use jopcal_output::cached::content_hash;
 use std::path::{Path, PathBuf};
 
 /// Locates the firmware directory: `--firmware`, `$JOPCAL_FIRMWARE`, a
@@ -58,29 +59,6 @@ pub fn cache_root() -> Result<PathBuf> {
         Some(d) => Ok(d.join("jopcal")),
         None => bail!("no cache directory: set JOPCAL_CACHE, XDG_CACHE_HOME or HOME"),
     }
-}
-
-/// Builds the cache directory `dir` once: `build` writes into a private
-/// directory beside it, which is marked complete and renamed into place, so
-/// a run that fails or is killed half-way leaves nothing that looks done,
-/// and two runs that build it at once both end with a complete one.
-pub(crate) fn build_once(dir: &Path, build: impl FnOnce(&Path) -> Result<()>) -> Result<()> {
-    const COMPLETE: &str = ".complete";
-    if dir.join(COMPLETE).is_file() {
-        return Ok(());
-    }
-    let tmp = dir.with_extension(format!("tmp{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&tmp);
-    if let Err(e) = build(&tmp) {
-        let _ = std::fs::remove_dir_all(&tmp);
-        return Err(e);
-    }
-    jopcal_measure::atomic::write_atomic(&tmp.join(COMPLETE), b"")?;
-    if std::fs::rename(&tmp, dir).is_err() && !dir.join(COMPLETE).is_file() {
-        bail!("cannot move {} to {}", tmp.display(), dir.display());
-    }
-    let _ = std::fs::remove_dir_all(&tmp);
-    Ok(())
 }
 
 /// `--out` if given, else `out/<verb>-<stamp>` (a new directory per run);
@@ -491,25 +469,4 @@ pub fn workload_dir(
     } else {
         suite_dir(firmware, home, suite, progress)
     }
-}
-
-/// SHA-256 (hex) over every file below `dir`: relative path and bytes, in path order.
-pub(crate) fn content_hash(dir: &Path) -> Result<String> {
-    use sha2::{Digest, Sha256};
-    let mut files = Vec::new();
-    for e in walkdir::WalkDir::new(dir) {
-        let e = e.map_err(|e| anyhow::anyhow!("{}: {e}", dir.display()))?;
-        if !e.file_type().is_dir() {
-            files.push(e.into_path());
-        }
-    }
-    files.sort();
-    let mut h = Sha256::new();
-    for f in files {
-        h.update(f.strip_prefix(dir).unwrap_or(&f).to_string_lossy().as_bytes());
-        h.update([0]);
-        h.update(std::fs::read(&f).map_err(|e| anyhow::anyhow!("{}: {e}", f.display()))?);
-        h.update([0]);
-    }
-    Ok(h.finalize().iter().map(|b| format!("{b:02x}")).collect())
 }

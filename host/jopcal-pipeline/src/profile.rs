@@ -274,14 +274,14 @@ pub struct HostRun {
     pub launcher: Option<String>,
     /// What of the JDK the host runs the tree's versions of: JOP's own
     /// code, whatever size its linker gives their methods.
-    pub tree_library: crate::host_library::TreeLibrary,
+    pub tree_library: jopcal_host::library::TreeLibrary,
 }
 
 /// How the host runs the suite in `root` (built in `setup`). For a tree's
 /// suite (`tree_suite`): with the tree's versions of the JDK classes
-/// `host_library` in jopcal.toml names ([`crate::host_library`]), and with
+/// `host_library` in jopcal.toml names ([`jopcal_host::library`]), and with
 /// the bytecodes JOP implements as Java routines routed through the tree's
-/// own routines ([`crate::host_routines`]) where that can be done (a note
+/// own routines ([`jopcal_host::routines`]) where that can be done (a note
 /// says why not). The built-in suite: its classes as built.
 pub fn tree_host_run(s: Session, root: &Path, setup: &HostSetup, tree_suite: bool) -> Result<HostRun> {
     let plain = HostRun {
@@ -301,18 +301,20 @@ pub fn tree_host_run(s: Session, root: &Path, setup: &HostSetup, tree_suite: boo
     let compiler = jopcal_workloads::build::Compiler::of(&host_javac, &setup.jdk, encoding)?;
     // The tree's JDK classes are compiled as the suite is, by the tree's
     // compiler where jopcal.toml names one (JOP links what it compiles).
-    let how_library = crate::host_library::How {
-        stubs: &root.join(crate::host_routines::STAND_INS),
+    let cache = locate::cache_root()?;
+    let how_library = jopcal_host::library::How {
+        stubs: &root.join(jopcal_host::java::STAND_INS),
         compiler: (!host_javac.is_empty()).then_some(&compiler),
         encoding,
+        cache: &cache,
     };
     // Not named: the default classes the tree has, and where they cannot
     // run on the host, the host's own with a note.
     let (classes, named) = match named {
         Some(classes) => (classes, true),
-        None => (crate::host_library::default_classes(&home), false),
+        None => (jopcal_host::library::default_classes(&home), false),
     };
-    let library = match crate::host_library::library_dir(&home, &classes, &how_library, &|m| s.say(m)) {
+    let library = match jopcal_host::library::library_dir(&home, &classes, &how_library, &|m| s.say(m)) {
         Ok(dir) => dir,
         Err(e) if !named => {
             s.say(&format!(
@@ -323,12 +325,12 @@ pub fn tree_host_run(s: Session, root: &Path, setup: &HostSetup, tree_suite: boo
         Err(e) => return Err(e),
     };
     // The classes the host runs the tree's versions of.
-    let mut tree_library = crate::host_library::TreeLibrary {
+    let mut tree_library = jopcal_host::library::TreeLibrary {
         classes: if library.is_some() { classes } else { Vec::new() },
         merged: Vec::new(),
     };
     // The rest of the tree's library, under names of its own.
-    let shadow = match crate::host_shadow::shadow(&home, root, &compiler, library.as_deref(), &|m| s.say(m)) {
+    let shadow = match jopcal_host::shadow::shadow(&home, root, &compiler, library.as_deref(), &cache, &|m| s.say(m)) {
         Ok(shadow) => Some(shadow),
         Err(e) => {
             s.say(&format!(
@@ -337,16 +339,17 @@ pub fn tree_host_run(s: Session, root: &Path, setup: &HostSetup, tree_suite: boo
             None
         }
     };
-    let routed = |shadow: Option<&crate::host_shadow::Shadowed>| {
-        let how = crate::host_routines::Suite {
+    let routed = |shadow: Option<&jopcal_host::shadow::Shadowed>| {
+        let how = jopcal_host::routines::Suite {
             root,
             classes: &setup.built.classes,
             program: shadow.map(|sh| sh.program.as_path()),
             library: shadow.map_or(library.as_deref(), |sh| Some(sh.library.as_path())),
             compiler: &compiler,
             encoding,
+            cache: &cache,
         };
-        crate::host_routines::route(&home, &how, &|m| s.say(m))
+        jopcal_host::routines::route(&home, &how, &|m| s.say(m))
     };
     // The shadow runs only through jopcal's launcher, which the routed run has.
     let (routed, shadow) = match shadow {
@@ -368,13 +371,13 @@ pub fn tree_host_run(s: Session, root: &Path, setup: &HostSetup, tree_suite: boo
                 r.jvm_args.extend(shadow.map(|sh| sh.init_option()));
                 r.jvm_args
             },
-            launcher: Some(crate::host_routines::SERIAL_MAIN.to_string()),
+            launcher: Some(jopcal_host::routines::SERIAL_MAIN.to_string()),
             tree_library,
         },
         None => HostRun {
             classpath: plain.classpath,
             jvm_args: match library {
-                Some(dir) => crate::host_library::jvm_args(&dir)?,
+                Some(dir) => jopcal_host::library::jvm_args(&dir)?,
                 None => Vec::new(),
             },
             launcher: None,

@@ -167,7 +167,7 @@ fn warn_of_other_outputs(s: Session, out: &Path, rows: &[measurements::Measureme
 fn library_calls(
     p: &jopcal_profile::Profile,
     sizes: &jopcal_jop::sizes::MethodSizes,
-    tree_library: &crate::host_library::TreeLibrary,
+    tree_library: &jopcal_host::library::TreeLibrary,
 ) -> Vec<String> {
     let serial = p.methods.iter().any(jopcal_profile::routed::is_serial_write);
     let printing = if serial {
@@ -181,7 +181,7 @@ fn library_calls(
         .map(|m| {
             let q = m.qualified();
             let jdk = ["java.", "javax.", "jdk.", "sun."].iter().any(|pre| q.starts_with(pre))
-                && !crate::host_library::runs_trees(m, tree_library);
+                && !jopcal_host::library::runs_trees(m, tree_library);
             // A call of Native is one of JOP's own bytecodes, priced as such;
             // System.arraycopy is priced by the elements it copies.
             let jop_bytecode = m.class == jopcal_timing::estimate::JOP_NATIVE_CLASS;
@@ -223,7 +223,7 @@ pub(crate) fn use_image_sizes(
     s: Session,
     out: &Path,
     profiled: &mut ProfiledSet,
-    tree_library: &crate::host_library::TreeLibrary,
+    tree_library: &jopcal_host::library::TreeLibrary,
 ) -> Result<Vec<String>> {
     let host_dir = profiled.dir.join("host-sizes");
     let mut library = std::collections::BTreeSet::new();

@@ -292,7 +292,7 @@ pub fn regress_versions(s: Session, o: &VersionsOptions) -> Result<Compared> {
         benches.push(BenchChange {
             benchmark: d.benchmark.clone(),
             measured: [d.baseline, d.candidate],
-            by_op,
+            by_op: by_op.map_err(jopcal_report::error::NotTakenApart),
         });
     }
 

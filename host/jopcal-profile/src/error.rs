@@ -1,6 +1,6 @@
 //! Why a profile is malformed, or the agent's option string cannot be read.
 
-pub use crate::format::ProfileError;
+use std::path::PathBuf;
 
 /// Why a decoded profile is not a consistent call tree.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -137,4 +137,19 @@ pub enum OptionsError {
     /// A region the agent does not know.
     #[error("unknown region `{0}` (harness, main or method)")]
     UnknownRegion(String),
+}
+
+/// Why a `.jopprof` file or a directory of them could not be read.
+#[derive(Debug, thiserror::Error)]
+pub enum ProfileError {
+    #[error("{path}: {source}")]
+    Io { path: PathBuf, source: std::io::Error },
+    #[error("{path}: byte {offset}: {message}")]
+    Corrupt {
+        path: PathBuf,
+        offset: usize,
+        message: String,
+    },
+    #[error("{0}: no .jopprof profiles in this directory")]
+    Empty(PathBuf),
 }

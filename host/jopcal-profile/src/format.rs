@@ -56,6 +56,7 @@
 //! Nothing may follow the events. A reader rejects a newer version, and any
 //! truncation or inconsistency, naming the byte offset.
 
+pub use crate::error::ProfileError;
 use crate::model::{Event, FieldKind, MethodInfo, Node, Profile};
 use jopcal_classfile::opcode::mnemonic;
 use serde_json::{json, Map, Value};
@@ -67,20 +68,6 @@ pub const FORMAT_VERSION: u64 = 10;
 pub const OLDEST_VERSION: u64 = 2;
 /// File extension of binary profiles.
 pub const EXTENSION: &str = "jopprof";
-
-#[derive(Debug, thiserror::Error)]
-pub enum ProfileError {
-    #[error("{path}: {source}")]
-    Io { path: PathBuf, source: std::io::Error },
-    #[error("{path}: byte {offset}: {message}")]
-    Corrupt {
-        path: PathBuf,
-        offset: usize,
-        message: String,
-    },
-    #[error("{0}: no .jopprof profiles in this directory")]
-    Empty(PathBuf),
-}
 
 fn put(out: &mut Vec<u8>, mut v: u64) {
     loop {

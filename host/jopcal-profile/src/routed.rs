@@ -53,7 +53,7 @@ pub fn is_clock_named(method: &str) -> bool {
 /// `System.arraycopy`, which JOP runs as a Java loop of its runtime over the
 /// elements (`Native.rdMem`/`wrMem`), the host as a native. Where the host
 /// runs a tree's library, jopcal's stand-in of it (merged into the JDK's
-/// `System` beside the clock, `jopcal_pipeline::host_library`) copies with
+/// `System` beside the clock, `jopcal_host::library`) copies with
 /// the JDK's and then runs one `iinc` per element, so that the profile's
 /// count of the stand-in's `iinc` is the elements copied
 /// ([`copied_elements`]); the timing model prices the call as a whole by
@@ -322,7 +322,7 @@ fn is_shadow_bridge(m: &crate::MethodInfo) -> bool {
 }
 
 /// Rewrites a profile of a run with the tree's library under shadow names
-/// (jopcal_pipeline::host_shadow) into what JOP runs: the conversions
+/// (`jopcal_host::shadow`) into what JOP runs: the conversions
 /// and the host's stack-trace filling ([`HOST_FILL`]) vanish with
 /// everything they called (and their `invokestatic` from the caller), a
 /// bridge gives its place to the method it calls, and the classes and

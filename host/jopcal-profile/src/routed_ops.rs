@@ -1,7 +1,7 @@
 //! Which bytecodes a host profile routes through the tree's runtime
 //! routines ([`ROUTABLE`]) or observes the operands of ([`OBSERVED`],
 //! monitors, `lookupswitch`): the tables both the profile's reader
-//! ([`crate::model`]) and its splicing ([`crate::routed`]) go by.
+//! (the `model` module) and its splicing (the `routed` module) go by.
 
 /// The bridge class jopcal generates (internal name).
 pub const BRIDGE_CLASS: &str = "jopcal/host/JopBytecodes";

@@ -177,3 +177,15 @@ pub enum PlotError {
         source: RasterError,
     },
 }
+
+/// A `--fail-on` value that is not one of the three.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("`{0}`: expected slower, faster or any")]
+pub struct UnknownFailOn(pub String);
+
+/// Why a benchmark's change was not taken apart by bytecode (a side's
+/// virtual board could not be set up, or could not find the timed region):
+/// the reason as `regress.md` shows it.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct NotTakenApart(pub String);

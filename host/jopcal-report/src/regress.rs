@@ -2,7 +2,7 @@
 //! cache configurations): per-benchmark cycle deltas, a verdict against a
 //! threshold, and JUnit XML with the raw logs attached for CI systems.
 
-use crate::error::RegressError;
+use crate::error::{RegressError, UnknownFailOn};
 use jopcal_measure::Measurement;
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -20,13 +20,13 @@ pub enum FailOn {
 }
 
 impl std::str::FromStr for FailOn {
-    type Err = String;
-    fn from_str(s: &str) -> Result<FailOn, String> {
+    type Err = UnknownFailOn;
+    fn from_str(s: &str) -> Result<FailOn, UnknownFailOn> {
         match s {
             "slower" => Ok(FailOn::Slower),
             "faster" => Ok(FailOn::Faster),
             "any" => Ok(FailOn::Any),
-            _ => Err(format!("`{s}`: expected slower, faster or any")),
+            _ => Err(UnknownFailOn(s.to_string())),
         }
     }
 }

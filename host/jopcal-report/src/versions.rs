@@ -53,7 +53,7 @@ pub struct BenchChange {
     pub measured: [f64; 2],
     /// Per opcode, the timed region on each side's virtual board (an error
     /// saying why where a side's board could not take the region apart).
-    pub by_op: Result<Box<[OpRegion; 256]>, String>,
+    pub by_op: Result<Box<[OpRegion; 256]>, crate::error::NotTakenApart>,
 }
 
 impl BenchChange {

@@ -1,5 +1,5 @@
-//! A board on a serial port or TCP (and, through [`crate::emu`] and
-//! [`crate::verilator`], the virtual board and the bench, which speak the
+//! A board on a serial port or TCP (and, through the `emu` and
+//! `verilator` modules, the virtual board and the bench, which speak the
 //! same line). Each image is downloaded, its result lines are captured and
 //! stored as they arrive, and the raw bytes of every attempt are kept in
 //! `logs/`.

@@ -1,5 +1,5 @@
 //! Facts read from a Java source file's text, shared by the tree's
-//! harnesses ([`crate::tree`]) and its applications ([`crate::apps`]).
+//! harnesses (the `tree` module) and its applications (the `apps` module).
 
 /// The package a Java source declares, if any.
 pub(crate) fn package_of(text: &str) -> Option<String> {

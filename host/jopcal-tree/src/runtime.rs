@@ -1,7 +1,7 @@
 //! The tree's runtime as its source has it: the Java routines JOP runs
 //! for bytecodes its microcode does not implement (`f_<bytecode>` methods of
 //! `com.jopdesign.sys.JVM`), read from `JVM.java` so that a host profile can
-//! run them (`jopcal_pipeline::host_routines`), and the clock of its
+//! run them (`jopcal_host::routines`), and the clock of its
 //! `java.lang.System` ([`clock_methods`]).
 
 use jopcal_profile::routed::{Routable, CLOCK_METHODS, ROUTABLE};

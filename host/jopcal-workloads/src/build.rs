@@ -5,6 +5,7 @@
 //! is never recompiled; a half-built cache entry is never used (it is built in
 //! a temporary directory and renamed into place).
 
+pub use crate::error::BuildError;
 use crate::jdk::Jdk;
 use jopcal_measure::children::InGroup;
 use sha2::{Digest, Sha256};
@@ -30,18 +31,6 @@ pub struct BuiltSuite {
     pub cached: bool,
     /// The compiler that made them (its command and version line).
     pub compiler: String,
-}
-
-#[derive(Debug, thiserror::Error)]
-pub enum BuildError {
-    #[error("{path}: {source}")]
-    Io { path: PathBuf, source: std::io::Error },
-    #[error("no Java sources under {0}")]
-    NoSources(PathBuf),
-    #[error("javac failed ({errors} error(s)); first: {first}")]
-    Javac { errors: usize, first: String },
-    #[error("the suite's compiler `{program}` does not run: {message} (set `host_javac` in jopcal.toml to a compiler that takes javac's options, or remove it)")]
-    Compiler { program: String, message: String },
 }
 
 /// The compiler a suite is built with: its command line up to `-d` (the

@@ -2,6 +2,7 @@
 //! timeout, both output streams captured in full, and the verdict on a
 //! workload's output (its results, or why the run cannot be trusted).
 
+pub use crate::error::WorkloadFailure;
 use crate::jdk::Jdk;
 use jopcal_measure::children::InGroup;
 use jopcal_measure::transcript::{scan, Ending};
@@ -115,25 +116,6 @@ pub struct Reported {
     pub bench: String,
     pub iterations: u64,
     pub cycles: u64,
-}
-
-/// Why a workload's output was not accepted.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum WorkloadFailure {
-    #[error("malformed result line: stdout {0}")]
-    Malformed(String),
-    #[error("the workload reported an error: {0}")]
-    SelfCheck(String),
-    #[error("no '@jopcal done' within {0} s (killed)")]
-    Timeout(u64),
-    #[error("java exited with status {0}{1}")]
-    Exit(i32, String),
-    #[error("java was killed by a signal")]
-    Signal,
-    #[error("output ended without '@jopcal done'")]
-    NoDone,
-    #[error("no '@jopcal result' line for {0}")]
-    NoResult(String),
 }
 
 /// Judges a finished run of workload `bench`: its results, or the reason to reject it.

@@ -1,6 +1,7 @@
 //! Finding the JDK: `$JAVA_HOME/bin` first, then `PATH`. A missing JDK is one
 //! line that says what to install.
 
+pub use crate::error::JdkError;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -11,16 +12,6 @@ pub struct Jdk {
     pub javac: PathBuf,
     /// e.g. `javac 17.0.15`.
     pub version: String,
-}
-
-#[derive(Debug, thiserror::Error)]
-pub enum JdkError {
-    #[error("no JDK found ({0}): install one with `apt-get install default-jdk-headless` (or run scripts/setup), or set JAVA_HOME")]
-    Missing(String),
-    #[error("{javac} does not run: {message}")]
-    Broken { javac: PathBuf, message: String },
-    #[error("{version} is too old: javac 9 or newer is needed for --release 8")]
-    TooOld { version: String },
 }
 
 fn on_path(name: &str) -> Option<PathBuf> {

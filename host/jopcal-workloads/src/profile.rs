@@ -6,6 +6,7 @@
 //! that was written is always kept, even when the run failed; it is then
 //! marked incomplete and the failure says why.
 
+pub use crate::error::ProfileFailure;
 use crate::host::{run_java, Captured, JavaRun};
 use crate::jdk::Jdk;
 use jopcal_measure::atomic;
@@ -144,34 +145,6 @@ pub struct ProfileRequest {
     /// A launcher class the JVM starts instead, with `main` as its first
     /// argument (a tree suite's host run: jopcal's serial line stand-in).
     pub launcher: Option<String>,
-}
-
-/// Why profiling failed. `kept` is the path of a profile that was still
-/// written (marked incomplete), if any.
-#[derive(Debug, thiserror::Error)]
-pub enum ProfileFailure {
-    #[error("class path entry {0} does not exist")]
-    MissingClasspath(PathBuf),
-    #[error("main class {0} was not found on the class path")]
-    NoMainClass(String),
-    #[error("the JVM refused the profiler agent {agent}: {line}")]
-    AgentRefused { agent: PathBuf, line: String },
-    #[error("cannot start java: {0}")]
-    Spawn(std::io::Error),
-    #[error("{why}{}", kept_note(.kept))]
-    Run { why: String, kept: Option<PathBuf> },
-    #[error("{0}")]
-    Unreadable(jopcal_profile::ProfileError),
-}
-
-fn kept_note(kept: &Option<PathBuf>) -> String {
-    match kept {
-        Some(p) => format!(
-            "; the profile up to that point is in {} (marked incomplete)",
-            p.display()
-        ),
-        None => "; no profile was written".to_string(),
-    }
 }
 
 /// The `-agentpath:` argument for `req`.

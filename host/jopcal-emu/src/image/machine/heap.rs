@@ -93,10 +93,11 @@ pub fn heap_at_region_start(reads: &[HeapRead], measured: u64) -> Option<HeapRea
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
-    fn read(counter: u32, free_words: u32) -> HeapRead {
+    /// A read of `free_words` at `counter` (the other fields fixed).
+    pub(crate) fn read(counter: u32, free_words: u32) -> HeapRead {
         HeapRead {
             counter,
             free_words,
@@ -112,20 +113,6 @@ mod tests {
         assert_eq!(heap_at_region_start(&reads, 1000), Some(reads[1]));
         assert_eq!(heap_at_region_start(&reads, 50), Some(reads[2]), "the latest pair");
         assert_eq!(heap_at_region_start(&reads, 7), None);
-    }
-
-    #[test]
-    fn heap_reads_are_written_and_read_back_and_a_bad_line_is_named() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("B.heap.txt");
-        let reads = [read(100, 90), read(150, 80)];
-        crate::board::write_heap_reads(&reads, &path).unwrap();
-        let text = std::fs::read_to_string(&path).unwrap();
-        assert_eq!(crate::board::parse_heap_reads(&text).unwrap(), reads);
-        let e = crate::board::parse_heap_reads("1 2 3 4 5\n1 2 x 4 5\n").unwrap_err();
-        assert_eq!(e.line, 2);
-        let e = crate::board::parse_heap_reads("1 2 3\n").unwrap_err();
-        assert_eq!(e.to_string(), "line 1: expected 5 numbers, found 3");
     }
 
     #[test]

@@ -15,7 +15,7 @@
 mod calls;
 mod code;
 mod fast;
-mod heap;
+pub(crate) mod heap;
 mod interp;
 mod memo;
 mod memory;

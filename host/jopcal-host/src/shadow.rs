@@ -16,14 +16,15 @@
 //! prefix (`jopcal_profile::routed::splice`): it reads as the tree's classes
 //! JOP runs. Kept as the JDK's: `Object`, `Class`, the exceptions, threads,
 //! and `System`, `Math` and `Random`, whose tree versions the host library
-//! ([`crate::host_library`]) brings; `System.out` is the tree's, read from
+//! (the `library` module) brings; `System.out` is the tree's, read from
 //! a shadow of the tree's `System`, and prints through jopcal's serial line.
 //!
 //! Everything is cached by the hash of its inputs. A program or tree the
 //! shadow cannot carry runs with the JDK's library, with a note saying why.
 
-use crate::locate;
+use crate::java;
 use anyhow::{anyhow, bail, Context, Result};
+use jopcal_output::cached::{build_once, content_hash};
 use jopcal_tree::copies::CONFIG_SOURCE;
 use sha2::{Digest, Sha256};
 use std::path::{Path, PathBuf};
@@ -88,10 +89,11 @@ pub fn shadow(
     root: &Path,
     compiler: &jopcal_workloads::build::Compiler,
     library: Option<&Path>,
+    cache: &Path,
     say: &dyn Fn(&str),
 ) -> Result<Shadowed> {
-    let Some(asm) = crate::host_routines::asm_jar() else {
-        bail!("no ASM (JOPCAL_ASM_JAR, else {})", crate::host_routines::DEBIAN_ASM);
+    let Some(asm) = java::asm_jar() else {
+        bail!("no ASM (JOPCAL_ASM_JAR, else {})", java::DEBIAN_ASM);
     };
     let Some(commons) = commons_jar(&asm) else {
         bail!(
@@ -106,7 +108,7 @@ pub fn shadow(
         .chain(manifest.sourcepath.iter().cloned())
         .chain(TREE_ROOTS.iter().map(|r| home.join(r)).filter(|r| r.is_dir()))
         .collect();
-    let config = tree_config(home, &locate::cache_root()?)?;
+    let config = tree_config(home, cache)?;
     roots.extend(config.clone());
     // The workloads' main classes, and what they reach through the source
     // path, as the tree's build compiles one image (a file of the user's
@@ -132,14 +134,14 @@ pub fn shadow(
     h.update(asm.to_string_lossy().as_bytes());
     for r in &roots {
         h.update(r.to_string_lossy().as_bytes());
-        h.update(locate::content_hash(r)?.as_bytes());
+        h.update(content_hash(r)?.as_bytes());
     }
     if let Some(l) = library {
-        h.update(locate::content_hash(l)?.as_bytes());
+        h.update(content_hash(l)?.as_bytes());
     }
     let key: String = h.finalize().iter().take(8).map(|b| format!("{b:02x}")).collect();
-    let dir = locate::cache_root()?.join("host-shadow").join(key);
-    locate::build_once(&dir, |tmp| {
+    let dir = cache.join("host-shadow").join(key);
+    build_once(&dir, |tmp| {
         build(
             tmp,
             &Build {
@@ -204,7 +206,7 @@ fn tree_config(home: &Path, cache: &Path) -> Result<Option<PathBuf>> {
     h.update(std::fs::read(&makefile).with_context(|| format!("reading {}", makefile.display()))?);
     let key: String = h.finalize().iter().take(8).map(|b| format!("{b:02x}")).collect();
     let dir = cache.join("tree-config").join(key);
-    locate::build_once(&dir, |tmp| {
+    build_once(&dir, |tmp| {
         let made = tmp.join("src/common").join(CONFIG_IN_ROOT);
         std::fs::create_dir_all(made.parent().unwrap_or(tmp))?;
         let o = std::process::Command::new("make")
@@ -282,8 +284,7 @@ fn build(tmp: &Path, b: &Build) -> Result<()> {
             .into_owned(),
     );
     let files = b.sources.iter().cloned().chain(b.concatenation.clone());
-    crate::host_routines::compile(&argv, &compiled, files)
-        .context("compiling the program against the tree's library")?;
+    java::compile(&argv, &compiled, files).context("compiling the program against the tree's library")?;
     let source = tool.join("ShadowLibrary.java");
     std::fs::write(&source, SHADOW_SOURCE)?;
     let cp = std::env::join_paths([b.asm, b.commons])?;
@@ -293,16 +294,16 @@ fn build(tmp: &Path, b: &Build) -> Result<()> {
         "-cp".into(),
         cp.to_string_lossy().into_owned(),
     ];
-    crate::host_routines::compile(&javac, &tool, [source])
+    java::compile(&javac, &tool, [source])
         .with_context(|| format!("compiling jopcal's ShadowLibrary against {}", b.asm.display()))?;
     let program = tmp.join("program");
     let library = tmp.join("library");
     let cp = std::env::join_paths([b.asm, b.commons, &tool])?;
     let args = [&compiled, &program, &library].map(|p| p.clone().into_os_string());
-    crate::host_routines::run_tool(b.jdk, &cp, "jopcal.tools.ShadowLibrary", &args)?
+    java::run_tool(b.jdk, &cp, "jopcal.tools.ShadowLibrary", &args)?
         .map_err(|line| anyhow!("{}", line.as_deref().unwrap_or("ShadowLibrary failed")))?;
     if let Some(l) = b.library {
-        crate::host_routines::copy_tree(l, &library)?;
+        java::copy_tree(l, &library)?;
         let _ = std::fs::remove_file(library.join(".complete"));
     }
     let _ = std::fs::remove_dir_all(&compiled);

@@ -24,24 +24,17 @@
 //! host's instructions and the table prices them by constants, as before;
 //! a note says why.
 
-use crate::locate;
+use crate::java::{
+    asm_jar, compile, copy_sources, copy_tree, patch, run_tool, DEBIAN_ASM, MERGED_LIST, NOT_FROM_THE_TREE, RUNTIME_DIR,
+};
 use anyhow::{bail, Context, Result};
-use jopcal_measure::atomic;
-use jopcal_measure::children::InGroup;
+use jopcal_output::atomic;
+use jopcal_output::cached::content_hash;
 use jopcal_profile::routed::{BRIDGE_CLASS, OBSERVED};
 use jopcal_tree::runtime::{find_routines, Routine};
 use sha2::{Digest, Sha256};
 use std::path::{Path, PathBuf};
 
-/// Where the tree keeps its runtime (its `JVM.java` and the software float).
-pub const RUNTIME_DIR: &str = "java/target/src/common/com/jopdesign/sys";
-/// The runtime's classes the routines are not compiled with: the generated
-/// runtime class and JVMHelp stand in for the first two, and the suite's
-/// host stand-in for Native (the tree's declares JOP's native methods and
-/// needs the whole runtime).
-pub(crate) const NOT_FROM_THE_TREE: [&str; 3] = ["JVM.java", "JVMHelp.java", "Native.java"];
-/// Where a suite keeps its host stand-ins of the runtime package.
-pub(crate) const STAND_INS: &str = "host-stubs/com/jopdesign/sys";
 /// Where a suite keeps its host stand-in of Native.
 const NATIVE_STAND_IN: &str = "host-stubs/com/jopdesign/sys/Native.java";
 /// Compiled for the routines and dropped: the suite's class of each is the
@@ -57,8 +50,6 @@ const SERIAL_MAIN_SOURCE: &str = include_str!("../java/SerialMain.java");
 /// The launcher's class, dotted: a routed host run starts it with the
 /// program's main class as its first argument.
 pub const SERIAL_MAIN: &str = "jopcal.host.SerialMain";
-/// Where Debian's `libasm-java` puts ASM.
-pub(crate) const DEBIAN_ASM: &str = "/usr/share/java/asm.jar";
 /// The bridge's package, dotted.
 const BRIDGE_PACKAGE: &str = "jopcal.host";
 
@@ -81,7 +72,7 @@ pub struct Suite<'a> {
     /// Its host class files.
     pub classes: &'a Path,
     /// Class files that take the place of some of `classes`: the program
-    /// compiled against the tree's library ([`crate::host_shadow`]).
+    /// compiled against the tree's library (the `shadow` module).
     pub program: Option<&'a Path>,
     /// The tree's JDK classes the host runs in `java.base` (`host_library`),
     /// routed as well: then the routines, the bridge and the suite's
@@ -92,6 +83,8 @@ pub struct Suite<'a> {
     /// are the bytecodes the tree's own build makes).
     pub compiler: &'a jopcal_workloads::build::Compiler,
     pub encoding: jopcal_workloads::SourceEncoding,
+    /// jopcal's cache: the routed classes are built once into a directory of it.
+    pub cache: &'a Path,
 }
 
 fn java_type(code: char) -> &'static str {
@@ -188,7 +181,7 @@ fn runtime_source(routines: &[Routine]) -> String {
 /// A stand-in for the runtime's "not implemented" report, which a routine
 /// calls only where the tree's configuration leaves the bytecode out, and
 /// for its character output, through which the tree's `System.out` prints
-/// where the host runs the tree's library ([`crate::host_shadow`]): each
+/// where the host runs the tree's library (the `shadow` module): each
 /// character goes to jopcal's serial line, priced as the UART's.
 const JVMHELP_SOURCE: &str = "package com.jopdesign.sys;\n\n/** jopcal's host stand-in. */\npublic final class JVMHelp {\n    private JVMHelp() {\n    }\n\n    public static void noim() {\n        throw new Error(\"the JOP tree's runtime does not implement this bytecode\");\n    }\n\n    public static void wr(int c) {\n        jopcal.host.SerialLine.put(c);\n    }\n}\n";
 
@@ -205,14 +198,6 @@ fn generated_sources(routines: &[Routine]) -> Vec<(String, String)> {
     ]
 }
 
-/// ASM's jar: `JOPCAL_ASM_JAR`, else Debian's.
-pub(crate) fn asm_jar() -> Option<PathBuf> {
-    let jar = std::env::var_os("JOPCAL_ASM_JAR")
-        .filter(|v| !v.is_empty())
-        .map_or_else(|| PathBuf::from(DEBIAN_ASM), PathBuf::from);
-    jar.is_file().then_some(jar)
-}
-
 /// Routes the host classes of `suite` through the tree's routines (see the
 /// module doc): how to run them, or `None` (with a note through `say`)
 /// when the tree or the machine cannot.
@@ -224,6 +209,7 @@ pub fn route(home: &Path, suite: &Suite, say: &dyn Fn(&str)) -> Result<Option<Ro
         library,
         compiler,
         encoding,
+        cache,
     } = *suite;
     let runtime = home.join(RUNTIME_DIR);
     let Ok(jvm_java) = std::fs::read(runtime.join("JVM.java")) else {
@@ -262,10 +248,10 @@ pub fn route(home: &Path, suite: &Suite, say: &dyn Fn(&str)) -> Result<Option<Ro
     }
     for dir in [runtime.as_path(), classes].into_iter().chain(program).chain(library) {
         h.update(dir.to_string_lossy().as_bytes());
-        h.update(locate::content_hash(dir)?.as_bytes());
+        h.update(content_hash(dir)?.as_bytes());
     }
     let key: String = h.finalize().iter().take(8).map(|b| format!("{b:02x}")).collect();
-    let dir = locate::cache_root()?.join("host-routines").join(key);
+    let dir = cache.join("host-routines").join(key);
     let mnemonics: Vec<&'static str> = routines.iter().map(|r| r.bytecode.mnemonic).collect();
     let routed = match library {
         None => Routed {
@@ -453,96 +439,6 @@ fn build(
     let _ = std::fs::remove_dir_all(&tool);
     Ok(String::from_utf8_lossy(&out).trim().to_string())
 }
-
-/// Runs jopcal's Java tool `class` (on the class path `cp`, with ASM) with
-/// `args`: its standard output, or the first line it wrote to standard
-/// error (`None` when it wrote none) when it failed.
-pub(crate) fn run_tool(
-    jdk: &jopcal_workloads::Jdk,
-    cp: &std::ffi::OsStr,
-    class: &str,
-    args: &[std::ffi::OsString],
-) -> Result<std::result::Result<Vec<u8>, Option<String>>> {
-    let o = std::process::Command::new(&jdk.java)
-        .arg("-cp")
-        .arg(cp)
-        .arg(class)
-        .args(args)
-        .output_in_group()
-        .with_context(|| format!("running {}", jdk.java.display()))?;
-    Ok(if o.status.success() {
-        Ok(o.stdout)
-    } else {
-        let text = String::from_utf8_lossy(&o.stderr);
-        Err(text.lines().find(|l| !l.trim().is_empty()).map(str::to_string))
-    })
-}
-
-/// Runs the compiler `argv` (its command line up to `-d`) on `files`.
-pub(crate) fn compile(argv: &[String], out: &Path, files: impl IntoIterator<Item = PathBuf>) -> Result<()> {
-    let o = std::process::Command::new(&argv[0])
-        .args(&argv[1..])
-        .arg("-d")
-        .arg(out)
-        .args(files)
-        .output()
-        .with_context(|| format!("running {}", argv[0]))?;
-    if !o.status.success() {
-        let text = String::from_utf8_lossy(&o.stderr) + String::from_utf8_lossy(&o.stdout);
-        if let Some(first) = jopcal_workloads::build::ecj_errors(&text).first() {
-            bail!("{first}");
-        }
-        let mut lines = text.lines().skip_while(|l| !l.contains("error"));
-        let first = lines.next().unwrap_or("failed").trim();
-        // javac names what it could not find on a line of its own.
-        let symbol = lines.take(4).find(|l| l.trim_start().starts_with("symbol:"));
-        bail!(
-            "javac: {first}{}",
-            symbol.map(|s| format!(" ({})", s.trim())).unwrap_or_default()
-        );
-    }
-    Ok(())
-}
-
-/// Copies the Java sources in `from` whose file name `keep` accepts into `to`.
-pub(crate) fn copy_sources(from: &Path, to: &Path, keep: impl Fn(&str) -> bool) -> Result<()> {
-    for e in std::fs::read_dir(from).with_context(|| format!("reading {}", from.display()))? {
-        let p = e?.path();
-        let name = p.file_name().and_then(|n| n.to_str()).unwrap_or_default();
-        if name.ends_with(".java") && keep(name) {
-            std::fs::copy(&p, to.join(name)).with_context(|| format!("copying {}", p.display()))?;
-        }
-    }
-    Ok(())
-}
-
-pub(crate) fn copy_tree(from: &Path, to: &Path) -> Result<()> {
-    for e in walkdir::WalkDir::new(from) {
-        let e = e.with_context(|| format!("reading {}", from.display()))?;
-        let target = to.join(e.path().strip_prefix(from).unwrap_or(e.path()));
-        if e.file_type().is_dir() {
-            std::fs::create_dir_all(&target)?;
-        } else if e.file_type().is_file() {
-            std::fs::copy(e.path(), &target).with_context(|| format!("copying {}", e.path().display()))?;
-        }
-    }
-    Ok(())
-}
-
-/// The options that add `dirs` to `java.base`.
-pub fn patch(dirs: &[&Path]) -> Result<Vec<String>> {
-    let joined = std::env::join_paths(dirs)
-        .map_err(|e| anyhow::anyhow!("the JVM's --patch-module cannot name {dirs:?}: {e}"))?;
-    Ok(vec![
-        "--patch-module".to_string(),
-        format!("java.base={}", joined.to_string_lossy()),
-    ])
-}
-
-/// In a library directory (`host_library`): the tree's methods merged into
-/// a JDK class, one "OWNER NAME DESCRIPTOR" a line (what `RouteBytecodes
-/// --methods` reads).
-pub const MERGED_LIST: &str = "merged.txt";
 
 #[cfg(test)]
 mod tests {

@@ -8,10 +8,11 @@
 //! static methods (`java.lang.Math`) keeps the JDK's methods beside the
 //! tree's, which the program's calls reach through the bytecode router.
 
-use crate::locate;
+use crate::java;
 use anyhow::{anyhow, bail, Context, Result};
-use jopcal_measure::atomic;
-use jopcal_measure::children::InGroup;
+use jopcal_output::atomic;
+use jopcal_output::cached::{build_once, content_hash};
+use jopcal_output::children::InGroup;
 use jopcal_profile::routed::TREE_METHOD_PREFIX;
 use sha2::{Digest, Sha256};
 use std::path::{Path, PathBuf};
@@ -45,7 +46,7 @@ pub struct TreeLibrary {
     /// Methods run inside the JDK's own classes: `Throwable`'s constructors
     /// and `fillInStackTrace`, exception classes' constructors (qualified,
     /// `java.lang.ArrayIndexOutOfBoundsException.<init>(I)V`;
-    /// `host_shadow::TREE_METHODS_LIST`).
+    /// `shadow::TREE_METHODS_LIST`).
     pub merged: Vec<String>,
 }
 
@@ -69,7 +70,7 @@ pub fn runs_trees(m: &jopcal_profile::MethodInfo, tree_library: &TreeLibrary) ->
 /// runtime package along (its `Math` calls `Cordic`), the suite's classes
 /// reach that package in `java.base`, not their own copy.
 pub fn jvm_args(dir: &Path) -> Result<Vec<String>> {
-    let mut args = crate::host_routines::patch(&[dir])?;
+    let mut args = java::patch(&[dir])?;
     if dir.join(RUNTIME_PACKAGE).is_dir() {
         args.extend([
             "--add-exports".to_string(),
@@ -99,6 +100,8 @@ pub struct How<'a> {
     /// `java.base` class only as part of that module.
     pub compiler: Option<&'a jopcal_workloads::build::Compiler>,
     pub encoding: jopcal_workloads::SourceEncoding,
+    /// jopcal's cache: the library is built once into a directory of it.
+    pub cache: &'a Path,
 }
 
 /// The directory of the tree's versions of `classes` (dotted names of
@@ -113,12 +116,13 @@ pub struct How<'a> {
 /// JDK's whole; into a JDK class of static methods (`java.lang.Math`,
 /// which the JDK's own code calls for methods the tree's lacks) the tree's
 /// methods are merged under [`TREE_METHOD_PREFIX`], listed in
-/// [`crate::host_routines::MERGED_LIST`] for the bytecode router to point the program's calls at.
+/// [`java::MERGED_LIST`] for the bytecode router to point the program's calls at.
 pub fn library_dir(home: &Path, classes: &[String], how: &How, say: &dyn Fn(&str)) -> Result<Option<PathBuf>> {
     let How {
         stubs,
         compiler,
         encoding,
+        cache,
     } = *how;
     if classes.is_empty() {
         return Ok(None);
@@ -143,14 +147,14 @@ pub fn library_dir(home: &Path, classes: &[String], how: &How, say: &dyn Fn(&str
         };
         sources.push((class.clone(), rel, file));
     }
-    let Some(asm) = crate::host_routines::asm_jar() else {
+    let Some(asm) = java::asm_jar() else {
         bail!(
             "host_library {}: jopcal compiles the tree's JDK classes with ASM (JOPCAL_ASM_JAR, else {}: scripts/setup installs Debian's libasm-java)",
             classes.join(" "),
-            crate::host_routines::DEBIAN_ASM
+            java::DEBIAN_ASM
         );
     };
-    let runtime = home.join(crate::host_routines::RUNTIME_DIR);
+    let runtime = home.join(java::RUNTIME_DIR);
     let mut h = Sha256::new();
     h.update(jdk.version.as_bytes());
     h.update(encoding.javac_name().as_bytes());
@@ -162,10 +166,10 @@ pub fn library_dir(home: &Path, classes: &[String], how: &How, say: &dyn Fn(&str
     h.update(MERGER_SOURCE.as_bytes());
     h.update(ARRAYCOPY_STAND_IN.as_bytes());
     if stubs.is_dir() {
-        h.update(locate::content_hash(stubs)?.as_bytes());
+        h.update(content_hash(stubs)?.as_bytes());
     }
     if runtime.is_dir() {
-        h.update(locate::content_hash(&runtime)?.as_bytes());
+        h.update(content_hash(&runtime)?.as_bytes());
     }
     for (class, _, file) in &sources {
         let bytes = std::fs::read(file).with_context(|| format!("reading {}", file.display()))?;
@@ -174,9 +178,9 @@ pub fn library_dir(home: &Path, classes: &[String], how: &How, say: &dyn Fn(&str
         h.update(&bytes);
     }
     let key: String = h.finalize().iter().take(8).map(|b| format!("{b:02x}")).collect();
-    let dir = locate::cache_root()?.join("host-library").join(key);
-    locate::build_once(&dir, |tmp| build(tmp, &jdk, &asm, &sources, &runtime, how))?;
-    let merged = std::fs::read_to_string(dir.join(crate::host_routines::MERGED_LIST)).unwrap_or_default();
+    let dir = cache.join("host-library").join(key);
+    build_once(&dir, |tmp| build(tmp, &jdk, &asm, &sources, &runtime, how))?;
+    let merged = std::fs::read_to_string(dir.join(java::MERGED_LIST)).unwrap_or_default();
     let (class, name, descriptor) = jopcal_profile::routed::ARRAYCOPY;
     let stand_in = format!("{class} {name} {descriptor}");
     let described: Vec<String> = classes
@@ -220,6 +224,7 @@ fn build(
         stubs,
         compiler,
         encoding,
+        ..
     } = *how;
     let src = tmp.join("src");
     let tool = tmp.join("tool");
@@ -249,7 +254,7 @@ fn build(
     if runtime.is_dir() {
         let package = src.join(RUNTIME_PACKAGE);
         std::fs::create_dir_all(&package)?;
-        use crate::host_routines::{copy_sources, NOT_FROM_THE_TREE};
+        use java::{copy_sources, NOT_FROM_THE_TREE};
         copy_sources(runtime, &package, |name| !NOT_FROM_THE_TREE.contains(&name))?;
         // The suite's Native always; its other stand-ins where the tree has no such class.
         let tree_has = |name: &str| runtime.join(name).is_file();
@@ -299,7 +304,7 @@ fn build(
         "-cp".into(),
         asm.to_string_lossy().into_owned(),
     ];
-    crate::host_routines::compile(&javac, &tool, [write_merger(&tool)?])
+    java::compile(&javac, &tool, [write_merger(&tool)?])
         .with_context(|| format!("compiling jopcal's MergeStatics against {}", asm.display()))?;
     let mut args: Vec<std::ffi::OsString> = vec![TREE_METHOD_PREFIX.into()];
     args.extend(sources.iter().map(|(class, rel, _)| {
@@ -310,10 +315,10 @@ fn build(
         arg
     }));
     let cp = std::env::join_paths([asm, &tool])?;
-    let merged = crate::host_routines::run_tool(jdk, &cp, "jopcal.tools.MergeStatics", &args)?
+    let merged = java::run_tool(jdk, &cp, "jopcal.tools.MergeStatics", &args)?
         .map_err(|line| anyhow!("host_library {}", line.as_deref().unwrap_or("merging failed")))?;
     let _ = std::fs::remove_dir_all(&tool);
-    atomic::write_atomic(&tmp.join(crate::host_routines::MERGED_LIST), &merged)?;
+    atomic::write_atomic(&tmp.join(java::MERGED_LIST), &merged)?;
     Ok(())
 }
 
