@@ -546,8 +546,25 @@ pub fn compare_with(s: Session, set: &ProfiledSet, dir: &Path) -> Result<usize> 
     Ok(differ)
 }
 
+/// What tells this jopcal executable from another build: its version, and
+/// its file's size and modification time.
+fn executable_identity() -> String {
+    let stamp = std::env::current_exe()
+        .and_then(std::fs::metadata)
+        .map(|m| {
+            let modified = m
+                .modified()
+                .ok()
+                .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok());
+            format!("{} {:?}", m.len(), modified)
+        })
+        .unwrap_or_default();
+    format!("{} {stamp}", jopcal_output::provenance::VERSION)
+}
+
 /// Profiles kept in jopcal's cache (`profiles/<hash>/`) under a hash of
-/// everything a profile is made of: the agent's bytes, the JVM, every file
+/// everything a profile is made of: the agent's bytes (and, for the
+/// instrumenting profiler, the executable that reads its counts), the JVM, every file
 /// of the class path, the program, its region and the JVM's options. A
 /// profile counts bytecodes, which the same inputs give the same way every
 /// time (checked: byte-identical `.jopprof` files from two runs of the tree's
@@ -576,6 +593,11 @@ impl ProfileCache {
                 std::fs::read(&p).with_context(|| format!("reading the profiler {}", p.display()))?
             };
             bytes.extend(part);
+        }
+        if matches!(profiler, Profiler::Instrument { .. }) {
+            // The instrumenting profiler's counts become a profile in this
+            // executable (`jopcal_profiler::instrumented`): another build reads anew.
+            bytes.extend(executable_identity().into_bytes());
         }
         let mut h = Sha256::new();
         for part in [

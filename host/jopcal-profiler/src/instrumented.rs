@@ -399,7 +399,8 @@ fn count_code(tree: &mut Tree, id: u32, code: &MethodCode, m: &RawMethod, n: &Ra
             }
         }
         if running > 0 {
-            let op = code.code[ins.pc as usize];
+            // A pure bridge call the rewrite ran inline is its bytecode.
+            let op = code.inlined_bridge_at(ins.pc).unwrap_or(code.code[ins.pc as usize]);
             tree.count_n(id, op, code.block_starting_at(ins.pc), running);
             if let Some((local, inc)) = code.iinc_at(ins.pc) {
                 tree.count_iinc_n(id, local, inc, running);

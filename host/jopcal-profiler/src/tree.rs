@@ -12,6 +12,21 @@ use std::collections::{BTreeMap, HashMap};
 /// Marks a bytecode index that does not start a basic block.
 const NOT_A_LEADER: u32 = u32::MAX;
 
+const INVOKESTATIC: u8 = 0xb8;
+
+/// The bytecode a call of `class.name desc` stands for where it is a pure
+/// observed bridge method (a long shift or `lcmp`: no exception, no call of
+/// its own), which the instrumenting profiler runs in place of the call,
+/// observing its operand in the caller's frame: to the profile it is the
+/// bytecode, as the bridge's call is once spliced (`routed::splice`). The
+/// bridge's `aastore` (it can throw) and the routed bytecodes stay calls.
+pub fn inline_bridge(class: &str, name: &str, desc: &str) -> Option<u8> {
+    use jopcal_profile::routed::{observed_named, Operand, BRIDGE_CLASS};
+    let o = observed_named(name).filter(|_| class == BRIDGE_CLASS)?;
+    let pure = matches!(o.operand, Operand::Count { .. } | Operand::LongCompare);
+    (pure && desc == o.host).then_some(o.opcode)
+}
+
 /// One method as the JVM loaded it: identity, code, and what the agent
 /// derives from the code once (block leaders, invoke targets).
 #[derive(Debug)]
@@ -32,6 +47,10 @@ pub struct MethodCode {
     /// Per `checkcast` and `instanceof` bytecode index: the class it names
     /// (internal name), where that is a class or interface, not an array.
     type_targets: HashMap<u32, String>,
+    /// Per `invokestatic` of a pure observed bridge method (a long shift,
+    /// `lcmp`): its bytecode, which the instrumenting profiler runs in place
+    /// of the call ([`inline_bridge`]).
+    inlined: HashMap<u32, u8>,
     /// Bytecode index of every instruction.
     starts: Box<[u32]>,
     /// The method's exception table (empty where the profiler had no class
@@ -64,6 +83,7 @@ impl MethodCode {
         let mut targets = HashMap::new();
         let mut field_kinds = HashMap::new();
         let mut type_targets = HashMap::new();
+        let mut inlined = HashMap::new();
         let mut starts = Vec::new();
         if let Ok(instructions) = decode(&code) {
             starts = instructions.iter().map(|i| i.pc).collect();
@@ -99,7 +119,12 @@ impl MethodCode {
                     | jopcal_classfile::Operands::InvokeDynamic { cp } => cp,
                     _ => continue,
                 };
-                if let Some((_, name, desc)) = pool_member_ref(pool, cp) {
+                if let Some((class, name, desc)) = pool_member_ref(pool, cp) {
+                    if ins.opcode == INVOKESTATIC {
+                        if let Some(op) = inline_bridge(class, name, desc) {
+                            inlined.insert(ins.pc, op);
+                        }
+                    }
                     targets.insert(ins.pc, (name.to_string(), desc.to_string()));
                 }
             }
@@ -113,6 +138,7 @@ impl MethodCode {
             targets,
             field_kinds,
             type_targets,
+            inlined,
             starts: starts.into_boxed_slice(),
             handlers: Vec::new(),
         }
@@ -228,6 +254,12 @@ impl MethodCode {
             }
         }
         Some(lookupswitch_operand(pairs, false))
+    }
+
+    /// The bytecode the call at `bci` stands for, where it calls a pure
+    /// observed bridge method the instrumenting profiler runs inline.
+    pub fn inlined_bridge_at(&self, bci: u32) -> Option<u8> {
+        self.inlined.get(&bci).copied()
     }
 
     /// The kind of the field the access at `bci` names, where it is one JOP's
@@ -538,6 +570,22 @@ impl NodeCounts {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn only_the_bridges_pure_methods_run_inline() {
+        let bridge = jopcal_profile::routed::BRIDGE_CLASS;
+        assert_eq!(inline_bridge(bridge, "lshl", "(JI)J"), Some(0x79));
+        assert_eq!(inline_bridge(bridge, "lushr", "(JI)J"), Some(0x7d));
+        assert_eq!(inline_bridge(bridge, "lcmp", "(JJ)I"), Some(0x94));
+        // aastore can throw; idiv runs the tree's routine; other classes and shapes are calls.
+        assert_eq!(
+            inline_bridge(bridge, "aastore", "([Ljava/lang/Object;ILjava/lang/Object;)V"),
+            None
+        );
+        assert_eq!(inline_bridge(bridge, "idiv", "(II)I"), None);
+        assert_eq!(inline_bridge("java/lang/Long", "lshl", "(JI)J"), None);
+        assert_eq!(inline_bridge(bridge, "lshl", "(II)I"), None);
+    }
 
     fn info(name: &str, desc: &str, len: u32) -> MethodInfo {
         MethodInfo {

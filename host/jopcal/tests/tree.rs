@@ -997,6 +997,63 @@ fn the_host_profile_runs_the_trees_own_routine_on_each_operand() {
     assert!(!plain.nodes.iter().any(|n| name(&plain, n).ends_with("JVM.f_idiv")));
 }
 
+/// A benchmark of long shifts by variable counts (`lshl`, `lshr`, `lushr`)
+/// and long comparisons, negative operands among them, beside divisions
+/// whose routine shifts and compares longs too.
+const BENCH_SHIFTS: &str = "package jembench.kernel;\n\nimport jembench.SerialBenchmark;\n\npublic class BenchDivide extends SerialBenchmark {\n    public int perform(int cnt) {\n        long x = 0x123456789abcdefL;\n        int sum = 0;\n        for (int i = 1; i <= cnt; i++) {\n            x = (x << (i & 7)) ^ (x >>> (i % 13)) ^ (x >> 3);\n            if (x < -5L) {\n                sum++;\n            } else if (x == 0L) {\n                sum--;\n            }\n            sum += 1000003 / i;\n        }\n        return sum + (int) x;\n    }\n}\n";
+
+/// The instrumenting profiler runs the bridge's pure methods (the long
+/// shifts, `lcmp`) inline rather than as calls; the profile is still the
+/// single-step profiler's, spliced: the bytecodes, their operands, the
+/// routine's contexts and the call/return stream.
+#[test]
+fn both_profilers_count_a_routed_suite_alike() {
+    let dir = tempfile::tempdir().unwrap();
+    let (home, _) = tree_with_runtime(dir.path());
+    let bench = home.join("java/target/src/bench");
+    std::fs::write(bench.join("jembench/kernel/BenchDivide.java"), BENCH_SHIFTS).unwrap();
+    std::fs::write(bench.join("fixed/LoopDivide.java"), LOOP_DIVIDE).unwrap();
+    let profile = |profiler: &str, out: &str, against: Option<&str>| {
+        let mut c = jopcal();
+        c.arg("--jop-home").arg(&home).args([
+            "profile",
+            "--profiler",
+            profiler,
+            "--suite",
+            "jembench",
+            "--bench",
+            "Divide",
+            "--out",
+        ]);
+        c.arg(dir.path().join(out));
+        if let Some(a) = against {
+            c.arg("--against").arg(dir.path().join(a));
+        }
+        let o = c.output().unwrap();
+        assert!(o.status.success(), "{}", stderr(&o));
+        stderr(&o)
+    };
+    profile("step", "step", None);
+    let err = profile("instrument", "instrument", Some("step"));
+    assert!(err.contains("Divide: the same as"), "{err}");
+    let p = jopcal_profile::read_file(&dir.path().join("instrument/Divide.jopprof")).unwrap();
+    let perform = p
+        .nodes
+        .iter()
+        .find(|n| p.methods[n.method as usize].name == "perform")
+        .unwrap();
+    // Each shift is the program's bytecode, with its count; no bridge is left.
+    for op in [0x79u8, 0x7b, 0x7d] {
+        let counted: u64 = perform.operands.range((op, 0)..=(op, 63)).map(|(_, c)| c).sum();
+        assert_eq!(perform.opcodes.get(&op), Some(&40), "opcode {op:#x}");
+        assert_eq!(counted, 40, "opcode {op:#x}");
+    }
+    assert!(p
+        .nodes
+        .iter()
+        .all(|n| p.methods[n.method as usize].class != "jopcal/host/JopBytecodes"));
+}
+
 /// A program in the plain shape (`main` does its work, prints its result),
 /// outside the tree: `--cp DIR` takes every main under DIR, `--main` one,
 /// on the host JVM, the virtual board and through `validate`.

@@ -213,6 +213,20 @@ public final class Agent implements ClassFileTransformer {
                         || owner.equals("java/lang/ref/PhantomReference"));
     }
 
+    /**
+     * The observed operand of {@code mi} ({opcode, slot, mask}) where it calls
+     * a pure bridge method (a long shift or lcmp: no exception, no call of
+     * its own) that the rewrite runs inline; null for any other call.
+     */
+    int[] inlined(MethodInsnNode mi) {
+        if (!mi.owner.equals(bridge)) {
+            return null;
+        }
+        int[] obs = observed.get(mi.name);
+        boolean pure = obs != null && (obs[1] >= 0 && mi.desc.equals("(JI)J") || obs[1] == -1 && mi.desc.equals("(JJ)I"));
+        return pure ? obs : null;
+    }
+
     static boolean excluded(String name) {
         return name.startsWith("jopcal/prof/") || name.startsWith("org/objectweb/asm/")
                 || (name.startsWith("sun/instrument/") && !name.equals(HOOK)) || name.equals("java/lang/Object");
@@ -261,7 +275,7 @@ public final class Agent implements ClassFileTransformer {
             m.localVariables = null;
             m.maxLocals += 1;
         }
-        ClassWriter w = new ClassWriter(ClassWriter.COMPUTE_MAXS);
+        ClassWriter w = new ClassWriter(r, ClassWriter.COMPUTE_MAXS);
         cn.accept(w);
         return w.toByteArray();
     }
@@ -307,7 +321,13 @@ public final class Agent implements ClassFileTransformer {
             }
             after.add(method(classIndex, cn, m, code));
         }
-        ClassWriter w = new ClassWriter(ClassWriter.COMPUTE_MAXS);
+        // Given the reader, the writer starts from the class's own constant
+        // pool and appends to it: a retransformed class (the JDK's, loaded
+        // before the agent) then keeps every entry at its index, and the
+        // JVM's merge of the old and new pools finds each at once instead of
+        // searching the whole pool for it (quadratic, the largest part of a
+        // JVM's start-up under this profiler).
+        ClassWriter w = new ClassWriter(r, ClassWriter.COMPUTE_MAXS);
         cn.accept(w);
         byte[] out = w.toByteArray();
         if (dump != null) {
@@ -603,6 +623,8 @@ public final class Agent implements ClassFileTransformer {
                 }
             }
         }
+        // Bridge calls run inline, replaced once the loop is done (see inlined).
+        IdentityHashMap<AbstractInsnNode, InsnList> inline = new IdentityHashMap<>();
         for (AbstractInsnNode i : real) {
             int op = i.getOpcode();
             int ipc = pcOf.get(i);
@@ -644,6 +666,20 @@ public final class Agent implements ClassFileTransformer {
             if (isInvoke(op) && i instanceof MethodInsnNode
                     && unseen(((MethodInsnNode) i).owner, ((MethodInsnNode) i).name, ((MethodInsnNode) i).desc)) {
                 // Not a call the profile has (see unseen).
+            } else if (op == Opcodes.INVOKESTATIC && inlined((MethodInsnNode) i) != null) {
+                // A pure observed bridge method (a long shift, lcmp): Rt runs
+                // its bytecode here and observes the operand in this frame,
+                // which is what the profile makes of the call once spliced
+                // (jopcal_profiler::tree::inline_bridge): no call, no context,
+                // no event. Most of the calls a tree's software float makes.
+                MethodInsnNode mi = (MethodInsnNode) i;
+                int[] obs = inlined(mi);
+                InsnList run = new InsnList();
+                run.add(new VarInsnNode(Opcodes.ALOAD, tsVar));
+                push(run, obs[0] << 16 | (obs[2] & 0xff));
+                String desc = mi.desc.substring(0, mi.desc.indexOf(')')) + TS_DESC + "I" + mi.desc.substring(mi.desc.indexOf(')'));
+                run.add(new MethodInsnNode(Opcodes.INVOKESTATIC, RT, mi.name, desc, false));
+                inline.put(i, run);
             } else if (isInvoke(op)) {
                 String so;
                 String sn;
@@ -731,6 +767,10 @@ public final class Agent implements ClassFileTransformer {
             LabelNode here = new LabelNode();
             insns.insertBefore(i, here);
             at.put(i, here);
+        }
+        for (Map.Entry<AbstractInsnNode, InsnList> e : inline.entrySet()) {
+            insns.insertBefore(e.getKey(), e.getValue());
+            insns.remove(e.getKey());
         }
         // The arms' trampolines: count the arm, then go where the switch went.
         InsnList tramps = new InsnList();

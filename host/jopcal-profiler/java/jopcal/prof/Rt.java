@@ -880,6 +880,44 @@ public final class Rt {
         ts.stack[ts.depth - 1].operand(op, old == null ? 0 : 1);
     }
 
+    // ---- the pure bridge methods, run inline (Agent.inlined): the bytecode,
+    // its operand observed for the frame that runs it (spec: opcode << 16 | mask)
+
+    public static long lshl(long v, int n, TS ts, int spec) {
+        observeHere(ts, spec, n);
+        return v << n;
+    }
+
+    public static long lshr(long v, int n, TS ts, int spec) {
+        observeHere(ts, spec, n);
+        return v >> n;
+    }
+
+    public static long lushr(long v, int n, TS ts, int spec) {
+        observeHere(ts, spec, n);
+        return v >>> n;
+    }
+
+    public static int lcmp(long a, long b, TS ts, int spec) {
+        if (counting && !ts.sink && ts.depth > 0) {
+            ts.stack[ts.depth - 1].operand(spec >>> 16, compareClass(a, b));
+        }
+        // Not Long.compare: the JDK's methods are rewritten, and a hook calls none.
+        return a < b ? -1 : a == b ? 0 : 1;
+    }
+
+    static void observeHere(TS ts, int spec, int count) {
+        if (counting && !ts.sink && ts.depth > 0) {
+            ts.stack[ts.depth - 1].operand(spec >>> 16, count & (spec & 0xff));
+        }
+    }
+
+    /** lcmp's operands as the class JOP's microcode path depends on. */
+    static int compareClass(long a, long b) {
+        int order = a < b ? 0 : a == b ? 1 : 2;
+        return 6 * (a < 0 ? 1 : 0) + 3 * (b < 0 ? 1 : 0) + order;
+    }
+
     /** A bridge method's operand (a long shift's count; spec: opcode << 16 | mask) for its caller. */
     public static void observeCount(TS ts, int count, int spec) {
         if (ts.sink || ts.depth < 2 || !counting) {
@@ -905,9 +943,7 @@ public final class Rt {
         if (ts.sink || ts.depth < 2 || !counting) {
             return;
         }
-        int order = a < b ? 0 : a == b ? 1 : 2;
-        int cls = 6 * (a < 0 ? 1 : 0) + 3 * (b < 0 ? 1 : 0) + order;
-        ts.stack[ts.depth - 2].operand(opcode, cls);
+        ts.stack[ts.depth - 2].operand(opcode, compareClass(a, b));
     }
 
     // ---- the region's bounds
