@@ -999,8 +999,9 @@ fn the_host_profile_runs_the_trees_own_routine_on_each_operand() {
 
 /// A benchmark of long shifts by variable counts (`lshl`, `lshr`, `lushr`)
 /// and long comparisons, negative operands among them, beside divisions
-/// whose routine shifts and compares longs too.
-const BENCH_SHIFTS: &str = "package jembench.kernel;\n\nimport jembench.SerialBenchmark;\n\npublic class BenchDivide extends SerialBenchmark {\n    public int perform(int cnt) {\n        long x = 0x123456789abcdefL;\n        int sum = 0;\n        for (int i = 1; i <= cnt; i++) {\n            x = (x << (i & 7)) ^ (x >>> (i % 13)) ^ (x >> 3);\n            if (x < -5L) {\n                sum++;\n            } else if (x == 0L) {\n                sum--;\n            }\n            sum += 1000003 / i;\n        }\n        return sum + (int) x;\n    }\n}\n";
+/// whose routine shifts and compares longs too, and arrays of arrays
+/// (`multianewarray`, one level of them empty at times).
+const BENCH_SHIFTS: &str = "package jembench.kernel;\n\nimport jembench.SerialBenchmark;\n\npublic class BenchDivide extends SerialBenchmark {\n    public int perform(int cnt) {\n        long x = 0x123456789abcdefL;\n        int sum = 0;\n        for (int i = 1; i <= cnt; i++) {\n            x = (x << (i & 7)) ^ (x >>> (i % 13)) ^ (x >> 3);\n            if (x < -5L) {\n                sum++;\n            } else if (x == 0L) {\n                sum--;\n            }\n            sum += 1000003 / i;\n            long[][] grid = new long[3][i % 4 + 1];\n            int[][][] cube = new int[2][i % 3][4];\n            sum += grid[2].length + cube[1].length;\n        }\n        return sum + (int) x;\n    }\n}\n";
 
 /// The instrumenting profiler runs the bridge's pure methods (the long
 /// shifts, `lcmp`) inline rather than as calls; the profile is still the
@@ -1037,6 +1038,23 @@ fn both_profilers_count_a_routed_suite_alike() {
     let err = profile("instrument", "instrument", Some("step"));
     assert!(err.contains("Divide: the same as"), "{err}");
     let p = jopcal_profile::read_file(&dir.path().join("instrument/Divide.jopprof")).unwrap();
+    // Every array the multianewarrays make, by its words in JOP's heap (two
+    // a long), and one other array of no words the region makes. (The
+    // single-step profile of this run records no allocations at all:
+    // docs/notes/profilers.md, item 6.)
+    let mut arrays = std::collections::BTreeMap::<u32, u64>::new();
+    for i in 1..=40u32 {
+        let (row, depth) = (i % 4 + 1, i % 3);
+        *arrays.entry(3).or_default() += 1;
+        *arrays.entry(2 * row).or_default() += 3;
+        *arrays.entry(2).or_default() += 1;
+        *arrays.entry(depth).or_default() += 2;
+        if depth > 0 {
+            *arrays.entry(4).or_default() += 2 * u64::from(depth);
+        }
+    }
+    *arrays.entry(0).or_default() += 1;
+    assert_eq!(p.allocations, arrays);
     let perform = p
         .nodes
         .iter()

@@ -26,6 +26,7 @@ import org.objectweb.asm.tree.LabelNode;
 import org.objectweb.asm.tree.LdcInsnNode;
 import org.objectweb.asm.tree.LookupSwitchInsnNode;
 import org.objectweb.asm.tree.MethodInsnNode;
+import org.objectweb.asm.tree.MultiANewArrayInsnNode;
 import org.objectweb.asm.tree.MethodNode;
 import org.objectweb.asm.tree.TableSwitchInsnNode;
 import org.objectweb.asm.tree.TryCatchBlockNode;
@@ -729,6 +730,15 @@ public final class Agent implements ClassFileTransformer {
                 pre.add(new MethodInsnNode(Opcodes.INVOKESTATIC, RT, "allocObject",
                         "(Ljava/lang/Class;" + TS_DESC + ")V", false));
                 insns.insertBefore(i, pre);
+            } else if (op == Opcodes.MULTIANEWARRAY) {
+                // Its arrays' sizes, read from what it made (see Rt.allocMulti).
+                InsnList post = new InsnList();
+                post.add(new InsnNode(Opcodes.DUP));
+                push(post, ((MultiANewArrayInsnNode) i).dims);
+                post.add(new VarInsnNode(Opcodes.ALOAD, tsVar));
+                post.add(new MethodInsnNode(Opcodes.INVOKESTATIC, RT, "allocMulti",
+                        "(Ljava/lang/Object;I" + TS_DESC + ")V", false));
+                insns.insert(i, post);
             } else if (op == Opcodes.NEWARRAY || op == Opcodes.ANEWARRAY) {
                 // The array's size in JOP's heap: its length, a word an element (two for long, double).
                 boolean wide = op == Opcodes.NEWARRAY

@@ -854,6 +854,37 @@ public final class Rt {
         }
     }
 
+    /**
+     * A multianewarray's arrays: the one it returns and, through the
+     * {@code dims} levels it filled, every array below (each a JOP
+     * allocation of its own, as JOP's routine makes them).
+     */
+    public static void allocMulti(Object array, int dims, TS ts) {
+        if (ts.sink || ts.busy || ts.depth == 0 || !counting) {
+            return;
+        }
+        ts.busy = true;
+        try {
+            allocatedArrays(array, dims);
+        } finally {
+            ts.busy = false;
+        }
+    }
+
+    static void allocatedArrays(Object array, int levels) {
+        if (array == null || levels == 0) {
+            return;
+        }
+        Class<?> element = array.getClass().getComponentType();
+        int wide = element == long.class || element == double.class ? 2 : 1;
+        allocated(java.lang.reflect.Array.getLength(array) * wide);
+        if (levels > 1 && array instanceof Object[]) {
+            for (Object inner : (Object[]) array) {
+                allocatedArrays(inner, levels - 1);
+            }
+        }
+    }
+
     static void allocated(int words) {
         synchronized (ALLOCATIONS) {
             long[] n = ALLOCATIONS.get(words);
