@@ -27,9 +27,9 @@
 use crate::java::{
     asm_jar, compile, copy_sources, copy_tree, patch, run_tool, DEBIAN_ASM, MERGED_LIST, NOT_FROM_THE_TREE, RUNTIME_DIR,
 };
-use anyhow::{bail, Context, Result};
+use anyhow::{Context, Result};
 use jopcal_output::atomic;
-use jopcal_output::cached::content_hash;
+use jopcal_output::cached::{build_once, content_hash};
 use jopcal_profile::routed::{BRIDGE_CLASS, OBSERVED};
 use jopcal_tree::runtime::{find_routines, Routine};
 use sha2::{Digest, Sha256};
@@ -273,15 +273,6 @@ pub fn route(home: &Path, suite: &Suite, say: &dyn Fn(&str)) -> Result<Option<Ro
             }
         }
     };
-    if dir.join(".complete").is_file() {
-        say(&routed_line(
-            &mnemonics,
-            &std::fs::read_to_string(dir.join("routed.txt")).unwrap_or_default(),
-        ));
-        return Ok(Some(routed));
-    }
-    let tmp = dir.with_extension(format!("tmp{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&tmp);
     let sources = Sources {
         runtime: &runtime,
         native: &suite_root.join(NATIVE_STAND_IN),
@@ -289,31 +280,31 @@ pub fn route(home: &Path, suite: &Suite, say: &dyn Fn(&str)) -> Result<Option<Ro
         compiler,
         encoding,
     };
-    let result = build(
-        &tmp,
-        &jdk,
-        &asm,
-        &sources,
-        &[Some(classes), program].into_iter().flatten().collect::<Vec<_>>(),
-        library,
-        &routines,
-    );
-    let summary = match result {
-        Ok(s) => s,
-        Err(e) => {
-            let _ = std::fs::remove_dir_all(&tmp);
-            say(&format!(
-                "  note: the tree's runtime routines do not run on the host ({e:#}): they are priced by constants"
-            ));
-            return Ok(None);
-        }
-    };
-    atomic::write_atomic(&tmp.join("routed.txt"), summary.as_bytes())?;
-    atomic::write_atomic(&tmp.join(".complete"), b"")?;
-    if std::fs::rename(&tmp, &dir).is_err() && !dir.join(".complete").is_file() {
-        bail!("cannot move {} to {}", tmp.display(), dir.display());
+    // A build that fails is a note (the routines priced by constants), not an error.
+    let mut failed = None;
+    let built: Result<()> = build_once(&dir, |tmp| {
+        let summary = build(
+            tmp,
+            &jdk,
+            &asm,
+            &sources,
+            &[Some(classes), program].into_iter().flatten().collect::<Vec<_>>(),
+            library,
+            &routines,
+        )
+        .map_err(|e| failed.insert(e).to_string())
+        .map_err(anyhow::Error::msg)?;
+        atomic::write_atomic(&tmp.join("routed.txt"), summary.as_bytes())?;
+        Ok(())
+    });
+    if let Some(e) = failed {
+        say(&format!(
+            "  note: the tree's runtime routines do not run on the host ({e:#}): they are priced by constants"
+        ));
+        return Ok(None);
     }
-    let _ = std::fs::remove_dir_all(&tmp);
+    built?;
+    let summary = std::fs::read_to_string(dir.join("routed.txt")).unwrap_or_default();
     say(&routed_line(&mnemonics, &summary));
     Ok(Some(routed))
 }

@@ -29,23 +29,47 @@ pub fn content_hash(dir: &Path) -> io::Result<String> {
     Ok(h.finalize().iter().map(|b| format!("{b:02x}")).collect())
 }
 
-/// Builds the cache directory `dir` once: `build` writes into a private
-/// directory beside it, which is marked complete and renamed into place.
+/// `e` with what was being done, to which path.
+fn said<'a>(what: &'a str, path: &'a Path) -> impl Fn(io::Error) -> io::Error + 'a {
+    move |e| io::Error::new(e.kind(), format!("{what} {}: {e}", path.display()))
+}
+
+/// Builds the cache directory `dir` once: `build` fills a private
+/// directory beside it, which is marked complete and renamed into place. A
+/// complete `dir` (another run's, or an earlier one's) is kept as it is; an
+/// incomplete one (left by a run that crashed mid-rename) is replaced.
 pub fn build_once<E: From<io::Error>>(dir: &Path, build: impl FnOnce(&Path) -> Result<(), E>) -> Result<(), E> {
     if dir.join(COMPLETE).is_file() {
         return Ok(());
     }
-    let tmp = dir.with_extension(format!("tmp{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&tmp);
-    if let Err(e) = build(&tmp) {
+    let parent = dir.parent().unwrap_or(Path::new("."));
+    std::fs::create_dir_all(parent).map_err(said("creating", parent))?;
+    let tmp = parent.join(format!(
+        ".writing-{}-{}",
+        std::process::id(),
+        dir.file_name().map_or("x".into(), |n| n.to_string_lossy())
+    ));
+    if tmp.exists() {
+        std::fs::remove_dir_all(&tmp).map_err(said("removing", &tmp))?;
+    }
+    std::fs::create_dir_all(&tmp).map_err(said("creating", &tmp))?;
+    let built = build(&tmp).and_then(|()| {
+        crate::atomic::write_atomic(&tmp.join(COMPLETE), b"").map_err(|e| said("writing in", &tmp)(e).into())
+    });
+    if let Err(e) = built {
         let _ = std::fs::remove_dir_all(&tmp);
         return Err(e);
     }
-    crate::atomic::write_atomic(&tmp.join(COMPLETE), b"")?;
-    if std::fs::rename(&tmp, dir).is_err() && !dir.join(COMPLETE).is_file() {
-        return Err(io::Error::other(format!("cannot move {} to {}", tmp.display(), dir.display())).into());
+    if dir.exists() && !dir.join(COMPLETE).is_file() {
+        let _ = std::fs::remove_dir_all(dir);
     }
-    let _ = std::fs::remove_dir_all(&tmp);
+    if let Err(e) = std::fs::rename(&tmp, dir) {
+        let _ = std::fs::remove_dir_all(&tmp);
+        // A concurrent run published the same content first.
+        if !dir.join(COMPLETE).is_file() {
+            return Err(said("publishing", dir)(e).into());
+        }
+    }
     Ok(())
 }
 

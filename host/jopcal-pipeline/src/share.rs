@@ -25,9 +25,6 @@ fn trees() -> [(&'static Dir<'static>, &'static str); 3] {
     ]
 }
 
-/// Marks a finished copy.
-const COMPLETE: &str = ".complete";
-
 /// Every embedded file as (path below the share directory, bytes), in path order.
 fn files() -> Vec<(PathBuf, &'static [u8])> {
     fn walk(d: &'static Dir<'static>, prefix: &Path, out: &mut Vec<(PathBuf, &'static [u8])>) {
@@ -88,43 +85,10 @@ pub fn agent(cache: &Path) -> Result<PathBuf> {
     Ok(dir.join(AGENT_FILE))
 }
 
-/// Makes `dir` exist with the content `fill` writes, atomically: `fill`
-/// writes into a private directory that is renamed to `dir`. A complete `dir`
-/// (another run's, or an earlier one's) is kept as it is.
+/// Makes `dir` exist with the content `fill` writes, atomically (see
+/// [`jopcal_output::cached::build_once`]).
 pub(crate) fn publish(dir: &Path, fill: impl FnOnce(&Path) -> Result<()>) -> Result<()> {
-    if dir.join(COMPLETE).is_file() {
-        return Ok(());
-    }
-    let parent = dir.parent().unwrap_or(Path::new("."));
-    std::fs::create_dir_all(parent).with_context(|| format!("creating {}", parent.display()))?;
-    let tmp = parent.join(format!(
-        ".writing-{}-{}",
-        std::process::id(),
-        dir.file_name().map_or("x".into(), |n| n.to_string_lossy())
-    ));
-    if tmp.exists() {
-        std::fs::remove_dir_all(&tmp).with_context(|| format!("removing {}", tmp.display()))?;
-    }
-    std::fs::create_dir_all(&tmp).with_context(|| format!("creating {}", tmp.display()))?;
-    let filled = fill(&tmp).and_then(|()| {
-        std::fs::write(tmp.join(COMPLETE), b"").with_context(|| format!("writing in {}", tmp.display()))
-    });
-    if let Err(e) = filled {
-        let _ = std::fs::remove_dir_all(&tmp);
-        return Err(e);
-    }
-    if dir.exists() && !dir.join(COMPLETE).is_file() {
-        // Left half-written by a run that crashed before this scheme.
-        let _ = std::fs::remove_dir_all(dir);
-    }
-    if let Err(e) = std::fs::rename(&tmp, dir) {
-        let _ = std::fs::remove_dir_all(&tmp);
-        // A concurrent run published the same content first.
-        if !dir.join(COMPLETE).is_file() {
-            return Err(e).with_context(|| format!("publishing {}", dir.display()));
-        }
-    }
-    Ok(())
+    jopcal_output::cached::build_once(dir, fill)
 }
 
 #[cfg(test)]

@@ -679,7 +679,8 @@ public final class Agent implements ClassFileTransformer {
                 InsnList run = new InsnList();
                 run.add(new VarInsnNode(Opcodes.ALOAD, tsVar));
                 push(run, obs[0] << 16 | (obs[2] & 0xff));
-                String desc = mi.desc.substring(0, mi.desc.indexOf(')')) + TS_DESC + "I" + mi.desc.substring(mi.desc.indexOf(')'));
+                int close = mi.desc.indexOf(')');
+                String desc = mi.desc.substring(0, close) + TS_DESC + "I" + mi.desc.substring(close);
                 run.add(new MethodInsnNode(Opcodes.INVOKESTATIC, RT, mi.name, desc, false));
                 inline.put(i, run);
             } else if (isInvoke(op)) {

@@ -817,10 +817,15 @@ public final class Rt {
         int w = 0;
         for (java.lang.reflect.Field f : k.getDeclaredFields()) {
             if (!Modifier.isStatic(f.getModifiers())) {
-                w += f.getType() == long.class || f.getType() == double.class ? 2 : 1;
+                w += words(f.getType());
             }
         }
         return w;
+    }
+
+    /** Words a value of type {@code t} takes in JOP's heap: two for a long or a double, else one. */
+    static int words(Class<?> t) {
+        return t == long.class || t == double.class ? 2 : 1;
     }
 
     /**
@@ -875,9 +880,7 @@ public final class Rt {
         if (array == null || levels == 0) {
             return;
         }
-        Class<?> element = array.getClass().getComponentType();
-        int wide = element == long.class || element == double.class ? 2 : 1;
-        allocated(java.lang.reflect.Array.getLength(array) * wide);
+        allocated(java.lang.reflect.Array.getLength(array) * words(array.getClass().getComponentType()));
         if (levels > 1 && array instanceof Object[]) {
             for (Object inner : (Object[]) array) {
                 allocatedArrays(inner, levels - 1);
@@ -915,31 +918,30 @@ public final class Rt {
     // its operand observed for the frame that runs it (spec: opcode << 16 | mask)
 
     public static long lshl(long v, int n, TS ts, int spec) {
-        observeHere(ts, spec, n);
+        observeHere(ts, spec >>> 16, n & (spec & 0xff));
         return v << n;
     }
 
     public static long lshr(long v, int n, TS ts, int spec) {
-        observeHere(ts, spec, n);
+        observeHere(ts, spec >>> 16, n & (spec & 0xff));
         return v >> n;
     }
 
     public static long lushr(long v, int n, TS ts, int spec) {
-        observeHere(ts, spec, n);
+        observeHere(ts, spec >>> 16, n & (spec & 0xff));
         return v >>> n;
     }
 
     public static int lcmp(long a, long b, TS ts, int spec) {
-        if (counting && !ts.sink && ts.depth > 0) {
-            ts.stack[ts.depth - 1].operand(spec >>> 16, compareClass(a, b));
-        }
+        observeHere(ts, spec >>> 16, compareClass(a, b));
         // Not Long.compare: the JDK's methods are rewritten, and a hook calls none.
         return a < b ? -1 : a == b ? 0 : 1;
     }
 
-    static void observeHere(TS ts, int spec, int count) {
+    /** {@code op}'s operand {@code value}, for the frame that runs it. */
+    static void observeHere(TS ts, int op, int value) {
         if (counting && !ts.sink && ts.depth > 0) {
-            ts.stack[ts.depth - 1].operand(spec >>> 16, count & (spec & 0xff));
+            ts.stack[ts.depth - 1].operand(op, value);
         }
     }
 
