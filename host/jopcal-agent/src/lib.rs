@@ -361,6 +361,13 @@ const ALL_EVENTS: [jvmti::jvmtiEvent; 7] = [
     jvmti::JVMTI_EVENT_FIELD_MODIFICATION,
 ];
 
+/// Whether the JVM samples every allocation (heap sampling at interval 0).
+static SAMPLING: AtomicBool = AtomicBool::new(false);
+
+/// More than HotSpot's default heap-sampling interval (512 KB): see
+/// `Profiler::vm_init`.
+const PRIME_SAMPLER_BYTES: jni::jsize = 1 << 20;
+
 /// Whether the JVM reports stores into watched fields (the old reference of
 /// each store into a reference field, `routed::REF_STORES`).
 static WATCHING: AtomicBool = AtomicBool::new(false);
@@ -772,25 +779,21 @@ fn words_of(descriptor: &str) -> u32 {
     }
 }
 
-/// The bytecodes that allocate: `new`, `newarray`, `anewarray`, `multianewarray`.
-const ALLOCATING: [u8; 4] = [0xbb, 0xbc, 0xbd, 0xc5];
-
 /// Words of each class's instances in JOP's heap, by class signature.
 static INSTANCE_WORDS: LazyLock<Mutex<HashMap<String, u32>>> = LazyLock::new(|| Mutex::new(HashMap::new()));
 
-/// The words `object` of `class` takes in JOP's heap: an array its
-/// elements (two a `long` or `double`), an object its instance fields,
-/// its superclasses' included (two a `long` or `double`); the handle and
-/// the header JOP keeps apart are not counted.
-fn jop_words(jvmti: &Jvmti, jni: &JniEnv, class: jni::jclass, object: jni::jobject) -> Option<u32> {
-    // SAFETY: the class and object references are valid during the callback.
-    let (signature, _) = unsafe { jvmti.get_class_signature(class) }.ok()?;
+/// The words `object` of `class` (whose JVM signature is `signature`)
+/// takes in JOP's heap: an array its elements (two a `long` or `double`),
+/// an object its instance fields, its superclasses' included (two a `long`
+/// or `double`); the handle and the header JOP keeps apart are not counted.
+fn jop_words(jvmti: &Jvmti, jni: &JniEnv, class: jni::jclass, signature: &str, object: jni::jobject) -> Option<u32> {
     if let Some(element) = signature.strip_prefix('[') {
+        // SAFETY: the object reference is valid during the callback.
         let length = u32::try_from(unsafe { jni.get_array_length(object) }).ok()?;
         return Some(length * words_of(element));
     }
     let mut known = INSTANCE_WORDS.lock().unwrap_or_else(|e| e.into_inner());
-    if let Some(w) = known.get(&signature) {
+    if let Some(w) = known.get(signature) {
         return Some(*w);
     }
     let mut words = 0u32;
@@ -808,7 +811,7 @@ fn jop_words(jvmti: &Jvmti, jni: &JniEnv, class: jni::jclass, object: jni::jobje
         }
         at = unsafe { jni.get_superclass(c) };
     }
-    known.insert(signature, words);
+    known.insert(signature.to_string(), words);
     Some(words)
 }
 
@@ -868,6 +871,7 @@ impl Agent for Profiler {
         if !sampling {
             log("this JVM cannot report every allocation: the profile records none");
         }
+        SAMPLING.store(sampling, Ordering::Release);
         // The old reference of each store into a reference field; a JVM
         // without field watches gives profiles without them.
         let watching = jvmti
@@ -885,6 +889,7 @@ impl Agent for Profiler {
                     jvmti::JVMTI_EVENT_BREAKPOINT,
                     jvmti::JVMTI_EVENT_FRAME_POP,
                     jvmti::JVMTI_EVENT_VM_DEATH,
+                    jvmti::JVMTI_EVENT_VM_INIT,
                 ])
                 .and_then(|_| {
                     if sampling {
@@ -1144,6 +1149,25 @@ impl Agent for Profiler {
         }
     }
 
+    fn vm_init(&self, context: CallbackContext<'_>, _event: ThreadEvent) {
+        // HotSpot (17) gives each thread its first sample point when the
+        // thread is made, at the interval then in force: the main thread,
+        // made before this agent loads, samples nothing until it has
+        // allocated the default interval (512 KB), so a small program's
+        // allocations went unseen. One allocation larger than that, here on
+        // the main thread, before any of the program runs, passes that point;
+        // from then on every allocation is sampled. Threads made later start
+        // at the interval of 0 set in `on_load`.
+        if !SAMPLING.load(Ordering::Acquire) {
+            return;
+        }
+        let Some(jni) = context.jni() else { return };
+        if let Some(array) = jni.new_byte_array(PRIME_SAMPLER_BYTES) {
+            // SAFETY: a local reference this callback made.
+            unsafe { jni.delete_local_ref(array) };
+        }
+    }
+
     fn sampled_object_alloc(&self, context: CallbackContext<'_>, event: ObjectAllocationEvent) {
         if !ACTIVE.load(Ordering::Acquire) {
             return;
@@ -1152,25 +1176,32 @@ impl Agent for Profiler {
         // Only what a bytecode of a counted frame allocates (not the JVM's
         // own allocations: a stack trace's arrays, a class's mirror, a string
         // constant resolved), as JOP's runtime allocates for that bytecode.
+        // SAFETY: the class reference is valid during the callback.
+        let Ok((signature, _)) = (unsafe { jvmti.get_class_signature(event.class()) }) else {
+            return;
+        };
         let allocating = THREAD.with(|t| {
             let mut ts = t.borrow_mut();
             if !current(jvmti, &mut ts, 0) {
-                return false;
+                return None;
             }
-            ts.frames.last().is_some_and(|top| {
+            ts.frames.last().and_then(|top| {
+                // What the bytecode makes, not what the JVM makes while it
+                // waits (the class a `new` resolves, its mirror).
                 u32::try_from(top.last)
                     .ok()
-                    .and_then(|at| top.code.opcode_at(at))
-                    .is_some_and(|op| ALLOCATING.contains(&op))
+                    .filter(|at| top.code.allocates(*at, &signature))
+                    .map(|_| top.node)
             })
         });
-        if !allocating {
-            return;
-        }
+        let Some(node) = allocating else { return };
         let Some(jni) = context.jni() else { return };
-        if let Some(words) = jop_words(jvmti, jni, event.class(), event.object()) {
+        if let Some(words) = jop_words(jvmti, jni, event.class(), &signature, event.object()) {
             if let Some(tree) = shared().tree.as_mut() {
-                tree.count_allocation(words);
+                // Not the host JVM's class loading or static initializers.
+                if !tree.is_jvm_work(node) {
+                    tree.count_allocation(words);
+                }
             }
         }
     }

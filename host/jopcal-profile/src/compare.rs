@@ -83,13 +83,6 @@ pub fn first_difference(a: &Profile, b: &Profile, scope: Scope) -> Option<String
     if a.region != b.region {
         return Some(format!("region: {} against {}", a.region, b.region));
     }
-    // Allocations, where both profilers recorded them (a JVM without
-    // heap sampling gives the single-step agent none).
-    if !a.allocations.is_empty() && !b.allocations.is_empty() && a.allocations != b.allocations {
-        let (na, wa) = crate::allocation_totals(&a.allocations);
-        let (nb, wb) = crate::allocation_totals(&b.allocations);
-        return Some(format!("allocations: {na} of {wa} words against {nb} of {wb} words"));
-    }
     let (pa, pb) = (paths(a), paths(b));
     // A context the region never entered nor counted in.
     let idle = |n: &crate::model::Node| n.calls == 0 && n.opcodes.is_empty() && n.operands.is_empty();
@@ -207,6 +200,15 @@ pub fn first_difference(a: &Profile, b: &Profile, scope: Scope) -> Option<String
             a.region_start, b.region_start
         ));
     }
+    // The region's allocations (objects per size), last: a context that
+    // differs names more than the totals do. A profile without any where
+    // the other has some differs too (a JVM without heap sampling gives
+    // the single-step agent none, and says so in its log).
+    if a.allocations != b.allocations {
+        let (na, wa) = crate::allocation_totals(&a.allocations);
+        let (nb, wb) = crate::allocation_totals(&b.allocations);
+        return Some(format!("allocations: {na} of {wa} words against {nb} of {wb} words"));
+    }
     None
 }
 
@@ -231,5 +233,10 @@ mod tests {
         assert!(first_difference(&a, &shorter, Scope::All)
             .unwrap()
             .contains("events against"));
+        // Allocations count even where one profile has none.
+        let mut allocating = a.clone();
+        allocating.allocations.insert(3, 2);
+        let d = first_difference(&a, &allocating, Scope::Region).unwrap();
+        assert!(d.starts_with("allocations: 0 of 0 words against 2 of 6 words"), "{d}");
     }
 }

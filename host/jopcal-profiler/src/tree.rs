@@ -13,6 +13,10 @@ use std::collections::{BTreeMap, HashMap};
 const NOT_A_LEADER: u32 = u32::MAX;
 
 const INVOKESTATIC: u8 = 0xb8;
+const NEW: u8 = 0xbb;
+const NEWARRAY: u8 = 0xbc;
+const ANEWARRAY: u8 = 0xbd;
+const MULTIANEWARRAY: u8 = 0xc5;
 
 /// The bytecode a call of `class.name desc` stands for where it is a pure
 /// observed bridge method (a long shift or `lcmp`: no exception, no call of
@@ -47,6 +51,9 @@ pub struct MethodCode {
     /// Per `checkcast` and `instanceof` bytecode index: the class it names
     /// (internal name), where that is a class or interface, not an array.
     type_targets: HashMap<u32, String>,
+    /// Per `new`, `anewarray` and `multianewarray` bytecode index: the class
+    /// its constant pool names (internal name, or an array descriptor).
+    allocated_classes: HashMap<u32, String>,
     /// Per `invokestatic` of a pure observed bridge method (a long shift,
     /// `lcmp`): its bytecode, which the instrumenting profiler runs in place
     /// of the call ([`inline_bridge`]).
@@ -83,6 +90,7 @@ impl MethodCode {
         let mut targets = HashMap::new();
         let mut field_kinds = HashMap::new();
         let mut type_targets = HashMap::new();
+        let mut allocated_classes = HashMap::new();
         let mut inlined = HashMap::new();
         let mut starts = Vec::new();
         if let Ok(instructions) = decode(&code) {
@@ -112,6 +120,16 @@ impl MethodCode {
                     }
                 }
             }
+            for ins in &instructions {
+                let cp = match ins.operands {
+                    jopcal_classfile::Operands::Cp(cp) if matches!(ins.opcode, NEW | ANEWARRAY) => cp,
+                    jopcal_classfile::Operands::MultiANewArray { cp, .. } => cp,
+                    _ => continue,
+                };
+                if let Some(name) = pool_class_name(pool, cp) {
+                    allocated_classes.insert(ins.pc, name.to_string());
+                }
+            }
             for ins in instructions.iter().filter(|i| is_invoke(i.opcode)) {
                 let cp = match ins.operands {
                     jopcal_classfile::Operands::Cp(cp)
@@ -138,6 +156,7 @@ impl MethodCode {
             targets,
             field_kinds,
             type_targets,
+            allocated_classes,
             inlined,
             starts: starts.into_boxed_slice(),
             handlers: Vec::new(),
@@ -212,6 +231,41 @@ impl MethodCode {
     /// tests against; none for an array type.
     pub fn type_target_at(&self, bci: u32) -> Option<&str> {
         self.type_targets.get(&bci).map(String::as_str)
+    }
+
+    /// Whether the allocating bytecode at `bci` makes an object of the class
+    /// with JVM signature `signature` itself (`La/B;`, `[I`): for a
+    /// `multianewarray`, the array or any of the arrays below it. Not so for
+    /// what the JVM allocates on its own while the bytecode waits, such as
+    /// the class it resolves and its mirror.
+    pub fn allocates(&self, bci: u32, signature: &str) -> bool {
+        let named = || self.allocated_classes.get(&bci).map(String::as_str);
+        match self.opcode_at(bci) {
+            Some(NEW) => {
+                named().is_some_and(|n| signature.strip_prefix('L').and_then(|s| s.strip_suffix(';')) == Some(n))
+            }
+            Some(ANEWARRAY) => named().is_some_and(|n| match signature.strip_prefix('[') {
+                Some(element) if n.starts_with('[') => element == n,
+                Some(element) => element.strip_prefix('L').and_then(|s| s.strip_suffix(';')) == Some(n),
+                None => false,
+            }),
+            Some(MULTIANEWARRAY) => named().is_some_and(|n| signature.starts_with('[') && n.ends_with(signature)),
+            Some(NEWARRAY) => {
+                let element = match self.code.get(bci as usize + 1) {
+                    Some(4) => "Z",
+                    Some(5) => "C",
+                    Some(6) => "F",
+                    Some(7) => "D",
+                    Some(8) => "B",
+                    Some(9) => "S",
+                    Some(10) => "I",
+                    Some(11) => "J",
+                    _ => return false,
+                };
+                signature.strip_prefix('[') == Some(element)
+            }
+            _ => false,
+        }
     }
 
     /// How many of its cases the `lookupswitch` at `bci` compares `key`
@@ -458,6 +512,22 @@ impl Tree {
         *self.allocations.entry(words).or_insert(0) += 1;
     }
 
+    /// Whether `node` is the host JVM's work, not the program's: a context
+    /// the JVM entered on its own (class loading, a static initializer) or
+    /// one below it, as `Profile::jvm_work` decides. JOP does neither in a
+    /// program's region, so what such a context allocates is not counted.
+    pub fn is_jvm_work(&self, node: u32) -> bool {
+        let mut at = node;
+        while let Some(n) = self.nodes.get(at as usize) {
+            let Some(parent) = n.parent else { return false };
+            if n.invoke_opcode == 0 {
+                return true;
+            }
+            at = parent;
+        }
+        false
+    }
+
     /// `times` objects or arrays of `words` words each were allocated.
     pub fn count_allocation_n(&mut self, words: u32, times: u64) {
         *self.allocations.entry(words).or_insert(0) += times;
@@ -596,6 +666,40 @@ mod tests {
             native: false,
             synchronized: false,
         }
+    }
+
+    #[test]
+    fn an_allocating_bytecode_owns_only_what_it_makes() {
+        // 0 new #2 (a/B); 3 newarray long; 5 anewarray #2; 8 anewarray #3 ([I);
+        // 11 multianewarray #5 ([[[J) 2; 15 iconst_0
+        let pool = vec![
+            Constant::Unusable,
+            Constant::Utf8("a/B".into()),
+            Constant::Class(1),
+            Constant::Class(4),
+            Constant::Utf8("[I".into()),
+            Constant::Class(6),
+            Constant::Utf8("[[[J".into()),
+        ];
+        let code = vec![0xbb, 0, 2, 0xbc, 11, 0xbd, 0, 2, 0xbd, 0, 3, 0xc5, 0, 5, 2, 0x03];
+        let m = MethodCode::new(0, info("c", "()V", code.len() as u32), code, &pool);
+        assert!(m.allocates(0, "La/B;"));
+        // The class a `new` resolves, made by the JVM while the `new` waits.
+        assert!(!m.allocates(0, "Ljava/lang/Class;"));
+        assert!(!m.allocates(0, "La/Bc;"));
+        assert!(m.allocates(3, "[J"));
+        assert!(!m.allocates(3, "[I"));
+        assert!(m.allocates(5, "[La/B;"));
+        assert!(!m.allocates(5, "La/B;"));
+        assert!(m.allocates(8, "[[I"));
+        assert!(!m.allocates(8, "[I"));
+        for made in ["[[[J", "[[J", "[J"] {
+            assert!(m.allocates(11, made), "{made}");
+        }
+        assert!(!m.allocates(11, "J"));
+        assert!(!m.allocates(11, "[[I"));
+        assert!(!m.allocates(15, "[I"), "not an allocating bytecode");
+        assert!(!m.allocates(99, "[I"), "past the code");
     }
 
     #[test]

@@ -8,6 +8,13 @@ public final class Node {
     final int pc;
     /** The invoke opcode (0: the JVM entered the method on its own). */
     final int op;
+    /**
+     * The host JVM's work, not the program's: a context the JVM entered on
+     * its own (class loading, a static initializer) or one below it, as the
+     * profile's reader decides (Profile::jvm_work). Its allocations are not
+     * counted: JOP does neither in a program's region.
+     */
+    final boolean jvmWork;
     int id;
     long calls;
     /** Calls of a native made while the thread held no monitor. */
@@ -30,6 +37,7 @@ public final class Node {
         this.mid = mid;
         this.pc = pc;
         this.op = op;
+        this.jvmWork = parent != null && (op == 0 || parent.jvmWork);
         this.c = new long[Rt.mSlots[mid]];
         Rt.register(this);
     }

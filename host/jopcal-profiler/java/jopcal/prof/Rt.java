@@ -834,7 +834,7 @@ public final class Rt {
      * single-step agent sizes the JVM's allocation event.
      */
     public static void allocObject(Class<?> c, TS ts) {
-        if (ts.sink || ts.busy || ts.depth == 0 || !counting) {
+        if (!countsAllocations(ts)) {
             return;
         }
         // Working them out is jopcal's, not the program's.
@@ -848,7 +848,7 @@ public final class Rt {
 
     /** A newarray or anewarray of {@code length} elements of {@code elementWords} each, in a counted frame. */
     public static void allocArray(int length, int elementWords, TS ts) {
-        if (length < 0 || ts.sink || ts.busy || ts.depth == 0 || !counting) {
+        if (length < 0 || !countsAllocations(ts)) {
             return;
         }
         ts.busy = true;
@@ -865,7 +865,7 @@ public final class Rt {
      * allocation of its own, as JOP's routine makes them).
      */
     public static void allocMulti(Object array, int dims, TS ts) {
-        if (ts.sink || ts.busy || ts.depth == 0 || !counting) {
+        if (!countsAllocations(ts)) {
             return;
         }
         ts.busy = true;
@@ -874,6 +874,14 @@ public final class Rt {
         } finally {
             ts.busy = false;
         }
+    }
+
+    /**
+     * Whether what this thread allocates now is counted: in the region, in a
+     * counted frame of the program's (not jopcal's work, not the host JVM's).
+     */
+    private static boolean countsAllocations(TS ts) {
+        return counting && !ts.sink && !ts.busy && ts.depth > 0 && !ts.stack[ts.depth - 1].jvmWork;
     }
 
     static void allocatedArrays(Object array, int levels) {
