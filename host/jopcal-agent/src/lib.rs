@@ -583,6 +583,20 @@ fn step(jvmti: &Jvmti, jni: Option<&JniEnv>, event: LocationEvent, by_breakpoint
             .ok()
             .and_then(|last| top.code.lookupswitch_compares(last, at))
             .map(|by_target| by_key.unwrap_or(by_target));
+        // jopcal's bridge method for a long shift, `lcmp` or `aastore` runs
+        // in the arm of a switch on the operand that decides JOP's
+        // path: the arm it jumped to is the operand, counted for the
+        // caller (`jopcal_profile::routed`). (Not read from the bridge's
+        // locals: GetLocal is a VM operation at a safepoint.)
+        let bridge_operand = if top.code.info.class == routed::BRIDGE_CLASS {
+            u32::try_from(top.last)
+                .ok()
+                .and_then(|last| top.code.switch_case(last, at))
+                .and_then(|case| u8::try_from(case).ok())
+                .zip(routed::observed_named(&top.code.info.name))
+        } else {
+            None
+        };
         if op == routed::LOOKUPSWITCH {
             top.switch_compares = u32::try_from(top.last)
                 .ok()
@@ -637,31 +651,10 @@ fn step(jvmti: &Jvmti, jni: Option<&JniEnv>, event: LocationEvent, by_breakpoint
         } else {
             None
         };
-        // The first bytecode of jopcal's bridge for a long shift: its count
-        // (a local of the bridge method) decides the microcode's path on JOP;
-        // it is the caller's execution (`jopcal_profile::routed`).
-        let operand = if at == 0 && top.code.info.class == routed::BRIDGE_CLASS {
-            routed::observed_named(&top.code.info.name).and_then(|o| {
-                // SAFETY: a null thread is the current one, whose frame 0 is
-                // the bridge method, with the slots of its parameters.
-                let value = match o.operand {
-                    routed::Operand::Count { slot, mask } => {
-                        let v = unsafe { jvmti.get_local_int(ptr::null_mut(), 0, jni::jint::from(slot)) }.ok()?;
-                        (v as u8) & mask
-                    }
-                    routed::Operand::LongCompare => {
-                        let a = unsafe { jvmti.get_local_long(ptr::null_mut(), 0, 0) }.ok()?;
-                        let b = unsafe { jvmti.get_local_long(ptr::null_mut(), 0, 2) }.ok()?;
-                        routed::long_compare_class(a, b)
-                    }
-                    routed::Operand::OldElement => old_element_of_locals(jvmti, jni?)?,
-                };
-                let caller = ts.frames.len().checked_sub(2).map(|i| ts.frames[i].node)?;
-                Some((caller, o.opcode, value))
-            })
-        } else {
-            None
-        };
+        let operand = bridge_operand.and_then(|(value, o)| {
+            let caller = ts.frames.len().checked_sub(2).map(|i| ts.frames[i].node)?;
+            Some((caller, o.opcode, value))
+        });
         if let Some(tree) = shared().tree.as_mut() {
             tree.count(node, op, block);
             if let Some((local, inc)) = iinc {
@@ -681,36 +674,6 @@ fn step(jvmti: &Jvmti, jni: Option<&JniEnv>, event: LocationEvent, by_breakpoint
             }
         }
     });
-}
-
-/// Whether the element an `aastore` bridge replaces (the array in local 0
-/// of the current frame, the index in local 1) holds a reference:
-/// `routed::REF_OLD_HELD` or `REF_OLD_NULL`; none where the store will fail.
-fn old_element_of_locals(jvmti: &Jvmti, jni: &JniEnv) -> Option<u8> {
-    // SAFETY: a null thread is the current one; frame 0 is the bridge
-    // method at its first bytecode, with its parameters in slots 0 and 1.
-    let array = unsafe { jvmti.get_local_object(ptr::null_mut(), 0, 0) }.ok()?;
-    let index = unsafe { jvmti.get_local_int(ptr::null_mut(), 0, 1) }.ok()?;
-    if array.is_null() {
-        return None;
-    }
-    // SAFETY: `array` is a local reference of this callback to an object
-    // array (the bridge's parameter type); the index is checked first.
-    let length = unsafe { jni.get_array_length(array) };
-    if index < 0 || index >= length {
-        return None;
-    }
-    let old = unsafe { jni.get_object_array_element(array, index) };
-    let held = !old.is_null();
-    if held {
-        unsafe { jni.delete_local_ref(old) };
-    }
-    unsafe { jni.delete_local_ref(array) };
-    Some(if held {
-        routed::REF_OLD_HELD
-    } else {
-        routed::REF_OLD_NULL
-    })
 }
 
 /// The operand of a type check of the object in local `slot` of the

@@ -30,7 +30,7 @@ use crate::java::{
 use anyhow::{Context, Result};
 use jopcal_output::atomic;
 use jopcal_output::cached::{build_once, content_hash};
-use jopcal_profile::routed::{BRIDGE_CLASS, OBSERVED};
+use jopcal_profile::routed::{Observed, Operand, BRIDGE_CLASS, OBSERVED, REF_OLD_HELD, REF_OLD_NULL};
 use jopcal_tree::runtime::{find_routines, Routine};
 use sha2::{Digest, Sha256};
 use std::path::{Path, PathBuf};
@@ -153,17 +153,72 @@ pub fn bridge_source(routines: &[Routine]) -> String {
     // The long shifts, lcmp and aastore run as the host runs them: the call
     // only shows the profiler the operands (jopcal_profile::routed::OBSERVED).
     for o in OBSERVED {
-        let (result, body) = match o.mnemonic {
-            "lshl" => ("long", "long a, int b) {\n        return a << b;"),
-            "lshr" => ("long", "long a, int b) {\n        return a >> b;"),
-            "lushr" => ("long", "long a, int b) {\n        return a >>> b;"),
-            "aastore" => ("void", "Object[] a, int i, Object v) {\n        a[i] = v;"),
-            _ => ("int", "long a, long b) {\n        return a < b ? -1 : a == b ? 0 : 1;"),
-        };
-        s.push_str(&format!("\n    public static {result} {}({body}\n    }}\n", o.mnemonic));
+        s.push_str(&observed_method(&o));
     }
     s.push_str("}\n");
     s
+}
+
+/// The bridge method of an observed bytecode: it runs the bytecode as the
+/// host does, in the arm of a switch on the operand the profile
+/// records (`Observed::operand`), one arm per value, each with code of its
+/// own. The single-step agent reads the operand from the arm it steps into
+/// (`MethodCode::switch_case`): reading the bridge's locals instead
+/// (JVMTI's `GetLocal*`) is a VM operation at a safepoint in HotSpot 17, and
+/// made a JemBench profile take minutes. The instrumenting profiler reads
+/// the parameters at the method's entry and does not run this body.
+fn observed_method(o: &Observed) -> String {
+    let (result, params, operand) = match o.operand {
+        Operand::Count { mask, .. } => ("long", "long a, int b", format!("b & {mask}")),
+        // `routed::long_compare_class`: the signs, then the order.
+        Operand::LongCompare => (
+            "int",
+            "long a, long b",
+            "(a < 0L ? 6 : 0) + (b < 0L ? 3 : 0) + (a < b ? 0 : a == b ? 1 : 2)".to_string(),
+        ),
+        // Where the store will fail the host raises it, with no operand.
+        Operand::OldElement => (
+            "void",
+            "Object[] a, int i, Object v",
+            format!("a == null || i < 0 || i >= a.length ? -1 : a[i] == null ? {REF_OLD_NULL} : {REF_OLD_HELD}"),
+        ),
+    };
+    let mut m = format!(
+        "\n    public static {result} {}({params}) {{\n        switch ({operand}) {{\n",
+        o.mnemonic
+    );
+    for k in 0..=o.max() {
+        m.push_str(&format!(
+            "        case {k}:\n            {}\n",
+            observed_arm(o, Some(k))
+        ));
+    }
+    m.push_str(&format!(
+        "        default:\n            {}\n        }}\n    }}\n",
+        observed_arm(o, None)
+    ));
+    m
+}
+
+/// The code of one arm of an observed bridge method's switch (`None`: its
+/// default): the bytecode as the host runs it, each arm's code its own.
+fn observed_arm(o: &Observed, case: Option<u8>) -> String {
+    match (o.operand, case) {
+        (Operand::Count { .. }, Some(k)) => {
+            let shift = match o.mnemonic {
+                "lshl" => "<<",
+                "lshr" => ">>",
+                _ => ">>>",
+            };
+            format!("return a {shift} {k};")
+        }
+        (Operand::Count { .. }, None) => "return a;".to_string(),
+        // The class's order is its remainder by 3: less, equal, greater.
+        (Operand::LongCompare, Some(k)) => format!("return {};", i32::from(k % 3) - 1),
+        (Operand::LongCompare, None) => "return 0;".to_string(),
+        (Operand::OldElement, Some(k)) => format!("a[i] = v; // {k}\n            return;"),
+        (Operand::OldElement, None) => "a[i] = v;\n            return;".to_string(),
+    }
 }
 
 /// The tree's runtime class for the host: its routines only, public.
@@ -470,8 +525,117 @@ mod tests {
             "{src}"
         );
         assert!(
-            src.contains("public static long lushr(long a, int b) {\n        return a >>> b;"),
+            src.contains("public static long lushr(long a, int b) {\n        switch (b & 63) {"),
             "{src}"
         );
     }
+
+    /// The observed bridge methods, compiled with the JDK's javac and run:
+    /// each gives what the host's own bytecode gives (and raises what it
+    /// raises), and each arm of its tableswitch has code of its own, so the
+    /// single-step agent can tell the operands apart by where it jumped.
+    #[test]
+    fn the_observed_bridge_methods_run_as_the_host_and_switch_on_their_operand() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("jopcal/host");
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("JopBytecodes.java"), bridge_source(&[])).unwrap();
+        std::fs::write(dir.join("Check.java"), BRIDGE_CHECK).unwrap();
+        let javac = std::process::Command::new("javac")
+            .args(["--release", "8", "-nowarn", "-d"])
+            .arg(tmp.path())
+            .arg(dir.join("JopBytecodes.java"))
+            .arg(dir.join("Check.java"))
+            .output()
+            .expect("javac (a JDK, as scripts/setup installs)");
+        assert!(javac.status.success(), "{}", String::from_utf8_lossy(&javac.stderr));
+        let run = std::process::Command::new("java")
+            .arg("-cp")
+            .arg(tmp.path())
+            .arg("jopcal.host.Check")
+            .output()
+            .unwrap();
+        let out = String::from_utf8_lossy(&run.stdout);
+        assert!(
+            run.status.success() && out.trim_end().ends_with("ok"),
+            "{out}{}",
+            String::from_utf8_lossy(&run.stderr)
+        );
+        // One arm per value, with targets of their own.
+        let class = std::fs::read(tmp.path().join("jopcal/host/JopBytecodes.class")).unwrap();
+        let parsed = jopcal_classfile::parse_class(&class).unwrap();
+        for o in OBSERVED {
+            let m = parsed.methods.iter().find(|m| m.name == o.mnemonic).unwrap();
+            let code = m.code.as_ref().unwrap().bytecode.clone();
+            // (javac makes a switch of few cases a lookupswitch.)
+            let at = code.iter().position(|&b| b == 0xaa || b == 0xab).unwrap();
+            let operands = (at + 4) & !3;
+            let word = |k: usize| i32::from_be_bytes(code[operands + 4 * k..operands + 4 * k + 4].try_into().unwrap());
+            let cases: Vec<(i32, i32)> = if code[at] == 0xaa {
+                (0..=word(2) - word(1))
+                    .map(|j| (word(1) + j, word(3 + j as usize)))
+                    .collect()
+            } else {
+                (0..word(1) as usize)
+                    .map(|j| (word(2 + 2 * j), word(3 + 2 * j)))
+                    .collect()
+            };
+            let values: Vec<i32> = cases.iter().map(|c| c.0).collect();
+            assert_eq!(values, (0..=i32::from(o.max())).collect::<Vec<_>>(), "{}", o.mnemonic);
+            let targets: std::collections::BTreeSet<i32> = cases.iter().map(|c| c.1).collect();
+            assert_eq!(
+                targets.len(),
+                cases.len(),
+                "{}: an arm of its own per value",
+                o.mnemonic
+            );
+        }
+    }
+
+    const BRIDGE_CHECK: &str = r#"package jopcal.host;
+
+public final class Check {
+    static void same(long got, long want, String what) {
+        if (got != want) {
+            throw new AssertionError(what + ": " + got + " against " + want);
+        }
+    }
+
+    static void raises(Runnable r, Class<?> want) {
+        try {
+            r.run();
+        } catch (RuntimeException e) {
+            if (e.getClass() == want) {
+                return;
+            }
+            throw e;
+        }
+        throw new AssertionError("no " + want.getName());
+    }
+
+    public static void main(String[] args) {
+        long[] ls = {0L, 1L, -1L, 5L, -5L, 0x123456789abcdefL, Long.MIN_VALUE, Long.MAX_VALUE};
+        int[] counts = {0, 1, 31, 32, 63, 64, 65, 100, -1, -64, Integer.MIN_VALUE};
+        for (long a : ls) {
+            for (int b : counts) {
+                same(JopBytecodes.lshl(a, b), a << b, "lshl");
+                same(JopBytecodes.lshr(a, b), a >> b, "lshr");
+                same(JopBytecodes.lushr(a, b), a >>> b, "lushr");
+            }
+            for (long b : ls) {
+                same(JopBytecodes.lcmp(a, b), a < b ? -1 : a == b ? 0 : 1, "lcmp");
+            }
+        }
+        final Object[] held = {"x", null};
+        JopBytecodes.aastore(held, 1, "y");
+        JopBytecodes.aastore(held, 0, null);
+        same(held[0] == null && "y".equals(held[1]) ? 1 : 0, 1, "aastore");
+        raises(() -> JopBytecodes.aastore(held, 2, "z"), ArrayIndexOutOfBoundsException.class);
+        raises(() -> JopBytecodes.aastore(held, -1, "z"), ArrayIndexOutOfBoundsException.class);
+        raises(() -> JopBytecodes.aastore(null, 0, "z"), NullPointerException.class);
+        raises(() -> JopBytecodes.aastore(new String[1], 0, Integer.valueOf(1)), ArrayStoreException.class);
+        System.out.println("ok");
+    }
+}
+"#;
 }

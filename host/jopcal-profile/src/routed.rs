@@ -16,9 +16,10 @@
 //!
 //! The long shifts and `lcmp` go through the bridge too ([`OBSERVED`]),
 //! though JOP runs them in microcode: their path there depends on their
-//! operands, which the agent reads from the bridge's local variables and
-//! records with the caller (`Node::operands`); they stay plain executions
-//! of the caller.
+//! operands, which the profilers record with the caller (`Node::operands`):
+//! the single-step agent from the arm of the switch on the operand the
+//! bridge method runs in, the instrumenting one from its parameters. They
+//! stay plain executions of the caller.
 
 use crate::model::{Event, Profile};
 

@@ -71,9 +71,10 @@ pub const ROUTABLE: [Routable; 33] = [
 
 /// A bytecode JOP runs in microcode whose path (and cycles) its operands
 /// decide: a long shift by its count, `lcmp` by the signs and the order of
-/// its operands. The bridge runs it as the host does; its call only lets
-/// the profiler read the operands from the bridge method's locals, recorded
-/// as one small value (`Node::operands`).
+/// its operands. The bridge runs it as the host does, in the arm of a
+/// switch on that one small value (`Node::operands`): its call only lets
+/// the profilers see the value (the single-step agent by the arm it steps
+/// into, the instrumenting profiler from the parameters, at `slot`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Observed {
     pub opcode: u8,

@@ -287,6 +287,42 @@ impl MethodCode {
         self.lookupswitch_first(bci, |_, jump| i64::from(jump) == offset)
     }
 
+    /// The case (its match value) of the `tableswitch` or `lookupswitch`
+    /// at `bci` that jumps to `target` (the first such; none for the
+    /// default or where no switch is). What jopcal's bridge methods tell
+    /// the single-step agent their operand by.
+    pub fn switch_case(&self, bci: u32, target: u32) -> Option<i32> {
+        const TABLESWITCH: u8 = 0xaa;
+        let at = bci as usize;
+        let opcode = *self.code.get(at)?;
+        // The operands start at the first multiple of 4 after the opcode:
+        // a tableswitch's default, low, high, then high - low + 1 offsets;
+        // a lookupswitch's default, its count, then (match, offset) pairs.
+        let operands = (at + 4) & !3;
+        let word = |k: usize| -> Option<i32> {
+            let b = self.code.get(operands + 4 * k..operands + 4 * k + 4)?;
+            Some(i32::from_be_bytes([b[0], b[1], b[2], b[3]]))
+        };
+        let offset = i64::from(target) - i64::from(bci);
+        let jumps_here = |k: usize| word(k).is_some_and(|jump| i64::from(jump) == offset);
+        match opcode {
+            TABLESWITCH => {
+                let (low, high) = (word(1)?, word(2)?);
+                let cases = usize::try_from(i64::from(high) - i64::from(low) + 1).ok()?;
+                (0..cases)
+                    .find(|&j| jumps_here(3 + j))
+                    .and_then(|j| i32::try_from(i64::from(low) + j as i64).ok())
+            }
+            LOOKUPSWITCH => {
+                let pairs = usize::try_from(word(1)?).ok()?;
+                (0..pairs)
+                    .find(|&j| jumps_here(3 + 2 * j))
+                    .and_then(|j| word(2 + 2 * j))
+            }
+            _ => None,
+        }
+    }
+
     /// The operand of the `lookupswitch` at `bci` (`routed::lookupswitch_operand`):
     /// the position (from 1) of the first (match, offset) pair that `hit`
     /// accepts, else the default after every pair. None where no lookupswitch is.
@@ -666,6 +702,31 @@ mod tests {
             native: false,
             synchronized: false,
         }
+    }
+
+    #[test]
+    fn a_switch_case_is_found_from_where_it_jumped() {
+        // 0 iload_0; 1 tableswitch (pad to 4) default +28, low 5, high 7, +29, +30, +31
+        let mut code = vec![0x1a, 0xaa, 0, 0];
+        for w in [28i32, 5, 7, 29, 30, 31] {
+            code.extend(w.to_be_bytes());
+        }
+        code.extend([0x00; 4]);
+        let m = MethodCode::new(0, info("s", "(I)V", code.len() as u32), code, &[]);
+        assert_eq!(m.switch_case(1, 30), Some(5));
+        assert_eq!(m.switch_case(1, 32), Some(7));
+        assert_eq!(m.switch_case(1, 29), None, "the default");
+        assert_eq!(m.switch_case(0, 30), None, "not a switch");
+        assert_eq!(m.switch_case(99, 30), None, "past the code");
+        // 0 iload_0; 1 lookupswitch default +20, 2 pairs: (-1, +21), (9, +22)
+        let mut code = vec![0x1a, 0xab, 0, 0];
+        for w in [20i32, 2, -1, 21, 9, 22] {
+            code.extend(w.to_be_bytes());
+        }
+        let m = MethodCode::new(0, info("s", "(I)V", code.len() as u32), code, &[]);
+        assert_eq!(m.switch_case(1, 22), Some(-1));
+        assert_eq!(m.switch_case(1, 23), Some(9));
+        assert_eq!(m.switch_case(1, 21), None, "the default");
     }
 
     #[test]
