@@ -93,6 +93,40 @@ fn downloads_through_the_bench_and_counts_wait_states_exactly() {
     assert_eq!(cycles[1] - cycles[0], 3 * words, "{cycles:?}");
 }
 
+/// `sim build` compiles the model with the C++ compiler `JOPCAL_SIM_CXX`
+/// names (else clang++ where it is installed, else Verilator's g++), and
+/// the bench counts the same cycles whichever compiled it.
+#[test]
+fn the_model_counts_the_same_cycles_whichever_compiler_built_it() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("gxx");
+    let o = jopcal()
+        .env("JOPCAL_SIM_CXX", "g++")
+        .args(["sim", "build", "--rtl"])
+        .arg(repo().join("hdl-sim/test-dut/jopcal_test_dut.v"))
+        .args(["--top", "jopcal_test_dut", "--out"])
+        .arg(&dir)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let made_with = |sim: &Path| std::fs::read_to_string(sim.join("obj/Vjopcal_test_dut__verFiles.dat")).unwrap();
+    assert!(made_with(&dir).contains("CXX=g++ LINK=g++"), "{}", made_with(&dir));
+    let clang = std::process::Command::new("clang++")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    assert_eq!(
+        made_with(bench()).contains("CXX=clang++"),
+        clang,
+        "{}",
+        made_with(bench())
+    );
+    let (img, _) = image(tmp.path(), &(1..=40).map(|i| i * 104_729).collect::<Vec<u32>>());
+    let (by_gxx, _) = run_on_bench(&dir, "2", &img, &tmp.path().join("g"));
+    let (by_default, _) = run_on_bench(bench(), "2", &img, &tmp.path().join("d"));
+    assert_eq!(by_gxx.value, by_default.value);
+}
+
 #[test]
 fn an_sram_behind_the_duts_own_controller_keeps_the_image_and_its_wait_states() {
     let tmp = tempfile::tempdir().unwrap();
