@@ -566,23 +566,21 @@ mod tests {
         let parsed = jopcal_classfile::parse_class(&class).unwrap();
         for o in OBSERVED {
             let m = parsed.methods.iter().find(|m| m.name == o.mnemonic).unwrap();
-            let code = m.code.as_ref().unwrap().bytecode.clone();
+            let code = &m.code.as_ref().unwrap().bytecode;
             // (javac makes a switch of few cases a lookupswitch.)
-            let at = code.iter().position(|&b| b == 0xaa || b == 0xab).unwrap();
-            let operands = (at + 4) & !3;
-            let word = |k: usize| i32::from_be_bytes(code[operands + 4 * k..operands + 4 * k + 4].try_into().unwrap());
-            let cases: Vec<(i32, i32)> = if code[at] == 0xaa {
-                (0..=word(2) - word(1))
-                    .map(|j| (word(1) + j, word(3 + j as usize)))
-                    .collect()
-            } else {
-                (0..word(1) as usize)
-                    .map(|j| (word(2 + 2 * j), word(3 + 2 * j)))
-                    .collect()
-            };
+            use jopcal_classfile::Operands;
+            let cases: Vec<(i32, u32)> = jopcal_classfile::decode(code)
+                .unwrap()
+                .into_iter()
+                .find_map(|i| match i.operands {
+                    Operands::TableSwitch { low, targets, .. } => Some((low..).zip(targets).collect()),
+                    Operands::LookupSwitch { pairs, .. } => Some(pairs),
+                    _ => None,
+                })
+                .unwrap();
             let values: Vec<i32> = cases.iter().map(|c| c.0).collect();
             assert_eq!(values, (0..=i32::from(o.max())).collect::<Vec<_>>(), "{}", o.mnemonic);
-            let targets: std::collections::BTreeSet<i32> = cases.iter().map(|c| c.1).collect();
+            let targets: std::collections::BTreeSet<u32> = cases.iter().map(|c| c.1).collect();
             assert_eq!(
                 targets.len(),
                 cases.len(),

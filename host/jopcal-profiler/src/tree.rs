@@ -51,9 +51,10 @@ pub struct MethodCode {
     /// Per `checkcast` and `instanceof` bytecode index: the class it names
     /// (internal name), where that is a class or interface, not an array.
     type_targets: HashMap<u32, String>,
-    /// Per `new`, `anewarray` and `multianewarray` bytecode index: the class
-    /// its constant pool names (internal name, or an array descriptor).
-    allocated_classes: HashMap<u32, String>,
+    /// Per allocating bytecode index (`new`, `newarray`, `anewarray`,
+    /// `multianewarray`): the JVM signature of what it returns (`La/B;`,
+    /// `[J`, `[[I`).
+    allocated: HashMap<u32, String>,
     /// Per `invokestatic` of a pure observed bridge method (a long shift,
     /// `lcmp`): its bytecode, which the instrumenting profiler runs in place
     /// of the call ([`inline_bridge`]).
@@ -81,6 +82,41 @@ pub fn handler_entries(table: &[(u16, u16, u16, u16)], pool: &[Constant]) -> Vec
         .collect()
 }
 
+/// The JVM signature of what the allocating bytecode `ins` returns (`new`
+/// its class, `newarray` and `anewarray` an array of their element, a
+/// `multianewarray` the array type it names); none for any other bytecode
+/// or where the constant pool does not name the class.
+fn allocated_signature(ins: &jopcal_classfile::Instruction, pool: &[Constant]) -> Option<String> {
+    use jopcal_classfile::Operands;
+    let class = |cp| pool_class_name(pool, cp);
+    match (ins.opcode, &ins.operands) {
+        (NEW, Operands::Cp(cp)) => class(*cp).map(|n| format!("L{n};")),
+        (ANEWARRAY, Operands::Cp(cp)) => class(*cp).map(|n| {
+            if n.starts_with('[') {
+                format!("[{n}")
+            } else {
+                format!("[L{n};")
+            }
+        }),
+        (MULTIANEWARRAY, Operands::MultiANewArray { cp, .. }) => class(*cp).map(str::to_string),
+        (NEWARRAY, Operands::NewArray(atype)) => {
+            let element = match atype {
+                4 => 'Z',
+                5 => 'C',
+                6 => 'F',
+                7 => 'D',
+                8 => 'B',
+                9 => 'S',
+                10 => 'I',
+                11 => 'J',
+                _ => return None,
+            };
+            Some(format!("[{element}"))
+        }
+        _ => None,
+    }
+}
+
 impl MethodCode {
     /// Derives blocks and invoke targets from `code`; `pool` resolves the
     /// invokes' constant-pool references (empty when unavailable).
@@ -90,7 +126,7 @@ impl MethodCode {
         let mut targets = HashMap::new();
         let mut field_kinds = HashMap::new();
         let mut type_targets = HashMap::new();
-        let mut allocated_classes = HashMap::new();
+        let mut allocated = HashMap::new();
         let mut inlined = HashMap::new();
         let mut starts = Vec::new();
         if let Ok(instructions) = decode(&code) {
@@ -121,13 +157,8 @@ impl MethodCode {
                 }
             }
             for ins in &instructions {
-                let cp = match ins.operands {
-                    jopcal_classfile::Operands::Cp(cp) if matches!(ins.opcode, NEW | ANEWARRAY) => cp,
-                    jopcal_classfile::Operands::MultiANewArray { cp, .. } => cp,
-                    _ => continue,
-                };
-                if let Some(name) = pool_class_name(pool, cp) {
-                    allocated_classes.insert(ins.pc, name.to_string());
+                if let Some(made) = allocated_signature(ins, pool) {
+                    allocated.insert(ins.pc, made);
                 }
             }
             for ins in instructions.iter().filter(|i| is_invoke(i.opcode)) {
@@ -156,7 +187,7 @@ impl MethodCode {
             targets,
             field_kinds,
             type_targets,
-            allocated_classes,
+            allocated,
             inlined,
             starts: starts.into_boxed_slice(),
             handlers: Vec::new(),
@@ -239,33 +270,13 @@ impl MethodCode {
     /// what the JVM allocates on its own while the bytecode waits, such as
     /// the class it resolves and its mirror.
     pub fn allocates(&self, bci: u32, signature: &str) -> bool {
-        let named = || self.allocated_classes.get(&bci).map(String::as_str);
-        match self.opcode_at(bci) {
-            Some(NEW) => {
-                named().is_some_and(|n| signature.strip_prefix('L').and_then(|s| s.strip_suffix(';')) == Some(n))
+        self.allocated.get(&bci).is_some_and(|made| {
+            if self.opcode_at(bci) == Some(MULTIANEWARRAY) {
+                signature.starts_with('[') && made.ends_with(signature)
+            } else {
+                made == signature
             }
-            Some(ANEWARRAY) => named().is_some_and(|n| match signature.strip_prefix('[') {
-                Some(element) if n.starts_with('[') => element == n,
-                Some(element) => element.strip_prefix('L').and_then(|s| s.strip_suffix(';')) == Some(n),
-                None => false,
-            }),
-            Some(MULTIANEWARRAY) => named().is_some_and(|n| signature.starts_with('[') && n.ends_with(signature)),
-            Some(NEWARRAY) => {
-                let element = match self.code.get(bci as usize + 1) {
-                    Some(4) => "Z",
-                    Some(5) => "C",
-                    Some(6) => "F",
-                    Some(7) => "D",
-                    Some(8) => "B",
-                    Some(9) => "S",
-                    Some(10) => "I",
-                    Some(11) => "J",
-                    _ => return false,
-                };
-                signature.strip_prefix('[') == Some(element)
-            }
-            _ => false,
-        }
+        })
     }
 
     /// How many of its cases the `lookupswitch` at `bci` compares `key`
@@ -293,19 +304,12 @@ impl MethodCode {
     /// the single-step agent their operand by.
     pub fn switch_case(&self, bci: u32, target: u32) -> Option<i32> {
         const TABLESWITCH: u8 = 0xaa;
-        let at = bci as usize;
-        let opcode = *self.code.get(at)?;
-        // The operands start at the first multiple of 4 after the opcode:
-        // a tableswitch's default, low, high, then high - low + 1 offsets;
-        // a lookupswitch's default, its count, then (match, offset) pairs.
-        let operands = (at + 4) & !3;
-        let word = |k: usize| -> Option<i32> {
-            let b = self.code.get(operands + 4 * k..operands + 4 * k + 4)?;
-            Some(i32::from_be_bytes([b[0], b[1], b[2], b[3]]))
-        };
+        let word = |k| self.switch_word(bci, k);
         let offset = i64::from(target) - i64::from(bci);
-        let jumps_here = |k: usize| word(k).is_some_and(|jump| i64::from(jump) == offset);
-        match opcode {
+        let jumps_here = |k| word(k).is_some_and(|jump| i64::from(jump) == offset);
+        // A tableswitch's default, low, high, then high - low + 1 offsets;
+        // a lookupswitch's default, its count, then (match, offset) pairs.
+        match self.opcode_at(bci)? {
             TABLESWITCH => {
                 let (low, high) = (word(1)?, word(2)?);
                 let cases = usize::try_from(i64::from(high) - i64::from(low) + 1).ok()?;
@@ -323,20 +327,22 @@ impl MethodCode {
         }
     }
 
+    /// The `k`th four-byte operand of the switch at `bci` (from its
+    /// default, 0): they start at the first multiple of 4 after the opcode.
+    fn switch_word(&self, bci: u32, k: usize) -> Option<i32> {
+        let operands = (bci as usize + 4) & !3;
+        let b = self.code.get(operands + 4 * k..operands + 4 * k + 4)?;
+        Some(i32::from_be_bytes([b[0], b[1], b[2], b[3]]))
+    }
+
     /// The operand of the `lookupswitch` at `bci` (`routed::lookupswitch_operand`):
     /// the position (from 1) of the first (match, offset) pair that `hit`
     /// accepts, else the default after every pair. None where no lookupswitch is.
     fn lookupswitch_first(&self, bci: u32, hit: impl Fn(i32, i32) -> bool) -> Option<u8> {
-        let at = bci as usize;
-        if *self.code.get(at)? != LOOKUPSWITCH {
+        if self.opcode_at(bci)? != LOOKUPSWITCH {
             return None;
         }
-        // The operands start at the first multiple of 4 after the opcode.
-        let operands = (at + 4) & !3;
-        let word = |k: usize| -> Option<i32> {
-            let b = self.code.get(operands + 4 * k..operands + 4 * k + 4)?;
-            Some(i32::from_be_bytes([b[0], b[1], b[2], b[3]]))
-        };
+        let word = |k| self.switch_word(bci, k);
         let pairs = usize::try_from(word(1)?).ok()?;
         for j in 0..pairs {
             if hit(word(2 + 2 * j)?, word(3 + 2 * j)?) {
