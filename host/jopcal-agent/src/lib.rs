@@ -104,6 +104,10 @@ struct Frame {
     /// The cases the `lookupswitch` this frame is at compares, found from its
     /// key where an `iload` pushed it (read at the switch, used at its target).
     switch_compares: Option<u8>,
+    /// A bytecode the agent counted itself, which HotSpot does not report
+    /// (see `resumes_where_its_callee_left`): a report of it that still
+    /// arrives next is the same bytecode, not another.
+    counted_unreported: Option<u32>,
 }
 
 #[derive(Default)]
@@ -215,10 +219,14 @@ fn method_code(jvmti: &Jvmti, mid: jni::jmethodID) -> Option<Arc<MethodCode>> {
         } else {
             jvmti.get_bytecodes(mid).unwrap_or_default()
         };
-        // The pool names invoke targets, the fields of field accesses and the
-        // classes of type checks (a byte that may be one is enough to fetch it).
+        // The pool names invoke targets, the fields of field accesses, the
+        // classes of type checks and what `new`, `anewarray` and
+        // `multianewarray` make (a byte that may be one is enough to fetch it).
         let pool = if code.iter().any(|op| {
-            is_invoke(*op) || jopcal_profile::model::FIELD_OPCODES.contains(op) || routed::TYPE_CHECKS.contains(op)
+            is_invoke(*op)
+                || jopcal_profile::model::FIELD_OPCODES.contains(op)
+                || routed::TYPE_CHECKS.contains(op)
+                || jopcal_profiler::tree::MAKES_A_NAMED_CLASS.contains(op)
         }) {
             jvmti
                 .get_constant_pool(class)
@@ -296,6 +304,7 @@ fn seed(jvmti: &Jvmti, ts: &mut ThreadState, depth: i32) {
             last: location as i32,
             hidden: false,
             switch_compares: None,
+            counted_unreported: None,
         });
         parent = Some((node, code, location));
     }
@@ -435,6 +444,7 @@ fn begin_tracking(jvmti: &Jvmti, depth: i32, with_callers: bool) {
         last: frames[0].1 as i32,
         hidden: false,
         switch_compares: None,
+        counted_unreported: None,
     }];
     for &(mid, location) in &frames[1..] {
         let Some(code) = method_code(jvmti, mid as jni::jmethodID) else {
@@ -460,6 +470,7 @@ fn begin_tracking(jvmti: &Jvmti, depth: i32, with_callers: bool) {
             last: location as i32,
             hidden: false,
             switch_compares: None,
+            counted_unreported: None,
         });
     }
     THREAD.with(|t| {
@@ -546,6 +557,32 @@ fn end_region(jvmti: &Jvmti, complete: bool, why: &str) {
 /// One executed bytecode, reported by a SingleStep, or by a breakpoint
 /// (`by_breakpoint`), which counts only in frames whose steps are hidden.
 fn step(jvmti: &Jvmti, jni: Option<&JniEnv>, event: LocationEvent, by_breakpoint: bool) {
+    step_at(
+        jvmti,
+        jni,
+        event.method() as usize,
+        event.location(),
+        by_breakpoint,
+        false,
+    );
+}
+
+/// Where a frame that returned normally to a frame of its own method left
+/// from, when the caller's next bytecode is that very one (a recursive call
+/// followed by the return both share: `return d == 0 ? s : f(d - 1, s)`).
+/// HotSpot reports a location (method, index) once in a row per thread, in
+/// whichever frame, so that bytecode of the caller arrives as neither a step
+/// nor a breakpoint (`JvmtiEnvThreadState::compare_and_set_current_location`),
+/// and the agent counts it itself.
+fn resumes_where_its_callee_left(callee: &Frame, caller: &Frame) -> Option<u32> {
+    let left = u32::try_from(callee.last).ok()?;
+    let invoke = u32::try_from(caller.last).ok()?;
+    (caller.method == callee.method && caller.code.next_instruction(invoke) == Some(left)).then_some(left)
+}
+
+/// [`step`] at `location` of `method`; `unreported` for a bytecode the JVM
+/// does not report, which the agent counts itself.
+fn step_at(jvmti: &Jvmti, jni: Option<&JniEnv>, method: usize, location: i64, by_breakpoint: bool, unreported: bool) {
     THREAD.with(|t| {
         let mut ts = t.borrow_mut();
         let counting = ACTIVE.load(Ordering::Acquire);
@@ -556,7 +593,7 @@ fn step(jvmti: &Jvmti, jni: Option<&JniEnv>, event: LocationEvent, by_breakpoint
             return;
         }
         let Some(top) = ts.frames.last_mut() else { return };
-        if top.method != event.method() as usize {
+        if top.method != method {
             if !by_breakpoint && counting {
                 shared().lost_sync += 1;
                 ts.frames.clear();
@@ -570,7 +607,14 @@ fn step(jvmti: &Jvmti, jni: Option<&JniEnv>, event: LocationEvent, by_breakpoint
             // A step arrived: this frame's steps are not hidden (a step comes before a breakpoint at the same place).
             top.hidden = false;
         }
-        let at = event.location() as u32;
+        let at = location as u32;
+        if unreported {
+            top.counted_unreported = Some(at);
+        } else if top.counted_unreported.take() == Some(at) {
+            // Reported after all (another JVM than the one this was seen on):
+            // counted already.
+            return;
+        }
         let Some(op) = top.code.opcode_at(at) else {
             shared().lost_sync += 1;
             return;
@@ -1027,6 +1071,7 @@ impl Agent for Profiler {
                 last: -1,
                 hidden,
                 switch_compares: None,
+                counted_unreported: None,
             });
             // Only while counting. Before the region (calls only tracked),
             // everything below a frame the JVM entered is the JVM's work,
@@ -1044,6 +1089,7 @@ impl Agent for Profiler {
         let jvmti = context.jvmti();
         let mid = event.method() as usize;
         let counting = ACTIVE.load(Ordering::Acquire);
+        let mut unreported = None;
         let region_over = THREAD.with(|t| {
             let mut ts = t.borrow_mut();
             if !counting && !tracked(&ts) {
@@ -1076,6 +1122,12 @@ impl Agent for Profiler {
                     ts.in_flight = caller_pc.map(|at| (thrown, at));
                 }
             }
+            if !event.was_popped_by_exception() {
+                unreported = ts
+                    .frames
+                    .last()
+                    .and_then(|caller| resumes_where_its_callee_left(&top, caller));
+            }
             // A synchronized method's return runs the linker's monitorexit on JOP
             // (an exception leaves without one).
             let exit = top.code.info.synchronized.then(|| ts.release());
@@ -1095,6 +1147,16 @@ impl Agent for Profiler {
             drop(s);
             counting && ts.owner && ts.frames.is_empty()
         });
+        if let Some(at) = unreported {
+            step_at(
+                jvmti,
+                context.jni().map(|j| -> &JniEnv { j }),
+                mid,
+                i64::from(at),
+                false,
+                true,
+            );
+        }
         if region_over {
             match OPTIONS.get().map(|o| &o.region) {
                 Some(Region::Main { .. } | Region::Method { .. }) if !event.was_popped_by_exception() => {

@@ -15,11 +15,16 @@ use sha2::{Digest, Sha256};
 use std::path::{Path, PathBuf};
 
 /// Which profiler a session's profiles come from (`--profiler`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Default, clap::ValueEnum)]
 pub enum ProfilerKind {
-    /// The single-step JVMTI agent: the oracle (the default until the
-    /// instrumenting profiler equals it on every suite).
+    /// Per workload, whichever of the two is faster for its length: they
+    /// give the same profile in everything an estimate reads (checked on
+    /// every suite). The single-step agent starts faster, for a workload
+    /// the target ran in fewer than 20 M cycles; the instrumenting profiler
+    /// counts hundreds of times faster, for a longer one or one not measured.
     #[default]
+    Auto,
+    /// The single-step JVMTI agent: the oracle.
     Step,
     /// Classes rewritten as they load: about the JVM's speed.
     Instrument,
@@ -32,22 +37,48 @@ impl ProfilerKind {
     /// The name `--profiler` takes.
     pub fn name(self) -> &'static str {
         match self {
+            ProfilerKind::Auto => "auto",
             ProfilerKind::Step => "step",
             ProfilerKind::Instrument => "instrument",
             ProfilerKind::Clock => "clock",
         }
     }
+
+    /// The profiler that runs a workload the target ran in `cycles` (`None`:
+    /// not measured): under [`ProfilerKind::Auto`] one of the two by the
+    /// workload's length, else `self`.
+    pub fn for_workload(self, cycles: Option<u64>) -> ProfilerKind {
+        match (self, cycles) {
+            (ProfilerKind::Auto, Some(c)) if c < AUTO_STEP_BELOW_CYCLES => ProfilerKind::Step,
+            (ProfilerKind::Auto, _) => ProfilerKind::Instrument,
+            (kind, _) => kind,
+        }
+    }
 }
 
-/// The profiler of `kind`, ready to hand to the JVM.
+/// Under `--profiler auto`, a workload the target ran in fewer cycles than
+/// this is profiled by the single-step agent. Where the two cost the same
+/// (docs/notes/profilers.md): the instrumenting profiler's JVM starts about
+/// a second later (it rewrites the JDK's classes first), and the agent steps
+/// a few million bytecodes a second, a bytecode being 4 to 6 of JOP's
+/// cycles on the tree's suites.
+pub const AUTO_STEP_BELOW_CYCLES: u64 = 20_000_000;
+
+/// The profiler of `kind`, ready to hand to the JVM (`auto` as for a
+/// workload not measured).
 pub fn profiler(kind: ProfilerKind, jdk: &Jdk) -> Result<Profiler> {
-    match kind {
+    match kind.for_workload(None) {
         ProfilerKind::Step => Ok(Profiler::Step {
             agent: crate::locate::agent_path()?,
         }),
-        ProfilerKind::Instrument => instrumenting(jdk, false),
+        ProfilerKind::Instrument | ProfilerKind::Auto => instrumenting(jdk, false),
         ProfilerKind::Clock => instrumenting(jdk, true),
     }
+}
+
+/// Whether the instrumenting profiler can be made here (ASM is installed).
+pub fn instrumenting_available() -> bool {
+    asm_jars().is_ok()
 }
 
 /// ASM's jars the agent needs: the core and the tree API.
@@ -142,4 +173,24 @@ fn build(jdk: &Jdk, jars: &[PathBuf; 2], tmp: &Path) -> Result<()> {
     std::fs::remove_dir_all(&src)?;
     std::fs::remove_dir_all(&empty)?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn auto_takes_the_single_step_agent_for_short_runs_alone() {
+        let auto = ProfilerKind::Auto;
+        assert_eq!(auto.for_workload(Some(1_000_000)), ProfilerKind::Step);
+        assert_eq!(
+            auto.for_workload(Some(AUTO_STEP_BELOW_CYCLES)),
+            ProfilerKind::Instrument
+        );
+        assert_eq!(auto.for_workload(None), ProfilerKind::Instrument);
+        // A profiler the user named is taken whatever the length.
+        assert_eq!(ProfilerKind::Step.for_workload(None), ProfilerKind::Step);
+        assert_eq!(ProfilerKind::Instrument.for_workload(Some(1)), ProfilerKind::Instrument);
+        assert_eq!(ProfilerKind::Clock.for_workload(Some(1)), ProfilerKind::Clock);
+    }
 }

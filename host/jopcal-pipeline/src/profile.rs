@@ -2,6 +2,7 @@
 //! `.jopprof` per benchmark (and optionally a JSON view).
 
 use crate::clocks::target_clock;
+use crate::instrumenter::ProfilerKind;
 use crate::{locate, Session};
 use anyhow::{bail, Context, Result};
 use jopcal_measure::children::InGroup;
@@ -97,6 +98,9 @@ impl ProfileOptions {
 struct Job {
     bench: String,
     request: ProfileRequest,
+    /// The cycles the target ran it in, where it was measured: what
+    /// `--profiler auto` chooses by.
+    cycles: Option<u64>,
 }
 
 /// Profiles what `a` names into its output directory (a suite's workloads,
@@ -135,6 +139,7 @@ pub fn profile(s: Session, a: &ProfileOptions) -> Result<ProfiledSet> {
                     launcher: None,
                 },
                 bench,
+                cycles: None,
             };
             run_jobs(s, &jdk, vec![job], &out, a.format, 1)?
         }
@@ -247,6 +252,7 @@ fn original_harness_jobs(
                     log: out.join("logs").join(format!("{}.log", w.name)),
                     launcher: None,
                 },
+                cycles: None,
             })
         })
         .collect::<Result<Vec<_>>>()?;
@@ -420,6 +426,7 @@ pub fn profile_suite(
     parallel: usize,
 ) -> Result<ProfiledSet> {
     let out = prepare(s, out, stamp)?;
+    let measured_cycles = measured.map(cycles_measured).unwrap_or_default();
     let mut clock_args = std::collections::BTreeMap::new();
     if let Some(dir) = measured {
         for w in &setup.selected {
@@ -448,11 +455,24 @@ pub fn profile_suite(
                 log: out.join("logs").join(format!("{}.log", w.name)),
                 launcher: run.launcher.clone(),
             },
+            cycles: measured_cycles.get(&w.name).copied(),
         })
         .collect();
     let mut set = run_jobs(s, &setup.jdk, jobs, &out, format, parallel)?;
     set.failures.splice(0..0, setup.left_out.iter().cloned());
     Ok(set)
+}
+
+/// The cycles each benchmark ran in, from the `measurements.csv` of the
+/// run in `dir` (none where it has none or cannot be read: `auto` then
+/// takes the instrumenting profiler, whose cost grows least with a
+/// program's length).
+fn cycles_measured(dir: &Path) -> std::collections::BTreeMap<String, u64> {
+    let rows = jopcal_measure::measurements::read(&dir.join("measurements.csv")).unwrap_or_default();
+    rows.into_iter()
+        .filter(|m| m.unit == jopcal_measure::measurements::Unit::Cycles)
+        .map(|m| (m.benchmark, m.value))
+        .collect()
 }
 
 /// Profiles `jobs`, `parallel` at a time (each a JVM of its own; a
@@ -466,8 +486,24 @@ fn run_jobs(
     format: ProfileFormat,
     parallel: usize,
 ) -> Result<ProfiledSet> {
-    let profiler = crate::instrumenter::profiler(s.profiler, jdk)?;
-    let cache = ProfileCache::open(jdk, &profiler, &jobs)?;
+    // Each job's profiler (`auto` chooses per job), made ready once each.
+    // `auto` without ASM (which the instrumenting profiler needs): the single-step agent throughout.
+    let instrument_here = s.profiler != ProfilerKind::Auto || crate::instrumenter::instrumenting_available();
+    if !instrument_here {
+        s.say("  profile note: no ASM (scripts/setup installs Debian's libasm-java): every workload is profiled by the single-step agent");
+    }
+    let kind = |job: &Job| match s.profiler.for_workload(job.cycles) {
+        ProfilerKind::Instrument if !instrument_here => ProfilerKind::Step,
+        k => k,
+    };
+    let mut profilers = std::collections::BTreeMap::new();
+    for job in &jobs {
+        if let std::collections::btree_map::Entry::Vacant(e) = profilers.entry(kind(job)) {
+            let profiler = crate::instrumenter::profiler(kind(job), jdk)?;
+            let cache = ProfileCache::open(jdk, &profiler, &jobs)?;
+            e.insert((profiler, cache));
+        }
+    }
     let progress = s.progress;
     progress.begin("profile", jobs.len() as u64);
     let done = jopcal_targets::parallel::map_in_order(
@@ -476,10 +512,17 @@ fn run_jobs(
         |_| false,
         |job| {
             progress.working_on(&job.bench);
-            let r = cache.profile(job, || Ok(profile_program(jdk, &profiler, &job.request)?.profile));
+            let (profiler, cache) = &profilers[&kind(job)];
+            let r = cache.profile(job, || Ok(profile_program(jdk, profiler, &job.request)?.profile));
+            // Under `auto`, which of the two counted it.
+            let whose = if s.profiler == ProfilerKind::Auto {
+                format!(" ({})", kind(job).name())
+            } else {
+                String::new()
+            };
             match &r {
                 Ok((p, cached)) => progress.finished(&format!(
-                    "{}: {} bytecodes, {} contexts, {} calls/returns{}",
+                    "{}: {} bytecodes, {} contexts, {} calls/returns{whose}{}",
                     job.bench,
                     p.bytecodes(),
                     p.nodes.len(),
@@ -524,12 +567,16 @@ pub fn compare_with(s: Session, set: &ProfiledSet, dir: &Path) -> Result<usize> 
     for p in &set.profiles {
         let other = dir.join(format!("{}.{EXTENSION}", p.benchmark));
         let line = match jopcal_profile::read_file(&other) {
-            Ok(q) => match jopcal_profile::compare::first_difference(p, &q, Scope::Region) {
+            Ok(q) => match jopcal_profile::compare::first_difference(p, &q, Scope::Program) {
                 None => {
-                    let before = jopcal_profile::compare::first_difference(p, &q, Scope::All)
-                        .map(|d| format!(" (before the region: {d})"))
+                    // What the estimate does not read, said beside: the JVM's
+                    // own work in the region, else what was tracked before it.
+                    let first = |scope| jopcal_profile::compare::first_difference(p, &q, scope);
+                    let aside = first(Scope::Region)
+                        .map(|d| format!(" (the JVM's own work, which no estimate reads, differs: {d})"))
+                        .or_else(|| first(Scope::All).map(|d| format!(" (before the region: {d})")))
                         .unwrap_or_default();
-                    format!("  {}: the same as {}{before}", p.benchmark, other.display())
+                    format!("  {}: the same as {}{aside}", p.benchmark, other.display())
                 }
                 Some(d) => {
                     differ += 1;

@@ -159,7 +159,8 @@ fn warn_of_other_outputs(s: Session, out: &Path, rows: &[measurements::Measureme
 /// `sizes`: methods JOP replaces, that is methods the image lacks, and JDK
 /// methods (`java.`, `javax.`, `jdk.`, `sun.`) the image holds at another size
 /// (JOP's own implementation). Only the outermost of nested ones counts, and
-/// only where called by a bytecode (not entered by the JVM itself). Where
+/// only where called by a bytecode of the program (not entered by the JVM
+/// itself, nor below such a frame). Where
 /// the host printed through jopcal's serial line stand-in, the printing is
 /// priced by its characters (`serial_char`), not per call. The classes of
 /// `tree_library` ran as the tree has them: only a method the image
@@ -195,6 +196,9 @@ fn library_calls(
                 }
         })
         .collect();
+    // Not in the JVM's own work (class loading, static initializers), which
+    // no estimate reads: its calls differ with the profiler that watched them.
+    let jvm_work = p.jvm_work();
     let mut out: Vec<String> = p
         .nodes
         .iter()
@@ -202,6 +206,7 @@ fn library_calls(
         .filter(|(i, n)| {
             n.calls > 0
                 && !printing[*i]
+                && !jvm_work[*i]
                 && n.invoke_opcode != 0
                 && replaced[n.method as usize]
                 && n.parent.is_some_and(|q| !replaced[p.nodes[q as usize].method as usize])
@@ -1152,6 +1157,8 @@ mod tests {
                 method("java/util/concurrent/atomic/AtomicLong", "get", "()J", 5),
                 method("java/lang/Object", "<init>", "()V", 1),
                 method("app/Helper", "gone", "()V", 8),
+                method("app/Main", "<clinit>", "()V", 7),
+                method("java/lang/String", "coder", "()B", 4),
             ],
             nodes: vec![
                 node(0, None),
@@ -1159,11 +1166,19 @@ mod tests {
                 node(2, Some(1)),
                 node(3, Some(0)),
                 node(4, Some(0)),
+                // A static initializer the JVM entered in the region (JOP runs
+                // them all at its start), and a call it made: the JVM's work.
+                jopcal_profile::Node {
+                    invoke_opcode: 0,
+                    ..node(5, Some(0))
+                },
+                node(6, Some(5)),
             ],
             ..Default::default()
         };
         let sizes = jopcal_jop::sizes::MethodSizes::from([
             ("app.Main.run()V".to_string(), 5),
+            ("app.Main.<clinit>()V".to_string(), 2),
             // JOP's own Random: another size, so another implementation.
             ("java.util.Random.nextInt()I".to_string(), 3),
             ("java.lang.Object.<init>()V".to_string(), 1),
@@ -1171,7 +1186,7 @@ mod tests {
         assert_eq!(
             library_calls(&p, &sizes, &Default::default()),
             ["app.Helper.gone()V", "java.util.Random.nextInt()I"],
-            "AtomicLong.get runs inside Random.nextInt: priced with it"
+            "AtomicLong.get runs inside Random.nextInt: priced with it; String.coder is the static initializer's"
         );
     }
 

@@ -71,6 +71,12 @@ pub enum Scope {
     /// in the JVM changes the JDK's class-loading state before the region,
     /// and so what is only tracked there.)
     Region,
+    /// What of the region is the program's, which is all an estimate reads:
+    /// [`Scope::Region`] without the contexts the JVM entered on its own
+    /// (class loading, static initializers: `Profile::jvm_work`) and what
+    /// ran below them. The JDK's class loader runs differently under each
+    /// profiler, as their own classes are in its state (docs/notes/profilers.md).
+    Program,
 }
 
 /// The first difference between `a` and `b` (as "a against b") within
@@ -84,13 +90,23 @@ pub fn first_difference(a: &Profile, b: &Profile, scope: Scope) -> Option<String
         return Some(format!("region: {} against {}", a.region, b.region));
     }
     let (pa, pb) = (paths(a), paths(b));
+    let region = scope != Scope::All;
+    // The contexts left out: the JVM's own work, under Scope::Program.
+    let left_out = |p: &Profile| match scope {
+        Scope::Program => p.jvm_work(),
+        _ => vec![false; p.nodes.len()],
+    };
+    let (oa, ob) = (left_out(a), left_out(b));
     // A context the region never entered nor counted in.
     let idle = |n: &crate::model::Node| n.calls == 0 && n.opcodes.is_empty() && n.operands.is_empty();
     let index_b: BTreeMap<&Path, usize> = pb.iter().enumerate().map(|(i, p)| (p, i)).collect();
     let index_a: BTreeMap<&Path, usize> = pa.iter().enumerate().map(|(i, p)| (p, i)).collect();
     for (i, path) in pa.iter().enumerate() {
-        let Some(&j) = index_b.get(path) else {
-            if scope == Scope::Region && idle(&a.nodes[i]) {
+        if oa[i] {
+            continue;
+        }
+        let Some(&j) = index_b.get(path).filter(|&&j| !ob[j]) else {
+            if region && idle(&a.nodes[i]) {
                 continue;
             }
             return Some(format!(
@@ -123,10 +139,11 @@ pub fn first_difference(a: &Profile, b: &Profile, scope: Scope) -> Option<String
         }
     }
     // Where exceptions arrived, and the tables searched there.
-    let arrivals = |p: &Profile, paths: &[Path]| -> BTreeMap<ArrivalAt, (u64, usize)> {
+    let arrivals = |p: &Profile, paths: &[Path], out: &[bool]| -> BTreeMap<ArrivalAt, (u64, usize)> {
         let x = &p.exceptions;
         x.arrivals
             .iter()
+            .filter(|(a, _)| !out.get(a.node as usize).copied().unwrap_or(false))
             .map(|(a, c)| {
                 let path = paths.get(a.node as usize).map(show).unwrap_or_default();
                 let class = x
@@ -143,15 +160,15 @@ pub fn first_difference(a: &Profile, b: &Profile, scope: Scope) -> Option<String
     };
     if let Some(d) = differ(
         "exception arrival (count, table entries)",
-        &arrivals(a, &pa),
-        &arrivals(b, &pb),
+        &arrivals(a, &pa, &oa),
+        &arrivals(b, &pb, &ob),
     ) {
         return Some(d);
     }
     if let Some((j, path)) = pb
         .iter()
         .enumerate()
-        .find(|(j, p)| !(index_a.contains_key(p) || scope == Scope::Region && idle(&b.nodes[*j])))
+        .find(|(j, p)| !(ob[*j] || index_a.get(p).is_some_and(|&i| !oa[i]) || region && idle(&b.nodes[*j])))
     {
         return Some(format!(
             "context {} (calls {}) only in the second",
@@ -159,26 +176,29 @@ pub fn first_difference(a: &Profile, b: &Profile, scope: Scope) -> Option<String
             b.nodes[j].calls
         ));
     }
-    let entries = |p: &Profile, paths: &[Path]| -> Vec<Option<Path>> {
-        p.events
-            .iter()
-            .map(|e| match e {
-                Event::Invoke(n) => paths.get(*n as usize).cloned(),
-                _ => None,
-            })
-            .collect()
-    };
-    let (ea, eb) = (entries(a, &pa), entries(b, &pb));
     let (sa, sb) = match scope {
         Scope::All => (0, 0),
-        Scope::Region => (a.region_start as usize, b.region_start as usize),
+        Scope::Region | Scope::Program => (a.region_start as usize, b.region_start as usize),
     };
-    let (xa, xb) = (
-        a.events.get(sa..).unwrap_or_default(),
-        b.events.get(sb..).unwrap_or_default(),
-    );
-    let (ea, eb) = (ea.get(sa..).unwrap_or_default(), eb.get(sb..).unwrap_or_default());
-    for (k, ((x, y), (u, v))) in xa.iter().zip(xb).zip(ea.iter().zip(eb)).enumerate() {
+    // From `start`, each event with its position and the path it enters,
+    // but for the left-out contexts' invokes and their frames' exits.
+    let stream = |p: &Profile, paths: &[Path], out: &[bool], start: usize| -> Vec<(usize, Event, Option<Path>)> {
+        let mut inside_left_out = 0usize;
+        let mut kept = Vec::new();
+        for (k, e) in p.events.iter().enumerate().skip(start) {
+            match e {
+                Event::Invoke(n) if inside_left_out > 0 || out.get(*n as usize) == Some(&true) => {
+                    inside_left_out += 1;
+                }
+                Event::Return | Event::Unwind if inside_left_out > 0 => inside_left_out -= 1,
+                Event::Invoke(n) => kept.push((k, *e, paths.get(*n as usize).cloned())),
+                _ => kept.push((k, *e, None)),
+            }
+        }
+        kept
+    };
+    let (xa, xb) = (stream(a, &pa, &oa, sa), stream(b, &pb, &ob, sb));
+    for ((k, x, u), (_, y, v)) in xa.iter().zip(&xb) {
         let same = match (x, y) {
             (Event::Invoke(_), Event::Invoke(_)) => u == v,
             _ => x == y,
@@ -188,7 +208,7 @@ pub fn first_difference(a: &Profile, b: &Profile, scope: Scope) -> Option<String
                 Event::Invoke(_) => format!("invoke of {}", p.as_ref().map(show).unwrap_or_default()),
                 other => format!("{other:?}"),
             };
-            return Some(format!("event {}: {} against {}", k + sa, say(x, u), say(y, v)));
+            return Some(format!("event {k}: {} against {}", say(x, u), say(y, v)));
         }
     }
     if xa.len() != xb.len() {
@@ -238,5 +258,48 @@ mod tests {
         allocating.allocations.insert(3, 2);
         let d = first_difference(&a, &allocating, Scope::Region).unwrap();
         assert!(d.starts_with("allocations: 0 of 0 words against 2 of 6 words"), "{d}");
+    }
+
+    /// The JVM's own work (a class loaded between the two calls, with a call
+    /// of its own) is left out of the program's scope, and only of it.
+    #[test]
+    fn the_jvms_own_work_is_left_out_of_the_programs_scope_alone() {
+        let a = crate::examples::two_calls();
+        let mut b = a.clone();
+        let loader = |parent: u32, invoke_opcode: u8| crate::model::Node {
+            parent: Some(parent),
+            method: 0,
+            callsite: if invoke_opcode == 0 { -1 } else { 4 },
+            invoke_opcode,
+            calls: 1,
+            opcodes: BTreeMap::from([(0x2a, 5)]),
+            ..Default::default()
+        };
+        b.nodes.push(loader(0, 0));
+        b.nodes.push(loader(2, 0xb6));
+        b.events = vec![
+            Event::Invoke(1),
+            Event::Return,
+            Event::Invoke(2),
+            Event::Invoke(3),
+            Event::Return,
+            Event::Return,
+            Event::Invoke(1),
+            Event::Return,
+        ];
+        assert_eq!(first_difference(&a, &b, Scope::Program), None);
+        assert_eq!(first_difference(&b, &a, Scope::Program), None);
+        let d = first_difference(&a, &b, Scope::Region).unwrap();
+        assert!(d.contains("only in the second"), "{d}");
+        // A difference in the program's own contexts still counts.
+        let mut c = b.clone();
+        c.nodes[1].calls += 1;
+        let d = first_difference(&a, &c, Scope::Program).unwrap();
+        assert!(d.contains("calls 2 against 3"), "{d}");
+        // And so does its stream: the program's second call gone.
+        let mut e = b.clone();
+        e.events.truncate(6);
+        let d = first_difference(&a, &e, Scope::Program).unwrap();
+        assert!(d.contains("events against"), "{d}");
     }
 }

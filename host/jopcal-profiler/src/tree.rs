@@ -18,6 +18,11 @@ const NEWARRAY: u8 = 0xbc;
 const ANEWARRAY: u8 = 0xbd;
 const MULTIANEWARRAY: u8 = 0xc5;
 
+/// The allocating bytecodes whose operand names, in the constant pool, the
+/// class they make: without the pool, what they make is not known and
+/// `MethodCode::allocates` says no.
+pub const MAKES_A_NAMED_CLASS: [u8; 3] = [NEW, ANEWARRAY, MULTIANEWARRAY];
+
 /// The bytecode a call of `class.name desc` stands for where it is a pure
 /// observed bridge method (a long shift or `lcmp`: no exception, no call of
 /// its own), which the instrumenting profiler runs in place of the call,
@@ -203,6 +208,13 @@ impl MethodCode {
     /// Bytecode index of every instruction (empty when the code does not decode).
     pub fn instruction_starts(&self) -> &[u32] {
         &self.starts
+    }
+
+    /// The bytecode index of the instruction after the one at `bci`, where a
+    /// call made at `bci` returns to.
+    pub fn next_instruction(&self, bci: u32) -> Option<u32> {
+        let i = self.starts.binary_search(&bci).ok()?;
+        self.starts.get(i + 1).copied()
     }
 
     /// The opcode at `bci`, if inside the code.

@@ -18,9 +18,11 @@ pub struct Cli {
     pub jop_home: Option<PathBuf>,
     /// Which profiler counts the host runs: `step`, the single-step JVMTI
     /// agent (the oracle), or `instrument`, classes rewritten as they load
-    /// (the JVM's speed); `clock` counts nothing but the region's wall time
-    /// (the baseline the profilers' cost is measured against).
-    #[arg(long, global = true, value_enum, default_value = "step")]
+    /// (the JVM's speed), which give the same profiles; `auto` takes the
+    /// faster of the two per workload (step below 20 M measured cycles);
+    /// `clock` counts nothing but the region's wall time (the baseline the
+    /// profilers' cost is measured against).
+    #[arg(long, global = true, value_enum, default_value = "auto")]
     pub profiler: jopcal_pipeline::instrumenter::ProfilerKind,
 
     #[command(subcommand)]

@@ -373,7 +373,7 @@ fn bad_programs_get_clear_errors_and_keep_what_was_profiled() {
     std::fs::write(&fake, b"not an ELF file").unwrap();
     let o = jopcal()
         .env("JOPCAL_AGENT", &fake)
-        .args(["profile", "--cp"])
+        .args(["profile", "--profiler", "step", "--cp"])
         .arg(&classes)
         .args(["--main", "Exact", "--out"])
         .arg(tmp.path().join("z"))
