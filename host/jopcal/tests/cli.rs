@@ -1360,6 +1360,39 @@ fn validate_takes_bench_like_run() {
     assert_eq!(summary["complete"], true);
 }
 
+/// `--profiler auto` (the default): a workload the target ran in fewer than
+/// 20 M cycles by the single-step agent, one not measured (`profile` alone)
+/// by the instrumenting profiler; each profile line says which.
+#[test]
+fn auto_takes_the_profiler_by_the_measured_length() {
+    let dir = tempfile::tempdir().unwrap();
+    let o = jopcal()
+        .current_dir(repo())
+        .args(["validate", "--bench", "Fib", "--out"])
+        .arg(dir.path().join("v"))
+        .output()
+        .unwrap();
+    let err = text(&o).1;
+    assert!(o.status.success(), "{err}");
+    assert!(
+        err.lines().any(|l| l.contains("profile Fib:") && l.contains(" (step)")),
+        "{err}"
+    );
+    let o = jopcal()
+        .current_dir(repo())
+        .args(["profile", "--bench", "Fib", "--out"])
+        .arg(dir.path().join("p"))
+        .output()
+        .unwrap();
+    let err = text(&o).1;
+    assert!(o.status.success(), "{err}");
+    assert!(
+        err.lines()
+            .any(|l| l.contains("profile Fib:") && l.contains(" (instrument)")),
+        "{err}"
+    );
+}
+
 /// SIGINT or SIGTERM mid-run: exit 130, `summary.json` says the run is
 /// incomplete and where it stopped, the scratch images are gone, and one
 /// line says what is kept.
