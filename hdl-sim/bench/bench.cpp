@@ -28,6 +28,7 @@
 #include <fstream>
 #include <memory>
 #include <netinet/in.h>
+#include <poll.h>
 #include <sstream>
 #include <string>
 #include <sys/socket.h>
@@ -70,6 +71,11 @@ struct Options {
     // line rate in bursts, as jopcal's classic download does).
     double host_bit_cycles = 0, host_gap_bits = 0, uart_error_pct = 0;
     unsigned host_burst = 1;
+    // The host's download window (jopcal's classic download, `Pace::Window`):
+    // it keeps at most host_window of its bytes unechoed and sends again once
+    // host_refill of them are free (or the rest of the image is). 0: unknown,
+    // the bench takes the host's bytes whenever they come.
+    unsigned host_window = 0, host_refill = 0;
     std::string trace;
     uint64_t trace_from = 0, trace_to = UINT64_MAX;
     std::string methods, events;  // trace taps: per-method CSV, per-bytecode events
@@ -115,6 +121,8 @@ Options parse(int argc, char** argv) {
         else if (a == "--host-bit-cycles") o.host_bit_cycles = fraction(next("cycles"), "--host-bit-cycles");
         else if (a == "--host-gap-bits") o.host_gap_bits = fraction(next("bits"), "--host-gap-bits");
         else if (a == "--host-burst") o.host_burst = (unsigned)number(next("bytes"), "--host-burst");
+        else if (a == "--host-window") o.host_window = (unsigned)number(next("bytes"), "--host-window");
+        else if (a == "--host-refill") o.host_refill = (unsigned)number(next("bytes"), "--host-refill");
         else if (a == "--uart-error") {
             // The DUT's UART clock against the host's, in percent (-1.4: 1.4% slow).
             char* end = nullptr;
@@ -135,6 +143,8 @@ Options parse(int argc, char** argv) {
     if (o.bit_cycles < 4) die(USAGE, "--bit-cycles must be at least 4");
     if (o.host_bit_cycles != 0 && o.host_bit_cycles < 4) die(USAGE, "--host-bit-cycles must be at least 4");
     if (o.host_burst < 1) die(USAGE, "--host-burst must be at least 1");
+    if ((o.host_window == 0) != (o.host_refill == 0) || o.host_refill > o.host_window)
+        die(USAGE, "--host-window and --host-refill go together, the refill at most the window");
     return o;
 }
 
@@ -168,6 +178,11 @@ std::vector<uint32_t> read_image(const std::string& path) {
     return w;
 }
 
+// With the host's window known (--host-window), the cycle from which the
+// bench feeds it to the DUT's UART, waiting for the host where it is sure to
+// send: 2^16 cycles, well after the boot microcode starts to wait.
+constexpr uint64_t LOCKSTEP_FROM = 1ull << 16;
+
 // The host side of the UART: a file descriptor pair polled without blocking.
 struct Line {
     int in = -1, out = -1;
@@ -175,11 +190,22 @@ struct Line {
     std::deque<uint8_t> rx;
     std::vector<uint8_t> tx;
 
+    // Bytes read from the host and written to it, and the first four it
+    // sent (a JOP image's word 0: its length in words, most significant
+    // byte first).
+    uint64_t received = 0, written = 0;
+    uint8_t head[4] = {0, 0, 0, 0};
+
     void poll() {
         uint8_t buf[4096];
         for (;;) {
             ssize_t n = ::read(in, buf, sizeof buf);
-            if (n > 0) { rx.insert(rx.end(), buf, buf + n); continue; }
+            if (n > 0) {
+                for (ssize_t i = 0; i < n && received + i < 4; i++) head[received + i] = buf[i];
+                received += (uint64_t)n;
+                rx.insert(rx.end(), buf, buf + n);
+                continue;
+            }
             if (n == 0 && !hangup_is_silence) in_closed = true;
             break;  // EAGAIN, EIO (no host on the pty yet) or end of input
         }
@@ -191,10 +217,50 @@ struct Line {
             ssize_t n = ::write(out, tx.data() + done, tx.size() - done);
             if (n <= 0) break;  // nobody listening: the bytes are lost, as on a wire
             done += (size_t)n;
+            written += (uint64_t)n;
         }
         tx.clear();
     }
     bool in_closed = false;
+
+    // Whether a host that downloads an image with a window of `window`
+    // bytes, refilled `refill` at a time, sends more now: the image is not
+    // all sent, and as many bytes are free in its window as it sends at
+    // once. Its echoes are the bytes written to it (the boot microcode
+    // echoes every byte, and prints nothing before the program starts).
+    bool host_sends(unsigned window, unsigned refill) const {
+        if (window == 0) return false;
+        if (received < 4) return true;
+        if (download_done()) return false;
+        const uint64_t unechoed = received > written ? received - written : 0;
+        const uint64_t room = unechoed >= window ? 0 : window - unechoed;
+        return room >= std::min<uint64_t>(refill, image_bytes() - received);
+    }
+
+    // The image's length in bytes, as its word 0 gives it in words.
+    uint64_t image_bytes() const {
+        return 4 * ((uint64_t)head[0] << 24 | (uint64_t)head[1] << 16 | (uint64_t)head[2] << 8 | head[3]);
+    }
+
+    // Whether the whole image has come.
+    bool download_done() const { return received >= 4 && received >= image_bytes(); }
+
+    // Waits, without simulated time passing, until the host's next bytes
+    // come: the download then reaches the DUT at the same simulated times
+    // however fast the host answers. False after `limit_s` seconds with
+    // nothing (the host does not keep to the window it was said to have).
+    bool wait_for_host(double limit_s) {
+        flush();
+        const auto t0 = std::chrono::steady_clock::now();
+        while (rx.empty() && !in_closed) {
+            pollfd p{in, POLLIN, 0};
+            int r = ::poll(&p, 1, 50);
+            if (r > 0 && (p.revents & POLLIN)) poll();
+            else if (r > 0) usleep(1000);  // a hang-up: no host on the terminal yet
+            if (std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() > limit_s) return false;
+        }
+        return true;
+    }
 };
 
 void nonblocking(int fd) { fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK); }
@@ -465,6 +531,7 @@ int main(int argc, char** argv) {
     int tx_state = -1; uint64_t tx_sample_fx = 0; unsigned tx_bits = 0;
     int rx_bit = -1; uint64_t rx_edge_fx = 0, rx_free_fx = 0; unsigned rx_byte = 0;
     uint64_t rx_sent = 0;  // bytes the host has sent: its gap follows each burst
+    bool lockstep = o.host_window > 0, download_reported = false;
     top->uart_rxd = 1;
 #endif
     bool draining = false;     // --stop-at-exit: the trace ended, the UART still sends
@@ -555,7 +622,18 @@ int main(int argc, char** argv) {
             else { line.tx.push_back((uint8_t)tx_bits); tx_state = -1; }
         }
         // Host -> DUT: start bit, 8 data bits LSB first, stop bit.
-        if (rx_bit < 0 && !line.rx.empty() && now_fx >= rx_free_fx) {
+        // The line is free for the host's next byte and none has come: with
+        // the host's window known, wait for it where it is sure to come, so
+        // the download's timing is the simulation's own, not the host's.
+        // The host's first byte goes at a set cycle, not when it came: by
+        // LOCKSTEP_FROM the boot microcode waits for it.
+        const bool may_feed = !lockstep || cycle >= LOCKSTEP_FROM;
+        if (lockstep && may_feed && rx_bit < 0 && line.rx.empty() && now_fx >= rx_free_fx &&
+            line.host_sends(o.host_window, o.host_refill) && !line.wait_for_host(30.0)) {
+            lockstep = false;
+            std::fprintf(stderr, "jopcal-bench: the host sent nothing in 30 s where its window said it would; its bytes are taken as they come\n");
+        }
+        if (may_feed && rx_bit < 0 && !line.rx.empty() && now_fx >= rx_free_fx) {
             rx_byte = line.rx.front(); line.rx.pop_front(); rx_bit = 0;
             rx_edge_fx = std::max(now_fx, rx_free_fx) + host_bit_fx;
         }
@@ -567,6 +645,12 @@ int main(int argc, char** argv) {
                 if (++rx_bit > 9) {
                     rx_bit = -1;
                     rx_free_fx = end + (++rx_sent % o.host_burst == 0 ? host_gap_fx : 0);
+                    if (lockstep && line.rx.empty() && !line.host_sends(o.host_window, o.host_refill) &&
+                        line.download_done() && !download_reported) {
+                        download_reported = true;
+                        std::fprintf(stderr, "jopcal-bench: the host's download of %llu bytes reached the DUT at cycle %llu\n",
+                                     (unsigned long long)line.received, (unsigned long long)cycle);
+                    }
                 }
             }
         }

@@ -330,6 +330,13 @@ pub fn download(
     Ok(report)
 }
 
+/// How many bytes a download with a window of `n` sends at once: it
+/// waits until half the window is free (a bench that waits for the host's
+/// bytes mirrors this rule).
+pub fn window_refill(n: usize) -> usize {
+    (n / 2).max(1)
+}
+
 fn classic_verified(
     link: &mut dyn Link,
     bytes: &[u8],
@@ -360,7 +367,7 @@ fn classic_verified(
     // as each echo comes, host and board trade one-byte writes and reads
     // (two system calls a byte; 80% of a virtual board's run was that).
     let mut refill = match opts.pace {
-        Pace::Window(n) => (n / 2).max(1),
+        Pace::Window(n) => window_refill(n),
         Pace::Line { .. } => BURST,
         Pace::Word => 1,
     };

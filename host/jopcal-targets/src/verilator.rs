@@ -61,12 +61,19 @@ pub fn target(
     // `Pace::line` leaves after each. What the host writes to the bench's
     // terminal is then only bounded by a window.
     let pace = jopcal_link::Pace::line(line.baud);
+    // And the host's window, with which the bench waits for bytes the host
+    // is sure to send: the download's timing is then the simulation's own,
+    // and a program that reads the clock counts the same cycles every run.
     let pacing: Vec<String> = match (tree_jop && !preload, pace.idle_bits_per_burst()) {
         (true, Some(idle)) => vec![
             "--host-burst".into(),
             jopcal_link::download::BURST.to_string(),
             "--host-gap-bits".into(),
             format!("{idle:.4}"),
+            "--host-window".into(),
+            VERILATOR_WINDOW.to_string(),
+            "--host-refill".into(),
+            jopcal_link::download::window_refill(VERILATOR_WINDOW).to_string(),
         ],
         _ => Vec::new(),
     };

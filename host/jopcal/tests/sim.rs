@@ -208,10 +208,9 @@ fn a_silent_dut_ends_at_the_cycle_limit() {
     );
 }
 
-#[test]
-fn serial_lines_carry_a_classic_download_bit_by_bit() {
-    let tmp = tempfile::tempdir().unwrap();
-    let dir = tmp.path().join("echo");
+/// The bench of the serial echo DUT (a serial-line UART), built in `tmp`.
+fn echo_bench(tmp: &Path) -> PathBuf {
+    let dir = tmp.join("echo");
     let o = sim_build(
         &[&repo().join("hdl-sim/test-dut/jopcal_serial_echo.v")],
         "jopcal_serial_echo",
@@ -219,6 +218,13 @@ fn serial_lines_carry_a_classic_download_bit_by_bit() {
     );
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(stderr(&o).contains("Serial UART"), "{}", stderr(&o));
+    dir
+}
+
+#[test]
+fn serial_lines_carry_a_classic_download_bit_by_bit() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = echo_bench(tmp.path());
     let running = jopcal_sim::start(
         &dir.join("obj/bench"),
         &["--bit-cycles".to_string(), "16".to_string()],
@@ -237,4 +243,57 @@ fn serial_lines_carry_a_classic_download_bit_by_bit() {
     let bench_log = running.stop();
     assert!(o.status.success(), "{}\n{bench_log}", stderr(&o));
     assert!(stderr(&o).contains("upload 15 words (60 bytes)"), "{}", stderr(&o));
+}
+
+/// Told the host's download window, the bench waits for the host's bytes
+/// where the host is sure to send them, so the image reaches the DUT at the
+/// same simulated cycle on every run, however fast the host answers (a
+/// program that reads the clock then counts the same cycles every time).
+#[test]
+fn a_download_reaches_the_dut_at_the_same_cycle_on_every_run() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = echo_bench(tmp.path());
+    let img = tmp.path().join("boot.jop");
+    let payload: Vec<u32> = (0..200u32).map(|i| i.wrapping_mul(2_654_435_761)).collect();
+    std::fs::write(&img, jopcal_link::JopImage::bootable(&payload).to_text()).unwrap();
+    let arrival = || {
+        let args = [
+            "--bit-cycles",
+            "16",
+            "--host-burst",
+            "8",
+            "--host-gap-bits",
+            "2",
+            "--host-window",
+            "32",
+            "--host-refill",
+            "16",
+        ]
+        .map(String::from);
+        let running = jopcal_sim::start(&dir.join("obj/bench"), &args, std::time::Duration::from_secs(20)).unwrap();
+        let o = jopcal()
+            .args([
+                "upload",
+                "--port",
+                &running.port,
+                "--protocol",
+                "classic",
+                "--pace",
+                "window:32",
+            ])
+            .arg(&img)
+            .output()
+            .unwrap();
+        let log = running.stop();
+        assert!(o.status.success(), "{}\n{log}", stderr(&o));
+        let line = log
+            .lines()
+            .find(|l| l.contains("the host's download of"))
+            .unwrap_or_else(|| panic!("no arrival named:\n{log}"))
+            .to_string();
+        line.rsplit(' ').next().unwrap().parse::<u64>().unwrap()
+    };
+    let (first, second) = (arrival(), arrival());
+    assert_eq!(first, second, "the same download, two arrival cycles");
+    assert!(first > 1 << 16, "fed from cycle 65,536 on: {first}");
 }
