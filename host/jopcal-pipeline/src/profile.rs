@@ -496,11 +496,13 @@ fn run_jobs(
         ProfilerKind::Instrument if !instrument_here => ProfilerKind::Step,
         k => k,
     };
+    // The class path's hashes, taken once whichever profilers run.
+    let classpath = classpath_hashes(&jobs)?;
     let mut profilers = std::collections::BTreeMap::new();
     for job in &jobs {
         if let std::collections::btree_map::Entry::Vacant(e) = profilers.entry(kind(job)) {
             let profiler = crate::instrumenter::profiler(kind(job), jdk)?;
-            let cache = ProfileCache::open(jdk, &profiler, &jobs)?;
+            let cache = ProfileCache::open(jdk, &profiler, &classpath)?;
             e.insert((profiler, cache));
         }
     }
@@ -616,16 +618,31 @@ fn executable_identity() -> String {
 /// profile counts bytecodes, which the same inputs give the same way every
 /// time (checked: byte-identical `.jopprof` files from two runs of the tree's
 /// JemBench), so an unchanged workload is not profiled again.
-struct ProfileCache {
+struct ProfileCache<'a> {
     dir: PathBuf,
     /// The hash of what every job shares: the agent and the JVM.
     common: String,
-    /// Each class-path entry's content hash, taken once.
-    classpath: std::collections::BTreeMap<PathBuf, String>,
+    /// Each class-path entry's content hash ([`classpath_hashes`]).
+    classpath: &'a std::collections::BTreeMap<PathBuf, String>,
 }
 
-impl ProfileCache {
-    fn open(jdk: &Jdk, profiler: &Profiler, jobs: &[Job]) -> Result<ProfileCache> {
+/// The content hash of each existing class-path entry of `jobs`, taken once.
+fn classpath_hashes(jobs: &[Job]) -> Result<std::collections::BTreeMap<PathBuf, String>> {
+    let mut classpath = std::collections::BTreeMap::new();
+    for entry in jobs.iter().flat_map(|j| &j.request.classpath) {
+        if !classpath.contains_key(entry) && entry.exists() {
+            classpath.insert(entry.clone(), locate::content_hash(entry)?);
+        }
+    }
+    Ok(classpath)
+}
+
+impl<'a> ProfileCache<'a> {
+    fn open(
+        jdk: &Jdk,
+        profiler: &Profiler,
+        classpath: &'a std::collections::BTreeMap<PathBuf, String>,
+    ) -> Result<ProfileCache<'a>> {
         use sha2::{Digest, Sha256};
         // What the profiler is made of: the agent library, or the jar and its run-time.
         let mut bytes = profiler.name().as_bytes().to_vec();
@@ -655,12 +672,6 @@ impl ProfileCache {
         ] {
             h.update(part);
             h.update([0]);
-        }
-        let mut classpath = std::collections::BTreeMap::new();
-        for entry in jobs.iter().flat_map(|j| &j.request.classpath) {
-            if !classpath.contains_key(entry) && entry.exists() {
-                classpath.insert(entry.clone(), locate::content_hash(entry)?);
-            }
         }
         Ok(ProfileCache {
             dir: locate::cache_root()?.join("profiles"),

@@ -1366,31 +1366,24 @@ fn validate_takes_bench_like_run() {
 #[test]
 fn auto_takes_the_profiler_by_the_measured_length() {
     let dir = tempfile::tempdir().unwrap();
-    let o = jopcal()
-        .current_dir(repo())
-        .args(["validate", "--bench", "Fib", "--out"])
-        .arg(dir.path().join("v"))
-        .output()
-        .unwrap();
-    let err = text(&o).1;
-    assert!(o.status.success(), "{err}");
-    assert!(
-        err.lines().any(|l| l.contains("profile Fib:") && l.contains(" (step)")),
-        "{err}"
-    );
-    let o = jopcal()
-        .current_dir(repo())
-        .args(["profile", "--bench", "Fib", "--out"])
-        .arg(dir.path().join("p"))
-        .output()
-        .unwrap();
-    let err = text(&o).1;
-    assert!(o.status.success(), "{err}");
-    assert!(
-        err.lines()
-            .any(|l| l.contains("profile Fib:") && l.contains(" (instrument)")),
-        "{err}"
-    );
+    // Runs `verb` on Fib and expects its profile line to name `profiler`.
+    let profiled_by = |verb: &str, profiler: &str| {
+        let o = jopcal()
+            .current_dir(repo())
+            .args([verb, "--bench", "Fib", "--out"])
+            .arg(dir.path().join(verb))
+            .output()
+            .unwrap();
+        let err = text(&o).1;
+        assert!(o.status.success(), "{err}");
+        assert!(
+            err.lines()
+                .any(|l| l.contains("profile Fib:") && l.contains(&format!(" ({profiler})"))),
+            "{err}"
+        );
+    };
+    profiled_by("validate", "step");
+    profiled_by("profile", "instrument");
 }
 
 /// SIGINT or SIGTERM mid-run: exit 130, `summary.json` says the run is
