@@ -39,6 +39,9 @@ pub struct TreeBench<'a> {
     pub taps: bool,
     /// Generics of the top set to other values.
     pub generics: &'a [(String, i64)],
+    /// jopcal's stand-ins for the entities they were written from (faster);
+    /// false keeps GHDL's netlist of every entity.
+    pub stand_ins: bool,
 }
 
 /// Builds (or keeps, when up to date) the bench of the tree's processor.
@@ -55,6 +58,7 @@ pub fn build_for_tree(s: Session, b: &TreeBench) -> Result<()> {
         taps: b.taps,
         bench_dir: bench_dir(s.firmware)?,
         generics: b.generics.to_vec(),
+        stand_ins: b.stand_ins,
     };
     let mut step = |what: &str| {
         s.say(&format!("       sim [{:6.1} s] {what}", start.elapsed().as_secs_f64()));

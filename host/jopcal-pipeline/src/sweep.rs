@@ -440,6 +440,7 @@ pub(crate) fn kept_bench(s: Session, home: &Path, top: &str, p: &[(String, i64)]
             trace: false,
             taps: true,
             generics: p,
+            stand_ins: true,
         },
     )?;
     Ok(dir)

@@ -567,6 +567,11 @@ pub enum SimAction {
         /// A tree's JOP without the trace taps (to measure what they cost).
         #[arg(long, conflicts_with = "rtl")]
         no_taps: bool,
+        /// A tree's JOP with GHDL's netlist of every entity: no jopcal stand-ins for
+        /// the method cache's and the object cache's tags (slower; the stand-ins
+        /// are used only where the tree's VHDL is the text they were written from).
+        #[arg(long, conflicts_with = "rtl")]
+        no_stand_ins: bool,
         /// A tree's JOP with a generic of its top set, e.g. --generic jpc_width=11
         /// (repeatable): the method cache (jpc_width, block_bits), the memory (ram_cnt).
         #[arg(long = "generic", value_name = "NAME=VALUE", conflicts_with = "rtl", value_parser = parse_generic)]

@@ -381,7 +381,7 @@ pub fn separate_instance_nets(verilog: &str) -> (String, Vec<String>) {
     (out, fixed)
 }
 
-fn split_modules(verilog: &str) -> Vec<&str> {
+pub(crate) fn split_modules(verilog: &str) -> Vec<&str> {
     let mut starts: Vec<usize> = verilog.match_indices("\nmodule ").map(|(i, _)| i + 1).collect();
     if verilog.starts_with("module ") {
         starts.insert(0, 0);

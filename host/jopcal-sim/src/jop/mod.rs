@@ -11,6 +11,7 @@
 
 pub mod describe;
 pub mod fixes;
+pub mod speed;
 pub mod taps;
 pub mod vhdl;
 pub mod wrapper;
@@ -41,6 +42,10 @@ pub struct TreeBuild {
     /// Generics of the top set to other values than its defaults (a
     /// sweep's point: `jpc_width`, `block_bits`, `ram_cnt`, ...).
     pub generics: Vec<(String, i64)>,
+    /// Put jopcal's stand-ins in place of GHDL's netlist of the entities
+    /// they were written from (`speed::stand_ins`); false keeps GHDL's
+    /// netlist throughout.
+    pub stand_ins: bool,
 }
 
 /// The Quartus project used when none is named: the minimal Cyclone board
@@ -285,6 +290,7 @@ pub fn build_tree(b: &TreeBuild, progress: &mut dyn FnMut(&str)) -> Result<TreeB
         include_str!("vhdl.rs"),
         include_str!("taps.rs"),
         include_str!("describe.rs"),
+        include_str!("speed.rs"),
         include_str!("models/dat.vhd"),
         include_str!("models/rom.vhd"),
         include_str!("models/ram.vhd"),
@@ -293,7 +299,13 @@ pub fn build_tree(b: &TreeBuild, progress: &mut dyn FnMut(&str)) -> Result<TreeB
     ] {
         h.update(part.as_bytes());
     }
-    h.update(format!("{}|{}|{}|{}|{}", b.top, b.preload, b.bit_cycles, b.trace, b.taps).as_bytes());
+    h.update(
+        format!(
+            "{}|{}|{}|{}|{}|{}",
+            b.top, b.preload, b.bit_cycles, b.trace, b.taps, b.stand_ins
+        )
+        .as_bytes(),
+    );
     for (name, v) in &b.generics {
         h.update(format!("|{name}={v}").as_bytes());
     }
@@ -486,6 +498,28 @@ pub fn build_tree(b: &TreeBuild, progress: &mut dyn FnMut(&str)) -> Result<TreeB
         separated.len(),
         defaults
     ));
+    let (v, one_hot) = speed::one_hot_cases(&v);
+    progress(&format!(
+        "speed: {} one-hot case statement(s) evaluated as tests of their bits ({} left as GHDL wrote them)",
+        one_hot.rewritten, one_hot.left
+    ));
+    let v = if b.stand_ins {
+        let (v, uses) = speed::stand_ins(&v, sources.iter().map(|s| s.text.as_str()));
+        for u in &uses {
+            match &u.kept_because {
+                None => progress(&format!(
+                    "speed: jopcal's stand-in for {} in place of GHDL's {} (--no-stand-ins keeps GHDL's)",
+                    u.entity,
+                    u.modules.join(", ")
+                )),
+                Some(why) => progress(&format!("speed: GHDL's netlist of {} kept: {why}", u.entity)),
+            }
+        }
+        v
+    } else {
+        progress("speed: GHDL's netlist of every entity (no stand-ins, as asked)");
+        v
+    };
     // The trace taps: without them the bench runs, but cannot trace.
     let v = match taps::add_taps(&v, wrapper::TOP) {
         Ok(_) if !b.taps => {

@@ -16,6 +16,7 @@ pub fn sim(s: Session, a: &SimArgs) -> Result<()> {
             preload,
             bit_cycles,
             no_taps,
+            no_stand_ins,
             generics,
         } => {
             if rtl.is_empty() {
@@ -27,6 +28,7 @@ pub fn sim(s: Session, a: &SimArgs) -> Result<()> {
                     trace: *trace,
                     taps: !*no_taps,
                     generics,
+                    stand_ins: !*no_stand_ins,
                 };
                 sim::build_for_tree(s, &bench)?;
             } else {
