@@ -322,7 +322,18 @@ pub fn toolchain(home: Option<&Path>, why: &str) -> Result<jopcal_targets::toolc
             "{why} needs a jopcal.toml with a [jop] table giving `build` and `image` templates (see docs/formats.md)"
         )
     })?;
-    Ok(jopcal_targets::toolchain::Toolchain::new(cfg, jop_home(home)?, why)?.with_cache(&cache_root()?)?)
+    let toolchain = jopcal_targets::toolchain::Toolchain::new(cfg, jop_home(home)?, why)?.with_cache(&cache_root()?)?;
+    // The builds' ecj may run in one resident JVM whose script calls this
+    // executable back: only jopcal itself answers `__ecj-client`.
+    Ok(
+        match std::env::current_exe()
+            .ok()
+            .filter(|p| p.file_stem().is_some_and(|s| s == "jopcal"))
+        {
+            Some(exe) => toolchain.with_resident_ecj(exe),
+            None => toolchain,
+        },
+    )
 }
 
 /// The project's `jopcal.toml`, found from the current directory upwards.

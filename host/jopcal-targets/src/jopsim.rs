@@ -95,7 +95,7 @@ impl Target for JopsimTarget {
         _run: u32,
         out: &Path,
         sink: &mut Sink<'_>,
-        _progress: &dyn Progress,
+        progress: &dyn Progress,
     ) -> Result<JobEnd, JobError> {
         let suite = self.suite.as_ref().ok_or(JobError::NotPrepared("jopsim"))?;
         let w = suite
@@ -109,6 +109,7 @@ impl Target for JopsimTarget {
         let log = format!("logs/{}-jopsim.log", job.name);
         let image = out.join(format!("images/{}.jop", job.name));
         self.tools.build_image(suite, w, out, &image, self.limit)?;
+        self.tools.tell_resident_ecj(progress);
         let cmd = self.tools.jopsim_command(&self.template, suite, w, out, &image)?;
         let (stdout, stderr) = shell(&cmd, &self.tools.home, self.limit).map_err(ToolError::Run)?;
         let text = format!("# command: {cmd}\n# ---- stdout ----\n{stdout}# ---- stderr ----\n{stderr}");

@@ -32,6 +32,7 @@ pub mod host;
 pub mod jopsim;
 pub mod parallel;
 mod progress;
+pub mod resident_ecj;
 pub mod toolchain;
 pub mod verilator;
 

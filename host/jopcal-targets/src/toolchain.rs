@@ -5,6 +5,7 @@
 //! of output that says why, with the fix where jopcal knows one.
 
 use crate::error::{ShellError, ToolError};
+use crate::resident_ecj::{NotResident, ResidentEcj};
 use crate::{Progress, TargetError};
 use jopcal_measure::children::InGroup;
 use jopcal_tree::config::{expand, JopConfig};
@@ -14,7 +15,7 @@ use sha2::{Digest, Sha256};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::sync::Mutex;
+use std::sync::{Mutex, OnceLock};
 use std::time::Duration;
 use wait_timeout::ChildExt;
 
@@ -211,6 +212,13 @@ pub struct Toolchain {
     /// Hashes of the builds' inputs (the tree's fingerprint, each suite's
     /// files), each taken once: every image of a run shares them.
     input_hashes: Mutex<BTreeMap<(&'static str, PathBuf), String>>,
+    /// The jopcal executable a resident ecj's script runs, if the builds
+    /// may have one ([`Toolchain::with_resident_ecj`]).
+    ecj_client: Option<PathBuf>,
+    /// The resident ecj, started at the first build that runs.
+    resident: OnceLock<Result<ResidentEcj, NotResident>>,
+    /// Whether [`Toolchain::tell_resident_ecj`] has said it.
+    resident_told: std::sync::atomic::AtomicBool,
 }
 
 /// Where a built image came from.
@@ -241,6 +249,9 @@ impl Toolchain {
             image,
             cache: None,
             input_hashes: Mutex::default(),
+            ecj_client: None,
+            resident: OnceLock::new(),
+            resident_told: std::sync::atomic::AtomicBool::new(false),
         })
     }
 
@@ -250,6 +261,44 @@ impl Toolchain {
         let copies = TreeCopies::new(&self.home, cache).map_err(|e| TargetError::io(&self.home, e))?;
         self.cache = Some((cache.to_path_buf(), copies));
         Ok(self)
+    }
+
+    /// Lets the builds' `ecj` be one resident JVM
+    /// ([`crate::resident_ecj`]), its script running `client` (the jopcal
+    /// executable) with `__ecj-client`.
+    pub fn with_resident_ecj(mut self, client: PathBuf) -> Toolchain {
+        self.ecj_client = Some(client);
+        self
+    }
+
+    /// The resident ecj, started at the first call, if it runs.
+    fn resident_ecj(&self) -> Option<&ResidentEcj> {
+        let client = self.ecj_client.as_ref()?;
+        self.resident
+            .get_or_init(|| ResidentEcj::start(self.cache.as_ref().map(|(c, _)| c.as_path()), client))
+            .as_ref()
+            .ok()
+    }
+
+    /// Says once, after the first build that ran, whether the builds' ecj
+    /// is the resident one (or why not, where it should have been).
+    pub fn tell_resident_ecj(&self, progress: &dyn Progress) {
+        let Some(state) = self.resident.get() else {
+            return;
+        };
+        if self.resident_told.swap(true, std::sync::atomic::Ordering::Relaxed) {
+            return;
+        }
+        match state {
+            Ok(r) => progress.note(&format!(
+                "build: the builds' ecj compiled in one resident JVM ({}; JOPCAL_RESIDENT_ECJ=0 runs a fresh ecj each time)",
+                r.jar.display()
+            )),
+            Err(NotResident::Failed(why)) => {
+                progress.note(&format!("build: a fresh ecj for each compile: the resident one did not start: {why}"))
+            }
+            Err(NotResident::NotHere(_)) => {}
+        }
     }
 
     /// Whether a build can run in a copy of the tree: the templates say
@@ -414,10 +463,14 @@ impl Toolchain {
     ) -> Result<PathBuf, ToolError> {
         let v = self.values(home, suite, job, out).map_err(ToolError::Paths)?;
         let cmd = expand(&self.build, &v);
-        let env = match build_jvm_options() {
-            JvmOptions::Ours(o) => vec![("JAVA_TOOL_OPTIONS", o)],
+        let mut env: Vec<(String, String)> = match build_jvm_options() {
+            JvmOptions::Ours(o) => vec![("JAVA_TOOL_OPTIONS".into(), o.into())],
             JvmOptions::Users(_) => vec![],
         };
+        if let Some(r) = self.resident_ecj() {
+            env.extend(r.env());
+        }
+        let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
         shell_with(&cmd, home, limit, &env).map_err(ToolError::Build)?;
         let image = PathBuf::from(expand(&self.image, &v));
         let image = if image.is_absolute() { image } else { home.join(image) };
@@ -469,6 +522,7 @@ impl Toolchain {
             }
             r.map(|(p, _)| p)
         });
+        self.tell_resident_ecj(progress);
         progress.end();
         let mut images = Vec::new();
         // The first failure in the order of `jobs`; the builds not started after it are `None`.

@@ -1223,3 +1223,88 @@ fn the_host_runs_the_trees_library_as_the_trees() {
         .iter()
         .any(|m| m.class == "demo/Words" && m.name == "main" && m.descriptor == "([Ljava/lang/String;)V"));
 }
+
+/// The builds' `ecj` runs in one resident JVM (jopcal_targets::resident_ecj)
+/// and writes the class files, and so the images, a fresh ecj writes: the
+/// template here compiles each workload with `ecj` by name, with paths
+/// relative to the tree it runs in, and packs the image for the virtual
+/// board; `JOPCAL_RESIDENT_ECJ=0` runs a fresh ecj instead. The class files,
+/// the images and the counts are the same.
+#[test]
+fn the_builds_ecj_in_one_resident_jvm_writes_what_a_fresh_ecj_writes() {
+    if std::process::Command::new("ecj").arg("-version").output().is_err() {
+        eprintln!("skipped: no ecj on PATH (scripts/setup installs it)");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let jopcal_bin = env!("CARGO_BIN_EXE_jopcal");
+    // Relative to the tree: java/target/src is where the harnesses' package roots are.
+    let build = format!(
+        "mkdir -p {{out}}/cls/{{name}} && ecj -nowarn -source 1.5 -target 1.5 -d {{out}}/cls/{{name}} -sourcepath java/target/src/bench:{{gen}}:{{gen}}/../host-stubs $(find {{gen}} -name '*.java') && {jopcal_bin} emu --classes {{out}}/cls/{{name}} --main {{main}} --out {{out}}/img/{{class}}.jop"
+    );
+    std::fs::write(
+        dir.path().join("jopcal.toml"),
+        format!(
+            "[jop]\nhome = {:?}\nbuild = {build:?}\nimage = \"{{out}}/img/{{class}}.jop\"\njopsim = \"{jopcal_bin} emu --run {{image}}\"\n",
+            tree().display().to_string()
+        ),
+    )
+    .unwrap();
+    // "JopSim" is the virtual board run on each image (the tree has no processor to describe).
+    let run = |out: &str, resident: bool| -> String {
+        let mut c = jopcal();
+        c.current_dir(dir.path())
+            .env("JOPCAL_CACHE", dir.path().join(format!("cache-{out}")))
+            .args([
+                "run", "--target", "jopsim", "--suite", "jembench", "--bench", "Bits", "--bench", "Queue", "--out", out,
+            ]);
+        if !resident {
+            c.env("JOPCAL_RESIDENT_ECJ", "0");
+        }
+        let o = c.output().unwrap();
+        assert!(o.status.success(), "{}", stderr(&o));
+        stderr(&o)
+    };
+    let said = run("resident", true);
+    assert!(
+        said.contains("build: the builds' ecj compiled in one resident JVM"),
+        "{said}"
+    );
+    let said = run("fresh", false);
+    assert!(!said.contains("resident JVM"), "{said}");
+    let files = |root: PathBuf| -> Vec<(String, Vec<u8>)> {
+        let mut out = Vec::new();
+        let mut todo = vec![root.clone()];
+        while let Some(d) = todo.pop() {
+            for e in std::fs::read_dir(&d).unwrap().flatten() {
+                let p = e.path();
+                if p.is_dir() {
+                    todo.push(p);
+                } else {
+                    out.push((
+                        p.strip_prefix(&root).unwrap().display().to_string(),
+                        std::fs::read(&p).unwrap(),
+                    ));
+                }
+            }
+        }
+        out.sort();
+        out
+    };
+    for part in ["cls", "images"] {
+        let (a, b) = (
+            files(dir.path().join("resident").join(part)),
+            files(dir.path().join("fresh").join(part)),
+        );
+        assert!(a.len() >= 2, "{part}: {:?}", a.iter().map(|f| &f.0).collect::<Vec<_>>());
+        assert!(a == b, "{part} differ");
+    }
+    let rows = |out: &str| -> Vec<(String, u64)> {
+        jopcal_measure::measurements::read(&dir.path().join(out).join("measurements.csv"))
+            .unwrap()
+            .into_iter()
+            .map(|m| (m.benchmark, m.value))
+            .collect()
+    };
+    assert_eq!(rows("resident"), rows("fresh"));
+}
