@@ -10,6 +10,12 @@ mod progress;
 use clap::Parser;
 
 fn main() {
+    // The builds' `ecj` script (jopcal_targets::resident_ecj): not a verb,
+    // and no run of jopcal's own to mark as interrupted.
+    let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    if args.get(1).is_some_and(|a| a == "__ecj-client") {
+        std::process::exit(jopcal_targets::resident_ecj::client(&args[2..]));
+    }
     quiet_on_closed_pipe();
     // Ctrl-C or a scheduler's SIGTERM: the run's summary says it is
     // incomplete, its scratch goes, one line says what is kept.
@@ -17,11 +23,6 @@ fn main() {
         eprintln!("jopcal: {}", jopcal_measure::interrupt::finish("interrupted"));
         std::process::exit(130);
     });
-    // The builds' `ecj` script (jopcal_targets::resident_ecj): not a verb.
-    let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
-    if args.get(1).is_some_and(|a| a == "__ecj-client") {
-        std::process::exit(jopcal_targets::resident_ecj::client(&args[2..]));
-    }
     let cli = cli::Cli::parse();
     if let Err(e) = commands::dispatch(cli) {
         // A signal's handler is removing the run's scratch under it: the
