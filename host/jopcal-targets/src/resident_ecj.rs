@@ -14,6 +14,7 @@
 //! that does not answer, or `JOPCAL_RESIDENT_ECJ=0` leave the compile to a
 //! fresh ecj, as without it.
 
+use jopcal_workloads::jdk::on_path;
 use sha2::{Digest, Sha256};
 use std::io::{BufRead, Read, Write};
 use std::os::unix::net::UnixStream;
@@ -46,11 +47,6 @@ pub struct ResidentEcj {
     real: PathBuf,
     /// ecj's jar, as the server loaded it.
     pub jar: PathBuf,
-}
-
-fn on_path(name: &str) -> Option<PathBuf> {
-    let path = std::env::var_os("PATH")?;
-    std::env::split_paths(&path).map(|d| d.join(name)).find(|p| p.is_file())
 }
 
 /// ecj's jar: `$JOPCAL_ECJ_JAR`, the class path Debian's `ecj` script

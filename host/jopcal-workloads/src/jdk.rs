@@ -14,7 +14,8 @@ pub struct Jdk {
     pub version: String,
 }
 
-fn on_path(name: &str) -> Option<PathBuf> {
+/// The first file `name` in a directory of `PATH`.
+pub fn on_path(name: &str) -> Option<PathBuf> {
     let path = std::env::var_os("PATH")?;
     std::env::split_paths(&path).map(|d| d.join(name)).find(|p| p.is_file())
 }

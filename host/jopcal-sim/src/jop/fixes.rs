@@ -516,7 +516,7 @@ pub fn vhdl_value_to_verilog(v: &str) -> Option<String> {
     (!v.is_empty() && v.chars().all(is_ident_char)).then(|| v.to_string())
 }
 
-fn is_ident_char(c: char) -> bool {
+pub(crate) fn is_ident_char(c: char) -> bool {
     c.is_ascii_alphanumeric() || c == '_'
 }
 

@@ -34,6 +34,7 @@ pub fn one_hot_cases(verilog: &str) -> (String, OneHotRewrite) {
     let assign = Regex::new(r"(?m)^\s*assign (\w+) = (.*);").expect("pattern");
     let item = Regex::new(r"^\s*(\d+)'b([01]+):\s*(\w+)\s*<=\s*(.+);$").expect("pattern");
     let default = Regex::new(r"^\s*default:\s*(\w+)\s*<=\s*(.+?);(\s*//.*)?$").expect("pattern");
+    let compare = Regex::new(r"^(\S+) == (\d+'b[01]+)$").expect("pattern");
     let mut out = String::with_capacity(verilog.len());
     let mut done = OneHotRewrite::default();
     for module in crate::jop::fixes::split_modules(verilog) {
@@ -58,7 +59,7 @@ pub fn one_hot_cases(verilog: &str) -> (String, OneHotRewrite) {
             if items.is_empty() || items.iter().any(|(bits, _, _)| bits.matches('1').count() != 1) {
                 return c[0].to_string();
             }
-            let Some(bits) = exclusive_bits(&c[2], &assigns) else {
+            let Some(bits) = exclusive_bits(&c[2], &assigns, &compare) else {
                 done.left += 1;
                 return c[0].to_string();
             };
@@ -96,9 +97,9 @@ pub fn one_hot_cases(verilog: &str) -> (String, OneHotRewrite) {
 
 /// The selector's bits, most significant first, if the netlist shows that
 /// at most one of them is ever set: each is `x == <constant>` or an `|` of
-/// such nets, with one `x` throughout and no constant twice.
-fn exclusive_bits(selector: &str, assigns: &HashMap<&str, &str>) -> Option<Vec<String>> {
-    let compare = Regex::new(r"^(\S+) == (\d+'b[01]+)$").expect("pattern");
+/// such nets, with one `x` throughout and no constant twice (`compare`
+/// reads `x == <constant>`).
+fn exclusive_bits(selector: &str, assigns: &HashMap<&str, &str>, compare: &Regex) -> Option<Vec<String>> {
     let expr = assigns.get(selector)?.trim();
     let parts: Vec<String> = match expr.strip_prefix('{').and_then(|e| e.strip_suffix('}')) {
         Some(list) => list.split(',').map(|p| p.trim().to_string()).collect(),
@@ -107,7 +108,7 @@ fn exclusive_bits(selector: &str, assigns: &HashMap<&str, &str>) -> Option<Vec<S
     let mut subject: Option<&str> = None;
     let mut constants = HashSet::new();
     for p in &parts {
-        if !p.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+        if !p.chars().all(crate::jop::fixes::is_ident_char) {
             return None;
         }
         let bit = assigns.get(p.as_str())?.trim();
@@ -143,8 +144,13 @@ struct StandIn {
     entity: &'static str,
     /// [`vhdl_fingerprint`] of the file it was written from (jop-devel/jop 2f038c03d58a).
     fingerprint: &'static str,
-    write: fn(&str, &str) -> Option<String>,
+    /// The stand-in's text for GHDL's module `name`, from the widths of its
+    /// ports and named signals; `None` where they do not add up.
+    write: fn(&str, &Nets) -> Option<String>,
 }
+
+/// A GHDL module's nets (ports and named signals) by name, with their widths.
+type Nets = HashMap<String, u32>;
 
 const STAND_INS: &[StandIn] = &[
     StandIn {
@@ -194,17 +200,22 @@ fn put_in_place<'a>(
 ) -> (String, Vec<StandInUse>) {
     let mut out = verilog.to_string();
     let mut uses = Vec::new();
+    // Each stand-in replaces only modules of its own entity: one reading serves all.
+    let modules = crate::jop::taps::modules(verilog);
     for s in table {
-        let declares = Regex::new(&format!(r"(?im)^\s*entity\s+{}\s+is\b", s.entity)).expect("pattern");
         let mut used = StandInUse {
             entity: s.entity,
             modules: Vec::new(),
             kept_because: None,
         };
-        let Some(file) = sources
-            .clone()
-            .find(|t| declares.is_match(&crate::jop::vhdl::strip_comments(t)))
-        else {
+        let declares = |t: &str| {
+            // A declaration that does not read is a declaration all the same.
+            !matches!(
+                crate::jop::vhdl::entity(&crate::jop::vhdl::strip_comments(t), s.entity),
+                Ok(None)
+            )
+        };
+        let Some(file) = sources.clone().find(|t| declares(t)) else {
             continue;
         };
         if vhdl_fingerprint(file) != s.fingerprint {
@@ -223,7 +234,8 @@ fn put_in_place<'a>(
                     .strip_prefix(s.entity)
                     .and_then(|r| r.strip_prefix('_'))
                     .is_some_and(|r| r.chars().all(|c| c.is_ascii_digit() || c == '_'));
-            match generated.then(|| (s.write)(name, module)) {
+            let nets = modules.get(name).map(|m| &m.nets);
+            match generated.then(|| nets.and_then(|n| (s.write)(name, n))) {
                 Some(Some(text)) => {
                     next.push_str(&text);
                     used.modules.push(name.to_string());
@@ -248,17 +260,6 @@ fn put_in_place<'a>(
     (out, uses)
 }
 
-/// The width of a port or named signal of a GHDL module (`input  [9:0] bc_len,`, `wire [3:0] nxt;`).
-fn width(module: &str, name: &str) -> Option<u32> {
-    let decl = Regex::new(&format!(
-        r"(?m)^\s*\(?\s*(?:input|output|wire)\s+(?:\[(\d+):0\]\s+)?{name}\s*[,;)]"
-    ))
-    .expect("pattern");
-    let c = decl.captures(module)?;
-    c.get(1)
-        .map_or(Some(1), |w| w.as_str().parse::<u32>().ok().map(|w| w + 1))
-}
-
 fn range(w: u32) -> String {
     if w == 1 {
         String::new()
@@ -271,16 +272,17 @@ fn range(w: u32) -> String {
 /// searched in parallel on `find`; on a miss the method gets the blocks from
 /// `nxt` on (FIFO), the tags of the blocks it covers cleared, its own tag in
 /// its first block.
-fn method_cache(name: &str, module: &str) -> Option<String> {
-    let len = width(module, "bc_len")?;
-    let addr = width(module, "bc_addr")?;
-    let bb = width(module, "block_addr")?;
-    let tw = width(module, "use_addr")?;
-    let start = width(module, "bcstart")?;
+fn method_cache(name: &str, nets: &Nets) -> Option<String> {
+    let width = |n: &str| nets.get(n).copied();
+    let len = width("bc_len")?;
+    let addr = width("bc_addr")?;
+    let bb = width("block_addr")?;
+    let tw = width("use_addr")?;
+    let start = width("bcstart")?;
     let blocks = 1u32.checked_shl(bb)?;
     // bcstart is the block's number above `low` zero bits (jpc_width-2-block_bits).
     let low = start.checked_sub(bb)?;
-    if width(module, "tag")? != blocks * tw || width(module, "nxt")? != bb || tw > addr || low >= len || bb > 16 {
+    if width("tag")? != blocks * tw || width("nxt")? != bb || tw > addr || low >= len || bb > 16 {
         return None;
     }
     let zeros = if low == 0 { String::new() } else { format!(", {low}'d0") };
@@ -370,17 +372,18 @@ endmodule",
 /// The tags of JOP's object cache (`oc_tag`, vhdl/cache/ocache.vhd): one
 /// tag and one valid bit per field for each of its lines, searched in
 /// parallel.
-fn object_cache_tags(name: &str, module: &str) -> Option<String> {
-    let addr = width(module, "tag_in_addr")?;
-    let index = width(module, "tag_in_index")?;
-    let way = width(module, "tag_in_wrline")?;
-    let idx = width(module, "idx")?;
+fn object_cache_tags(name: &str, nets: &Nets) -> Option<String> {
+    let width = |n: &str| nets.get(n).copied();
+    let addr = width("tag_in_addr")?;
+    let index = width("tag_in_index")?;
+    let way = width("tag_in_wrline")?;
+    let idx = width("idx")?;
     let lines = 1u32.checked_shl(way)?;
     let fields = 1u32.checked_shl(idx)?;
-    if width(module, "tag_in_wraddr")? != addr
-        || width(module, "tag_in_wrindex")? != index
-        || width(module, "tag_out_hit_line")? != way
-        || width(module, "tag_out_nxt_line")? != way
+    if width("tag_in_wraddr")? != addr
+        || width("tag_in_wrindex")? != index
+        || width("tag_out_hit_line")? != way
+        || width("tag_out_nxt_line")? != way
         || idx > index
         || way > 16
         || idx > 16

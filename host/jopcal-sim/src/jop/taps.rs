@@ -125,9 +125,9 @@ pub struct TapError {
 /// A module of the converted design: its instances (module, label) and the
 /// width of each net it declares.
 #[derive(Debug, Default)]
-struct Module {
+pub(crate) struct Module {
     instances: Vec<(String, String)>,
-    nets: HashMap<String, u32>,
+    pub(crate) nets: HashMap<String, u32>,
 }
 
 fn width_of(decl: &str) -> u32 {
@@ -143,7 +143,7 @@ fn width_of(decl: &str) -> u32 {
 }
 
 /// The modules of GHDL's Verilog, by name.
-fn modules(verilog: &str) -> HashMap<String, Module> {
+pub(crate) fn modules(verilog: &str) -> HashMap<String, Module> {
     let mut out: HashMap<String, Module> = HashMap::new();
     let mut current: Option<String> = None;
     for line in verilog.lines() {
